@@ -1,0 +1,87 @@
+package vault
+
+// This file is the exported surface of package vault in one place.
+
+import (
+	"errors"
+	"io/fs"
+	"time"
+)
+
+// Root is the virtual directory every memory path lives under.
+const Root = "/memories"
+
+// Errors returned by reads and by Tx mutations. Paths have been validated before any of
+// these can occur. Callers branch on them with errors.Is.
+var (
+	// ErrNotExist: nothing at the path.
+	ErrNotExist = fs.ErrNotExist
+	// ErrExist: something is already at the path.
+	ErrExist = fs.ErrExist
+	// ErrIsDir: a file operation on a directory.
+	ErrIsDir = errors.New("is a directory")
+	// ErrNotDir: an ancestor of the path is a file.
+	ErrNotDir = errors.New("not a directory")
+	// ErrTooLarge: content over the vault's file-size limit.
+	ErrTooLarge = errors.New("over the file size limit")
+	// ErrNoIdentity: the identity file is missing or unreadable.
+	ErrNoIdentity = errors.New("no usable identity")
+	// ErrDecrypt: no identity given can decrypt a memory file.
+	ErrDecrypt = errors.New("cannot decrypt")
+)
+
+// Kind tells what is at a memory path.
+type Kind int
+
+// The kinds of thing at a path.
+const (
+	KindNone Kind = iota // nothing
+	KindFile
+	KindDir
+)
+
+// Entry is one child of a memory directory.
+type Entry struct {
+	Name string // base name
+	Dir  bool
+	Size int64 // plaintext bytes of a file; 0 for a directory
+}
+
+// Limits bound what the vault accepts and what a view prints.
+type Limits struct {
+	MaxFileSize int64 // bytes of plaintext in one memory file
+	ViewLimit   int   // characters in one view answer
+}
+
+// DefaultLimits are the limits of a vault whose config names none.
+var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000}
+
+// Meta describes the command behind a commit. Command is the memory command
+// (create, str_replace, insert, delete, rename); the rest go into trailers when set.
+type Meta struct {
+	Command   string
+	ToolUseID string
+	Agent     string
+	Session   string
+}
+
+// Record is one commit of the vault's history as memvault reads it.
+type Record struct {
+	Commit    string    `json:"commit"`
+	Parents   []string  `json:"parents"`
+	Time      time.Time `json:"time"`
+	Author    string    `json:"author"`
+	Command   string    `json:"command"`
+	Path      string    `json:"path"`
+	NewPath   string    `json:"new_path"`
+	ToolUseID string    `json:"tool_use_id"`
+	Agent     string    `json:"agent"`
+	Session   string    `json:"session"`
+	Subject   string    `json:"subject"`
+}
+
+// LogOptions select history records.
+type LogOptions struct {
+	Path  string // a memory path, or "" for the whole vault
+	Limit int    // at most this many records; 0 means all
+}
