@@ -1,0 +1,213 @@
+package gitlog
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// Op is what a Change does.
+type Op int
+
+// The operations of a change set.
+const (
+	Put    Op = iota // write Data as a file at Path, creating parent trees
+	Delete           // remove the file or subtree at Path
+	Move             // move the file or subtree at Path to NewPath
+)
+
+// Change is one edit of a change set. Paths are slash-separated, relative to the
+// root tree, with no empty, "." or ".." segment; callers validate them.
+type Change struct {
+	Op      Op
+	Path    string
+	NewPath string
+	Data    []byte
+}
+
+// rawObject is an encoded git object waiting to be written.
+type rawObject struct {
+	typ  plumbing.ObjectType
+	hash Hash
+	data []byte
+}
+
+func newObject(t plumbing.ObjectType, data []byte) rawObject {
+	return rawObject{typ: t, hash: plumbing.ComputeHash(t, data), data: data}
+}
+
+// mtree is a tree being edited: a copy of its entries plus the subtrees that were
+// opened for editing. Only trees on changed paths are ever copied.
+type mtree struct {
+	entries map[string]Entry
+	sub     map[string]*mtree
+}
+
+type builder struct {
+	r       *Repo
+	root    *mtree
+	objects []rawObject
+}
+
+func (b *builder) load(h Hash) (*mtree, error) {
+	es, err := b.r.ReadTree(h)
+	if err != nil {
+		return nil, err
+	}
+	t := &mtree{entries: make(map[string]Entry, len(es)+1), sub: map[string]*mtree{}}
+	for _, e := range es {
+		t.entries[e.Name] = e
+	}
+	return t, nil
+}
+
+// dir returns the editable tree at the directory path segs, creating missing
+// directories when create is set. It returns nil, nil for a missing directory
+// when create is not set.
+func (b *builder) dir(segs []string, create bool) (*mtree, error) {
+	t := b.root
+	for i, name := range segs {
+		if s, ok := t.sub[name]; ok {
+			t = s
+			continue
+		}
+		e, ok := t.entries[name]
+		var s *mtree
+		switch {
+		case !ok && !create:
+			return nil, nil
+		case !ok:
+			s = &mtree{entries: map[string]Entry{}, sub: map[string]*mtree{}}
+			t.entries[name] = Entry{Name: name, Mode: filemode.Dir}
+		case !e.IsDir():
+			return nil, fmt.Errorf("gitlog: %s: %w", strings.Join(segs[:i+1], "/"), ErrNotDir)
+		default:
+			var err error
+			if s, err = b.load(e.Hash); err != nil {
+				return nil, err
+			}
+		}
+		t.sub[name] = s
+		t = s
+	}
+	return t, nil
+}
+
+func split(p string) (dir []string, name string) {
+	segs := strings.Split(p, "/")
+	return segs[:len(segs)-1], segs[len(segs)-1]
+}
+
+func (b *builder) put(p string, e Entry, sub *mtree) error {
+	dirs, name := split(p)
+	t, err := b.dir(dirs, true)
+	if err != nil {
+		return err
+	}
+	if old, ok := t.entries[name]; ok && old.IsDir() != e.IsDir() {
+		return fmt.Errorf("gitlog: put %s: %w", p, ErrNotDir)
+	}
+	e.Name = name
+	t.entries[name] = e
+	delete(t.sub, name)
+	if sub != nil {
+		t.sub[name] = sub
+	}
+	return nil
+}
+
+// take removes the entry at p and returns it with its editable subtree, if any.
+func (b *builder) take(p string) (Entry, *mtree, error) {
+	dirs, name := split(p)
+	t, err := b.dir(dirs, false)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if t == nil {
+		return Entry{}, nil, fmt.Errorf("gitlog: %s: %w", p, ErrNotFound)
+	}
+	e, ok := t.entries[name]
+	if !ok {
+		return Entry{}, nil, fmt.Errorf("gitlog: %s: %w", p, ErrNotFound)
+	}
+	sub := t.sub[name]
+	delete(t.entries, name)
+	delete(t.sub, name)
+	return e, sub, nil
+}
+
+func (b *builder) apply(c Change) error {
+	switch c.Op {
+	case Put:
+		blob := newObject(plumbing.BlobObject, c.Data)
+		b.objects = append(b.objects, blob)
+		return b.put(c.Path, Entry{Hash: blob.hash, Mode: filemode.Regular}, nil)
+	case Delete:
+		_, _, err := b.take(c.Path)
+		return err
+	case Move:
+		if c.NewPath == c.Path || strings.HasPrefix(c.NewPath, c.Path+"/") {
+			return fmt.Errorf("gitlog: move %s into itself", c.Path)
+		}
+		e, sub, err := b.take(c.Path)
+		if err != nil {
+			return err
+		}
+		return b.put(c.NewPath, e, sub)
+	}
+	return fmt.Errorf("gitlog: unknown change op %d", c.Op)
+}
+
+// write encodes t and its edited subtrees, bottom up, and returns t's hash. Trees
+// left empty disappear (git stores no empty directory): ok is false for them.
+func (b *builder) write(t *mtree) (h Hash, ok bool, err error) {
+	for name, s := range t.sub {
+		sh, ok, err := b.write(s)
+		if err != nil {
+			return ZeroHash, false, err
+		}
+		if !ok {
+			delete(t.entries, name)
+			continue
+		}
+		e := t.entries[name]
+		e.Hash = sh
+		t.entries[name] = e
+	}
+	if len(t.entries) == 0 {
+		return ZeroHash, false, nil
+	}
+	o := newObject(plumbing.TreeObject, encodeTree(t.entries))
+	b.objects = append(b.objects, o)
+	return o.hash, true, nil
+}
+
+// encodeTree writes entries in git's order: by name, a tree's name compared as if
+// it ended in "/".
+func encodeTree(m map[string]Entry) []byte {
+	es := make([]Entry, 0, len(m))
+	for _, e := range m {
+		es = append(es, e)
+	}
+	key := func(e Entry) string {
+		if e.IsDir() {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
+	var buf bytes.Buffer
+	for _, e := range es {
+		mode := strings.TrimLeft(e.Mode.String(), "0")
+		buf.WriteString(mode)
+		buf.WriteByte(' ')
+		buf.WriteString(e.Name)
+		buf.WriteByte(0)
+		buf.Write(e.Hash[:])
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,87 @@
+package gitlog
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Signature names an author or committer and the time.
+type Signature = object.Signature
+
+// CommitInfo is what a commit says besides its tree and parents.
+type CommitInfo struct {
+	Message   string
+	Author    Signature
+	Committer Signature
+}
+
+// Commit applies changes, in order, to the tree of parent and commits the result on
+// Branch with parent as its only parent (none for ZeroHash). Only the trees on the
+// changed paths are rewritten. The caller must hold the lock (see Lock). It returns
+// an error wrapping ErrStale if Branch no longer points at parent, ErrNotFound if a
+// Delete or Move names nothing, and ErrNotDir if a path descends through a file;
+// nothing is written then. The commit is durable when Commit returns.
+func (r *Repo) Commit(parent Hash, changes []Change, info CommitInfo) (Hash, error) {
+	root, err := r.RootTree(parent)
+	if err != nil {
+		return ZeroHash, err
+	}
+	b := &builder{r: r}
+	if b.root, err = b.load(root); err != nil {
+		return ZeroHash, err
+	}
+	for _, c := range changes {
+		if err := b.apply(c); err != nil {
+			return ZeroHash, err
+		}
+	}
+	tree, ok, err := b.write(b.root)
+	if err != nil {
+		return ZeroHash, err
+	}
+	if !ok {
+		empty := newObject(plumbing.TreeObject, nil)
+		b.objects = append(b.objects, empty)
+		tree = empty.hash
+	}
+	var parents []Hash
+	if !parent.IsZero() {
+		parents = []Hash{parent}
+	}
+	return r.commitTree(parent, tree, parents, info, b.objects)
+}
+
+// commitTree writes a commit of tree with parents, together with the objects it
+// needs, and moves Branch from old to it.
+func (r *Repo) commitTree(old, tree Hash, parents []Hash, info CommitInfo, objs []rawObject) (Hash, error) {
+	c := &object.Commit{
+		Author:       info.Author,
+		Committer:    info.Committer,
+		Message:      info.Message,
+		TreeHash:     tree,
+		ParentHashes: parents,
+	}
+	mo := &plumbing.MemoryObject{}
+	if err := c.Encode(mo); err != nil {
+		return ZeroHash, fmt.Errorf("gitlog: encode commit: %w", err)
+	}
+	data, err := readAll(mo)
+	if err != nil {
+		return ZeroHash, err
+	}
+	co := newObject(plumbing.CommitObject, data)
+	objs = append(objs, co)
+	head, err := r.Head()
+	if err != nil {
+		return ZeroHash, err
+	}
+	if head != old {
+		return ZeroHash, fmt.Errorf("gitlog: commit on %s: %w", old, ErrStale)
+	}
+	if err := r.persist(old, co.hash, objs); err != nil {
+		return ZeroHash, err
+	}
+	return co.hash, nil
+}

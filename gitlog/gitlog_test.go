@@ -1,0 +1,167 @@
+package gitlog
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+func sig() Signature { return Signature{Name: "t", Email: "t@example", When: time.Unix(1700000000, 0)} }
+
+func commit(t *testing.T, r *Repo, changes ...Change) Hash {
+	t.Helper()
+	unlock, err := r.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := r.Commit(head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	if err != nil {
+		t.Fatalf("Commit(%v): %v", changes, err)
+	}
+	return h
+}
+
+func read(t *testing.T, r *Repo, p string) (string, error) {
+	t.Helper()
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := r.RootTree(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Lookup(root, p)
+	if err != nil {
+		return "", err
+	}
+	b, err := r.ReadBlob(e.Hash)
+	return string(b), err
+}
+
+func TestCommitChanges(t *testing.T) {
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, r, Change{Op: Put, Path: "m/a/b.txt", Data: []byte("one")}, Change{Op: Put, Path: "m/c.txt", Data: []byte("two")})
+	commit(t, r, Change{Op: Move, Path: "m/a", NewPath: "m/x/y"})
+	if got, err := read(t, r, "m/x/y/b.txt"); err != nil || got != "one" {
+		t.Errorf("after move, read m/x/y/b.txt = %q, %v; want one", got, err)
+	}
+	if _, err := read(t, r, "m/a/b.txt"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after move, read m/a/b.txt: err = %v, want ErrNotFound", err)
+	}
+	commit(t, r, Change{Op: Delete, Path: "m/x/y/b.txt"})
+	head, _ := r.Head()
+	root, _ := r.RootTree(head)
+	if _, err := r.Lookup(root, "m/x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("emptied directory m/x still there: %v", err)
+	}
+	unlock, _ := r.Lock(context.Background())
+	_, err = r.Commit(head, []Change{{Op: Put, Path: "m/c.txt/d", Data: nil}}, CommitInfo{Author: sig(), Committer: sig()})
+	unlock()
+	if !errors.Is(err, ErrNotDir) {
+		t.Errorf("put under a file: err = %v, want ErrNotDir", err)
+	}
+	if h2, _ := r.Head(); h2 != head {
+		t.Errorf("failed commit moved the branch")
+	}
+	// git itself must find the repository sound.
+	if out, err := exec.Command("git", "-C", r.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+	out, err := exec.Command("git", "-C", r.Dir(), "log", "--format=%s", "main").Output()
+	if err != nil || strings.Count(string(out), "m\n") != 3 {
+		t.Errorf("git log = %q, %v; want 3 commits", out, err)
+	}
+}
+
+func TestStaleParent(t *testing.T) {
+	r, _ := Init(t.TempDir())
+	commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	unlock, _ := r.Lock(context.Background())
+	defer unlock()
+	_, err := r.Commit(ZeroHash, []Change{{Op: Put, Path: "b", Data: []byte("2")}}, CommitInfo{Author: sig(), Committer: sig()})
+	if !errors.Is(err, ErrStale) {
+		t.Errorf("Commit on an old parent: err = %v, want ErrStale", err)
+	}
+}
+
+func TestLockSerialisesRepos(t *testing.T) {
+	dir := t.TempDir()
+	r1, _ := Init(dir)
+	r2, _ := Open(dir)
+	var wg sync.WaitGroup
+	for i, r := range []*Repo{r1, r2, r1, r2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 25 {
+				commit(t, r, Change{Op: Put, Path: filepath.Join("d", string(rune('a'+i)), string(rune('a'+j))), Data: []byte{byte(j)}})
+			}
+		}()
+	}
+	wg.Wait()
+	n := 0
+	head, _ := r1.Head()
+	r1.Walk(head, func(*object.Commit) error { n++; return nil })
+	if n != 100 {
+		t.Errorf("%d commits, want 100", n)
+	}
+}
+
+// TestReplayAfterCrash simulates a machine crash after the journal was synced but
+// before the loose files reached the disk: they are gone or truncated, the ref is
+// old, and the journal says it was written in another boot.
+func TestReplayAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := Init(dir)
+	first := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	second := commit(t, r, Change{Op: Put, Path: "b/c", Data: []byte("2")})
+	data, err := os.ReadFile(r.journalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs := readJournal(data)
+	if len(recs) != 2 {
+		t.Fatalf("journal holds %d records, want 2", len(recs))
+	}
+	data = []byte(strings.Replace(string(data), "boot "+bootID(), "boot "+strings.Repeat("x", len(bootID())), 1))
+	os.WriteFile(r.journalPath(), data, 0o600)
+	for _, o := range recs[1].objs {
+		os.Remove(r.loosePath(o.hash))
+	}
+	os.WriteFile(r.loosePath(recs[0].objs[0].hash), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte(first.String()+"\n"), 0o644)
+
+	r2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := r2.Head(); h != second {
+		t.Errorf("after replay, head = %s, want %s", h, second)
+	}
+	if got, err := read(t, r2, "b/c"); err != nil || got != "2" {
+		t.Errorf("after replay, read b/c = %q, %v", got, err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck after replay: %v\n%s", err, out)
+	}
+	if fi, _ := os.Stat(r.journalPath()); fi.Size() != int64(len(journalHeader())) {
+		t.Errorf("journal not emptied after replay: %d bytes", fi.Size())
+	}
+}

@@ -1,0 +1,239 @@
+// Package gitlog keeps a bare git repository through go-git, knowing nothing of
+// encryption: it reads trees and blobs at the main branch, commits a change set
+// straight from objects (no index, no worktree), walks history, and serialises
+// writers across goroutines and processes.
+//
+// A commit is acknowledged only once it is durable: its objects and the new value
+// of the branch are appended to a journal that is synced to disk before Commit
+// returns (see journal.go), so a crash never loses an acknowledged commit and never
+// leaves the branch pointing at a missing object.
+package gitlog
+
+import (
+	"errors"
+	"io"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Branch is the reference that holds the current state.
+const Branch = plumbing.ReferenceName("refs/heads/main")
+
+// stateDir is the folder inside the repository for local state that never syncs.
+const stateDir = "memvault"
+
+// Errors callers branch on.
+var (
+	// ErrNotRepo: the directory holds no git repository.
+	ErrNotRepo = errors.New("not a git repository")
+	// ErrStale: the branch moved since the parent a commit was built on.
+	ErrStale = errors.New("branch moved")
+	// ErrNotFound: no entry at a tree path.
+	ErrNotFound = errors.New("no such entry")
+	// ErrNotDir: a path descends through a file.
+	ErrNotDir = errors.New("not a directory")
+)
+
+// Hash is a git object name.
+type Hash = plumbing.Hash
+
+// ZeroHash is the hash of no object: the branch before its first commit.
+var ZeroHash = plumbing.ZeroHash
+
+// Repo is an open bare repository. Its methods are safe for concurrent use.
+type Repo struct {
+	dir   string
+	st    *filesystem.Storage
+	trees *treeCache
+	mu    sync.Mutex // serialises writers inside this process; the file lock does across processes
+}
+
+// Init creates a bare repository at dir whose HEAD names Branch. It fails with an
+// error wrapping fs.ErrExist if dir already holds a repository.
+func Init(dir string) (*Repo, error) {
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
+		return nil, fmt.Errorf("gitlog: init %s: %w", dir, os.ErrExist)
+	}
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", stateDir} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("gitlog: init: %w", err)
+		}
+	}
+	files := map[string]string{
+		"config":      "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n",
+		"description": "memvault: encrypted agent memory\n",
+		"HEAD":        "ref: " + string(Branch) + "\n",
+	}
+	for name, content := range files {
+		if err := writeFileSync(filepath.Join(dir, name), []byte(content)); err != nil {
+			return nil, fmt.Errorf("gitlog: init: %w", err)
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, fmt.Errorf("gitlog: init: %w", err)
+	}
+	return Open(dir)
+}
+
+// Open opens the bare repository at dir. It returns an error wrapping ErrNotRepo
+// when dir holds none. If an earlier writer was cut off by a machine crash, Open
+// completes its journaled commits first.
+func Open(dir string) (*Repo, error) {
+	if fi, err := os.Stat(filepath.Join(dir, "objects")); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, stateDir), 0o700); err != nil {
+		return nil, fmt.Errorf("gitlog: open: %w", err)
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096)}
+	if err := r.recoverIfNeeded(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Dir is the repository's directory.
+func (r *Repo) Dir() string { return r.dir }
+
+// StateDir is the folder for local state that must not sync (lock, caches).
+func (r *Repo) StateDir() string { return filepath.Join(r.dir, stateDir) }
+
+// Storage exposes the go-git storage for history walks and remotes.
+func (r *Repo) Storage() *filesystem.Storage { return r.st }
+
+// Close releases the repository's open files.
+func (r *Repo) Close() error { return r.st.Close() }
+
+// Head returns the commit Branch points at, or ZeroHash before the first commit.
+func (r *Repo) Head() (Hash, error) {
+	ref, err := r.st.Reference(Branch)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return ZeroHash, nil
+	}
+	if err != nil {
+		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", Branch, err)
+	}
+	return ref.Hash(), nil
+}
+
+// ReadCommit decodes the commit h.
+func (r *Repo) ReadCommit(h Hash) (*object.Commit, error) {
+	c, err := object.GetCommit(r.st, h)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// RootTree returns the tree hash of commit h, or ZeroHash for ZeroHash.
+func (r *Repo) RootTree(h Hash) (Hash, error) {
+	if h.IsZero() {
+		return ZeroHash, nil
+	}
+	c, err := r.ReadCommit(h)
+	if err != nil {
+		return ZeroHash, err
+	}
+	return c.TreeHash, nil
+}
+
+// ReadBlob returns the content of blob h.
+func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
+	o, err := r.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read blob %s: %w", h, err)
+	}
+	return readAll(o)
+}
+
+// Entry is what a tree holds at a path.
+type Entry struct {
+	Name string
+	Hash Hash
+	Mode filemode.FileMode
+}
+
+// IsDir tells whether the entry is a tree.
+func (e Entry) IsDir() bool { return e.Mode == filemode.Dir }
+
+// ReadTree returns the entries of tree h in git order. The slice is shared: do not
+// modify it. The zero hash reads as an empty tree.
+func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	if es, ok := r.trees.get(h); ok {
+		return es, nil
+	}
+	o, err := r.st.EncodedObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
+	}
+	var t object.Tree
+	if err := t.Decode(o); err != nil {
+		return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
+	}
+	es := make([]Entry, len(t.Entries))
+	for i, te := range t.Entries {
+		es[i] = Entry{Name: te.Name, Hash: te.Hash, Mode: te.Mode}
+	}
+	r.trees.put(h, es)
+	return es, nil
+}
+
+// Lookup finds the entry at slash-separated path p in tree root. The empty path is
+// the root tree itself. It returns an error wrapping ErrNotFound when nothing is
+// there, and ErrNotDir when p descends through a file.
+func (r *Repo) Lookup(root Hash, p string) (Entry, error) {
+	e := Entry{Hash: root, Mode: filemode.Dir}
+	if p == "" {
+		return e, nil
+	}
+	for _, name := range strings.Split(p, "/") {
+		if !e.IsDir() {
+			return Entry{}, fmt.Errorf("gitlog: lookup %s: %w", p, ErrNotDir)
+		}
+		es, err := r.ReadTree(e.Hash)
+		if err != nil {
+			return Entry{}, err
+		}
+		found := false
+		for _, c := range es {
+			if c.Name == name {
+				e, found = c, true
+				break
+			}
+		}
+		if !found {
+			return Entry{}, fmt.Errorf("gitlog: lookup %s: %w", p, ErrNotFound)
+		}
+	}
+	return e, nil
+}
+
+func readAll(o plumbing.EncodedObject) ([]byte, error) {
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	buf := make([]byte, o.Size())
+	if _, err := io.ReadFull(rd, buf); err != nil {
+		return nil, fmt.Errorf("gitlog: read object %s: %w", o.Hash(), err)
+	}
+	return buf, nil
+}
