@@ -59,10 +59,14 @@ type Repo struct {
 }
 
 // Init creates a bare repository at dir whose HEAD names Branch. It fails with an
-// error wrapping fs.ErrExist if dir already holds a repository.
+// error wrapping fs.ErrExist if dir already holds a repository, and refuses a
+// directory that holds anything else.
 func Init(dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
 		return nil, fmt.Errorf("gitlog: init %s: %w", dir, os.ErrExist)
+	}
+	if names, err := os.ReadDir(dir); err == nil && len(names) > 0 {
+		return nil, fmt.Errorf("gitlog: init %s: the directory is not empty and holds no repository", dir)
 	}
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", stateDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {

@@ -1,0 +1,161 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// Snapshot is the memory tree at one commit. It never changes; take a new one to
+// see later commits.
+type Snapshot struct {
+	v      *Vault
+	commit gitlog.Hash
+	root   gitlog.Hash // root tree
+}
+
+// Snapshot returns the current state of the vault, at the head of main.
+func (v *Vault) Snapshot(ctx context.Context) (*Snapshot, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	return v.snapshotAt(head)
+}
+
+func (v *Vault) snapshotAt(commit gitlog.Hash) (*Snapshot, error) {
+	root, err := v.repo.RootTree(commit)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	return &Snapshot{v: v, commit: commit, root: root}, nil
+}
+
+// Commit is the hash of the commit the snapshot shows.
+func (s *Snapshot) Commit() string { return s.commit.String() }
+
+// treePath maps a memory path to its place in the git tree:
+// "/memories/notes/a.md" -> "memories/notes/a.md".
+func treePath(p string) (string, error) {
+	cp, err := CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	return memDir + strings.TrimPrefix(cp, Root), nil
+}
+
+// lookup finds the entry at memory path p; found is false when nothing is there,
+// including when p descends through a file.
+func (s *Snapshot) lookup(p string) (e gitlog.Entry, found bool, err error) {
+	tp, err := treePath(p)
+	if err != nil {
+		return e, false, err
+	}
+	e, err = s.v.repo.Lookup(s.root, tp)
+	if errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir) {
+		if tp == memDir { // the root always exists, even before the first memory
+			return gitlog.Entry{Name: memDir, Mode: dirMode}, true, nil
+		}
+		return e, false, nil
+	}
+	return e, err == nil, err
+}
+
+// Stat tells what is at memory path p. The error is a *PathError for an invalid
+// path, or an I/O error.
+func (s *Snapshot) Stat(p string) (Kind, error) {
+	e, found, err := s.lookup(p)
+	switch {
+	case err != nil:
+		return KindNone, err
+	case !found:
+		return KindNone, nil
+	case e.IsDir():
+		return KindDir, nil
+	}
+	return KindFile, nil
+}
+
+// ReadFile returns the plaintext of the memory file at p. The error wraps
+// ErrNotExist when nothing is there, ErrIsDir for a directory, ErrNoIdentity when
+// the identity cannot be read and ErrDecrypt when it cannot decrypt the file.
+func (s *Snapshot) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	e, found, err := s.lookup(p)
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, fmt.Errorf("vault: read %s: %w", p, ErrNotExist)
+	case e.IsDir():
+		return nil, fmt.Errorf("vault: read %s: %w", p, ErrIsDir)
+	}
+	return s.v.readBlob(p, e.Hash)
+}
+
+func (v *Vault) readBlob(p string, h gitlog.Hash) ([]byte, error) {
+	if b, ok := v.cache.get(h); ok {
+		return append([]byte(nil), b...), nil
+	}
+	ct, err := v.repo.ReadBlob(h)
+	if err != nil {
+		return nil, fmt.Errorf("vault: read %s: %w", p, err)
+	}
+	plain, err := v.keys.decrypt(p, ct)
+	if err != nil {
+		return nil, err
+	}
+	v.cache.put(h, plain)
+	return append([]byte(nil), plain...), nil
+}
+
+// List returns the children of the memory directory p, sorted by name in byte
+// order, hidden names included. A file's Size is its plaintext length, read from
+// the ciphertext's length without decrypting. The error wraps ErrNotExist when
+// nothing is at p and ErrNotDir when p is a file.
+func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
+	e, found, err := s.lookup(p)
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, fmt.Errorf("vault: list %s: %w", p, ErrNotExist)
+	case !e.IsDir():
+		return nil, fmt.Errorf("vault: list %s: %w", p, ErrNotDir)
+	}
+	es, err := s.v.repo.ReadTree(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("vault: list %s: %w", p, err)
+	}
+	out := make([]Entry, 0, len(es))
+	for _, c := range es {
+		ent := Entry{Name: c.Name, Dir: c.IsDir()}
+		if !ent.Dir {
+			if ent.Size, err = s.v.fileSize(p+"/"+c.Name, c.Hash); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, ent)
+	}
+	// git orders a directory as if its name ended in "/"; callers want plain byte order.
+	sortEntries(out)
+	return out, nil
+}
+
+func (v *Vault) fileSize(p string, h gitlog.Hash) (int64, error) {
+	if n, ok := v.cache.size(h); ok {
+		return n, nil
+	}
+	ct, err := v.repo.ReadBlob(h)
+	if err != nil {
+		return 0, fmt.Errorf("vault: read %s: %w", p, err)
+	}
+	n, err := plainSize(ct)
+	if err != nil {
+		return 0, fmt.Errorf("vault: %s: %w", p, err)
+	}
+	v.cache.putSize(h, n)
+	return n, nil
+}

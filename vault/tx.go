@@ -1,0 +1,167 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+const dirMode = filemode.Dir
+
+// ErrRoot: the operation cannot apply to /memories itself.
+var ErrRoot = errors.New("the /memories directory itself")
+
+// ErrInvalid: a rename into the directory's own subtree.
+var ErrInvalid = errors.New("invalid operation")
+
+// Tx is a change being made inside Update. Its reads see the state before the
+// change; stage one mutation per Update.
+type Tx struct {
+	*Snapshot
+	changes []gitlog.Change
+	path    string
+	newPath string
+}
+
+// Update takes the vault's writer lock (waiting for other goroutines and
+// processes), runs fn on the latest state, and commits what fn staged as one
+// commit described by meta, durable before Update returns. If fn returns an error
+// nothing is committed and Update returns that error unchanged. Nothing staged
+// means no commit.
+func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) error {
+	unlock, err := v.repo.Lock(ctx)
+	if err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+	defer unlock()
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	tx := &Tx{Snapshot: snap}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if len(tx.changes) == 0 {
+		return nil
+	}
+	return v.commit(snap.commit, tx.path, tx.newPath, tx.changes, meta)
+}
+
+// WriteFile stages p's content as plain, encrypted to the vault's recipients,
+// creating parent directories. The error wraps ErrIsDir if p is a directory,
+// ErrNotDir if an ancestor is a file, ErrTooLarge if plain is over the limit.
+func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
+	tp, err := treePath(p)
+	if err != nil {
+		return err
+	}
+	if n := int64(len(plain)); n > tx.v.limits.MaxFileSize {
+		return fmt.Errorf("vault: write %s: %d bytes: %w", p, n, ErrTooLarge)
+	}
+	e, err := tx.v.repo.Lookup(tx.root, tp)
+	switch {
+	case tp == memDir || err == nil && e.IsDir():
+		return fmt.Errorf("vault: write %s: %w", p, ErrIsDir)
+	case errors.Is(err, gitlog.ErrNotDir):
+		return fmt.Errorf("vault: write %s: %w", p, ErrNotDir)
+	case err != nil && !errors.Is(err, gitlog.ErrNotFound):
+		return fmt.Errorf("vault: write %s: %w", p, err)
+	}
+	rs, err := tx.recipients()
+	if err != nil {
+		return err
+	}
+	ct, err := encrypt(plain, rs)
+	if err != nil {
+		return err
+	}
+	return tx.stage(p, "", gitlog.Change{Op: gitlog.Put, Path: tp, Data: ct})
+}
+
+// Remove stages the removal of the file or directory at p. The error wraps
+// ErrNotExist if nothing is there and ErrRoot for /memories itself.
+func (tx *Tx) Remove(p string) error {
+	tp, err := treePath(p)
+	if err != nil {
+		return err
+	}
+	if tp == memDir {
+		return fmt.Errorf("vault: remove %s: %w", p, ErrRoot)
+	}
+	if _, found, err := tx.lookup(p); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("vault: remove %s: %w", p, ErrNotExist)
+	}
+	return tx.stage(p, "", gitlog.Change{Op: gitlog.Delete, Path: tp})
+}
+
+// Rename stages the move of the file or directory at oldPath to newPath, creating
+// newPath's parents. The error wraps ErrRoot if either is /memories, ErrNotExist if
+// oldPath is missing, ErrExist if newPath exists, ErrInvalid if newPath is inside
+// oldPath and ErrNotDir if an ancestor of newPath is a file.
+func (tx *Tx) Rename(oldPath, newPath string) error {
+	from, err := treePath(oldPath)
+	if err != nil {
+		return err
+	}
+	to, err := treePath(newPath)
+	if err != nil {
+		return err
+	}
+	if from == memDir || to == memDir {
+		return fmt.Errorf("vault: rename %s: %w", oldPath, ErrRoot)
+	}
+	if _, found, err := tx.lookup(oldPath); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("vault: rename %s: %w", oldPath, ErrNotExist)
+	}
+	_, err = tx.v.repo.Lookup(tx.root, to)
+	switch {
+	case err == nil:
+		return fmt.Errorf("vault: rename to %s: %w", newPath, ErrExist)
+	case errors.Is(err, gitlog.ErrNotDir):
+		return fmt.Errorf("vault: rename to %s: %w", newPath, ErrNotDir)
+	case !errors.Is(err, gitlog.ErrNotFound):
+		return fmt.Errorf("vault: rename: %w", err)
+	case strings.HasPrefix(to, from+"/"):
+		return fmt.Errorf("vault: rename %s into itself: %w", oldPath, ErrInvalid)
+	}
+	return tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Move, Path: from, NewPath: to})
+}
+
+func (tx *Tx) stage(p, newPath string, c gitlog.Change) error {
+	if len(tx.changes) > 0 {
+		return fmt.Errorf("vault: one change per update: %s already staged", tx.path)
+	}
+	cp, _ := CleanPath(p)
+	tx.path, tx.changes = cp, append(tx.changes, c)
+	if newPath != "" {
+		tx.newPath, _ = CleanPath(newPath)
+	}
+	return nil
+}
+
+func (tx *Tx) recipients() ([]ageRecipient, error) {
+	e, err := tx.v.repo.Lookup(tx.root, recipientsPath)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
+	}
+	content, err := tx.v.repo.ReadBlob(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
+	}
+	return tx.v.keys.parseRecipients(content)
+}
+
+func sortEntries(es []Entry) {
+	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
+}

@@ -1,0 +1,212 @@
+// Package vault is the encrypted memory store: a tree of memory files under
+// /memories, each kept as age ciphertext in a bare git repository, where every
+// change is one commit.
+//
+// Open a vault with Open (or create one with Init), read the current state through
+// a Snapshot, and change it inside Update, which holds the vault's writer lock and
+// turns the staged change into one durable commit. Plaintext lives only in memory:
+// nothing decrypted is ever written to disk.
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/config"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ErrNotVault: the directory holds no memvault vault.
+var ErrNotVault = errors.New("not a memvault vault")
+
+// Format is the version of the storage format this package writes.
+const Format = "1"
+
+// The files of a vault's tree besides the memories.
+const (
+	memDir         = "memories"
+	recipientsPath = ".memvault/recipients"
+	formatPath     = ".memvault/format"
+	attributesPath = ".gitattributes"
+)
+
+// Options configure Open and Init.
+type Options struct {
+	// IdentityFile is the age identity used to decrypt; "" means DefaultIdentityFile.
+	IdentityFile string
+	// Now gives commit times; nil means time.Now.
+	Now func() time.Time
+}
+
+// InitResult says what Init made.
+type InitResult struct {
+	VaultCreated    bool
+	IdentityCreated bool
+	Recipient       string // the identity's public recipient
+}
+
+// Vault is an open memory vault. Its methods are safe for concurrent use.
+type Vault struct {
+	repo   *gitlog.Repo
+	opts   Options
+	limits Limits
+	keys   *keyring
+	cache  *plainCache
+}
+
+// DefaultDir is where the vault lives when none is named:
+// $XDG_DATA_HOME/memvault/default.git (~/.local/share/... when unset).
+func DefaultDir() (string, error) {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("vault: default dir: %w", err)
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "memvault", "default.git"), nil
+}
+
+// DefaultIdentityFile is where the identity lives when none is named:
+// $XDG_CONFIG_HOME/memvault/identity (~/.config/... when unset).
+func DefaultIdentityFile() (string, error) {
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("vault: default identity: %w", err)
+	}
+	return filepath.Join(base, "memvault", "identity"), nil
+}
+
+func (o *Options) fill() error {
+	if o.IdentityFile == "" {
+		p, err := DefaultIdentityFile()
+		if err != nil {
+			return err
+		}
+		o.IdentityFile = p
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// Init creates a vault at dir whose files are encrypted to the identity at
+// opts.IdentityFile, generating that identity (mode 0600) if the file does not
+// exist. If dir already holds a vault, Init opens it and reports VaultCreated false.
+func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
+	var res InitResult
+	if err := opts.fill(); err != nil {
+		return nil, res, err
+	}
+	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile)
+	if err != nil {
+		return nil, res, err
+	}
+	res.IdentityCreated, res.Recipient = created, recipient
+	if v, err := Open(ctx, dir, opts); err == nil {
+		return v, res, nil
+	} else if !errors.Is(err, ErrNotVault) {
+		return nil, res, err
+	}
+	repo, err := gitlog.Open(dir)
+	if errors.Is(err, gitlog.ErrNotRepo) {
+		repo, err = gitlog.Init(dir)
+	}
+	if err != nil {
+		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
+	}
+	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts.IdentityFile), cache: newPlainCache(64 << 20)}
+	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
+	unlock, err := repo.Lock(ctx)
+	if err == nil {
+		err = v.commit(gitlog.ZeroHash, "", "", []gitlog.Change{
+			{Op: gitlog.Put, Path: formatPath, Data: []byte(Format + "\n")},
+			{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
+			{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
+		}, Meta{Command: "init"})
+		unlock()
+	}
+	repo.Close()
+	if err != nil {
+		return nil, res, err
+	}
+	v, err = Open(ctx, dir, opts)
+	res.VaultCreated = err == nil
+	return v, res, err
+}
+
+// Open opens the vault at dir. It returns an error wrapping ErrNotVault if dir
+// holds none. The identity is read when something first needs decrypting.
+func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	repo, err := gitlog.Open(dir)
+	if errors.Is(err, gitlog.ErrNotRepo) {
+		return nil, fmt.Errorf("vault: open %s: %w", dir, ErrNotVault)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vault: open %s: %w", dir, err)
+	}
+	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts.IdentityFile), cache: newPlainCache(64 << 20)}
+	head, err := repo.Head()
+	if err == nil && head.IsZero() {
+		err = ErrNotVault
+	}
+	if err == nil {
+		var root gitlog.Hash
+		if root, err = repo.RootTree(head); err == nil {
+			if _, lerr := repo.Lookup(root, formatPath); lerr != nil {
+				err = ErrNotVault
+			}
+		}
+	}
+	if err != nil {
+		repo.Close()
+		return nil, fmt.Errorf("vault: open %s: %w", dir, err)
+	}
+	v.limits = readLimits(repo)
+	return v, nil
+}
+
+// Close releases the vault's files.
+func (v *Vault) Close() error { return v.repo.Close() }
+
+// Dir is the vault's repository directory.
+func (v *Vault) Dir() string { return v.repo.Dir() }
+
+// IdentityFile is the path of the identity the vault decrypts with.
+func (v *Vault) IdentityFile() string { return v.opts.IdentityFile }
+
+// Limits are the vault's limits: its config's [memvault] maxFileSize and viewLimit,
+// or DefaultLimits.
+func (v *Vault) Limits() Limits { return v.limits }
+
+func readLimits(repo *gitlog.Repo) Limits {
+	l := DefaultLimits
+	raw, err := os.ReadFile(filepath.Join(repo.Dir(), "config"))
+	if err != nil {
+		return l
+	}
+	cfg := config.New()
+	if err := config.NewDecoder(bytes.NewReader(raw)).Decode(cfg); err != nil {
+		return l
+	}
+	s := cfg.Section("memvault")
+	if n, err := strconv.ParseInt(s.Option("maxFileSize"), 10, 64); err == nil && n > 0 {
+		l.MaxFileSize = n
+	}
+	if n, err := strconv.Atoi(s.Option("viewLimit")); err == nil && n > 0 {
+		l.ViewLimit = n
+	}
+	return l
+}

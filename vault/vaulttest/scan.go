@@ -1,0 +1,83 @@
+package vaulttest
+
+import (
+	"bytes"
+	"compress/zlib"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// FindInRepo looks for needle everywhere under dir: in every file as stored, in
+// every zlib stream a file holds (loose objects), and in every object of the git
+// repository at dir, loose or packed, decompressed. It returns where it was found.
+func FindInRepo(tb testing.TB, dir string, needle []byte) []string {
+	tb.Helper()
+	found := FindInFiles(tb, dir, needle)
+	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault())
+	defer st.Close()
+	iter, err := st.IterEncodedObjects(plumbing.AnyObject)
+	if err != nil {
+		tb.Fatalf("iterate objects of %s: %v", dir, err)
+	}
+	n := 0
+	err = iter.ForEach(func(o plumbing.EncodedObject) error {
+		n++
+		r, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, needle) {
+			found = append(found, "object "+o.Hash().String())
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("read objects of %s: %v", dir, err)
+	}
+	if n == 0 {
+		tb.Fatalf("no objects in %s: the scan would prove nothing", dir)
+	}
+	return found
+}
+
+// FindInFiles looks for needle in every regular file under dir, raw and, where a
+// file is a zlib stream, decompressed.
+func FindInFiles(tb testing.TB, dir string, needle []byte) []string {
+	tb.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, needle) {
+			found = append(found, p)
+		}
+		if zr, err := zlib.NewReader(bytes.NewReader(b)); err == nil {
+			if plain, err := io.ReadAll(zr); err == nil && bytes.Contains(plain, needle) {
+				found = append(found, p+" (decompressed)")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("scan %s: %v", dir, err)
+	}
+	return found
+}
