@@ -11,15 +11,25 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
+
+// zlibWriters are reused: a new zlib writer allocates and clears about 1 MB of
+// compressor state, which costs more than compressing a small object.
+var zlibWriters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return zw
+}}
 
 // looseBytes is the on-disk form of a loose object: zlib("<type> <len>\0<data>").
 func looseBytes(o rawObject) []byte {
 	var buf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(&buf)
 	zw.Write([]byte(o.typ.String() + " " + strconv.Itoa(len(o.data)) + "\x00"))
 	zw.Write(o.data)
 	zw.Close()
+	zlibWriters.Put(zw)
 	return buf.Bytes()
 }
 

@@ -85,26 +85,30 @@ func encodeRecord(old, new Hash, objs []rawObject, loose [][]byte) []byte {
 	return append(rec, p.Bytes()...)
 }
 
-// appendJournal appends rec, syncs it, and returns the journal's new size.
+// appendJournal appends rec, syncs it, and returns the journal's new size. The
+// journal stays open: it is only ever truncated in place, never replaced, so every
+// process's handle names the same file.
 func (r *Repo) appendJournal(rec []byte) (int64, error) {
-	f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := writeFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
+	if r.journal == nil {
+		f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+		if errors.Is(err, os.ErrNotExist) {
+			if err := writeFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
+				return 0, err
+			}
+			f, err = os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+		}
+		if err != nil {
 			return 0, err
 		}
-		f, err = os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+		r.journal = f
 	}
-	if err != nil {
+	if _, err := r.journal.Write(rec); err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	if _, err := f.Write(rec); err != nil {
+	if err := fdatasync(r.journal); err != nil {
 		return 0, err
 	}
-	if err := fdatasync(f); err != nil {
-		return 0, err
-	}
-	fi, err := f.Stat()
+	fi, err := r.journal.Stat()
 	if err != nil {
 		return 0, err
 	}
@@ -116,7 +120,18 @@ func (r *Repo) checkpoint() error {
 	if err := syncFS(r.dir); err != nil {
 		return fmt.Errorf("gitlog: checkpoint: %w", err)
 	}
-	if err := writeFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
+	f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+	if err == nil {
+		err = f.Truncate(0)
+		if err == nil {
+			_, err = f.Write(journalHeader())
+		}
+		if err == nil {
+			err = fdatasync(f)
+		}
+		f.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("gitlog: checkpoint: %w", err)
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -16,30 +14,22 @@ import (
 // done. The returned function releases it.
 func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	r.mu.Lock()
-	f, err := os.OpenFile(filepath.Join(r.dir, stateDir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		r.mu.Unlock()
-		return nil, fmt.Errorf("gitlog: lock: %w", err)
-	}
-	release := func() {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
-		r.mu.Unlock()
-	}
+	fd := int(r.lockFile.Fd())
 	wait := 100 * time.Microsecond
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
-			return release, nil
+			return func() {
+				unix.Flock(fd, unix.LOCK_UN)
+				r.mu.Unlock()
+			}, nil
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
 			r.mu.Unlock()
 			return nil, fmt.Errorf("gitlog: lock: %w", err)
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			r.mu.Unlock()
 			return nil, fmt.Errorf("gitlog: lock: %w", ctx.Err())
 		case <-time.After(wait):

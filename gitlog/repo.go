@@ -55,7 +55,10 @@ type Repo struct {
 	dir   string
 	st    *filesystem.Storage
 	trees *treeCache
-	mu    sync.Mutex // serialises writers inside this process; the file lock does across processes
+
+	mu       sync.Mutex // serialises writers inside this process; lockFile does across processes
+	lockFile *os.File   // flocked by Lock
+	journal  *os.File   // opened by the first commit, under mu
 }
 
 // Init creates a bare repository at dir whose HEAD names Branch. It fails with an
@@ -103,8 +106,13 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096)}
+	lf, err := os.OpenFile(filepath.Join(dir, stateDir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: open: %w", err)
+	}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), lockFile: lf}
 	if err := r.recoverIfNeeded(); err != nil {
+		r.Close()
 		return nil, err
 	}
 	return r, nil
@@ -120,7 +128,16 @@ func (r *Repo) StateDir() string { return filepath.Join(r.dir, stateDir) }
 func (r *Repo) Storage() *filesystem.Storage { return r.st }
 
 // Close releases the repository's open files.
-func (r *Repo) Close() error { return r.st.Close() }
+func (r *Repo) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.journal != nil {
+		r.journal.Close()
+		r.journal = nil
+	}
+	r.lockFile.Close()
+	return r.st.Close()
+}
 
 // Head returns the commit Branch points at, or ZeroHash before the first commit.
 func (r *Repo) Head() (Hash, error) {

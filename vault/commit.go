@@ -32,6 +32,9 @@ func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlo
 	if newPath != "" {
 		subject += " -> " + newPath
 	}
+	if len(changes) > 1 && path != "" {
+		subject += fmt.Sprintf(" (+%d more)", len(changes)-1)
+	}
 	var b strings.Builder
 	b.WriteString(oneLine(subject) + "\n\n")
 	for _, t := range [][2]string{

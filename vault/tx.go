@@ -21,7 +21,7 @@ var ErrRoot = errors.New("the /memories directory itself")
 var ErrInvalid = errors.New("invalid operation")
 
 // Tx is a change being made inside Update. Its reads see the state before the
-// change; stage one mutation per Update.
+// change, not what it has staged; a memory command stages one mutation.
 type Tx struct {
 	*Snapshot
 	changes []gitlog.Change
@@ -138,15 +138,16 @@ func (tx *Tx) Rename(oldPath, newPath string) error {
 	return tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Move, Path: from, NewPath: to})
 }
 
+// stage adds c to the commit. The commit's subject and trailers name the first
+// change's paths; a bulk change (an import, a re-encryption) counts the rest.
 func (tx *Tx) stage(p, newPath string, c gitlog.Change) error {
-	if len(tx.changes) > 0 {
-		return fmt.Errorf("vault: one change per update: %s already staged", tx.path)
+	if len(tx.changes) == 0 {
+		tx.path, _ = CleanPath(p)
+		if newPath != "" {
+			tx.newPath, _ = CleanPath(newPath)
+		}
 	}
-	cp, _ := CleanPath(p)
-	tx.path, tx.changes = cp, append(tx.changes, c)
-	if newPath != "" {
-		tx.newPath, _ = CleanPath(newPath)
-	}
+	tx.changes = append(tx.changes, c)
 	return nil
 }
 
