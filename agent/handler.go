@@ -1,0 +1,158 @@
+// Package agent is the memory tool: it takes the input of one memory_20250818
+// tool call (a JSON command object such as {"command":"view","path":"/memories"}),
+// checks it, runs it on a vault and renders the tool_result the model sees,
+// byte for byte as the contract in spec/memory-tool.md says.
+//
+// A Handler runs single calls, for a Go agent loop or the memvault tool command;
+// Serve answers a stream of JSON-lines requests for bridges that keep one process.
+// A view reads a snapshot; every other command runs inside one vault Update, so
+// concurrent calls, from goroutines or processes, are serialised and each
+// successful one is exactly one commit.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Store is what the memory tool needs from a vault. *vault.Vault implements it.
+type Store interface {
+	Snapshot(ctx context.Context) (*vault.Snapshot, error)
+	Update(ctx context.Context, meta vault.Meta, fn func(*vault.Tx) error) error
+	Limits() vault.Limits
+}
+
+// Options configure a Handler.
+type Options struct {
+	// Agent and Session name who makes the changes; they go into each commit's
+	// trailers when set.
+	Agent, Session string
+	// MaxLine is the longest request line Serve accepts, in bytes;
+	// 0 means DefaultMaxLine.
+	MaxLine int
+}
+
+// Handler runs memory tool calls on a Store. Its methods are safe for concurrent use.
+type Handler struct {
+	store Store
+	opts  Options
+	// mu serialises this Handler's mutations, so its goroutines queue here
+	// rather than contend for the vault's cross-process lock.
+	mu sync.Mutex
+}
+
+// New returns a Handler that runs tool calls on store.
+func New(store Store, opts Options) *Handler {
+	return &Handler{store: store, opts: opts}
+}
+
+// Answer is the tool_result of one call: its text content and is_error flag.
+type Answer struct {
+	Content string
+	IsError bool
+}
+
+// Run executes one tool input, the JSON object of a tool_use's input field, with
+// toolUseID recorded in the commit it makes.
+//
+// Every failure the contract names (invalid input, a bad path, a missing file, …)
+// is an Answer with IsError set and a nil error. Run returns a non-nil error only
+// for a failure outside the contract: the vault could not be read or written, no
+// identity could decrypt a file (wrapping vault.ErrDecrypt or vault.ErrNoIdentity),
+// or ctx ended. Then nothing was changed.
+func (h *Handler) Run(ctx context.Context, input []byte, toolUseID string) (Answer, error) {
+	c, f := parse(input)
+	if f != nil {
+		return f.answer(), nil
+	}
+	var content string
+	var err error
+	if c.name == "view" {
+		content, err = h.view(ctx, c)
+	} else {
+		content, err = h.mutate(ctx, c, toolUseID)
+	}
+	if errors.As(err, &f) {
+		return f.answer(), nil
+	}
+	if err != nil {
+		return Answer{}, &internalError{command: c.name, err: err}
+	}
+	return Answer{Content: content}, nil
+}
+
+// Handle is Run for a Go agent loop, which has no other way to report a failure
+// to the model: a failure outside the contract becomes an answer
+// "Error: memvault: {command} failed: {what}", where {what} is a short fixed
+// description (no paths on the disk, no key material, no plaintext). Use Run to
+// see the error itself.
+func (h *Handler) Handle(ctx context.Context, input []byte, toolUseID string) (content string, isError bool) {
+	a, err := h.Run(ctx, input, toolUseID)
+	if err != nil {
+		return internalAnswer(err), true
+	}
+	return a.Content, a.IsError
+}
+
+// mutate runs a mutating command inside one Update, so its checks and its write
+// see the same state and no other writer comes between them.
+func (h *Handler) mutate(ctx context.Context, c command, toolUseID string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	meta := vault.Meta{Command: c.name, ToolUseID: toolUseID, Agent: h.opts.Agent, Session: h.opts.Session}
+	limits := h.store.Limits()
+	var content string
+	err := h.store.Update(ctx, meta, func(tx *vault.Tx) error {
+		var err error
+		content, err = edit(ctx, tx, c, limits)
+		return err
+	})
+	return content, err
+}
+
+// failure is a failure the contract names. It travels as an error through
+// vault.Update, which returns it unchanged.
+type failure struct{ msg string }
+
+func fail(format string, args ...any) *failure {
+	return &failure{msg: fmt.Sprintf(format, args...)}
+}
+
+func (f *failure) Error() string { return "agent: " + f.msg }
+
+func (f *failure) answer() Answer { return Answer{Content: "Error: " + f.msg, IsError: true} }
+
+// internalError is a failure outside the contract while running a command.
+type internalError struct {
+	command string
+	err     error
+}
+
+func (e *internalError) Error() string { return "agent: " + e.command + ": " + e.err.Error() }
+
+func (e *internalError) Unwrap() error { return e.err }
+
+// internalAnswer renders err for the model without its details.
+func internalAnswer(err error) string {
+	what := "storage failure"
+	switch {
+	case errors.Is(err, vault.ErrNoIdentity):
+		what = "no usable identity"
+	case errors.Is(err, vault.ErrDecrypt):
+		what = "cannot decrypt a memory file"
+	case errors.Is(err, context.Canceled):
+		what = "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		what = "timed out"
+	}
+	cmd := "command"
+	var ie *internalError
+	if errors.As(err, &ie) {
+		cmd = ie.command
+	}
+	return "Error: memvault: " + cmd + " failed: " + what
+}

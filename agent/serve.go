@@ -1,0 +1,180 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// DefaultMaxLine is the longest request line Serve accepts unless Options.MaxLine
+// says otherwise: room for a file at the default 1 MiB size limit even when
+// JSON escaping makes every byte six.
+const DefaultMaxLine = 8 << 20
+
+// Serve answers JSON-lines requests from r on w, one at a time and in order,
+// until r ends (then it returns nil) or ctx ends (then it returns ctx.Err()).
+//
+// A request is one line holding an object
+//
+//	{"id": <any JSON>, "input": {<tool input>}, "tool_use_id": "<id>"}
+//
+// where id and tool_use_id are optional, and its answer is one line
+//
+//	{"id": <the id, byte for byte>, "content": "<text>", "is_error": <bool>}
+//
+// Blank lines are skipped. A line that is not a request (not a JSON object, no
+// input, a tool_use_id that is not a string, longer than Options.MaxLine) gets an
+// answer "Error: Invalid request: {reason}" with its id, or null if none can be
+// read, and serving goes on. So does a failure outside the contract, answered as
+// Handle does. Serve returns an error only when ctx ends, or reading r or
+// writing w fails. A read blocked in r when ctx ends is left to finish in the
+// background.
+func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
+	lines := make(chan request)
+	go readRequests(ctx, bufio.NewReader(r), h.maxLine(), lines)
+	for {
+		var req request
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case req = <-lines:
+		}
+		if req.err == io.EOF {
+			return nil
+		}
+		if req.err != nil {
+			return fmt.Errorf("agent: serve: read: %w", req.err)
+		}
+		out, err := h.serveOne(ctx, req)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(out); err != nil {
+			return fmt.Errorf("agent: serve: write: %w", err)
+		}
+	}
+}
+
+// request is one line read by readRequests: its bytes, or that it was too
+// long, or the read error that ended the input.
+type request struct {
+	line    []byte
+	tooLong bool
+	err     error
+}
+
+// readRequests sends the non-blank lines of r, then the error that ended it.
+func readRequests(ctx context.Context, r *bufio.Reader, maxLine int, out chan<- request) {
+	for {
+		req := readLine(r, maxLine)
+		if req.err == nil && !req.tooLong && len(bytes.TrimSpace(req.line)) == 0 {
+			continue
+		}
+		select {
+		case out <- req:
+		case <-ctx.Done():
+			return
+		}
+		if req.err != nil {
+			return
+		}
+	}
+}
+
+// readLine reads one line without its line ending, keeping at most maxLine
+// bytes of it. A last line without "\n" still counts; the error comes with the
+// next call.
+func readLine(r *bufio.Reader, maxLine int) request {
+	var req request
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !req.tooLong {
+			if len(req.line)+len(chunk) > maxLine+2 { // room for "\r\n"
+				req.tooLong, req.line = true, nil
+			} else {
+				req.line = append(req.line, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && (len(req.line) > 0 || req.tooLong):
+			return trimEOL(req, maxLine) // the error comes again on the next read
+		case err != nil:
+			return request{err: err}
+		}
+		return trimEOL(req, maxLine)
+	}
+}
+
+func trimEOL(req request, maxLine int) request {
+	req.line = bytes.TrimSuffix(req.line, []byte("\n"))
+	req.line = bytes.TrimSuffix(req.line, []byte("\r"))
+	if len(req.line) > maxLine {
+		req.tooLong, req.line = true, nil
+	}
+	return req
+}
+
+// serveOne runs one request and renders its answer line. Its error is ctx's,
+// when ctx ended while the request ran.
+func (h *Handler) serveOne(ctx context.Context, req request) ([]byte, error) {
+	if req.tooLong {
+		return answerLine(nil, invalidRequest("line longer than "+strconv.Itoa(h.maxLine())+" bytes")), nil
+	}
+	var fields map[string]json.RawMessage
+	if !json.Valid(req.line) || bytes.TrimLeft(req.line, " \t\r")[0] != '{' || json.Unmarshal(req.line, &fields) != nil {
+		return answerLine(nil, invalidRequest("not a JSON object")), nil
+	}
+	id := fields["id"]
+	input, ok := fields["input"]
+	if !ok {
+		return answerLine(id, invalidRequest("no input")), nil
+	}
+	var toolUseID string
+	if raw := fields["tool_use_id"]; !isNull(raw) && json.Unmarshal(raw, &toolUseID) != nil {
+		return answerLine(id, invalidRequest("tool_use_id is not a string")), nil
+	}
+	a, err := h.Run(ctx, input, toolUseID)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, ctx.Err()
+		}
+		a = Answer{Content: internalAnswer(err), IsError: true}
+	}
+	return answerLine(id, a), nil
+}
+
+func (h *Handler) maxLine() int {
+	if h.opts.MaxLine > 0 {
+		return h.opts.MaxLine
+	}
+	return DefaultMaxLine
+}
+
+func invalidRequest(reason string) Answer {
+	return Answer{Content: "Error: Invalid request: " + reason, IsError: true}
+}
+
+// answerLine renders an answer line. id is echoed exactly as the request had it
+// (null when nil); content is JSON-escaped without HTML escaping.
+func answerLine(id json.RawMessage, a Answer) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"id":`)
+	b.Write(id)
+	b.WriteString(`,"content":`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(a.Content) // a string always encodes; Encode adds a "\n"
+	b.Truncate(b.Len() - 1)
+	b.WriteString(`,"is_error":` + strconv.FormatBool(a.IsError) + "}\n")
+	return b.Bytes()
+}

@@ -1,0 +1,227 @@
+package vault
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on the shape of a memory path.
+const (
+	maxPathLen    = 4096 // bytes in a canonical path, "/memories" included
+	maxSegmentLen = 255  // bytes in one segment
+)
+
+// PathErrorKind tells why CleanPath refused a path.
+type PathErrorKind int
+
+// The kinds of bad path. Each has its own answer in the memory tool contract.
+const (
+	PathOutside PathErrorKind = iota + 1 // not /memories or under it
+	PathEscape                           // a ".." segment or an encoded dot, slash or backslash
+	PathInvalid                          // anything else malformed; Reason says what
+)
+
+// PathError is the error CleanPath returns for a path it refuses.
+type PathError struct {
+	Path   string // the path as given
+	Kind   PathErrorKind
+	Reason string // a short lowercase phrase, such as "empty segment"
+}
+
+// Error returns a plain description of the refusal. The path is quoted, so
+// control characters in it cannot reach a log line raw.
+func (e *PathError) Error() string {
+	return fmt.Sprintf("vault: invalid path %q: %s", e.Path, e.Reason)
+}
+
+// Reasons CleanPath gives, by kind.
+const (
+	reasonOutside   = "must start with " + Root
+	reasonDotDot    = `".." segment`
+	reasonEncoded   = "encoded dot, slash or backslash"
+	reasonTooLong   = "path over 4096 bytes"
+	reasonUTF8      = "invalid UTF-8"
+	reasonControl   = "contains a control character"
+	reasonBackslash = "contains a backslash"
+	reasonEmpty     = "empty segment"
+	reasonDot       = `"." segment`
+	reasonSegment   = "segment over 255 bytes"
+)
+
+// CleanPath checks a memory path as the model gave it and returns its canonical
+// form: Root, or Root followed by "/"-separated segments, with a single trailing
+// "/" dropped ("/memories/" becomes "/memories", "/memories/a/" becomes "/memories/a").
+//
+// A refused path gets a *PathError, with the first applicable kind in this order:
+//   - PathOutside: the path is not Root and does not start with Root + "/".
+//   - PathInvalid "path over 4096 bytes": checked before anything that scans the
+//     path repeatedly, so the cost of a check stays bounded.
+//   - PathEscape: a ".." segment (a backslash also separates segments here, so
+//     "..\x" counts), or a percent-encoded dot, slash or backslash at any depth of
+//     percent-decoding (%2e, %252e, %25252e, %%32%65, …, any case), in %u form
+//     (%u002e), or as an overlong UTF-8 sequence (%c0%ae).
+//   - PathInvalid otherwise: invalid UTF-8, a control character (NUL included),
+//     a backslash, an empty segment, a "." segment, a segment over 255 bytes.
+//
+// Hidden names (a leading ".") and any other Unicode are allowed. A path that
+// CleanPath accepts is canonical: CleanPath returns it unchanged.
+func CleanPath(p string) (string, error) {
+	if p != Root && !strings.HasPrefix(p, Root+"/") {
+		return "", &PathError{Path: p, Kind: PathOutside, Reason: reasonOutside}
+	}
+	clean := p
+	if len(clean) > len(Root) && strings.HasSuffix(clean, "/") {
+		clean = clean[:len(clean)-1]
+	}
+	if len(clean) > maxPathLen {
+		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reasonTooLong}
+	}
+	if reason := escapes(clean); reason != "" {
+		return "", &PathError{Path: p, Kind: PathEscape, Reason: reason}
+	}
+	if reason := malformed(clean); reason != "" {
+		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reason}
+	}
+	return clean, nil
+}
+
+// escapes returns why p could leave Root once some layer decodes or resolves it,
+// or "" if it cannot.
+func escapes(p string) string {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return reasonDotDot
+		}
+	}
+	// Each round of decoding removes at least two bytes, so this ends; p is at
+	// most maxPathLen bytes, which bounds the work.
+	for s := p; ; {
+		if hasEncodedSeparator(s) {
+			return reasonEncoded
+		}
+		d := percentDecode(s)
+		if d == s {
+			return ""
+		}
+		s = d
+	}
+}
+
+// encodedSeparators are the escapes of '.', '/' and '\' that CleanPath refuses,
+// lower case.
+var encodedSeparators = []string{"%2e", "%2f", "%5c", "%u002e", "%u002f", "%u005c"}
+
+// hasEncodedSeparator reports whether s holds an escape of a dot, slash or
+// backslash, in any case, or an overlong UTF-8 form of one.
+func hasEncodedSeparator(s string) bool {
+	if strings.IndexByte(s, '%') >= 0 {
+		lower := strings.ToLower(s)
+		for _, e := range encodedSeparators {
+			if strings.Contains(lower, e) {
+				return true
+			}
+		}
+	}
+	return hasOverlongSeparator(s)
+}
+
+// hasOverlongSeparator reports whether s holds an overlong (invalid) UTF-8
+// encoding of '.', '/' or '\', the classic way past decoders that check for
+// "../" before decoding.
+func hasOverlongSeparator(s string) bool {
+	for i := 0; i < len(s); i++ {
+		var n int // length of an overlong sequence starting at i
+		switch c := s[i]; {
+		case c == 0xc0 || c == 0xc1:
+			n = 2
+		case c == 0xe0 && i+1 < len(s) && s[i+1] < 0xa0:
+			n = 3
+		case c == 0xf0 && i+1 < len(s) && s[i+1] < 0x90:
+			n = 4
+		default:
+			continue
+		}
+		if i+n > len(s) {
+			continue
+		}
+		r := rune(s[i]) & (0x7f >> n)
+		ok := true
+		for _, b := range []byte(s[i+1 : i+n]) {
+			if b&0xc0 != 0x80 {
+				ok = false
+				break
+			}
+			r = r<<6 | rune(b&0x3f)
+		}
+		if ok && (r == '.' || r == '/' || r == '\\') {
+			return true
+		}
+	}
+	return false
+}
+
+// percentDecode replaces every %XX (two hex digits) in s by the byte it encodes
+// and leaves any other '%' as it is.
+func percentDecode(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if ok1 && ok2 {
+				b.WriteByte(hi<<4 | lo)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// malformed returns what is wrong with the canonical-looking path p, or "".
+func malformed(p string) string {
+	if !utf8.ValidString(p) {
+		return reasonUTF8
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			return reasonControl
+		}
+	}
+	if strings.IndexByte(p, '\\') >= 0 {
+		return reasonBackslash
+	}
+	if p == Root {
+		return ""
+	}
+	for _, seg := range strings.Split(p[len(Root)+1:], "/") {
+		switch {
+		case seg == "":
+			return reasonEmpty
+		case seg == ".":
+			return reasonDot
+		case len(seg) > maxSegmentLen:
+			return reasonSegment
+		}
+	}
+	return ""
+}
