@@ -48,6 +48,7 @@ const (
 	reasonEmpty     = "empty segment"
 	reasonDot       = `"." segment`
 	reasonSegment   = "segment over 255 bytes"
+	reasonReserved  = "reserved name in git"
 )
 
 // CleanPath checks a memory path as the model gave it and returns its canonical
@@ -63,7 +64,8 @@ const (
 //     percent-decoding (%2e, %252e, %25252e, %%32%65, …, any case), in %u form
 //     (%u002e), or as an overlong UTF-8 sequence (%c0%ae).
 //   - PathInvalid otherwise: invalid UTF-8, a control character (NUL included),
-//     a backslash, an empty segment, a "." segment, a segment over 255 bytes.
+//     a backslash, an empty segment, a "." segment, a segment over 255 bytes, a
+//     name git reserves (see gitReserved).
 //
 // Hidden names (a leading ".") and any other Unicode are allowed. A path that
 // CleanPath accepts is canonical: CleanPath returns it unchanged.
@@ -221,7 +223,38 @@ func malformed(p string) string {
 			return reasonDot
 		case len(seg) > maxSegmentLen:
 			return reasonSegment
+		case gitReserved(seg):
+			return reasonReserved
 		}
 	}
 	return ""
+}
+
+// gitIgnorable are the code points that HFS+ ignores in names, so ".g\u200cit"
+// is ".git" on a Mac.
+var gitIgnorable = strings.NewReplacer(
+	"\u200b", "", "\u200c", "", "\u200d", "", "\u200e", "", "\u200f", "",
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u206a", "", "\u206b", "", "\u206c", "", "\u206d", "", "\u206e", "", "\u206f", "",
+	"\ufeff", "",
+)
+
+// gitReserved reports whether a segment names what git itself gives meaning to
+// inside a tree: ".git" (a clone of the vault refuses to check it out and strict
+// hosts refuse the push), ".gitmodules" and ".gitattributes" (which would steer a
+// clone's submodules or diff drivers), in the spellings that file systems fold
+// into them: any case, trailing dots and spaces (Windows), 8.3 short names, and
+// HFS+ ignorable code points. The memory tool contract allows hidden names; these
+// few are refused so that a vault always clones as a normal repository.
+func gitReserved(seg string) bool {
+	if !strings.HasPrefix(seg, ".") && !strings.Contains(strings.ToLower(seg), "~1") {
+		return false
+	}
+	name := strings.ToLower(gitIgnorable.Replace(seg))
+	name = strings.TrimRight(name, ". ")
+	switch name {
+	case ".git", "git~1", ".gitmodules", "gitmod~1", ".gitattributes", "gitatt~1":
+		return true
+	}
+	return false
 }

@@ -96,6 +96,17 @@ func TestCleanPath(t *testing.T) {
 		{in: "/memories/\xff", kind: PathInvalid, reason: reasonUTF8},
 		{in: "/memories/\xed\xa0\x80", kind: PathInvalid, reason: reasonUTF8},
 		{in: "/memories/" + long(256), kind: PathInvalid, reason: reasonSegment},
+		// Names git gives meaning to, in the spellings file systems fold into them.
+		{in: "/memories/.git", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/a/.GIT/config", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/.git. ", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/GIT~1", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/.g\u200cit", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/.gitmodules", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/x/.gitattributes", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/.github/notes.md", want: "/memories/.github/notes.md"},
+		{in: "/memories/.gitignore", want: "/memories/.gitignore"},
+		{in: "/memories/my.git", want: "/memories/my.git"},
 		{in: maxed + "a", kind: PathInvalid, reason: reasonTooLong},
 		{in: "/memories/../" + long(5000), kind: PathInvalid, reason: reasonTooLong},
 	}

@@ -214,6 +214,7 @@ func pathCases() []Case {
 		invalid("del", "/memories/a\x7f", "contains a control character"),
 		invalid("c1", "/memories/a\u0085", "contains a control character"),
 		invalid("segment-256", "/memories/"+strings.Repeat("s", 256), "segment over 255 bytes"),
+		invalid("git-reserved", "/memories/.git/config", "reserved name in git"),
 		invalid("path-4097", p4096+"q", "path over 4096 bytes"),
 		// JSON cannot carry invalid UTF-8 as a string; an unpaired surrogate escape
 		// or a raw invalid byte is the nearest thing. The answer echoes U+FFFD.
