@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/agent"
+)
+
+// serveOptions are the flags of `memvault serve`.
+type serveOptions struct {
+	agent   string
+	session string
+}
+
+func newServeCommand(g *globalOptions) *cobra.Command {
+	var opts serveOptions
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Answer memory tool calls as JSON lines on stdin and stdout",
+		Long: `Serve answers memory tool calls for a long-lived bridge, such as a memory backend
+of the Anthropic Python or TypeScript SDK that keeps one memvault process.
+
+Each line on stdin is one request, and each gets one line on stdout, in order:
+
+  {"id": <any JSON>, "input": {<tool input>}, "tool_use_id": "toolu_..."}
+  {"id": <the same>, "content": "<answer>", "is_error": false}
+
+tool_use_id is optional. A malformed line gets an error line, never a crash. Serve ends
+cleanly at the end of stdin.`,
+		Example: `  printf '%s\n' '{"id":1,"input":{"command":"view","path":"/memories"}}' | memvault serve
+  memvault serve --agent support-bot --session 2025-06-01`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runServe(c.Context(), g, opts, c.InOrStdin(), c.OutOrStdout())
+		},
+	}
+	c.Flags().StringVar(&opts.agent, "agent", "", "`NAME` of the agent, recorded in each commit")
+	c.Flags().StringVar(&opts.session, "session", "", "session or conversation `ID`, recorded in each commit")
+	return c
+}
+
+func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Reader, out io.Writer) (err error) {
+	v, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	h := agent.New(v, agent.Options{Agent: opts.agent, Session: opts.session})
+	return agent.Serve(ctx, h, in, out)
+}

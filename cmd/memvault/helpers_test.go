@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/vault"
+)
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		err        error
+		want       int
+		wantStderr string // a substring; "" means stderr stays empty
+	}{
+		{nil, exitOK, ""},
+		{errErrorAnswer, exitAnswer, ""},
+		{fmt.Errorf("cat /memories/x: %w", errNoMemory), exitAnswer, "no such memory file"},
+		{fmt.Errorf("cat /memories/d: %w", errMemoryDir), exitAnswer, "a directory"},
+		{&usageError{cmd: "memvault cat", err: errors.New("accepts 1 arg(s)")}, exitSetup, "'memvault cat --help'"},
+		{fmt.Errorf("vault: open /x: %w", vault.ErrNotVault), exitSetup, "memvault init"},
+		{fmt.Errorf("vault: identity: %w", vault.ErrNoIdentity), exitSetup, "--identity"},
+		{fmt.Errorf("vault: read: %w", vault.ErrDecrypt), exitSetup, "--identity"},
+		{fmt.Errorf("agent: %w", context.Canceled), exitInterrupt, "interrupted"},
+		{errors.New("disk on fire"), exitSetup, "memvault: disk on fire"},
+	}
+	for _, tt := range tests {
+		var stderr bytes.Buffer
+		if got := exitCode(tt.err, &stderr); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+		switch {
+		case tt.wantStderr == "" && stderr.Len() > 0:
+			t.Errorf("exitCode(%v) printed %q, want nothing", tt.err, stderr.String())
+		case !strings.Contains(stderr.String(), tt.wantStderr):
+			t.Errorf("exitCode(%v) printed %q, want it to hold %q", tt.err, stderr.String(), tt.wantStderr)
+		}
+	}
+}
+
+func TestStylesFor(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if st := stylesFor(f); st.on {
+		t.Errorf("stylesFor(regular file) colours, want plain")
+	}
+	if st := stylesFor(&bytes.Buffer{}); st.on {
+		t.Errorf("stylesFor(buffer) colours, want plain")
+	}
+	if got := (styles{}).red("x"); got != "x" {
+		t.Errorf("plain red(%q) = %q, want %q", "x", got, "x")
+	}
+	if got, want := (styles{on: true}).red("x"), "\x1b[31mx\x1b[0m"; got != want {
+		t.Errorf("coloured red(%q) = %q, want %q", "x", got, want)
+	}
+	t.Setenv("NO_COLOR", "1")
+	if st := stylesFor(os.Stdout); st.on {
+		t.Errorf("stylesFor(stdout) with NO_COLOR colours, want plain")
+	}
+}
+
+func TestWrap(t *testing.T) {
+	tests := []struct {
+		text   string
+		width  int
+		indent string
+		want   string
+	}{
+		{"", 10, "", ""},
+		{"one two three", 20, "", "one two three"},
+		{"one two three", 7, "  ", "one two\n  three"},
+		{"  spaces   collapse ", 40, "", "spaces collapse"},
+		{"averyveryverylongword x", 5, "", "averyveryverylongword\nx"},
+	}
+	for _, tt := range tests {
+		if got := wrap(tt.text, tt.width, tt.indent); got != tt.want {
+			t.Errorf("wrap(%q, %d, %q) = %q, want %q", tt.text, tt.width, tt.indent, got, tt.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/tmp/memvault-demo-1/vault.git", "/tmp/memvault-demo-1/vault.git"},
+		{"/home/a b/v.git", "'/home/a b/v.git'"},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+	}
+	for _, tt := range tests {
+		if got := shellQuote(tt.in); got != tt.want {
+			t.Errorf("shellQuote(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDemoPlaces(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dir, identity, temp, err := demoPlaces("")
+	if err != nil || !temp || filepath.Dir(dir) != filepath.Dir(identity) {
+		t.Errorf(`demoPlaces("") = %q, %q, %t, %v; want both in one new temporary directory`, dir, identity, temp, err)
+	}
+	fresh := filepath.Join(t.TempDir(), "demo.git")
+	dir, identity, temp, err = demoPlaces(fresh + "/")
+	if dir != fresh || identity != fresh+".identity" || temp || err != nil {
+		t.Errorf("demoPlaces(%q) = %q, %q, %t, %v; want %q, %q, false, nil",
+			fresh+"/", dir, identity, temp, err, fresh, fresh+".identity")
+	}
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "HEAD"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := demoPlaces(full); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("demoPlaces(non-empty dir) error = %v, want one saying it is not empty", err)
+	}
+}
+
+// TestDemoScript checks the demo's script itself: every input is a JSON object, and
+// each conversation has the 15 to 30 calls the demo promises.
+func TestDemoScript(t *testing.T) {
+	for i, conv := range demoScript {
+		if n := len(conv.steps); n < 15 || n > 30 {
+			t.Errorf("conversation %d has %d calls, want 15 to 30", i+1, n)
+		}
+		for j, s := range conv.steps {
+			if !json.Valid(s.input) || s.input[0] != '{' {
+				t.Errorf("call %d.%02d input %s is not a JSON object", i+1, j+1, s.input)
+			}
+		}
+	}
+}

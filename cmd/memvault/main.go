@@ -1,0 +1,108 @@
+// Command memvault is the command-line face of memvault: it creates vaults, answers
+// Claude's memory tool (memory_20250818) one call at a time or as a JSON-lines server,
+// and shows what a vault holds and how it got there.
+//
+// The commands are thin: each opens a vault and hands it to package vault or agent.
+// Every error a command returns reaches exitCode, which alone decides the exit status.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Exit statuses. They are part of the interface of `memvault tool`.
+const (
+	exitOK        = 0
+	exitAnswer    = 1 // the memory tool answered with an error, or cat found nothing
+	exitSetup     = 2 // usage or setup error: bad flags, no vault, no identity, I/O
+	exitInterrupt = 130
+)
+
+// errErrorAnswer reports that the tool's answer, already on stdout, has is_error set.
+var errErrorAnswer = errors.New("the memory tool answered with an error")
+
+// Errors for a memory path that names no file to show. Like an error answer, they
+// exit with status 1.
+var (
+	errNoMemory  = errors.New("no such memory file")
+	errMemoryDir = errors.New("a directory, not a memory file")
+)
+
+// usageError is a mistake on the command line.
+type usageError struct {
+	cmd string // the command's full name, for the help hint
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one memvault command line and returns its exit status.
+// Tests call it in process with their own streams.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return exitCode(root.ExecuteContext(ctx), stderr)
+}
+
+// exitCode maps the error a command returned to the process's exit status, printing
+// the message and, where one helps, what to do next. This is the only place that does.
+func exitCode(err error, stderr io.Writer) int {
+	var usage *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errErrorAnswer):
+		// The answer itself is on stdout; stderr stays quiet, as the tool contract wants.
+		return exitAnswer
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "memvault: interrupted")
+		return exitInterrupt
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "memvault: %v\nRun '%s --help' for usage.\n", err, usage.cmd)
+		return exitSetup
+	case errors.Is(err, vault.ErrNotVault):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintInit)
+		return exitSetup
+	case errors.Is(err, vault.ErrNoIdentity):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintIdentity)
+		return exitSetup
+	case errors.Is(err, vault.ErrDecrypt):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintDecrypt)
+		return exitSetup
+	case errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir):
+		fmt.Fprintf(stderr, "memvault: %v\n", err)
+		return exitAnswer
+	default:
+		fmt.Fprintf(stderr, "memvault: %v\n", err)
+		return exitSetup
+	}
+}
+
+// Hints printed under a setup error: each says what to do next.
+const (
+	hintInit = "Run 'memvault init' to create a vault there, or point --vault " +
+		"(or MEMVAULT_DIR) at an existing one."
+	hintIdentity = "Point --identity (or MEMVAULT_IDENTITY) at the identity file the vault " +
+		"was made with; 'memvault init' creates one if you have none."
+	hintDecrypt = "The identity in use is not one the vault's files are encrypted to: " +
+		"pass the right one with --identity (or MEMVAULT_IDENTITY)."
+)

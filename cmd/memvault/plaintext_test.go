@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestNoPlaintextAtRest writes unique markers through the memvault process, then looks
+// for them in every file the process could have written, raw and decompressed, and
+// in every git object, loose and packed. It finds none; the same scan does find the
+// memory file's name (paths are not secret), and cat does find the markers, so the
+// test would see plaintext if it were there.
+func TestNoPlaintextAtRest(t *testing.T) {
+	root := t.TempDir()
+	mv := newProcess(t, root)
+	name := "secret-" + randomHex(t) + ".md"
+	markers := []string{"MARKER-A-" + randomHex(t), "MARKER-B-" + randomHex(t), "MARKER-C-" + randomHex(t)}
+
+	mv.run(t, "", "init")
+	mv.tool(t, map[string]any{"command": "create", "path": "/memories/" + name,
+		"file_text": "line one " + markers[0] + "\nline two\n"})
+	mv.tool(t, map[string]any{"command": "str_replace", "path": "/memories/" + name,
+		"old_str": "line two", "new_str": "line two " + markers[1]})
+	mv.tool(t, map[string]any{"command": "insert", "path": "/memories/" + name,
+		"insert_line": 1, "insert_text": "inserted " + markers[2]})
+	mv.tool(t, map[string]any{"command": "view", "path": "/memories/" + name})
+	mv.tool(t, map[string]any{"command": "rename", "old_path": "/memories/" + name,
+		"new_path": "/memories/kept/" + name})
+
+	plain := mv.run(t, "", "cat", "/memories/kept/"+name)
+	for _, m := range markers {
+		if !strings.Contains(plain, m) {
+			t.Fatalf("memvault cat = %q, want it to hold %s: the markers never went in", plain, m)
+		}
+	}
+	secret := identitySecret(t, mv.identity)
+
+	packed := filepath.Join(root, "packed.git")
+	copyDir(t, mv.vault, packed)
+	gitGC(t, packed)
+
+	for _, dir := range []string{mv.vault, packed} {
+		if len(findInObjects(t, dir, []byte(name))) == 0 {
+			t.Fatalf("the object scan of %s did not find the file name %s: it is blind", dir, name)
+		}
+		for _, m := range markers {
+			if found := findInObjects(t, dir, []byte(m)); len(found) > 0 {
+				t.Errorf("plaintext marker in git objects of %s: %v", dir, found)
+			}
+		}
+	}
+	for _, m := range append(markers, secret) {
+		if found := findInFiles(t, root, []byte(m), mv.identity); len(found) > 0 {
+			t.Errorf("plaintext or key material on disk: %v", found)
+		}
+	}
+	if len(findInFiles(t, filepath.Join(mv.vault, "objects"), []byte(name), "")) == 0 {
+		t.Fatalf("the file scan did not find the file name %s in the loose objects: it is blind", name)
+	}
+}
+
+// process runs the memvault command as its own process (the test binary under the
+// name memvault, see TestMain) with every place it may write inside one directory.
+type process struct {
+	exe, vault, identity string
+	env                  []string
+}
+
+func newProcess(t *testing.T, root string) *process {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(root, "bin")
+	tmp := filepath.Join(root, "tmp")
+	for _, d := range []string{bin, tmp, filepath.Join(root, "home")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &process{
+		exe:      filepath.Join(bin, "memvault"),
+		vault:    filepath.Join(root, "data", "vault.git"),
+		identity: filepath.Join(root, "config", "memvault", "identity"),
+	}
+	if err := os.Symlink(self, p.exe); err != nil {
+		t.Fatal(err)
+	}
+	p.env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(root, "home"),
+		"TMPDIR=" + tmp,
+		"XDG_DATA_HOME=" + filepath.Join(root, "data"),
+		"XDG_CONFIG_HOME=" + filepath.Join(root, "config"),
+		"XDG_CACHE_HOME=" + filepath.Join(root, "cache"),
+		envVault + "=" + p.vault,
+		envIdentity + "=" + p.identity,
+	}
+	return p
+}
+
+// run runs memvault with args and stdin, wants status 0, and returns its stdout.
+func (p *process) run(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(p.exe, args...)
+	cmd.Env = p.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("memvault %s: %v\nstderr: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+func (p *process) tool(t *testing.T, input map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, string(b), "tool", "--tool-use-id", "toolu_plain_"+input["command"].(string))
+}
+
+func randomHex(t *testing.T) string {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// identitySecret returns the AGE-SECRET-KEY line of the identity file.
+func identitySecret(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := regexp.MustCompile(`AGE-SECRET-KEY-[0-9A-Z]+`).Find(b)
+	if k == nil {
+		t.Fatalf("no AGE-SECRET-KEY in %s", path)
+	}
+	return string(k)
+}
+
+// findInFiles looks for needle in every regular file under dir but skip: in its bytes,
+// and in every zlib stream that starts anywhere in it (loose objects, and the objects
+// gitlog's journal holds back to back).
+func findInFiles(t *testing.T, dir string, needle []byte, skip string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || p == skip {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, needle) {
+			found = append(found, p)
+		}
+		if zlibContains(b, needle) {
+			found = append(found, p+" (decompressed)")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan %s: %v", dir, err)
+	}
+	return found
+}
+
+// zlibContains reports whether a zlib stream starting at any offset of b inflates to
+// something holding needle.
+func zlibContains(b, needle []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != 0x78 || (uint(b[i])<<8|uint(b[i+1]))%31 != 0 {
+			continue // not a zlib header
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(b[i:]))
+		if err != nil {
+			continue
+		}
+		plain, _ := io.ReadAll(io.LimitReader(zr, 64<<20)) // a truncated stream still counts
+		if bytes.Contains(plain, needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// findInObjects reads every object of the git repository at dir, loose and packed,
+// decompressed and with deltas applied, and says which hold needle.
+func findInObjects(t *testing.T, dir string, needle []byte) []string {
+	t.Helper()
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	iter, err := repo.Storer.IterEncodedObjects(plumbing.AnyObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	n := 0
+	err = iter.ForEach(func(o plumbing.EncodedObject) error {
+		n++
+		r, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if bytes.Contains(b, needle) {
+			found = append(found, o.Type().String()+" "+o.Hash().String())
+		}
+		return err
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("read the objects of %s: %d objects, %v", dir, n, err)
+	}
+	return found
+}
+
+// copyDir copies the regular files and directories under src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o700)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, b, 0o600)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+// gitGC packs every object of the repository at dir with git itself, so the scan
+// also reads objects as a pack holds them (compressed, some as deltas), and checks
+// that no loose object is left.
+func gitGC(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: cannot pack the vault to scan packed objects")
+	}
+	cmd := exec.Command("git", "-C", dir, "gc", "--quiet", "--prune=now")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git gc: %v\n%s", err, out)
+	}
+	packs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
+	loose, _ := filepath.Glob(filepath.Join(dir, "objects", "[0-9a-f][0-9a-f]", "*"))
+	if len(packs) == 0 || len(loose) > 0 {
+		t.Fatalf("after git gc: %d packs, %d loose objects; want packs and no loose object", len(packs), len(loose))
+	}
+}
+
+// TestFindInFiles shows that the scan sees a needle stored raw and one inside a zlib
+// stream that starts in the middle of a file, as gitlog's journal holds objects.
+func TestFindInFiles(t *testing.T) {
+	dir := t.TempDir()
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte("blob 20\x00needle in a haystack"))
+	zw.Close()
+	files := map[string][]byte{
+		"raw":      []byte("some needle here"),
+		"embedded": append([]byte("journal header\x00\x01\x02"), z.Bytes()...),
+		"clean":    []byte("nothing to see"),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := findInFiles(t, dir, []byte("needle"), "")
+	want := []string{filepath.Join(dir, "embedded") + " (decompressed)", filepath.Join(dir, "raw")}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findInFiles = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	vaultDir string // --vault; "" means $MEMVAULT_DIR, then vault.DefaultDir
+	identity string // --identity; "" means $MEMVAULT_IDENTITY, then vault.DefaultIdentityFile
+}
+
+// Environment variables that stand in for the global flags.
+const (
+	envVault    = "MEMVAULT_DIR"
+	envIdentity = "MEMVAULT_IDENTITY"
+)
+
+func newRootCommand() *cobra.Command {
+	var g globalOptions
+	root := &cobra.Command{
+		Use:   "memvault",
+		Short: "An encrypted, git-versioned store for Claude's memory tool",
+		Long: `memvault keeps the memory of an AI agent safe. It is the application side of
+Claude's memory tool (memory_20250818): every memory command the model sends becomes
+an age-encrypted change committed to a local bare git repository, so the memory is
+private at rest, and its history says what was written, when, and by which tool call.
+
+The vault is found at --vault, else $MEMVAULT_DIR, else
+$XDG_DATA_HOME/memvault/default.git. The identity (private key) that decrypts it is
+read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/identity.`,
+		Example: `  memvault demo                      # watch a scripted agent session on a throwaway vault
+  memvault init                      # create your vault and identity
+  echo '{"command":"view","path":"/memories"}' | memvault tool
+  memvault log -n 10`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.PersistentFlags().StringVar(&g.vaultDir, "vault", "",
+		"the vault, a `DIR` (default $"+envVault+", else $XDG_DATA_HOME/memvault/default.git)")
+	root.PersistentFlags().StringVar(&g.identity, "identity", "",
+		"the identity `FILE` that decrypts it (default $"+envIdentity+", else $XDG_CONFIG_HOME/memvault/identity)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{cmd: c.CommandPath(), err: err}
+	})
+	root.AddCommand(
+		newInitCommand(&g),
+		newToolCommand(&g),
+		newServeCommand(&g),
+		newCatCommand(&g),
+		newLogCommand(&g),
+		newDemoCommand(&g),
+	)
+	// A root called with no command, or an unknown one, is a usage error too.
+	root.Args = usageArgs(cobra.NoArgs)
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("no command given")}
+	}
+	return root
+}
+
+// usageArgs wraps a cobra argument check so its failure is a usage error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &usageError{cmd: c.CommandPath(), err: err}
+		}
+		return nil
+	}
+}
+
+// paths resolves where the vault and the identity are: flag, then environment, then default.
+func (g *globalOptions) paths() (dir, identity string, err error) {
+	dir = firstNonEmpty(g.vaultDir, os.Getenv(envVault))
+	if dir == "" {
+		if dir, err = vault.DefaultDir(); err != nil {
+			return "", "", fmt.Errorf("find the default vault: %w", err)
+		}
+	}
+	identity = firstNonEmpty(g.identity, os.Getenv(envIdentity))
+	if identity == "" {
+		if identity, err = vault.DefaultIdentityFile(); err != nil {
+			return "", "", fmt.Errorf("find the default identity: %w", err)
+		}
+	}
+	return dir, identity, nil
+}
+
+// open opens the vault the global options name.
+func (g *globalOptions) open(ctx context.Context) (*vault.Vault, error) {
+	dir, identity, err := g.paths()
+	if err != nil {
+		return nil, err
+	}
+	return vault.Open(ctx, dir, vault.Options{IdentityFile: identity})
+}
+
+// closeVault closes v and, when the command had no error of its own, returns the
+// close error through err. Commands defer it right after opening.
+func closeVault(v *vault.Vault, err *error) {
+	if cerr := v.Close(); cerr != nil && *err == nil {
+		*err = cerr
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// memoryPath turns a command-line memory path into a canonical one. A path that does
+// not start with "/" is taken under /memories, so "notes/a.md" is "/memories/notes/a.md".
+func memoryPath(c *cobra.Command, arg string) (string, error) {
+	p := arg
+	if !strings.HasPrefix(p, "/") {
+		p = vault.Root + "/" + p
+	}
+	clean, err := vault.CleanPath(p)
+	if err != nil {
+		return "", &usageError{cmd: c.CommandPath(), err: fmt.Errorf("memory path %q: %w", arg, err)}
+	}
+	return clean, nil
+}
