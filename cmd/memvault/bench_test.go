@@ -69,4 +69,3 @@ func timed(b *testing.B, op func(i int)) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
-
