@@ -165,3 +165,53 @@ func TestReplayAfterCrash(t *testing.T) {
 		t.Errorf("journal not emptied after replay: %d bytes", fi.Size())
 	}
 }
+
+func TestCheckAndRepair(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := Init(dir)
+	commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	good := commit(t, r, Change{Op: Put, Path: "m/b", Data: []byte("2")})
+	var heads []string
+	problems, err := r.Check(context.Background(), func(p string, _ Hash, head bool) {
+		if head {
+			heads = append(heads, p)
+		}
+	})
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("Check on a sound repository = %v, %v", problems, err)
+	}
+	if strings.Join(heads, " ") != "m/a m/b" {
+		t.Errorf("Check visited head blobs %v, want m/a m/b", heads)
+	}
+	// A commit whose blob is then lost, as a broken copy or disk might leave it.
+	bad := commit(t, r, Change{Op: Put, Path: "m/c", Data: []byte("3")})
+	e, _ := r.Lookup(mustTree(t, r, bad), "m/c")
+	os.Remove(r.loosePath(e.Hash))
+	problems, _ = r.Check(context.Background(), nil)
+	if len(problems) != 1 || problems[0].Object != e.Hash {
+		t.Fatalf("Check with a missing blob = %v, want one problem naming %s", problems, e.Hash)
+	}
+	// A corrupt ref.
+	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte("garbage\n"), 0o644)
+	if problems, _ = r.Check(context.Background(), nil); len(problems) != 1 {
+		t.Fatalf("Check with a corrupt ref = %v", problems)
+	}
+	unlock, _ := r.Lock(context.Background())
+	fixed, err := r.Repair(context.Background())
+	unlock()
+	if err != nil || fixed != good {
+		t.Fatalf("Repair = %s, %v; want %s", fixed, err, good)
+	}
+	if problems, _ = r.Check(context.Background(), nil); len(problems) != 0 {
+		t.Errorf("after Repair, Check = %v", problems)
+	}
+}
+
+func mustTree(t *testing.T, r *Repo, c Hash) Hash {
+	t.Helper()
+	h, err := r.RootTree(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

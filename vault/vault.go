@@ -26,6 +26,10 @@ import (
 // ErrNotVault: the directory holds no memvault vault.
 var ErrNotVault = errors.New("not a memvault vault")
 
+// ErrDamaged: the vault's branch is unreadable or names a missing commit;
+// RepairAt mends that.
+var ErrDamaged = errors.New("the vault's main branch is damaged (memvault fsck --repair mends it)")
+
 // Format is the version of the storage format this package writes.
 const Format = "1"
 
@@ -145,7 +149,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 }
 
 // Open opens the vault at dir. It returns an error wrapping ErrNotVault if dir
-// holds none. The identity is read when something first needs decrypting.
+// holds none, and ErrDamaged if its main branch cannot be read. The identity is read when something first needs decrypting.
 func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
@@ -159,15 +163,17 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	}
 	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts.IdentityFile), cache: newPlainCache(64 << 20)}
 	head, err := repo.Head()
-	if err == nil && head.IsZero() {
+	if err != nil {
+		err = fmt.Errorf("%w: %v", ErrDamaged, err)
+	} else if head.IsZero() {
 		err = ErrNotVault
 	}
 	if err == nil {
 		var root gitlog.Hash
-		if root, err = repo.RootTree(head); err == nil {
-			if _, lerr := repo.Lookup(root, formatPath); lerr != nil {
-				err = ErrNotVault
-			}
+		if root, err = repo.RootTree(head); err != nil {
+			err = fmt.Errorf("%w: %v", ErrDamaged, err)
+		} else if _, lerr := repo.Lookup(root, formatPath); lerr != nil {
+			err = ErrNotVault
 		}
 	}
 	if err != nil {

@@ -88,7 +88,7 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, vault.ErrDecrypt):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintDecrypt)
 		return exitSetup
-	case errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir):
+	case errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir), errors.Is(err, errFsckProblems):
 		fmt.Fprintf(stderr, "memvault: %v\n", err)
 		return exitAnswer
 	default:

@@ -57,6 +57,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newCatCommand(&g),
 		newLogCommand(&g),
 		newDemoCommand(&g),
+		newFsckCommand(&g),
 	)
 	// A root called with no command, or an unknown one, is a usage error too.
 	root.Args = usageArgs(cobra.NoArgs)

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// errFsckProblems reports that fsck found something wrong; the list is on stdout.
+var errFsckProblems = errors.New("the vault has problems (listed above)")
+
+func newFsckCommand(g *globalOptions) *cobra.Command {
+	var repair bool
+	c := &cobra.Command{
+		Use:   "fsck",
+		Short: "Check the vault's history, objects and encryption",
+		Long: `Fsck checks that the main branch and every commit, tree and blob reachable from it
+are present and sound, that every memory blob in the whole history is age ciphertext
+(no plaintext was ever stored), that every current memory file decrypts with the
+identity, that the vault's recipients and format files parse, and that the identity
+file is readable by you alone. It prints each problem and exits with status 1 when
+there is any.
+
+With --repair, a main branch that is unreadable or names a broken commit is pointed
+at the newest commit whose whole history is sound. Nothing is ever deleted.`,
+		Example: `  memvault fsck
+  memvault fsck --repair`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runFsck(c.Context(), g, repair, c.OutOrStdout())
+		},
+	}
+	c.Flags().BoolVar(&repair, "repair", false, "point a broken main branch at the newest sound commit")
+	return c
+}
+
+func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) (err error) {
+	if repair {
+		dir, _, err := g.paths()
+		if err != nil {
+			return err
+		}
+		fixed, err := vault.RepairAt(ctx, dir)
+		if err != nil {
+			return err
+		}
+		if fixed != "" {
+			fmt.Fprintf(out, "repaired: main now points at %s, the newest sound commit\n", fixed)
+		}
+	}
+	v, err := g.open(ctx)
+	if errors.Is(err, vault.ErrDamaged) {
+		fmt.Fprintf(out, "%v\n", err)
+		return errFsckProblems
+	}
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	problems, err := v.Fsck(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(out, p)
+	}
+	if len(problems) > 0 {
+		return errFsckProblems
+	}
+	fmt.Fprintln(out, "ok: history, objects, encryption and identity are sound")
+	return nil
+}

@@ -1,0 +1,125 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ageMagic starts every age file; a memory blob without it was stored in the clear
+// or is not what memvault wrote.
+const ageMagic = "age-encryption.org/v1\n"
+
+// Fsck checks the vault and returns what is wrong, as sentences for a person: the
+// branch and every object reachable from it (present, decodable, hashing to its
+// name); every memory blob in the whole history is age ciphertext; every memory
+// file of the current state decrypts with the identity; the recipients and format
+// files parse; the identity file is private. The error is only for a failure to
+// run the check.
+func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
+	var out []string
+	var blobs, heads []gitlog.Entry
+	problems, err := v.repo.Check(ctx, func(p string, h gitlog.Hash, head bool) {
+		if !strings.HasPrefix(p, memDir+"/") {
+			return
+		}
+		e := gitlog.Entry{Name: p, Hash: h}
+		if head {
+			heads = append(heads, e)
+		} else {
+			blobs = append(blobs, e)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vault: fsck: %w", err)
+	}
+	for _, p := range problems {
+		out = append(out, p.String())
+	}
+	for _, e := range append(blobs, heads...) {
+		if ct, err := v.repo.ReadBlob(e.Hash); err == nil && !bytes.HasPrefix(ct, []byte(ageMagic)) {
+			out = append(out, fmt.Sprintf("%s: blob %s is not age ciphertext: plaintext may be stored in the history", e.Name, e.Hash.String()[:12]))
+		}
+	}
+	out = append(out, v.checkHead(heads)...)
+	return append(out, v.checkIdentityFile()...), nil
+}
+
+// checkHead decrypts every current memory file and parses the vault's own files.
+func (v *Vault) checkHead(heads []gitlog.Entry) []string {
+	var out []string
+	snap, err := v.snapshotAt(mustHead(v.repo))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if e, err := v.repo.Lookup(snap.root, recipientsPath); err != nil {
+		out = append(out, recipientsPath+" is missing")
+	} else if content, err := v.repo.ReadBlob(e.Hash); err != nil {
+		out = append(out, fmt.Sprintf("%s is unreadable: %v", recipientsPath, err))
+	} else if _, err := v.keys.parseRecipients(content); err != nil {
+		out = append(out, err.Error())
+	}
+	if e, err := v.repo.Lookup(snap.root, formatPath); err != nil {
+		out = append(out, formatPath+" is missing")
+	} else if b, _ := v.repo.ReadBlob(e.Hash); strings.TrimSpace(string(b)) != Format {
+		out = append(out, fmt.Sprintf("%s says %q; this memvault reads format %s", formatPath, strings.TrimSpace(string(b)), Format))
+	}
+	for _, e := range heads {
+		p := Root + strings.TrimPrefix(e.Name, memDir)
+		ct, err := v.repo.ReadBlob(e.Hash)
+		if err == nil {
+			_, err = v.keys.decrypt(p, ct)
+		}
+		if errors.Is(err, ErrNoIdentity) {
+			return append(out, err.Error()+"; memory files were not decrypted")
+		}
+		if err != nil {
+			out = append(out, err.Error())
+		}
+	}
+	return out
+}
+
+func (v *Vault) checkIdentityFile() []string {
+	fi, err := os.Stat(v.opts.IdentityFile)
+	if err != nil {
+		return nil // reported by the decryption check, if it mattered
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return []string{fmt.Sprintf("identity %s has mode %v: others may read the private key (chmod 600 %s)",
+			v.opts.IdentityFile, fi.Mode().Perm(), v.opts.IdentityFile)}
+	}
+	return nil
+}
+
+func mustHead(r *gitlog.Repo) gitlog.Hash {
+	h, _ := r.Head()
+	return h
+}
+
+// RepairAt points the main branch of the vault at dir to the newest commit whose
+// whole history is sound, when main is unreadable or names a broken commit, as a
+// vault that Open refuses with ErrDamaged. It deletes nothing. It returns the
+// commit chosen, or "" when main was sound.
+func RepairAt(ctx context.Context, dir string) (string, error) {
+	repo, err := gitlog.Open(dir)
+	if err != nil {
+		return "", fmt.Errorf("vault: repair %s: %w", dir, err)
+	}
+	defer repo.Close()
+	unlock, err := repo.Lock(ctx)
+	if err != nil {
+		return "", fmt.Errorf("vault: repair: %w", err)
+	}
+	defer unlock()
+	h, err := repo.Repair(ctx)
+	if err != nil || h.IsZero() {
+		return "", err
+	}
+	return h.String(), nil
+}
