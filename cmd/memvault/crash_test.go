@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// TestCrashSafety streams writes into `memvault serve` and kills it with SIGKILL at
+// random moments, 100 times. After every kill the vault must pass fsck, hold every
+// write that was acknowledged, and hold nothing half-applied: each file present is
+// whole, and there is exactly one commit per file.
+func TestCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 100 processes")
+	}
+	p := newProcess(t, t.TempDir())
+	p.run(t, "", "init")
+	rng := rand.New(rand.NewPCG(7, 11))
+	all := map[string]string{}
+	for kill := range 100 {
+		recent := p.killServeMidStream(t, kill, time.Duration(rng.IntN(20000))*time.Microsecond)
+		for path, text := range recent {
+			all[path] = text
+		}
+		// After every kill, this kill's writes and the commit count; after every
+		// tenth, fsck and every write so far.
+		if kill%10 == 9 {
+			checkAfterCrash(t, p, kill, all, true)
+		} else {
+			checkAfterCrash(t, p, kill, recent, false)
+		}
+	}
+	if out := p.run(t, "", "fsck"); out != "ok: history, objects, encryption and identity are sound\n" {
+		t.Errorf("memvault fsck after 100 kills: %q", out)
+	}
+	t.Logf("%d writes acknowledged across 100 kills", len(all))
+}
+
+func crashContent(path string) string { return "content of " + path + "\n" }
+
+// killServeMidStream pipes creates into memvault serve, kills it after wait, and
+// returns the writes it acknowledged.
+func (p *process) killServeMidStream(t *testing.T, kill int, wait time.Duration) map[string]string {
+	t.Helper()
+	cmd := exec.Command(p.exe, "serve")
+	cmd.Env = p.env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	paths := make([]string, 200)
+	go func() {
+		for i := range paths {
+			paths[i] = fmt.Sprintf("/memories/k%03d/f%03d.md", kill, i)
+			req, _ := json.Marshal(map[string]any{"id": i, "tool_use_id": fmt.Sprintf("toolu_%d_%d", kill, i),
+				"input": map[string]any{"command": "create", "path": paths[i], "file_text": crashContent(paths[i])}})
+			if _, err := stdin.Write(append(req, '\n')); err != nil {
+				return
+			}
+		}
+	}()
+	acked := map[string]string{}
+	var mu sync.Mutex
+	done := make(chan struct{})
+	first := make(chan struct{})
+	var once sync.Once
+	go func() {
+		defer close(done)
+		defer once.Do(func() { close(first) })
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var a struct {
+				ID      int    `json:"id"`
+				IsError bool   `json:"is_error"`
+				Content string `json:"content"`
+			}
+			if json.Unmarshal(sc.Bytes(), &a) == nil && !a.IsError {
+				mu.Lock()
+				acked[fmt.Sprintf("/memories/k%03d/f%03d.md", kill, a.ID)] = crashContent(fmt.Sprintf("/memories/k%03d/f%03d.md", kill, a.ID))
+				mu.Unlock()
+			}
+			once.Do(func() { close(first) })
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	// Kill mid-stream: once the server answers, after a random delay.
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("kill %d: memvault serve did not answer", kill)
+	}
+	time.Sleep(wait)
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	cmd.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	return acked
+}
+
+func checkAfterCrash(t *testing.T, p *process, kill int, acked map[string]string, full bool) {
+	t.Helper()
+	ctx := context.Background()
+	v, err := vault.Open(ctx, p.vault, vault.Options{IdentityFile: p.identity})
+	if err != nil {
+		t.Fatalf("after kill %d: open: %v", kill, err)
+	}
+	defer v.Close()
+	if full {
+		if problems, err := v.Fsck(ctx); err != nil || len(problems) > 0 {
+			t.Fatalf("after kill %d: fsck = %v, %v", kill, problems, err)
+		}
+	}
+	snap, _ := v.Snapshot(ctx)
+	for path, want := range acked {
+		if got, err := snap.ReadFile(ctx, path); err != nil || string(got) != want {
+			t.Fatalf("after kill %d: acknowledged %s reads %q, %v", kill, path, got, err)
+		}
+	}
+	files := 0
+	dirs, _ := snap.List(ctx, "/memories")
+	for _, d := range dirs {
+		es, _ := snap.List(ctx, "/memories/"+d.Name)
+		for _, e := range es {
+			path := "/memories/" + d.Name + "/" + e.Name
+			// Every file present is whole: written (acknowledged or not) entirely.
+			if e.Size != int64(len(crashContent(path))) {
+				t.Fatalf("after kill %d: %s is %d bytes, want %d", kill, path, e.Size, len(crashContent(path)))
+			}
+			if full || d.Name == fmt.Sprintf("k%03d", kill) {
+				if got, err := snap.ReadFile(ctx, path); err != nil || string(got) != crashContent(path) {
+					t.Fatalf("after kill %d: %s reads %q, %v", kill, path, got, err)
+				}
+			}
+			files++
+		}
+	}
+	recs, _ := v.Log(ctx, vault.LogOptions{})
+	if len(recs) != files+1 {
+		t.Fatalf("after kill %d: %d commits for %d files (+ init)", kill, len(recs), files)
+	}
+}
