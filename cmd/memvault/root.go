@@ -58,6 +58,8 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newLogCommand(&g),
 		newDemoCommand(&g),
 		newFsckCommand(&g),
+		newMCPCommand(&g),
+		newChatCommand(&g),
 	)
 	// A root called with no command, or an unknown one, is a usage error too.
 	root.Args = usageArgs(cobra.NoArgs)

@@ -1,0 +1,72 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/vault"
+)
+
+// A Go program that runs its own loop with anthropic-sdk-go declares the memory
+// tool and its beta, and answers each memory tool_use with Handler.ToolResult.
+func ExampleHandler_ToolResult() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "memvault-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer v.Close()
+	h := agent.New(v, agent.Options{Agent: "my-agent"})
+
+	params := anthropic.BetaMessageNewParams{
+		Model:             anthropic.ModelClaudeSonnet4_6,
+		MaxTokens:         4096,
+		Tools:             []anthropic.BetaToolUnionParam{agent.BetaMemoryTool()},
+		Betas:             []anthropic.AnthropicBeta{agent.Beta},
+		ContextManagement: agent.BetaContextManagement(),
+		Messages: []anthropic.BetaMessageParam{
+			anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("I prefer tea.")),
+		},
+	}
+	// msg, err := client.Beta.Messages.New(ctx, params); here, a response as the API sends it:
+	var msg anthropic.BetaMessage
+	if err := json.Unmarshal([]byte(`{"role":"assistant","stop_reason":"tool_use","content":[
+		{"type":"tool_use","id":"toolu_01","name":"memory",
+		 "input":{"command":"create","path":"/memories/prefs.md","file_text":"Drinks tea.\n"}}]}`), &msg); err != nil {
+		log.Fatal(err)
+	}
+
+	// Run the memory calls in order; each becomes one commit.
+	var results []anthropic.BetaContentBlockParamUnion
+	for _, block := range msg.Content {
+		if use, ok := block.AsAny().(anthropic.BetaToolUseBlock); ok && use.Name == agent.ToolName {
+			result, err := h.ToolResult(ctx, use)
+			if err != nil {
+				log.Print(err) // the vault failed; result tells the model so
+			}
+			results = append(results, anthropic.BetaContentBlockParamUnion{OfToolResult: &result})
+		}
+	}
+	params.Messages = append(params.Messages, msg.ToParam(), anthropic.NewBetaUserMessage(results...))
+	// ... and call client.Beta.Messages.New(ctx, params) again.
+
+	out, _ := json.Marshal(results)
+	fmt.Println(string(out))
+	recs, _ := v.Log(ctx, vault.LogOptions{Limit: 1})
+	fmt.Println(recs[0].Subject, recs[0].ToolUseID, recs[0].Agent)
+	// Output:
+	// [{"tool_use_id":"toolu_01","content":[{"text":"File created successfully at: /memories/prefs.md","type":"text"}],"type":"tool_result"}]
+	// create /memories/prefs.md toolu_01 my-agent
+}

@@ -1,0 +1,297 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// MCPStore is what the MCP server needs from a vault: the memory tool's Store and
+// the history of commits. *vault.Vault implements it.
+type MCPStore interface {
+	Store
+	Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error)
+}
+
+// MCPOptions configure NewMCPServer.
+type MCPOptions struct {
+	// Version is the server version reported to clients; "" means "dev".
+	Version string
+	// Poll is how often the vault is checked for changes made elsewhere (another
+	// process, a sync) while a client is connected, to send resource
+	// notifications; 0 means DefaultPoll, a negative value never. Changes made
+	// through the server itself are announced at once.
+	Poll time.Duration
+	// Logger receives the MCP SDK's log; nil means none.
+	Logger *slog.Logger
+}
+
+// DefaultPoll is how often an MCP server looks for changes made to the vault
+// by others, unless MCPOptions.Poll says otherwise.
+const DefaultPoll = 2 * time.Second
+
+// MemoryProtocol is the protocol the Messages API teaches the model when the
+// memory tool is enabled. An MCP client gets no such system prompt, so the MCP
+// server puts it in the memory tool's description and its instructions.
+const MemoryProtocol = `IMPORTANT: ALWAYS VIEW YOUR MEMORY DIRECTORY (/memories) BEFORE DOING ANYTHING ELSE.
+
+MEMORY PROTOCOL:
+1. Start with the view command on /memories to pick up earlier progress, decisions and notes.
+2. As you work, record status, progress and what you learn in memory files, as you go rather than at the end.
+3. ASSUME INTERRUPTION: your context may be reset at any moment, and any progress not recorded in /memories is lost.`
+
+// memoryToolDescription is the description of the MCP memory tool: the protocol,
+// then the commands.
+const memoryToolDescription = `Your persistent memory: a directory of text files under /memories that outlives this conversation (kept encrypted, every change a commit in a git history).
+
+` + MemoryProtocol + `
+
+Commands (the "command" field), each with its own fields:
+- view {path, view_range?}: list a directory two levels deep, or show a file with line numbers; view_range [first, last] shows part of a file (last -1 for the end).
+- create {path, file_text}: create a new file (parent directories come into being); fails if the path exists.
+- str_replace {path, old_str, new_str}: replace old_str, which must occur exactly once, with new_str.
+- insert {path, insert_line, insert_text}: insert text as a new line after line insert_line (0 for the top).
+- delete {path}: delete a file, or a directory with everything in it.
+- rename {old_path, new_path}: move a file or directory.
+Every path starts with /memories. Keep your memory organised: update or delete files that are out of date rather than piling up new ones.`
+
+// memoryInputSchema is the memory tool's command object. It is flat (no oneOf),
+// since the Messages API refuses a tool schema with oneOf at the top, and it
+// lets through fields a command does not use, as the contract ignores them.
+const memoryInputSchema = `{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert", "delete", "rename"], "description": "The memory command to run."},
+    "path": {"type": "string", "description": "view, create, str_replace, insert, delete: the path, /memories or under it."},
+    "view_range": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2, "description": "view of a file: [first line, last line], 1-based and inclusive; -1 as last means the end."},
+    "file_text": {"type": "string", "description": "create: the content of the new file."},
+    "old_str": {"type": "string", "description": "str_replace: the text to replace; it must occur exactly once."},
+    "new_str": {"type": "string", "description": "str_replace: the replacement; missing means the empty string."},
+    "insert_line": {"type": "integer", "minimum": 0, "description": "insert: the line after which the text goes; 0 for the top."},
+    "insert_text": {"type": "string", "description": "insert: the text to insert; one trailing newline is dropped."},
+    "old_path": {"type": "string", "description": "rename: the file or directory to move."},
+    "new_path": {"type": "string", "description": "rename: where it goes."}
+  },
+  "required": ["command"]
+}`
+
+// toolUseIDKeys are the _meta keys of a tools/call request that may carry the
+// model's tool_use id, so a commit made through MCP can still name it: ours, and
+// the one Claude Code sends when it does.
+var toolUseIDKeys = []string{"memvault/toolUseId", "claudecode/toolUseId"}
+
+// NewMCPServer returns an MCP server exposing store: the tool "memory", whose
+// input is the memory tool's command object and whose answers are those of a
+// Handler (is_error as isError); the tool "history", recent commits; and every
+// memory file as a read-only resource memory:///memories/..., with list-changed
+// and, for subscribers, updated notifications when the vault changes.
+//
+// Each client session gets its own session id; its commits carry it and the
+// client's name (from initialize) in their Session and Agent trailers.
+// Serve it on stdio with ServeMCPStdio, over streamable HTTP with ServeMCPHTTP
+// (or MCPHandler in a server of your own), or on any transport with its Run method.
+func NewMCPServer(store MCPStore, opts MCPOptions) *mcp.Server {
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Poll == 0 {
+		opts.Poll = DefaultPoll
+	}
+	m := &mcpServer{store: store, opts: opts, sessions: make(map[*mcp.ServerSession]string)}
+	m.srv = mcp.NewServer(&mcp.Implementation{Name: "memvault", Title: "memvault", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions:       "memvault is your persistent memory, through the memory tool.\n\n" + MemoryProtocol,
+		Logger:             opts.Logger,
+		InitializedHandler: m.initialized,
+		SubscribeHandler:   m.subscribe,
+		UnsubscribeHandler: m.unsubscribe,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+		},
+	})
+	m.res = newResourceSync(store, m.srv)
+	m.srv.AddTool(&mcp.Tool{
+		Name:        "memory",
+		Title:       "Memory",
+		Description: memoryToolDescription,
+		InputSchema: json.RawMessage(memoryInputSchema),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, m.callMemory)
+	m.srv.AddTool(&mcp.Tool{
+		Name:        "history",
+		Title:       "Memory history",
+		Description: historyToolDescription,
+		InputSchema: json.RawMessage(historyInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, m.callHistory)
+	// Lists and reads see the vault as it is now, whatever the last poll saw.
+	m.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			m.watch()
+			if method == "resources/list" || method == "resources/read" {
+				m.res.refresh(ctx) // on failure the read itself reports
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return m.srv
+}
+
+// mcpServer is the state behind one MCP server.
+type mcpServer struct {
+	store MCPStore
+	opts  MCPOptions
+	srv   *mcp.Server
+	res   *resourceSync
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]string // session ids, while connected
+	polling  bool
+}
+
+// callMemory runs one memory command for the calling session.
+func (m *mcpServer) callMemory(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	agentName := ""
+	if ci := req.ClientInfo(); ci != nil {
+		agentName = clientName(ci.Name)
+	}
+	h := New(m.store, Options{Agent: agentName, Session: m.sessionID(req.Session)})
+	input := []byte(req.Params.Arguments)
+	a, err := h.Run(ctx, input, toolUseID(req.Params.Meta))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		a = Answer{Content: internalAnswer(err), IsError: true}
+	}
+	if !a.IsError {
+		m.res.refresh(ctx) // announce a change at once; a view finds none
+	}
+	return textResult(a.Content, a.IsError), nil
+}
+
+// clientName makes a client's self-chosen name fit for a commit: no angle
+// brackets or control characters, which would break (or forge) the commit's
+// author line, and not overlong.
+func clientName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '<' || r == '>' {
+			return -1
+		}
+		return r
+	}, s)
+	if r := []rune(strings.TrimSpace(s)); len(r) > 100 {
+		return string(r[:100])
+	}
+	return strings.TrimSpace(s)
+}
+
+func textResult(text string, isError bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
+}
+
+// toolUseID finds the model's tool_use id in a request's _meta, if the client sent one.
+func toolUseID(meta mcp.Meta) string {
+	for _, k := range toolUseIDKeys {
+		if s, ok := meta[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// sessionID returns the id memvault gave ss, giving it one on first use. It is
+// memvault's own random id, never the transport's Mcp-Session-Id, which a
+// client uses as a credential and which must not land in a synced history.
+func (m *mcpServer) sessionID(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if id, ok := m.sessions[ss]; ok {
+		return id
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	id := "mcp-" + hex.EncodeToString(b[:])
+	m.sessions[ss] = id
+	go func() {
+		_ = ss.Wait()
+		m.mu.Lock()
+		delete(m.sessions, ss)
+		m.mu.Unlock()
+	}()
+	return id
+}
+
+// initialized gives a session that began with initialize its id and starts
+// watching the vault. (Clients of the 2026-07-28 protocol send no initialize;
+// their first request starts the watch.)
+func (m *mcpServer) initialized(ctx context.Context, req *mcp.InitializedRequest) {
+	m.sessionID(req.Session)
+	m.res.refresh(ctx)
+	m.watch()
+}
+
+// watch makes sure the vault is being polled for changes made by others.
+func (m *mcpServer) watch() {
+	if m.opts.Poll < 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.polling {
+		m.polling = true
+		go m.poll()
+	}
+}
+
+// poll refreshes the resources every opts.Poll while any session is connected.
+func (m *mcpServer) poll() {
+	t := time.NewTicker(m.opts.Poll)
+	defer t.Stop()
+	for range t.C {
+		m.mu.Lock()
+		if !hasSessions(m.srv) {
+			m.polling = false
+			m.mu.Unlock()
+			return
+		}
+		m.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), m.opts.Poll+10*time.Second)
+		m.res.refresh(ctx)
+		cancel()
+	}
+}
+
+func hasSessions(srv *mcp.Server) bool {
+	for range srv.Sessions() {
+		return true
+	}
+	return false
+}
+
+func (m *mcpServer) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	if _, ok := memoryPathOf(req.Params.URI); !ok {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	m.res.watch(req.Params.URI, 1)
+	return nil
+}
+
+func (m *mcpServer) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	m.res.watch(req.Params.URI, -1)
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }

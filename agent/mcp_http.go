@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrNotLoopback is returned by ListenMCP for an address that is not on the
+// loopback interface when HTTPOptions do not allow it.
+var ErrNotLoopback = errors.New("not a loopback address")
+
+// HTTPOptions configure MCP over streamable HTTP.
+type HTTPOptions struct {
+	// Token, when set, is the bearer token every request must carry, as
+	// "Authorization: Bearer <token>".
+	Token string
+	// AllowRemote permits listening on an address that is not loopback.
+	// It takes effect only with a Token.
+	AllowRemote bool
+}
+
+// ListenMCP listens on the TCP address addr for MCP over HTTP. An address
+// without a host ("8080" or ":8080") means 127.0.0.1. Unless opts.AllowRemote
+// is set and opts.Token is not empty, it refuses, with an error wrapping
+// ErrNotLoopback, any address that is not loopback, including the unspecified
+// 0.0.0.0 and ::, and host names that resolve to anything else.
+func ListenMCP(ctx context.Context, addr string, opts HTTPOptions) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil && !strings.Contains(addr, ":") {
+		host, port, err = "", addr, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent: mcp: listen %q: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	remote := opts.AllowRemote && opts.Token != ""
+	if !remote {
+		ok, err := isLoopbackHost(ctx, host)
+		if err != nil {
+			return nil, fmt.Errorf("agent: mcp: listen %q: %w", addr, err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("agent: mcp: listen %q: %w", addr, ErrNotLoopback)
+		}
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("agent: mcp: %w", err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !remote && (!ok || !tcp.IP.IsLoopback()) {
+		ln.Close()
+		return nil, fmt.Errorf("agent: mcp: listen %q: %w", addr, ErrNotLoopback)
+	}
+	return ln, nil
+}
+
+// isLoopbackHost tells whether every address host stands for is loopback.
+func isLoopbackHost(ctx context.Context, host string) (bool, error) {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.IsLoopback(), nil
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return false, err
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false, nil
+		}
+	}
+	return len(ips) > 0, nil
+}
+
+// MCPHandler serves srv over MCP's streamable HTTP transport at every path.
+// With opts.Token set, a request without that bearer token gets 401; the token
+// is compared in constant time. Browser requests from another origin are
+// refused, and so are requests to a loopback address naming another host (the
+// SDK's protection against DNS rebinding).
+func MCPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: time.Hour})
+	h = http.NewCrossOriginProtection().Handler(h)
+	if opts.Token == "" {
+		return h
+	}
+	want := sha256.Sum256([]byte(opts.Token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(got))
+		// Hashing first makes the comparison constant-time in the token's length too.
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="memvault"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ServeMCPHTTP serves srv over streamable HTTP on ln, as MCPHandler does,
+// until ctx ends; then it shuts the server down and returns nil. It closes ln.
+func ServeMCPHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPOptions) error {
+	hs := &http.Server{Handler: MCPHandler(srv, opts), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("agent: mcp: serve: %w", err)
+	case <-ctx.Done():
+	}
+	// Event streams stay open; give requests in flight a moment, then close.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	<-done
+	return nil
+}

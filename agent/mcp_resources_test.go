@@ -1,0 +1,116 @@
+package agent_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+func TestMCPResources(t *testing.T) {
+	ctx := context.Background()
+	cs := connectMCP(t, vaulttest.New(t), "test", agent.MCPOptions{Poll: -1}, nil)
+	callMemory(t, cs, `{"command":"create","path":"/memories/notes/a b.md","file_text":"hello\n"}`, "")
+	callMemory(t, cs, `{"command":"create","path":"/memories/.hidden","file_text":"h"}`, "")
+	callMemory(t, cs, `{"command":"create","path":"/memories/100%.txt","file_text":"ünï"}`, "")
+
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatalf("ListResources: %v", err)
+	}
+	got := map[string]*mcp.Resource{}
+	for _, r := range res.Resources {
+		got[r.URI] = r
+	}
+	want := map[string]struct {
+		name, mime string
+		size       int64
+	}{
+		"memory:///memories/notes/a%20b.md": {"/memories/notes/a b.md", "text/markdown", 6},
+		"memory:///memories/.hidden":        {"/memories/.hidden", "text/plain", 1},
+		"memory:///memories/100%25.txt":     {"/memories/100%.txt", "text/plain", 5},
+	}
+	if len(got) != len(want) {
+		t.Errorf("ListResources = %d resources, want %d", len(got), len(want))
+	}
+	for uri, w := range want {
+		r := got[uri]
+		if r == nil || r.Name != w.name || r.MIMEType != w.mime || r.Size != w.size {
+			t.Errorf("resource %s = %+v, want name %q, type %s, size %d", uri, r, w.name, w.mime, w.size)
+		}
+	}
+
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory:///memories/notes/a%20b.md"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "hello\n" {
+		t.Fatalf("ReadResource(a b.md) = %+v, %v; want hello", rr, err)
+	}
+	for _, uri := range []string{"memory:///memories/missing.md", "memory:///memories/notes", "memory:///etc/passwd",
+		"file:///memories/notes/a%20b.md", "memory:///memories/notes/../notes/a%20b.md"} {
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("ReadResource(%s) succeeded, want an error", uri)
+		}
+	}
+}
+
+// TestMCPResourceNotifications checks the notifications a client gets: the list
+// changes when a file comes or goes, and a subscriber hears of an update to its
+// file, whether the change came through this server or from elsewhere.
+func TestMCPResourceNotifications(t *testing.T) {
+	ctx := context.Background()
+	v := vaulttest.New(t)
+	listChanged := make(chan struct{}, 16)
+	updated := make(chan string, 16)
+	cs := connectMCP(t, v, "test", agent.MCPOptions{Poll: 20 * time.Millisecond}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- r.Params.URI
+		},
+	})
+	const uri = "memory:///memories/todo.md"
+
+	callMemory(t, cs, `{"command":"create","path":"/memories/todo.md","file_text":"- one"}`, "")
+	waitFor(t, listChanged, "resources/list_changed after a create")
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("Subscribe(%s): %v", uri, err)
+	}
+
+	callMemory(t, cs, `{"command":"insert","path":"/memories/todo.md","insert_line":1,"insert_text":"- two"}`, "")
+	if got := waitFor(t, updated, "resources/updated after an insert"); got != uri {
+		t.Errorf("resources/updated for %s, want %s", got, uri)
+	}
+
+	// A change by another writer (another process, in real life) is found by polling.
+	other := agent.New(v, agent.Options{Agent: "other"})
+	if c, isErr := other.Handle(ctx, []byte(`{"command":"str_replace","path":"/memories/todo.md","old_str":"one","new_str":"uno"}`), ""); isErr {
+		t.Fatalf("str_replace: %s", c)
+	}
+	if got := waitFor(t, updated, "resources/updated after a change elsewhere"); got != uri {
+		t.Errorf("resources/updated for %s, want %s", got, uri)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || rr.Contents[0].Text != "- uno\n- two" {
+		t.Errorf("ReadResource after the change = %+v, %v; want the new content", rr, err)
+	}
+
+	drain(listChanged)
+	callMemory(t, cs, `{"command":"delete","path":"/memories/todo.md"}`, "")
+	waitFor(t, listChanged, "resources/list_changed after a delete")
+	waitFor(t, updated, "resources/updated after a delete")
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Errorf("ReadResource after delete succeeded, want an error")
+	}
+}
+
+func drain[T any](ch chan T) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}

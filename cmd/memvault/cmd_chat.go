@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/agent"
+)
+
+// chatOptions are the flags of `memvault chat`.
+type chatOptions struct {
+	prompt              string // -p; "" means the REPL, "-" reads stdin
+	model               string
+	maxTokens           int64
+	system              string
+	noContextManagement bool
+	apiKeyFile          string
+	agent               string
+	session             string
+	quiet               bool
+}
+
+func newChatCommand(g *globalOptions) *cobra.Command {
+	var opts chatOptions
+	c := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk to Claude, with its memory tool on this vault",
+		Long: `Chat talks to Claude through the Messages API with the memory tool (memory_20250818)
+declared, and runs the model's memory commands on the vault: each is one commit whose
+Tool-Use-Id is the call's tool_use id. The calls of one response run in order.
+
+By default it is a conversation: type a prompt, read the answer; /exit or the end of
+input stops. With -p PROMPT it runs one turn and prints the final text alone ("-p -"
+reads the prompt from stdin). Memory commands are shown on stderr unless --quiet.
+
+The API key comes from $ANTHROPIC_API_KEY (or --api-key-file); $ANTHROPIC_BASE_URL
+points elsewhere than the public API. The model is --model, else $ANTHROPIC_MODEL, else
+` + agent.DefaultModel + `. Context management (clear_tool_uses_20250919, sparing the memory
+tool's results) is on unless --no-context-management, so long sessions keep going.
+The client retries connection errors, rate limits (429) and overload (529) as the SDK
+does; an error that remains is reported and the conversation can go on.`,
+		Example: `  memvault chat
+  memvault chat -p "What do you remember about this project?"
+  echo "Summarise my notes" | memvault chat -p - --model claude-opus-4-5`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runChat(c.Context(), c, g, opts, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.prompt, "print", "p", "", "run one turn with `PROMPT` and print the final text (- reads stdin)")
+	f.StringVar(&opts.model, "model", "", "the `MODEL` (default $ANTHROPIC_MODEL, else "+agent.DefaultModel+")")
+	f.Int64Var(&opts.maxTokens, "max-tokens", agent.DefaultMaxTokens, "the most tokens in one response")
+	f.StringVar(&opts.system, "system", "", "a system prompt `TEXT`")
+	f.BoolVar(&opts.noContextManagement, "no-context-management", false, "do not clear old tool results as the context fills")
+	f.StringVar(&opts.apiKeyFile, "api-key-file", "", "read the API key from `FILE` (default $ANTHROPIC_API_KEY)")
+	f.StringVar(&opts.agent, "agent", "memvault-chat", "`NAME` of the agent, recorded in each commit")
+	f.StringVar(&opts.session, "session", "", "session `ID` recorded in each commit (default chat-<time>)")
+	f.BoolVarP(&opts.quiet, "quiet", "q", false, "do not show memory commands on stderr")
+	return c
+}
+
+func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatOptions, in io.Reader, out, errOut io.Writer) (err error) {
+	if opts.maxTokens < 1 {
+		return &usageError{cmd: c.CommandPath(), err: errors.New("--max-tokens must be positive")}
+	}
+	clientOpts, err := apiKeyOptions(opts)
+	if err != nil {
+		return err
+	}
+	prompt := opts.prompt
+	if prompt == "-" {
+		b, err := io.ReadAll(io.LimitReader(in, 1<<20))
+		if err != nil {
+			return fmt.Errorf("chat: read the prompt: %w", err)
+		}
+		if prompt = strings.TrimSpace(string(b)); prompt == "" {
+			return &usageError{cmd: c.CommandPath(), err: errors.New("-p -: the prompt on stdin is empty")}
+		}
+	}
+	v, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	session := opts.session
+	if session == "" {
+		session = "chat-" + time.Now().UTC().Format("20060102T150405Z")
+	}
+	copts := agent.ChatOptions{
+		Model:               firstNonEmpty(opts.model, os.Getenv("ANTHROPIC_MODEL")),
+		MaxTokens:           opts.maxTokens,
+		System:              opts.system,
+		NoContextManagement: opts.noContextManagement,
+	}
+	if !opts.quiet {
+		st := stylesFor(errOut)
+		copts.OnToolCall = func(tc agent.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
+	}
+	h := agent.New(v, agent.Options{Agent: opts.agent, Session: session})
+	chat := agent.NewChat(anthropic.NewClient(clientOpts...), h, copts)
+	if c.Flags().Changed("print") {
+		reply, err := chat.Send(ctx, prompt)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(out, reply)
+		return err
+	}
+	return chat.REPL(ctx, in, out, errOut)
+}
+
+// apiKeyOptions finds the API key: --api-key-file, else what the SDK reads
+// from the environment. It fails early, and clearly, when there is none.
+func apiKeyOptions(opts chatOptions) ([]option.RequestOption, error) {
+	if opts.apiKeyFile != "" {
+		b, err := os.ReadFile(opts.apiKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("chat: api key: %w", err)
+		}
+		key := strings.TrimSpace(string(b))
+		if key == "" {
+			return nil, fmt.Errorf("chat: api key file %s is empty", opts.apiKeyFile)
+		}
+		return []option.RequestOption{option.WithAPIKey(key)}, nil
+	}
+	if os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "" {
+		return nil, errors.New("chat: no API key: set ANTHROPIC_API_KEY or pass --api-key-file")
+	}
+	return nil, nil
+}
+
+// describeCall is the line shown for a tool call: its command and path(s), and
+// for an error answer its first line, cut short. Control characters the model
+// put there are masked, so they cannot drive the terminal.
+func describeCall(tc agent.ToolCall) string {
+	var in struct {
+		Command string `json:"command"`
+		Path    string `json:"path"`
+		OldPath string `json:"old_path"`
+		NewPath string `json:"new_path"`
+	}
+	_ = json.Unmarshal(tc.Input, &in)
+	s := tc.Name + ": " + in.Command + " " + in.Path
+	if in.OldPath != "" || in.NewPath != "" {
+		s += in.OldPath + " -> " + in.NewPath
+	}
+	if tc.Answer.IsError {
+		first, _, _ := strings.Cut(tc.Answer.Content, "\n")
+		if r := []rune(first); len(r) > 120 {
+			first = string(r[:120]) + "…"
+		}
+		s += " (" + first + ")"
+	}
+	return "  " + strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}

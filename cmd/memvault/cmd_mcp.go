@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/agent"
+)
+
+// envMCPToken holds the bearer token of `memvault mcp --http`, so that it is
+// not on the command line for every process listing to show.
+const envMCPToken = "MEMVAULT_MCP_TOKEN"
+
+// mcpOptions are the flags of `memvault mcp`.
+type mcpOptions struct {
+	http        string // --http ADDR; "" serves stdio
+	allowRemote bool
+	tokenFile   string
+}
+
+func newMCPCommand(g *globalOptions) *cobra.Command {
+	var opts mcpOptions
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the vault to MCP clients such as Claude Code and Claude Desktop",
+		Long: `Mcp serves the vault over the Model Context Protocol, on stdin and stdout by default,
+so an MCP client (Claude Code, Claude Desktop, any other) can start it as a server.
+
+It offers the tool "memory", whose input is the memory tool's command object and whose
+answers are those of 'memvault tool'; its description teaches the model the memory
+protocol (view /memories first, record progress, assume interruption). The tool
+"history" lists recent commits. Every memory file is also a read-only resource
+memory:///memories/..., and clients hear when the list or a subscribed file changes.
+Commits made through MCP name the client (Agent) and a session id of their own.
+
+With --http ADDR it serves MCP's streamable HTTP transport instead. An ADDR without
+a host (":8765") listens on 127.0.0.1. An address that is not loopback is refused
+unless --allow-remote is given together with a bearer token, from $` + envMCPToken + `
+or --token-file; clients then send "Authorization: Bearer <token>". A token is
+honoured on loopback too. Put a TLS proxy in front of a remote server.`,
+		Example: `  claude mcp add memvault -- memvault mcp
+  memvault mcp --http 127.0.0.1:8765
+  ` + envMCPToken + `=$(cat token) memvault mcp --http 0.0.0.0:8765 --allow-remote`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runMCP(c.Context(), c, g, opts, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	c.Flags().StringVar(&opts.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
+	c.Flags().BoolVar(&opts.allowRemote, "allow-remote", false, "with --http, allow an address that is not loopback (needs a token)")
+	c.Flags().StringVar(&opts.tokenFile, "token-file", "", "read the bearer token for --http from `FILE` (default $"+envMCPToken+")")
+	return c
+}
+
+func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOptions, in io.Reader, out, errOut io.Writer) (err error) {
+	if opts.http == "" && (opts.allowRemote || opts.tokenFile != "") {
+		return &usageError{cmd: c.CommandPath(), err: errors.New("--allow-remote and --token-file go with --http")}
+	}
+	var hopts agent.HTTPOptions
+	if opts.http != "" {
+		if hopts, err = httpOptions(c, opts); err != nil {
+			return err
+		}
+	}
+	v, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	srv := agent.NewMCPServer(v, agent.MCPOptions{Version: moduleVersion()})
+	if opts.http == "" {
+		return agent.ServeMCPStdio(ctx, srv, in, out)
+	}
+	ln, err := agent.ListenMCP(ctx, opts.http, hopts)
+	if errors.Is(err, agent.ErrNotLoopback) {
+		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+
+			"pass --allow-remote with a bearer token in $%s or --token-file", opts.http, err, envMCPToken)}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at http://%s/\n", ln.Addr())
+	return agent.ServeMCPHTTP(ctx, srv, ln, hopts)
+}
+
+// httpOptions reads the token and checks that --allow-remote has one.
+func httpOptions(c *cobra.Command, opts mcpOptions) (agent.HTTPOptions, error) {
+	h := agent.HTTPOptions{AllowRemote: opts.allowRemote, Token: os.Getenv(envMCPToken)}
+	if opts.tokenFile != "" {
+		b, err := os.ReadFile(opts.tokenFile)
+		if err != nil {
+			return h, fmt.Errorf("mcp: token: %w", err)
+		}
+		if h.Token = strings.TrimSpace(string(b)); h.Token == "" {
+			return h, fmt.Errorf("mcp: token file %s is empty", opts.tokenFile)
+		}
+	}
+	if h.AllowRemote && h.Token == "" {
+		return h, &usageError{cmd: c.CommandPath(), err: fmt.Errorf(
+			"--allow-remote needs a bearer token: set $%s or pass --token-file", envMCPToken)}
+	}
+	return h, nil
+}
+
+// moduleVersion is memvault's version as the build recorded it, for MCP
+// clients to see: a tag, a pseudo-version, or "(devel)".
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
