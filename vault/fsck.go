@@ -75,7 +75,7 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 		if err == nil {
 			_, err = v.keys.decrypt(p, ct)
 		}
-		if errors.Is(err, ErrNoIdentity) {
+		if errors.Is(err, ErrNoIdentity) || errors.Is(err, ErrPassphrase) {
 			return append(out, err.Error()+"; memory files were not decrypted")
 		}
 		if err != nil {

@@ -5,112 +5,109 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"filippo.io/age"
+	"filippo.io/age/plugin"
+
+	"github.com/memvault/memvault/gitlog"
 )
 
 // keyring loads the identity once, on first use, and keeps the parsed recipients
-// of the vault by the hash of its recipients file.
+// of the vault by the content of its recipients file.
 type keyring struct {
 	path string
+	pass func(prompt string) ([]byte, error)
+	repo *gitlog.Repo // to name the vault's recipients when a file cannot be decrypted
 
-	once sync.Once
-	ids  []age.Identity
-	err  error
+	mu  sync.Mutex
+	id  *identityFile
+	err error
 
-	mu         sync.Mutex
+	rmu        sync.Mutex
 	recipients map[string][]age.Recipient // recipients file content -> parsed
 }
 
-func newKeyring(path string) *keyring {
-	return &keyring{path: path, recipients: map[string][]age.Recipient{}}
+func newKeyring(opts Options, repo *gitlog.Repo) *keyring {
+	return &keyring{path: opts.IdentityFile, pass: opts.Passphrase, repo: repo, recipients: map[string][]age.Recipient{}}
 }
 
-func (k *keyring) identities() ([]age.Identity, error) {
-	k.once.Do(func() {
-		k.ids, k.err = readIdentities(k.path)
-	})
-	return k.ids, k.err
-}
-
-func readIdentities(path string) ([]age.Identity, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("vault: identity %s does not exist (run memvault init, or pass --identity): %w", path, ErrNoIdentity)
-		}
-		return nil, fmt.Errorf("vault: identity %s cannot be opened (%v): %w", path, errors.Unwrap(err), ErrNoIdentity)
-	}
-	defer f.Close()
-	ids, err := age.ParseIdentities(f)
-	if err != nil {
-		// age's parse errors do not quote key material, but say only where to look.
-		return nil, fmt.Errorf("vault: identity %s is not an age identity file: %w", path, ErrNoIdentity)
-	}
-	return ids, nil
-}
-
-// loadOrCreateIdentity returns the public recipient of the identity at path,
-// generating an X25519 identity there (mode 0600, in a 0700 directory) if the file
-// does not exist.
-func loadOrCreateIdentity(path string) (recipient string, created bool, err error) {
-	ids, err := readIdentities(path)
-	if err == nil {
-		for _, id := range ids {
-			switch id := id.(type) {
-			case *age.X25519Identity:
-				return id.Recipient().String(), false, nil
-			case *age.HybridIdentity:
-				return id.Recipient().String(), false, nil
-			}
-		}
-		return "", false, fmt.Errorf("vault: identity %s holds no X25519 or hybrid key: %w", path, ErrNoIdentity)
-	}
-	if _, serr := os.Stat(path); !errors.Is(serr, os.ErrNotExist) {
-		return "", false, err
-	}
-	id, err := age.GenerateX25519Identity()
-	if err != nil {
-		return "", false, fmt.Errorf("vault: generate identity: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", false, fmt.Errorf("vault: create identity: %w", err)
-	}
-	content := fmt.Sprintf("# created: %s\n# public key: %s\n%s\n",
-		time.Now().UTC().Format(time.RFC3339), id.Recipient(), id)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", false, fmt.Errorf("vault: create identity %s: %w", path, errors.Unwrap(err))
-	}
-	_, err = io.WriteString(f, content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return "", false, fmt.Errorf("vault: write identity %s: %w", path, errors.Unwrap(err))
-	}
-	return id.Recipient().String(), true, nil
-}
-
-// parseRecipients parses a recipients file, caching by its content.
-func (k *keyring) parseRecipients(content []byte) ([]age.Recipient, error) {
+// identity loads the identity once per keyring, so a passphrase is asked for
+// at most once, whatever the number of files decrypted. A failure is kept too,
+// a wrong passphrase included: a loop over files must not ask again for each
+// (a UI that lets the user try again opens the vault again).
+func (k *keyring) identity() (*identityFile, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.id != nil || k.err != nil {
+		return k.id, k.err
+	}
+	id, err := readIdentityFile(k.path, k.pass, true)
+	if err != nil {
+		k.err = fmt.Errorf("%w (%s)", err, k.expected())
+		return nil, k.err
+	}
+	k.id = id
+	return id, nil
+}
+
+// expected says which keys the vault's current files are encrypted to, for errors.
+func (k *keyring) expected() string {
+	if k.repo == nil {
+		return "the vault's recipients are unknown"
+	}
+	head, err := k.repo.Head()
+	if err != nil {
+		return "the vault's recipients are unknown"
+	}
+	root, err := k.repo.RootTree(head)
+	var content []byte
+	if err == nil {
+		var e gitlog.Entry
+		if e, err = k.repo.Lookup(root, recipientsPath); err == nil {
+			content, err = k.repo.ReadBlob(e.Hash)
+		}
+	}
+	var f *recipientsFile
+	if err == nil {
+		f, err = parseRecipientsFile(content)
+	}
+	if err != nil {
+		return "the vault's recipients are unknown"
+	}
+	var keys []string
+	for _, r := range f.entries {
+		s := abbrev(r.Key)
+		if !strings.HasPrefix(r.Type, "ssh-") {
+			s = r.Type + " " + s
+		}
+		if r.Comment != "" && !strings.HasPrefix(r.Type, "ssh-") {
+			s += " (" + r.Comment + ")"
+		}
+		keys = append(keys, s)
+	}
+	return "the vault is encrypted to " + strings.Join(keys, ", ")
+}
+
+// parseRecipients parses a recipients file into age recipients, caching by its
+// content. The error wraps ErrRecipients.
+func (k *keyring) parseRecipients(content []byte) ([]age.Recipient, error) {
+	k.rmu.Lock()
+	defer k.rmu.Unlock()
 	if rs, ok := k.recipients[string(content)]; ok {
 		return rs, nil
 	}
-	rs, err := age.ParseRecipients(bytes.NewReader(content))
+	f, err := parseRecipientsFile(content)
+	if err == nil {
+		err = f.check()
+	}
+	var rs []age.Recipient
+	if err == nil {
+		rs, err = f.ageRecipients(pluginUI(k.pass))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
+		return nil, err
 	}
 	k.recipients[string(content)] = rs
 	return rs, nil
@@ -120,8 +117,12 @@ func encrypt(plain []byte, rs []age.Recipient) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(plain) + 256*len(rs) + 64)
 	w, err := age.Encrypt(&buf, rs...)
+	var missing *plugin.NotFoundError
+	if errors.As(err, &missing) {
+		return nil, fmt.Errorf("vault: encrypt: a recipient needs the age plugin program age-plugin-%s, which is not on PATH: %w", missing.Name, ErrRecipients)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("vault: encrypt: %w", err)
+		return nil, fmt.Errorf("vault: encrypt: %v: %w", err, ErrRecipients)
 	}
 	if _, err := w.Write(plain); err != nil {
 		return nil, fmt.Errorf("vault: encrypt: %w", err)
@@ -132,16 +133,20 @@ func encrypt(plain []byte, rs []age.Recipient) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// decrypt opens the ciphertext of the memory file at path p.
+// decrypt opens the ciphertext of the memory file at path p. The error wraps
+// ErrNoIdentity or ErrPassphrase when the identity cannot be loaded, and
+// ErrDecrypt when it is not a recipient of the file or the file is damaged; it
+// names the identity tried and the keys the vault expects.
 func (k *keyring) decrypt(p string, ct []byte) ([]byte, error) {
-	ids, err := k.identities()
+	id, err := k.identity()
 	if err != nil {
 		return nil, err
 	}
-	r, err := age.Decrypt(bytes.NewReader(ct), ids...)
+	r, err := age.Decrypt(bytes.NewReader(ct), id.ids...)
 	var nomatch *age.NoIdentityMatchError
 	if errors.As(err, &nomatch) {
-		return nil, fmt.Errorf("vault: decrypt %s: the identity %s is not among the recipients it was encrypted to (see %s in the vault, or use the right --identity): %w", p, k.path, recipientsPath, ErrDecrypt)
+		return nil, fmt.Errorf("vault: decrypt %s: the identity %s is not one of its recipients (the file is encrypted to %s; %s): %w",
+			p, id.describe(), stanzaSummary(nomatch.StanzaTypes), k.expected(), ErrDecrypt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("vault: decrypt %s: damaged ciphertext (%v): %w", p, err, ErrDecrypt)
@@ -151,6 +156,28 @@ func (k *keyring) decrypt(p string, ct []byte) ([]byte, error) {
 		return nil, fmt.Errorf("vault: decrypt %s: damaged or truncated ciphertext (%v): %w", p, err, ErrDecrypt)
 	}
 	return plain, nil
+}
+
+// stanzaSummary counts a file's recipients by type: "2 x25519 keys, 1 ssh-ed25519 key".
+func stanzaSummary(types []string) string {
+	count := map[string]int{}
+	var order []string
+	for _, t := range types {
+		t = strings.ToLower(t)
+		if count[t] == 0 {
+			order = append(order, t)
+		}
+		count[t]++
+	}
+	var parts []string
+	for _, t := range order {
+		noun := "keys"
+		if count[t] == 1 {
+			noun = "key"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s", count[t], t, noun))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // plainSize returns the plaintext length of an age file from its length and

@@ -45,6 +45,11 @@ const (
 type Options struct {
 	// IdentityFile is the age identity used to decrypt; "" means DefaultIdentityFile.
 	IdentityFile string
+	// Passphrase is asked for a passphrase the identity needs (a protected age
+	// identity file, an encrypted SSH key, an age plugin's PIN); prompt says
+	// which. It is called once per Vault, not once per file. nil means a
+	// protected identity fails with ErrPassphrase.
+	Passphrase func(prompt string) ([]byte, error)
 	// Now gives commit times; nil means time.Now.
 	Now func() time.Time
 }
@@ -111,7 +116,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
-	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile)
+	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
 	if err != nil {
 		return nil, res, err
 	}
@@ -128,7 +133,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	if err != nil {
 		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
 	}
-	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts.IdentityFile), cache: newPlainCache(64 << 20)}
+	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(64 << 20)}
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
 	unlock, err := repo.Lock(ctx)
 	if err == nil {
@@ -161,7 +166,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: open %s: %w", dir, err)
 	}
-	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts.IdentityFile), cache: newPlainCache(64 << 20)}
+	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(64 << 20)}
 	head, err := repo.Head()
 	if err != nil {
 		err = fmt.Errorf("%w: %v", ErrDamaged, err)

@@ -33,7 +33,7 @@ func runInit(ctx context.Context, g *globalOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	v, res, err := vault.Init(ctx, dir, vault.Options{IdentityFile: identity})
+	v, res, err := vault.Init(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase})
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, vault.ErrDecrypt):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintDecrypt)
 		return exitSetup
+	case errors.Is(err, vault.ErrPassphrase):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintPassphrase)
+		return exitSetup
 	case errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir), errors.Is(err, errFsckProblems):
 		fmt.Fprintf(stderr, "memvault: %v\n", err)
 		return exitAnswer
@@ -104,5 +107,9 @@ const (
 	hintIdentity = "Point --identity (or MEMVAULT_IDENTITY) at the identity file the vault " +
 		"was made with; 'memvault init' creates one if you have none."
 	hintDecrypt = "The identity in use is not one the vault's files are encrypted to: " +
-		"pass the right one with --identity (or MEMVAULT_IDENTITY)."
+		"pass the right one with --identity (or MEMVAULT_IDENTITY), or ask someone who can read " +
+		"the vault to run 'memvault recipients add' with your public key ('memvault identity show' " +
+		"prints it). After a rekey, --identity IDENTITY.old reads the history before it."
+	hintPassphrase = "The identity is protected by a passphrase: type it on the terminal, or " +
+		"name a file holding it with --passphrase-file (or MEMVAULT_PASSPHRASE_FILE)."
 )

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the testscript files' expected 
 // TestMain lets the test binary be the memvault command: testscript runs it under the
 // name memvault, and TestNoPlaintextAtRest does the same through a symlink.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"memvault": main})
+	testscript.Main(m, map[string]func(){"memvault": mainWithTestHooks})
 }
 
 // TestScripts runs the stories in testdata/*.txtar.

@@ -15,6 +15,8 @@ import (
 type globalOptions struct {
 	vaultDir string // --vault; "" means $MEMVAULT_DIR, then vault.DefaultDir
 	identity string // --identity; "" means $MEMVAULT_IDENTITY, then vault.DefaultIdentityFile
+	// passphraseFile is --passphrase-file; "" means $MEMVAULT_PASSPHRASE_FILE, then a prompt.
+	passphraseFile string
 }
 
 // Environment variables that stand in for the global flags.
@@ -47,6 +49,8 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		"the vault, a `DIR` (default $"+envVault+", else $XDG_DATA_HOME/memvault/default.git)")
 	root.PersistentFlags().StringVar(&g.identity, "identity", "",
 		"the identity `FILE` that decrypts it (default $"+envIdentity+", else $XDG_CONFIG_HOME/memvault/identity)")
+	root.PersistentFlags().StringVar(&g.passphraseFile, "passphrase-file", "",
+		"read a protected identity's passphrase from `FILE` (default $"+envPassphraseFile+", else ask on the terminal)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c.CommandPath(), err: err}
 	})
@@ -60,6 +64,9 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newFsckCommand(&g),
 		newMCPCommand(&g),
 		newChatCommand(&g),
+		newRecipientsCommand(&g),
+		newIdentityCommand(&g),
+		newRekeyCommand(&g),
 	)
 	// A root called with no command, or an unknown one, is a usage error too.
 	root.Args = usageArgs(cobra.NoArgs)
@@ -102,7 +109,7 @@ func (g *globalOptions) open(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vault.Open(ctx, dir, vault.Options{IdentityFile: identity})
+	return vault.Open(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase})
 }
 
 // closeVault closes v and, when the command had no error of its own, returns the

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// envPassphraseFile stands in for --passphrase-file.
+const envPassphraseFile = "MEMVAULT_PASSPHRASE_FILE"
+
+// errNoPassphraseTerminal: a passphrase is needed, no file gives it and there is no
+// terminal to ask on.
+var errNoPassphraseTerminal = errors.New("no terminal to ask for a passphrase on: give it with --passphrase-file or " + envPassphraseFile)
+
+// passphrase answers the vault when a protected identity needs its passphrase:
+// the content of --passphrase-file (else $MEMVAULT_PASSPHRASE_FILE) without
+// its final newline, else a prompt on the terminal. The vault asks once per
+// process, not once per file.
+func (g *globalOptions) passphrase(prompt string) ([]byte, error) {
+	if f := firstNonEmpty(g.passphraseFile, os.Getenv(envPassphraseFile)); f != "" {
+		return readPassphraseFile(f)
+	}
+	return askTerminal(prompt)
+}
+
+// newPassphrase gets a passphrase to protect an identity with: the content of
+// file if one is named, else typed twice on the terminal.
+func newPassphrase(file, what string) ([]byte, error) {
+	if file != "" {
+		return readPassphraseFile(file)
+	}
+	pw, err := askTerminal("Enter a passphrase for " + what + ":")
+	if err != nil {
+		return nil, err
+	}
+	again, err := askTerminal("Confirm the passphrase:")
+	if err != nil {
+		return nil, err
+	}
+	defer clear(again)
+	if !bytes.Equal(pw, again) {
+		clear(pw)
+		return nil, errors.New("the passphrases do not match")
+	}
+	if len(pw) == 0 {
+		return nil, errors.New("an empty passphrase protects nothing")
+	}
+	return pw, nil
+}
+
+func readPassphraseFile(name string) ([]byte, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read the passphrase file: %w", err)
+	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	if len(b) == 0 {
+		return nil, fmt.Errorf("the passphrase file %s is empty", name)
+	}
+	return b, nil
+}
+
+// ttyPath is the terminal passphrases are asked on; the tests point it elsewhere.
+var ttyPath = "/dev/tty"
+
+// askTerminal prompts on the controlling terminal, not stdin or stdout (those
+// may carry tool calls), and reads a line without echoing it.
+func askTerminal(prompt string) ([]byte, error) {
+	tty, err := os.OpenFile(ttyPath, os.O_RDWR, 0)
+	if err != nil {
+		return nil, errNoPassphraseTerminal
+	}
+	defer tty.Close()
+	if !term.IsTerminal(int(tty.Fd())) {
+		return nil, errNoPassphraseTerminal
+	}
+	fmt.Fprint(tty, prompt+" ")
+	pw, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return nil, fmt.Errorf("read the passphrase: %w", err)
+	}
+	return pw, nil
+}

@@ -1,0 +1,9 @@
+package vault
+
+import "github.com/go-git/go-git/v5/plumbing"
+
+// SnapshotAtForTest exposes a past state to the tests of package vault_test, which
+// read old history with it.
+func SnapshotAtForTest(v *Vault, commit string) (*Snapshot, error) {
+	return v.snapshotAt(plumbing.NewHash(commit))
+}

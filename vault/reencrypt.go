@@ -1,0 +1,182 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"filippo.io/age"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/keyhook"
+)
+
+// fileRef is one memory file of a tree: its tree path and ciphertext blob.
+type fileRef struct {
+	path string
+	hash gitlog.Hash
+}
+
+// memoryFiles lists every file under memories/ in the tree root, depth first.
+func (v *Vault) memoryFiles(root gitlog.Hash) ([]fileRef, error) {
+	e, err := v.repo.Lookup(root, memDir)
+	if err != nil {
+		return nil, nil // no memory yet
+	}
+	var out []fileRef
+	var walk func(dir string, h gitlog.Hash) error
+	walk = func(dir string, h gitlog.Hash) error {
+		es, err := v.repo.ReadTree(h)
+		if err != nil {
+			return fmt.Errorf("vault: list %s: %w", dir, err)
+		}
+		for _, c := range es {
+			p := dir + "/" + c.Name
+			if c.IsDir() {
+				if err := walk(p, c.Hash); err != nil {
+					return err
+				}
+				continue
+			}
+			out = append(out, fileRef{path: p, hash: c.Hash})
+		}
+		return nil
+	}
+	return out, walk(memDir, e.Hash)
+}
+
+// reencryption turns the vault's files into ciphertexts for a new set of
+// recipients. done maps each old blob to its new ciphertext; progress, when
+// set, keeps them in the vault's local state too, so an interrupted run loses
+// nothing already done.
+type reencryption struct {
+	v        *Vault
+	fp       [32]byte // the fingerprint of the recipient set
+	rs       []age.Recipient
+	done     map[gitlog.Hash][]byte
+	progress *progressFile
+	report   func(done, total int)
+}
+
+// run re-encrypts the files not done yet, decrypting and encrypting on every
+// core. It reports progress from the calling goroutine. On an error or a
+// cancelled ctx it stops early and returns the error; what was done stays done.
+func (re *reencryption) run(ctx context.Context, files []fileRef) error {
+	var todo []fileRef
+	queued := map[gitlog.Hash]bool{}
+	for _, f := range files {
+		if _, ok := re.done[f.hash]; !ok && !queued[f.hash] {
+			queued[f.hash] = true
+			todo = append(todo, f)
+		}
+	}
+	total, count := len(files), len(files)-len(todo)
+	if re.report != nil {
+		re.report(count, total)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var err error
+	failAfter := keyhook.FailAfter.Load()
+	for r := range re.start(wctx, todo) {
+		if err != nil {
+			continue // draining after a failure
+		}
+		if r.err != nil {
+			err = r.err
+			cancel()
+			continue
+		}
+		re.done[r.hash] = r.ct
+		re.progress.add(r.hash, r.ct)
+		count++
+		if re.report != nil {
+			re.report(count, total)
+		}
+		if failAfter > 0 && int64(len(re.done)) >= failAfter {
+			err = keyhook.ErrInjected
+			cancel()
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("vault: re-encryption stopped after %d of %d files (run the same command again to go on from there): %w", count, total, err)
+	}
+	return nil
+}
+
+// reencrypted is one file's new ciphertext, or why there is none.
+type reencrypted struct {
+	hash gitlog.Hash
+	ct   []byte
+	err  error
+}
+
+// start re-encrypts todo on one worker per core and sends the results on the
+// returned channel, closed when all are done or ctx is.
+func (re *reencryption) start(ctx context.Context, todo []fileRef) <-chan reencrypted {
+	type job struct {
+		fileRef
+		ct  []byte
+		err error
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	jobs := make(chan job, 2*workers)
+	results := make(chan reencrypted, 2*workers)
+	go func() {
+		// One goroutine reads the blobs: go-git's storage fills its pack index
+		// lazily without a lock, so parallel reads of a packed repository race.
+		defer close(jobs)
+		for _, f := range todo {
+			ct, err := re.v.repo.ReadBlob(f.hash)
+			if err != nil {
+				err = fmt.Errorf("vault: read %s: %w", f.path, err)
+			}
+			select {
+			case jobs <- job{f, ct, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				ct, err := j.ct, j.err
+				if err == nil {
+					ct, err = re.one(j.path, ct)
+				}
+				select {
+				case results <- reencrypted{j.hash, ct, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+	return results
+}
+
+// one decrypts the ciphertext of the file at tree path tp and encrypts its
+// plaintext to the new recipients. The plaintext lives only in memory, and is
+// cleared before returning.
+func (re *reencryption) one(tp string, ct []byte) ([]byte, error) {
+	p := Root + strings.TrimPrefix(tp, memDir)
+	plain, err := re.v.keys.decrypt(p, ct)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(plain)
+	return encrypt(plain, re.rs)
+}

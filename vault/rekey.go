@@ -1,0 +1,150 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// RekeyOptions say what Rekey makes.
+type RekeyOptions struct {
+	// PostQuantum makes the new key post-quantum; it is implied when the
+	// current key is.
+	PostQuantum bool
+	// Passphrase, when not empty, protects the new identity file.
+	Passphrase []byte
+	// Progress is as in RecipientChange.
+	Progress func(done, total int)
+}
+
+// RekeyResult says what Rekey did.
+type RekeyResult struct {
+	RecipientsResult
+	Identity IdentityInfo // the new identity, now at the identity path
+	Retired  string       // where the old identity file is now
+}
+
+// Rekey rotates the identity: it generates a new key, re-encrypts every
+// current memory file to it instead of the old identity's keys in one commit
+// (Command "rekey" unless meta says otherwise), then moves the old identity
+// file to IDENTITY.old and the new one to IDENTITY. An earlier IDENTITY.old
+// becomes IDENTITY.old.1 (or .2, …): retired keys are never deleted, since
+// the history before each rotation stays encrypted to them (read it with
+// --identity IDENTITY.old).
+//
+// Until its commit, the new key waits in IDENTITY.new (mode 0600): a Rekey
+// that was interrupted takes it up again and resumes the re-encryption; one
+// interrupted after the commit only finishes the moves.
+//
+// The error wraps ErrNoIdentity when the identity is an SSH key or a plugin's
+// (rotate those yourself, then add and remove recipients), and otherwise what
+// ChangeRecipients returns.
+func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyResult, error) {
+	var res RekeyResult
+	path := v.opts.IdentityFile
+	if missing(path) && !missing(path+".new") {
+		return res, v.finishRekey(path, &res) // interrupted between the two moves
+	}
+	old, err := v.keys.identity()
+	if err != nil {
+		return res, err
+	}
+	for _, r := range old.Recipients {
+		if r.Type != TypeX25519 && r.Type != TypeHybrid {
+			return res, fmt.Errorf("vault: rekey: the identity %s is an %s key, which memvault does not own: "+
+				"make a new key yourself, then add it and remove the old one as recipients: %w", path, r.Type, ErrNoIdentity)
+		}
+		opts.PostQuantum = opts.PostQuantum || r.PostQuantum
+	}
+	next, err := v.pendingIdentity(path+".new", opts)
+	if err != nil {
+		return res, err
+	}
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return res, err
+	}
+	current, err := snap.recipientsFile()
+	if err != nil {
+		return res, err
+	}
+	ch := RecipientChange{Comment: "rekey " + v.opts.Now().UTC().Format(time.DateOnly), Progress: opts.Progress}
+	for _, r := range next.Recipients {
+		ch.Add = append(ch.Add, r.Key)
+	}
+	for _, r := range old.Recipients {
+		if current.index(r.Key) >= 0 {
+			ch.Remove = append(ch.Remove, r.Key)
+		}
+	}
+	if meta.Command == "" {
+		meta.Command = "rekey"
+	}
+	if res.RecipientsResult, err = v.changeRecipients(ctx, meta, ch, next.Recipients); err != nil {
+		return res, err
+	}
+	if err := v.finishRekey(path, &res); err != nil {
+		return res, err
+	}
+	next.Path = path
+	res.Identity = next.IdentityInfo
+	v.keys.mu.Lock()
+	v.keys.id, v.keys.err = next, nil
+	v.keys.mu.Unlock()
+	return res, nil
+}
+
+// pendingIdentity returns the key a Rekey rotates to: the one an interrupted
+// Rekey left at path, or a new one written there.
+func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*identityFile, error) {
+	if missing(path) {
+		return createIdentityFile(path, IdentityOptions{PostQuantum: opts.PostQuantum, Passphrase: opts.Passphrase})
+	}
+	pass := v.opts.Passphrase
+	if len(opts.Passphrase) > 0 {
+		pass = func(string) ([]byte, error) { return append([]byte(nil), opts.Passphrase...), nil }
+	}
+	return readIdentityFile(path, pass, true)
+}
+
+// finishRekey moves the old identity file aside and the new one in place.
+func (v *Vault) finishRekey(path string, res *RekeyResult) error {
+	res.Retired = path + ".old"
+	if !missing(path) {
+		if !missing(res.Retired) {
+			for n := 1; ; n++ {
+				older := fmt.Sprintf("%s.%d", res.Retired, n)
+				if missing(older) {
+					if err := os.Rename(res.Retired, older); err != nil {
+						return fmt.Errorf("vault: rekey: keep %s: %w", res.Retired, err)
+					}
+					break
+				}
+			}
+		}
+		if err := os.Rename(path, res.Retired); err != nil {
+			return fmt.Errorf("vault: rekey: retire %s: %w", path, err)
+		}
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		return fmt.Errorf("vault: rekey: install %s.new: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	info, err := ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
+	if err == nil {
+		res.Identity = info
+	}
+	res.Identity.Path = path
+	return nil
+}
+
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,175 @@
+package vault_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"filippo.io/age"
+	"filippo.io/age/plugin"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/keyhook"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+func TestRekey(t *testing.T) {
+	dir := t.TempDir()
+	v, opts := vaulttest.NewAt(t, dir)
+	write(t, v, "/memories/a", "before")
+	old, _ := vault.ReadIdentity(opts.IdentityFile, nil)
+	before, _ := v.Log(ctx, vault.LogOptions{Limit: 1})
+
+	res, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Retired != opts.IdentityFile+".old" || res.Files != 1 || len(res.Added) != 1 || len(res.Removed) != 1 ||
+		res.Removed[0].Key != old.Recipients[0].Key || res.Identity.Recipients[0].Key != res.Added[0].Key {
+		t.Errorf("Rekey = %+v", res)
+	}
+	for _, p := range []string{opts.IdentityFile, res.Retired} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, %v; want 0600", p, fi.Mode(), err)
+		}
+	}
+	// The same Vault goes on with the new key, and so does a new process.
+	write(t, v, "/memories/b", "after")
+	for _, vv := range []*vault.Vault{v, openAs(t, v.Dir(), opts.IdentityFile)} {
+		for p, want := range map[string]string{"/memories/a": "before", "/memories/b": "after"} {
+			if got, err := read(t, vv, p); err != nil || got != want {
+				t.Errorf("read %s after rekey = %q, %v", p, got, err)
+			}
+		}
+	}
+	// The retired key reads the history before the rotation, and nothing after.
+	retired := openAs(t, v.Dir(), res.Retired)
+	if got, err := readAt(t, retired, before[0].Commit, "/memories/a"); err != nil || got != "before" {
+		t.Errorf("retired key reads the old history = %q, %v", got, err)
+	}
+	if _, err := read(t, retired, "/memories/b"); !errors.Is(err, vault.ErrDecrypt) {
+		t.Errorf("retired key reads a new file: err = %v, want ErrDecrypt", err)
+	}
+	if log, _ := v.Log(ctx, vault.LogOptions{Limit: 2}); log[1].Command != "rekey" {
+		t.Errorf("rekey commit = %+v", log[1])
+	}
+	// A second rotation keeps the first retired key as identity.old.1.
+	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(res.Retired + ".1"); err != nil {
+		t.Errorf("the first retired identity was not kept: %v", err)
+	}
+}
+
+func TestRekeyInterruptedResumes(t *testing.T) {
+	dir := t.TempDir()
+	v, opts := vaulttest.NewAt(t, dir)
+	for _, p := range []string{"/memories/a", "/memories/b", "/memories/c", "/memories/d"} {
+		write(t, v, p, "content of "+p)
+	}
+	vaulttest.FailReencryptionAfter(2)
+	_, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{PostQuantum: true})
+	vaulttest.FailReencryptionAfter(0)
+	if !errors.Is(err, keyhook.ErrInjected) {
+		t.Fatalf("Rekey err = %v, want the injected interruption", err)
+	}
+	pending, err := vault.ReadIdentity(opts.IdentityFile+".new", nil)
+	if err != nil {
+		t.Fatalf("the pending key is gone: %v", err)
+	}
+	res, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Resumed != 2 || res.Identity.Recipients[0].Key != pending.Recipients[0].Key || !res.Identity.Recipients[0].PostQuantum {
+		t.Errorf("resumed Rekey = %+v, want the pending post-quantum key and 2 files resumed", res)
+	}
+	if got, err := read(t, openAs(t, v.Dir(), opts.IdentityFile), "/memories/d"); err != nil || got != "content of /memories/d" {
+		t.Errorf("read after the resumed rekey = %q, %v", got, err)
+	}
+}
+
+func TestRekeyRefusesSSHIdentity(t *testing.T) {
+	dir := t.TempDir()
+	key, _ := vaulttest.SSHKey(t, dir, "id_ed25519", "ed25519", "")
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "v.git"), vault.Options{IdentityFile: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); !errors.Is(err, vault.ErrNoIdentity) {
+		t.Errorf("Rekey with an SSH identity: err = %v, want ErrNoIdentity", err)
+	}
+	if _, err := os.Stat(key); err != nil {
+		t.Errorf("the SSH key was moved: %v", err)
+	}
+}
+
+// The test binary is also an age plugin, age-plugin-mvtest, when run under
+// that name: its "encryption" puts the file key in the clear, which is enough
+// to show that memvault drives plugins for recipients and identities.
+func init() {
+	if filepath.Base(os.Args[0]) != "age-plugin-mvtest" {
+		return
+	}
+	p, err := plugin.New("mvtest")
+	if err != nil {
+		os.Exit(1)
+	}
+	p.HandleRecipient(func([]byte) (age.Recipient, error) { return clearKey{}, nil })
+	p.HandleIdentity(func([]byte) (age.Identity, error) { return clearKey{}, nil })
+	os.Exit(p.Main())
+}
+
+type clearKey struct{}
+
+func (clearKey) Wrap(fileKey []byte) ([]*age.Stanza, error) {
+	return []*age.Stanza{{Type: "mvtest", Body: fileKey}}, nil
+}
+
+func (clearKey) Unwrap(ss []*age.Stanza) ([]byte, error) {
+	for _, s := range ss {
+		if s.Type == "mvtest" {
+			return s.Body, nil
+		}
+	}
+	return nil, age.ErrIncorrectIdentity
+}
+
+func TestPluginRecipientAndIdentity(t *testing.T) {
+	bin := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(bin, "age-plugin-mvtest")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	v := vaulttest.New(t)
+	write(t, v, "/memories/a", "for the token")
+	key := plugin.EncodeRecipient("mvtest", []byte("token 1"))
+	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{key}}); err != nil {
+		t.Fatal(err)
+	}
+	id := filepath.Join(t.TempDir(), "plugin-identity")
+	text := "#    Recipient: " + key + "\n" + plugin.EncodeIdentity("mvtest", []byte("token 1")) + "\n"
+	if err := os.WriteFile(id, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := vault.ReadIdentity(id, nil)
+	if err != nil || info.Recipients[0].Key != key {
+		t.Errorf("ReadIdentity(plugin identity) = %+v, %v; want its commented key", info, err)
+	}
+	if got, err := read(t, openAs(t, v.Dir(), id), "/memories/a"); err != nil || got != "for the token" {
+		t.Errorf("read through the plugin = %q, %v", got, err)
+	}
+	s, _ := v.Snapshot(ctx)
+	rs, _ := s.Recipients(ctx)
+	if len(rs) != 2 || !strings.HasPrefix(rs[1].Type, "plugin:mvtest") {
+		t.Errorf("Recipients = %+v, want the plugin key", rs)
+	}
+}

@@ -1,0 +1,285 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// RecipientChange is a change of the keys a vault is encrypted to.
+type RecipientChange struct {
+	// Add are keys to add, each as ParseRecipient takes it. A key that is
+	// already a recipient is left as it is.
+	Add []string
+	// Remove are keys to remove, in the same forms (an SSH key's comment does
+	// not matter). Each must be a recipient now.
+	Remove []string
+	// Comment, when set, is written as a comment line above the added keys.
+	Comment string
+	// Progress, when set, is called as files are re-encrypted, from one
+	// goroutine at a time, with the files done so far and the total.
+	Progress func(done, total int)
+}
+
+// RecipientsResult says what a change of recipients did.
+type RecipientsResult struct {
+	Added   []Recipient // keys added (keys already there are not listed)
+	Removed []Recipient
+	Files   int    // memory files re-encrypted to the new recipients in the commit
+	Resumed int    // of those, files an interrupted earlier run had already done
+	Commit  string // the commit made; "" when nothing changed
+}
+
+// ChangeRecipients adds and removes recipients and re-encrypts every current
+// memory file to the new set, all in one commit described by meta (its
+// Command defaults to recipients-add, recipients-remove or recipients-change).
+// Files are decrypted and encrypted on every core, without holding the
+// writer lock; the lock is taken only to re-encrypt what changed meanwhile and
+// commit. If the run is interrupted (ctx, a crash), running the same change
+// again re-encrypts only the files left.
+//
+// History is not rewritten: earlier commits stay encrypted to the keys of
+// their time, so a removed key can still read the history up to this commit.
+//
+// The error wraps ErrRecipients for a key that cannot be parsed or used, a
+// key to remove that is not a recipient, an empty set, a set mixing
+// post-quantum and classical keys, or a set that the identity in use would no
+// longer be part of; ErrNoIdentity, ErrPassphrase or ErrDecrypt when the
+// identity cannot read the files; ErrBusy when another re-encryption runs.
+func (v *Vault) ChangeRecipients(ctx context.Context, meta Meta, ch RecipientChange) (RecipientsResult, error) {
+	id, err := v.keys.identity()
+	if err != nil {
+		return RecipientsResult{}, err
+	}
+	return v.changeRecipients(ctx, meta, ch, id.Recipients)
+}
+
+// changeRecipients does ChangeRecipients; one of keep's keys must stay a
+// recipient, so that the identity that will use the vault can read it.
+func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientChange, keep []Recipient) (RecipientsResult, error) {
+	var res RecipientsResult
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return res, err
+	}
+	target, res, err := planChange(snap, ch, keep)
+	if err != nil || len(res.Added)+len(res.Removed) == 0 {
+		return res, err
+	}
+	re, err := v.newReencryption(target, ch.Progress)
+	if err != nil {
+		return res, err
+	}
+	finished := false
+	defer func() { re.progress.close(finished) }()
+	files, err := v.memoryFiles(snap.root)
+	if err != nil {
+		return res, err
+	}
+	resumed := 0
+	for _, f := range files {
+		if _, ok := re.done[f.hash]; ok {
+			resumed++
+		}
+	}
+	if err := re.run(ctx, files); err != nil {
+		return res, err
+	}
+	res.Commit, res.Files, err = v.commitReencryption(ctx, meta, ch, keep, re, &res)
+	if err != nil {
+		return res, err
+	}
+	res.Resumed = min(resumed, res.Files)
+	finished = true
+	return res, nil
+}
+
+// planChange applies ch to the recipients of snap and checks the result.
+func planChange(snap *Snapshot, ch RecipientChange, keep []Recipient) (*recipientsFile, RecipientsResult, error) {
+	var res RecipientsResult
+	f, err := snap.recipientsFile()
+	if err != nil {
+		return nil, res, err
+	}
+	for _, s := range ch.Remove {
+		r, err := ParseRecipient(s)
+		if err != nil {
+			return nil, res, err
+		}
+		i := f.index(r.Key)
+		if i < 0 {
+			return nil, res, fmt.Errorf("vault: remove recipient %s: not a recipient of the vault: %w", quoteKey(r.Key), ErrRecipients)
+		}
+		res.Removed = append(res.Removed, f.entries[i].Recipient)
+		f.entries = slices.Delete(f.entries, i, i+1)
+	}
+	above := []string{}
+	if c := oneLine(strings.TrimSpace(ch.Comment)); c != "" {
+		above = append(above, "# "+c)
+	}
+	for _, s := range ch.Add {
+		r, err := ParseRecipient(s)
+		if err != nil {
+			return nil, res, err
+		}
+		if f.index(r.Key) >= 0 {
+			continue
+		}
+		line := r.Key
+		if r.Comment != "" && strings.HasPrefix(r.Type, "ssh-") {
+			line += " " + r.Comment
+		}
+		f.entries = append(f.entries, recipientEntry{above: above, line: line, Recipient: r})
+		res.Added = append(res.Added, r)
+		above = nil
+	}
+	if err := f.check(); err != nil {
+		return nil, res, err
+	}
+	if !slices.ContainsFunc(keep, func(k Recipient) bool { return k.Key == "" || f.index(k.Key) >= 0 }) {
+		return nil, res, fmt.Errorf("vault: after this change the identity in use (%s) could no longer read the vault: "+
+			"add another of your keys first, or let another recipient remove you: %w", describeKeys(keep), ErrRecipients)
+	}
+	return f, res, nil
+}
+
+func describeKeys(rs []Recipient) string {
+	info := IdentityInfo{Recipients: rs}
+	d := info.describe()
+	return strings.TrimSuffix(strings.TrimPrefix(d, " ("), ")")
+}
+
+// newReencryption prepares a re-encryption to target, taking what an
+// interrupted run to the same set left in the vault's local state.
+func (v *Vault) newReencryption(target *recipientsFile, report func(int, int)) (*reencryption, error) {
+	if _, err := v.keys.identity(); err != nil {
+		return nil, err // unlock before starting the workers
+	}
+	rs, err := target.ageRecipients(pluginUI(v.opts.Passphrase))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := encrypt(nil, rs); err != nil { // a plugin may refuse, or mix labels
+		return nil, err
+	}
+	progress, done, err := openProgress(v.repo.StateDir(), target.fingerprint())
+	if err != nil {
+		return nil, err
+	}
+	return &reencryption{v: v, fp: target.fingerprint(), rs: rs, done: done, progress: progress, report: report}, nil
+}
+
+// commitReencryption takes the writer lock, re-plans the change on the latest
+// state (another writer may have committed since), re-encrypts what is not
+// done yet and commits. It returns the commit and the number of files in it.
+func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientChange, keep []Recipient, re *reencryption, res *RecipientsResult) (string, int, error) {
+	unlock, err := v.repo.Lock(ctx)
+	if err != nil {
+		return "", 0, fmt.Errorf("vault: %w", err)
+	}
+	defer unlock()
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	target, latest, err := planChange(snap, ch, keep)
+	if err != nil {
+		return "", 0, err
+	}
+	*res = latest
+	if len(latest.Added)+len(latest.Removed) == 0 {
+		return "", 0, nil // someone else made the same change meanwhile
+	}
+	if target.fingerprint() != re.fp {
+		return "", 0, fmt.Errorf("vault: the recipients changed while re-encrypting; run the command again: %w", ErrRecipients)
+	}
+	files, err := v.memoryFiles(snap.root)
+	if err == nil {
+		err = re.run(ctx, files)
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	changes := make([]gitlog.Change, 0, len(files)+1)
+	for _, f := range files {
+		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: f.path, Data: re.done[f.hash]})
+	}
+	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.bytes()})
+	h, err := v.commitBulk(snap.commit, changes, recipientsMeta(meta, latest), recipientTrailers(latest, len(files)))
+	if err != nil {
+		return "", 0, err
+	}
+	return h.String(), len(files), nil
+}
+
+// Trailers of a change of recipients, besides those of every memvault commit.
+const (
+	trRecipientAdded   = "Recipient-Added"
+	trRecipientRemoved = "Recipient-Removed"
+	trReencrypted      = "Reencrypted-Files"
+)
+
+// recipientsMeta names the command of a change of recipients when meta does not.
+func recipientsMeta(meta Meta, res RecipientsResult) Meta {
+	if meta.Command == "" {
+		switch {
+		case len(res.Removed) == 0:
+			meta.Command = "recipients-add"
+		case len(res.Added) == 0:
+			meta.Command = "recipients-remove"
+		default:
+			meta.Command = "recipients-change"
+		}
+	}
+	return meta
+}
+
+func recipientTrailers(res RecipientsResult, files int) [][2]string {
+	var tr [][2]string
+	for _, r := range res.Added {
+		tr = append(tr, [2]string{trRecipientAdded, r.Type + " " + abbrev(r.Key)})
+	}
+	for _, r := range res.Removed {
+		tr = append(tr, [2]string{trRecipientRemoved, r.Type + " " + abbrev(r.Key)})
+	}
+	return append(tr, [2]string{trReencrypted, fmt.Sprint(files)})
+}
+
+// commitBulk commits changes that are not one memory command: subject
+// "<command> <first key>[ (+N more)]", the trailers of meta, then extra. The
+// caller holds the lock.
+func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Meta, extra [][2]string) (gitlog.Hash, error) {
+	subject := meta.Command
+	if len(extra) > 1 {
+		_, first, _ := strings.Cut(extra[0][1], " ")
+		subject += " " + first
+		if len(extra) > 2 {
+			subject += fmt.Sprintf(" (+%d more)", len(extra)-2)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(oneLine(subject) + "\n\n")
+	std := [][2]string{{trCommand, meta.Command}, {trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}}
+	for _, t := range append(std, extra...) {
+		if t[1] != "" {
+			fmt.Fprintf(&b, "%s: %s\n", t[0], oneLine(t[1]))
+		}
+	}
+	now := v.opts.Now()
+	author := meta.Agent
+	if author == "" {
+		author = "memvault"
+	}
+	h, err := v.repo.Commit(parent, changes, gitlog.CommitInfo{
+		Message:   b.String(),
+		Author:    gitlog.Signature{Name: oneLine(author), Email: "agent@memvault", When: now},
+		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+	})
+	if err != nil {
+		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
+	}
+	return h, nil
+}

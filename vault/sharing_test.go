@@ -1,0 +1,175 @@
+package vault_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/keyhook"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// openAs opens the vault at dir with another identity file.
+func openAs(t *testing.T, dir, identity string) *vault.Vault {
+	t.Helper()
+	v, err := vault.Open(ctx, dir, vault.Options{IdentityFile: identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+func newIdentity(t *testing.T, opts vault.IdentityOptions) (path, recipient string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "identity")
+	info, err := vault.CreateIdentity(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, info.Recipients[0].Key
+}
+
+func readAt(t *testing.T, v *vault.Vault, commit, p string) (string, error) {
+	t.Helper()
+	s, err := vault.SnapshotAtForTest(v, commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.ReadFile(ctx, p)
+	return string(b), err
+}
+
+// Issue 7: two identities share a vault; the one removed can no longer read
+// what is written after, and still reads the history it could read then.
+func TestTwoIdentitiesShareAVault(t *testing.T) {
+	alice, _ := vaulttest.NewAt(t, t.TempDir())
+	for i := range 5 {
+		write(t, alice, fmt.Sprintf("/memories/n%d.md", i), fmt.Sprintf("note %d", i))
+	}
+	bobID, bob := newIdentity(t, vault.IdentityOptions{})
+	var calls []int
+	res, err := alice.ChangeRecipients(ctx, vault.Meta{Agent: "test"}, vault.RecipientChange{
+		Add: []string{bob}, Comment: "bob's laptop",
+		Progress: func(done, total int) { calls = append(calls, done, total) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 5 || len(res.Added) != 1 || res.Added[0].Key != bob || res.Commit == "" {
+		t.Errorf("ChangeRecipients(add bob) = %+v, want 5 files and bob added", res)
+	}
+	if n := len(calls); n < 2 || calls[n-2] != 5 || calls[n-1] != 5 {
+		t.Errorf("progress calls = %v, want to end with 5 of 5", calls)
+	}
+	bobV := openAs(t, alice.Dir(), bobID)
+	for i := range 5 {
+		if got, err := read(t, bobV, fmt.Sprintf("/memories/n%d.md", i)); err != nil || got != fmt.Sprintf("note %d", i) {
+			t.Errorf("bob reads n%d = %q, %v", i, got, err)
+		}
+	}
+	log, _ := alice.Log(ctx, vault.LogOptions{Limit: 1})
+	if log[0].Command != "recipients-add" || !strings.Contains(log[0].Subject, bob[:20]) {
+		t.Errorf("commit = %+v, want a recipients-add naming bob", log[0])
+	}
+	shared := log[0].Commit
+	s, _ := alice.Snapshot(ctx)
+	rs, _ := s.Recipients(ctx)
+	if len(rs) != 2 || rs[1].Comment != "bob's laptop" {
+		t.Errorf("Recipients = %+v, want alice then bob with his comment", rs)
+	}
+
+	if _, err := bobV.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{bob}}); !errors.Is(err, vault.ErrRecipients) {
+		t.Errorf("bob removing himself: err = %v, want ErrRecipients (he would lock himself out)", err)
+	}
+	if _, err := alice.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{bob}}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, alice, "/memories/after.md", "bob must not read this")
+	bobV2 := openAs(t, alice.Dir(), bobID)
+	for _, p := range []string{"/memories/after.md", "/memories/n0.md"} {
+		_, err := read(t, bobV2, p)
+		if !errors.Is(err, vault.ErrDecrypt) || !strings.Contains(err.Error(), bobID) || !strings.Contains(err.Error(), bob) {
+			t.Errorf("bob reads %s after removal: err = %v, want ErrDecrypt naming his identity and key", p, err)
+		}
+	}
+	if got, err := readAt(t, bobV2, shared, "/memories/n3.md"); err != nil || got != "note 3" {
+		t.Errorf("bob reads n3 at the commit that shared it = %q, %v; want his old access kept", got, err)
+	}
+}
+
+// Issue 7: a re-encryption interrupted after some files is resumed, and the
+// re-run re-encrypts only the files left.
+func TestInterruptedReencryptionResumes(t *testing.T) {
+	v := vaulttest.New(t)
+	const n = 40
+	err := v.Update(ctx, vault.Meta{Command: "import"}, func(tx *vault.Tx) error {
+		for i := range n {
+			if err := tx.WriteFile(ctx, fmt.Sprintf("/memories/d%d/f%d", i%3, i), []byte(fmt.Sprintf("secret plaintext %d", i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := v.Log(ctx, vault.LogOptions{})
+	_, bob := newIdentity(t, vault.IdentityOptions{})
+	vaulttest.FailReencryptionAfter(15)
+	_, err = v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
+	vaulttest.FailReencryptionAfter(0)
+	if !errors.Is(err, keyhook.ErrInjected) || !strings.Contains(err.Error(), "15 of 40") {
+		t.Fatalf("interrupted ChangeRecipients err = %v, want the injected failure after 15 of 40", err)
+	}
+	if after, _ := v.Log(ctx, vault.LogOptions{}); len(after) != len(before) {
+		t.Errorf("an interrupted re-encryption committed something")
+	}
+	if found := vaulttest.FindInFiles(t, v.Dir(), []byte("secret plaintext")); len(found) > 0 {
+		t.Errorf("plaintext on disk after an interruption: %v", found)
+	}
+	res, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != n || res.Resumed != 15 {
+		t.Errorf("resumed ChangeRecipients = %d files, %d resumed; want %d, 15", res.Files, res.Resumed, n)
+	}
+	if _, err := os.Stat(filepath.Join(v.Dir(), "memvault", "reencrypt")); !os.IsNotExist(err) {
+		t.Errorf("the progress file outlives the commit: %v", err)
+	}
+	if after, _ := v.Log(ctx, vault.LogOptions{}); len(after) != len(before)+1 {
+		t.Errorf("re-encryption made %d commits, want one", len(after)-len(before))
+	}
+}
+
+// A write that lands while files are being re-encrypted (the writer lock is
+// not held then) is re-encrypted too before the commit.
+func TestWriteDuringReencryption(t *testing.T) {
+	dir := t.TempDir()
+	v, _ := vaulttest.NewAt(t, dir)
+	for i := range 10 {
+		write(t, v, fmt.Sprintf("/memories/f%d", i), "x")
+	}
+	bobID, bob := newIdentity(t, vault.IdentityOptions{})
+	wrote := false
+	_, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{
+		Add: []string{bob},
+		Progress: func(done, total int) {
+			if done == 5 && !wrote {
+				wrote = true
+				write(t, v, "/memories/late.md", "written meanwhile")
+			}
+		},
+	})
+	if err != nil || !wrote {
+		t.Fatalf("ChangeRecipients = %v (wrote %v)", err, wrote)
+	}
+	if got, err := read(t, openAs(t, v.Dir(), bobID), "/memories/late.md"); err != nil || got != "written meanwhile" {
+		t.Errorf("bob reads the late file = %q, %v", got, err)
+	}
+}
