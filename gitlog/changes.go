@@ -18,6 +18,7 @@ const (
 	Put    Op = iota // write Data as a file at Path, creating parent trees
 	Delete           // remove the file or subtree at Path
 	Move             // move the file or subtree at Path to NewPath
+	Link             // put the existing blob or tree Hash at Path (replacing a file or subtree there), creating parent trees
 )
 
 // Change is one edit of a change set. Paths are slash-separated, relative to the
@@ -27,6 +28,7 @@ type Change struct {
 	Path    string
 	NewPath string
 	Data    []byte
+	Hash    Hash // Link: an object already in the repository
 }
 
 // rawObject is an encoded git object waiting to be written.
@@ -51,6 +53,7 @@ type builder struct {
 	r       *Repo
 	root    *mtree
 	objects []rawObject
+	trees   map[Hash][]Entry // the trees written, decoded, for the cache once committed
 }
 
 func (b *builder) load(h Hash) (*mtree, error) {
@@ -158,6 +161,17 @@ func (b *builder) apply(c Change) error {
 			return err
 		}
 		return b.put(c.NewPath, e, sub)
+	case Link:
+		e, err := b.r.entryFor(c.Hash)
+		if err != nil {
+			return fmt.Errorf("gitlog: link %s: %w", c.Path, err)
+		}
+		if old, ok := b.lookup(c.Path); ok && old.IsDir() != e.IsDir() {
+			if _, _, err := b.take(c.Path); err != nil {
+				return err
+			}
+		}
+		return b.put(c.Path, e, nil)
 	}
 	return fmt.Errorf("gitlog: unknown change op %d", c.Op)
 }
@@ -181,14 +195,49 @@ func (b *builder) write(t *mtree) (h Hash, ok bool, err error) {
 	if len(t.entries) == 0 {
 		return ZeroHash, false, nil
 	}
-	o := newObject(plumbing.TreeObject, encodeTree(t.entries))
+	data, es := encodeTree(t.entries)
+	o := newObject(plumbing.TreeObject, data)
 	b.objects = append(b.objects, o)
+	if b.trees == nil {
+		b.trees = map[Hash][]Entry{}
+	}
+	b.trees[o.hash] = es
 	return o.hash, true, nil
 }
 
+// lookup returns the entry the tree being built holds at p, if any.
+func (b *builder) lookup(p string) (Entry, bool) {
+	dirs, name := split(p)
+	t, err := b.dir(dirs, false)
+	if err != nil || t == nil {
+		return Entry{}, false
+	}
+	e, ok := t.entries[name]
+	return e, ok
+}
+
+// entryFor returns the entry that links object h: a tree or a regular file. It
+// returns an error wrapping ErrNotFound if h is neither in the repository.
+func (r *Repo) entryFor(h Hash) (Entry, error) {
+	if _, ok := r.trees.get(h); ok {
+		return Entry{Hash: h, Mode: filemode.Dir}, nil
+	}
+	o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return Entry{}, fmt.Errorf("object %s: %w", h, ErrNotFound)
+	}
+	switch o.Type() {
+	case plumbing.TreeObject:
+		return Entry{Hash: h, Mode: filemode.Dir}, nil
+	case plumbing.BlobObject:
+		return Entry{Hash: h, Mode: filemode.Regular}, nil
+	}
+	return Entry{}, fmt.Errorf("object %s is a %s: %w", h, o.Type(), ErrNotFound)
+}
+
 // encodeTree writes entries in git's order: by name, a tree's name compared as if
-// it ended in "/".
-func encodeTree(m map[string]Entry) []byte {
+// it ended in "/". It returns the entries in that order too.
+func encodeTree(m map[string]Entry) ([]byte, []Entry) {
 	es := make([]Entry, 0, len(m))
 	for _, e := range m {
 		es = append(es, e)
@@ -209,5 +258,5 @@ func encodeTree(m map[string]Entry) []byte {
 		buf.WriteByte(0)
 		buf.Write(e.Hash[:])
 	}
-	return buf.Bytes()
+	return buf.Bytes(), es
 }

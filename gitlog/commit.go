@@ -50,12 +50,14 @@ func (r *Repo) Commit(parent Hash, changes []Change, info CommitInfo) (Hash, err
 	if !parent.IsZero() {
 		parents = []Hash{parent}
 	}
-	return r.commitTree(parent, tree, parents, info, b.objects)
+	return r.commitTree(parent, tree, root, parents, info, b.objects, b.trees)
 }
 
 // commitTree writes a commit of tree with parents, together with the objects it
-// needs, and moves Branch from old to it.
-func (r *Repo) commitTree(old, tree Hash, parents []Hash, info CommitInfo, objs []rawObject) (Hash, error) {
+// needs, and moves Branch from old to it. Once that is done, trees (the new trees,
+// decoded) go into the tree cache and the commit, a change from base (the first
+// parent's tree), into the history index.
+func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo, objs []rawObject, trees map[Hash][]Entry) (Hash, error) {
 	c := &object.Commit{
 		Author:       info.Author,
 		Committer:    info.Committer,
@@ -80,8 +82,12 @@ func (r *Repo) commitTree(old, tree Hash, parents []Hash, info CommitInfo, objs 
 	if head != old {
 		return ZeroHash, fmt.Errorf("gitlog: commit on %s: %w", old, ErrStale)
 	}
-	if err := r.persist(old, co.hash, objs); err != nil {
+	if err := r.persist(Branch, old, co.hash, objs); err != nil {
 		return ZeroHash, err
 	}
+	for h, es := range trees {
+		r.trees.put(h, es)
+	}
+	r.index.add(r, co.hash, tree, base, parents)
 	return co.hash, nil
 }

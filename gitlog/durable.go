@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // zlibWriters are reused: a new zlib writer allocates and clears about 1 MB of
@@ -52,17 +54,31 @@ func (r *Repo) writeLoose(h Hash, z []byte) error {
 	return writeFileAtomic(p, z, 0o444, false)
 }
 
-// writeRef points Branch at h by rename.
-func (r *Repo) writeRef(h Hash) error {
-	return writeFileAtomic(filepath.Join(r.dir, filepath.FromSlash(string(Branch))), []byte(h.String()+"\n"), 0o644, false)
+// writeRef points ref at h by rename, creating the folders its name needs.
+func (r *Repo) writeRef(ref plumbing.ReferenceName, h Hash) error {
+	p := filepath.Join(r.dir, filepath.FromSlash(string(ref)))
+	if ref != Branch {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+	}
+	return writeFileAtomicVia(r.StateDir(), p, []byte(h.String()+"\n"), 0o644, false)
 }
 
 // writeFileAtomic writes data to a temporary file beside p and renames it over p,
 // syncing the file and its directory when durable is set.
 func writeFileAtomic(p string, data []byte, perm fs.FileMode, durable bool) error {
+	return writeFileAtomicVia(filepath.Dir(p), p, data, perm, durable)
+}
+
+// writeFileAtomicVia is writeFileAtomic with the temporary file in tmpDir, which
+// must be on the same file system. Refs use the state folder: a temporary file
+// under refs/ is itself a ref to anyone listing them meanwhile (go-git failed
+// with "ref file is empty").
+func writeFileAtomicVia(tmpDir, p string, data []byte, perm fs.FileMode, durable bool) error {
 	var rnd [8]byte
 	rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(p), ".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := filepath.Join(tmpDir, ".tmp-"+hex.EncodeToString(rnd[:]))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err

@@ -239,5 +239,9 @@ func (r *Repo) writeRefDurable(h Hash) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(p, []byte(h.String()+"\n"), 0o644, true)
+	if err := writeFileAtomicVia(r.StateDir(), p, []byte(h.String()+"\n"), 0o644, true); err != nil {
+		return err
+	}
+	// A journal replay after a crash must not move main back past the repair.
+	return r.checkpoint()
 }

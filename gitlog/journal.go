@@ -33,7 +33,8 @@ import (
 const (
 	journalName     = "journal"
 	journalMagic    = "memvault journal v1\n"
-	recordMagic     = 0x4d564a52 // "MVJR"
+	recordMagic     = 0x4d564a52 // "MVJR": a move of Branch
+	refRecordMagic  = 0x4d564a46 // "MVJF": a move of the ref the record names
 	checkpointBytes = 4 << 20
 )
 
@@ -43,14 +44,14 @@ func (r *Repo) journalPath() string { return filepath.Join(r.dir, stateDir, jour
 
 func journalHeader() []byte { return []byte(journalMagic + "boot " + bootID() + "\n") }
 
-// persist makes objs and the move of Branch from old to new durable, then puts them
+// persist makes objs and the move of ref from old to new durable, then puts them
 // in place. The caller holds the lock.
-func (r *Repo) persist(old, new Hash, objs []rawObject) error {
+func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
 	loose := make([][]byte, len(objs))
 	for i, o := range objs {
 		loose[i] = looseBytes(o)
 	}
-	size, err := r.appendJournal(encodeRecord(old, new, objs, loose))
+	size, err := r.appendJournal(encodeRecord(ref, old, new, objs, loose))
 	if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
@@ -59,7 +60,7 @@ func (r *Repo) persist(old, new Hash, objs []rawObject) error {
 			return fmt.Errorf("gitlog: write object: %w", err)
 		}
 	}
-	if err := r.writeRef(new); err != nil {
+	if err := r.writeRef(ref, new); err != nil {
 		return fmt.Errorf("gitlog: write ref: %w", err)
 	}
 	if size >= checkpointBytes {
@@ -68,8 +69,17 @@ func (r *Repo) persist(old, new Hash, objs []rawObject) error {
 	return nil
 }
 
-func encodeRecord(old, new Hash, objs []rawObject, loose [][]byte) []byte {
+// encodeRecord frames one journal record. A record that moves Branch keeps the
+// first format (recordMagic), which names no ref, so journals stay readable both
+// ways; a record for any other ref (refRecordMagic) starts with its name.
+func encodeRecord(ref plumbing.ReferenceName, old, new Hash, objs []rawObject, loose [][]byte) []byte {
 	var p bytes.Buffer
+	magic := uint32(recordMagic)
+	if ref != Branch {
+		magic = refRecordMagic
+		binary.Write(&p, binary.BigEndian, uint16(len(ref)))
+		p.WriteString(string(ref))
+	}
 	p.Write(old[:])
 	p.Write(new[:])
 	binary.Write(&p, binary.BigEndian, uint32(len(objs)))
@@ -79,7 +89,7 @@ func encodeRecord(old, new Hash, objs []rawObject, loose [][]byte) []byte {
 		p.Write(loose[i])
 	}
 	rec := make([]byte, 12, 12+p.Len())
-	binary.BigEndian.PutUint32(rec[0:], recordMagic)
+	binary.BigEndian.PutUint32(rec[0:], magic)
 	binary.BigEndian.PutUint32(rec[4:], uint32(p.Len()))
 	binary.BigEndian.PutUint32(rec[8:], crc32.Checksum(p.Bytes(), crcTable))
 	return append(rec, p.Bytes()...)
@@ -138,6 +148,7 @@ func (r *Repo) checkpoint() error {
 }
 
 type record struct {
+	ref      plumbing.ReferenceName
 	old, new Hash
 	objs     []rawObject // data holds the loose bytes
 }
@@ -154,7 +165,11 @@ func readJournal(data []byte) (boot string, recs []record) {
 		return "", nil
 	}
 	boot, data = string(data[len("boot "):nl]), data[nl+1:]
-	for len(data) >= 12 && binary.BigEndian.Uint32(data) == recordMagic {
+	for len(data) >= 12 {
+		magic := binary.BigEndian.Uint32(data)
+		if magic != recordMagic && magic != refRecordMagic {
+			break
+		}
 		n := int(binary.BigEndian.Uint32(data[4:]))
 		if len(data)-12 < n {
 			break
@@ -163,7 +178,7 @@ func readJournal(data []byte) (boot string, recs []record) {
 		if crc32.Checksum(p, crcTable) != binary.BigEndian.Uint32(data[8:]) {
 			break
 		}
-		rec, ok := decodeRecord(p)
+		rec, ok := decodeRecord(magic, p)
 		if !ok {
 			break
 		}
@@ -173,8 +188,18 @@ func readJournal(data []byte) (boot string, recs []record) {
 	return boot, recs
 }
 
-func decodeRecord(p []byte) (record, bool) {
-	var rec record
+func decodeRecord(magic uint32, p []byte) (record, bool) {
+	rec := record{ref: Branch}
+	if magic == refRecordMagic {
+		if len(p) < 2 {
+			return rec, false
+		}
+		n := int(binary.BigEndian.Uint16(p))
+		if len(p) < 2+n {
+			return rec, false
+		}
+		rec.ref, p = plumbing.ReferenceName(p[2:2+n]), p[2+n:]
+	}
 	if len(p) < 44 {
 		return rec, false
 	}
@@ -233,21 +258,33 @@ func (r *Repo) replay() error {
 	if len(recs) == 0 {
 		return nil
 	}
-	chain := map[Hash]bool{}
+	chains := map[plumbing.ReferenceName]map[Hash]bool{}
+	last := map[plumbing.ReferenceName]Hash{}
+	var refs []plumbing.ReferenceName
 	for _, rec := range recs {
+		chain := chains[rec.ref]
+		if chain == nil {
+			chain = map[Hash]bool{}
+			chains[rec.ref] = chain
+			refs = append(refs, rec.ref)
+		}
 		chain[rec.old], chain[rec.new] = true, true
+		last[rec.ref] = rec.new
 		for _, o := range rec.objs {
 			if err := r.restoreObject(o.hash, o.data); err != nil {
 				return fmt.Errorf("gitlog: replay journal: %w", err)
 			}
 		}
 	}
-	last := recs[len(recs)-1].new
-	cur, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(string(Branch))))
-	curHash := plumbing.NewHash(string(bytes.TrimSpace(cur)))
-	if err != nil || len(bytes.TrimSpace(cur)) != 40 || chain[curHash] {
-		if err := r.writeRef(last); err != nil {
-			return fmt.Errorf("gitlog: replay journal: %w", err)
+	// A ref that still holds a value the journal knows was moved on (or lost its
+	// file) takes the journal's newest; one that was moved some other way is left.
+	for _, ref := range refs {
+		cur, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(string(ref))))
+		curHash := plumbing.NewHash(string(bytes.TrimSpace(cur)))
+		if err != nil || len(bytes.TrimSpace(cur)) != 40 || chains[ref][curHash] {
+			if err := r.writeRef(ref, last[ref]); err != nil {
+				return fmt.Errorf("gitlog: replay journal: %w", err)
+			}
 		}
 	}
 	return r.checkpoint()

@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -34,4 +35,95 @@ func (r *Repo) Walk(from Hash, fn func(*object.Commit) error) error {
 		return fmt.Errorf("gitlog: walk: %w", err)
 	}
 	return nil
+}
+
+// WalkPath calls fn, in Walk's order, for each commit reachable from from whose
+// tree differs from its first parent's (a root commit's: from the empty tree) at
+// tree path p: the file there, or anything under the directory. fn returns the
+// path to follow in the older commits: p itself, or another where the content came
+// from elsewhere (a rename). It returns fn's error unless that is ErrStop, and
+// ctx's error if ctx ends first.
+//
+// WalkPath reads only the commits it hands to fn: it learns the others' parents
+// and changed paths from the history index (see index.go), which it completes
+// for commits made elsewhere on the way.
+func (r *Repo) WalkPath(ctx context.Context, from Hash, p string, fn func(c *object.Commit, p string) (string, error)) error {
+	if from.IsZero() {
+		return nil
+	}
+	defer r.index.flush()
+	stack := []Hash{from}
+	// A commit can be met twice only below a merge: until the first merge, the
+	// walk is a chain, and nothing it passed can be met again.
+	var seen map[Hash]bool
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen != nil {
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+		}
+		n, err := r.index.node(r, h)
+		if err != nil {
+			return fmt.Errorf("gitlog: walk: %w", err)
+		}
+		hit, sure := n.touches(p)
+		if hit && !sure {
+			if hit, err = r.entryChanged(h, n.parents, p); err != nil {
+				return err
+			}
+		}
+		if hit {
+			c, err := r.ReadCommit(h)
+			if err != nil {
+				return err
+			}
+			if p, err = fn(c, p); errors.Is(err, ErrStop) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+		if len(n.parents) > 1 && seen == nil {
+			seen = map[Hash]bool{h: true}
+		}
+		for i := len(n.parents) - 1; i >= 0; i-- {
+			if !seen[n.parents[i]] {
+				stack = append(stack, n.parents[i])
+			}
+		}
+	}
+	return nil
+}
+
+// entryChanged tells whether commit h's tree and its first parent's hold different
+// entries at tree path p.
+func (r *Repo) entryChanged(h Hash, parents []Hash, p string) (bool, error) {
+	at := func(c Hash) (Hash, error) {
+		root, err := r.RootTree(c)
+		if err != nil || root.IsZero() {
+			return ZeroHash, err
+		}
+		e, err := r.Lookup(root, p)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir) {
+			return ZeroHash, nil
+		}
+		return e.Hash, err
+	}
+	mine, err := at(h)
+	if err != nil {
+		return false, err
+	}
+	var theirs Hash
+	if len(parents) > 0 {
+		if theirs, err = at(parents[0]); err != nil {
+			return false, err
+		}
+	}
+	return mine != theirs, nil
 }

@@ -55,7 +55,9 @@ type Repo struct {
 	dir   string
 	st    *filesystem.Storage
 	trees *treeCache
+	index *historyIndex
 
+	readMu   sync.Mutex // guards go-git's object storage, see object
 	mu       sync.Mutex // serialises writers inside this process; lockFile does across processes
 	lockFile *os.File   // flocked by Lock
 	journal  *os.File   // opened by the first commit, under mu
@@ -110,7 +112,7 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), lockFile: lf}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf}
 	if err := r.recoverIfNeeded(); err != nil {
 		r.Close()
 		return nil, err
@@ -136,6 +138,7 @@ func (r *Repo) Close() error {
 		r.journal = nil
 	}
 	r.lockFile.Close()
+	r.index.close()
 	return r.st.Close()
 }
 
@@ -151,11 +154,31 @@ func (r *Repo) Head() (Hash, error) {
 	return ref.Hash(), nil
 }
 
+// object reads object h of type t. go-git loads the list of packs and their
+// indexes once, lazily and without a lock; reads go through readMu so concurrent
+// first reads cannot see a half-built index, and an object that is not found is
+// looked for again after a reindex, since a fetch, gc or another process may have
+// packed it since.
+func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	o, err := r.st.EncodedObject(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		r.st.Reindex()
+		o, err = r.st.EncodedObject(t, h)
+	}
+	return o, err
+}
+
 // ReadCommit decodes the commit h.
 func (r *Repo) ReadCommit(h Hash) (*object.Commit, error) {
-	c, err := object.GetCommit(r.st, h)
+	o, err := r.object(plumbing.CommitObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	}
+	c, err := object.DecodeCommit(r.st, o)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
 	}
 	return c, nil
 }
@@ -174,10 +197,12 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 
 // ReadBlob returns the content of blob h.
 func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
-	o, err := r.st.EncodedObject(plumbing.BlobObject, h)
+	o, err := r.object(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read blob %s: %w", h, err)
 	}
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
 	return readAll(o)
 }
 
@@ -200,12 +225,15 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	if es, ok := r.trees.get(h); ok {
 		return es, nil
 	}
-	o, err := r.st.EncodedObject(plumbing.TreeObject, h)
+	o, err := r.object(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
 	}
 	var t object.Tree
-	if err := t.Decode(o); err != nil {
+	r.readMu.Lock()
+	err = t.Decode(o)
+	r.readMu.Unlock()
+	if err != nil {
 		return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
 	}
 	es := make([]Entry, len(t.Entries))

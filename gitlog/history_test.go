@@ -1,0 +1,354 @@
+package gitlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// randomHistory commits n random change sets over a small tree of paths and
+// returns every path that ever existed, directories included.
+func randomHistory(t *testing.T, r *Repo, n int, seed uint64) []string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	names := []string{"m/a", "m/b", "m/d/x", "m/d/y", "m/e/f/z", "m/a2"}
+	ever := map[string]bool{}
+	for i := range n {
+		head, _ := r.Head()
+		root, _ := r.RootTree(head)
+		var files []string
+		r.files("", Entry{Hash: root, Mode: 0o40000}, func(p string, _ Hash) { files = append(files, p) })
+		if root.IsZero() {
+			files = nil
+		}
+		var c Change
+		switch k := rng.IntN(10); {
+		case k < 5 || len(files) == 0:
+			c = Change{Op: Put, Path: names[rng.IntN(len(names))], Data: []byte(fmt.Sprint(rng.IntN(3)))}
+		case k < 7:
+			c = Change{Op: Delete, Path: files[rng.IntN(len(files))]}
+		case k < 9:
+			from := files[rng.IntN(len(files))]
+			if rng.IntN(2) == 0 {
+				from = from[:strings.LastIndex(from, "/")]
+			}
+			c = Change{Op: Move, Path: from, NewPath: "m/r" + fmt.Sprint(rng.IntN(3))}
+		default:
+			e, _ := r.Lookup(root, files[rng.IntN(len(files))])
+			c = Change{Op: Link, Path: "m/old" + fmt.Sprint(rng.IntN(2)), Hash: e.Hash}
+		}
+		unlock, _ := r.Lock(context.Background())
+		_, err := r.Commit(head, []Change{c}, CommitInfo{Message: fmt.Sprintf("c%d\n", i), Author: sig(), Committer: sig()})
+		unlock()
+		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrNotDir) && !strings.Contains(err.Error(), "into itself") {
+			t.Fatalf("commit %d %+v: %v", i, c, err)
+		}
+		head, _ = r.Head()
+		root, _ = r.RootTree(head)
+		r.files("", Entry{Hash: root, Mode: 0o40000}, func(p string, _ Hash) {
+			for q := p; q != ""; q = q[:max(strings.LastIndex(q, "/"), 0)] {
+				ever[q] = true
+				if !strings.Contains(q, "/") {
+					break
+				}
+			}
+		})
+	}
+	ps := []string{"", "m/never", "m/d/x/under-a-file"}
+	for p := range ever {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+	return ps[:min(len(ps), 30)]
+}
+
+// bruteLog lists the commits changing p by comparing entries commit by commit.
+func bruteLog(t *testing.T, r *Repo, p string) []Hash {
+	var out []Hash
+	head, _ := r.Head()
+	err := r.Walk(head, func(c *object.Commit) error {
+		changed, err := r.entryChanged(c.Hash, c.ParentHashes, p)
+		if changed {
+			out = append(out, c.Hash)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func walkPath(t *testing.T, r *Repo, p string) []Hash {
+	var out []Hash
+	head, _ := r.Head()
+	err := r.WalkPath(context.Background(), head, p, func(c *object.Commit, q string) (string, error) {
+		out = append(out, c.Hash)
+		return q, nil
+	})
+	if err != nil {
+		t.Fatalf("WalkPath(%q): %v", p, err)
+	}
+	return out
+}
+
+// TestWalkPathMatchesBruteForce checks the index-driven path walk against a
+// commit-by-commit comparison: with the index made at commit time, rebuilt from
+// nothing, and read past damage.
+func TestWalkPathMatchesBruteForce(t *testing.T) {
+	for seed := range uint64(2) {
+		dir := t.TempDir()
+		r, _ := Init(dir)
+		paths := randomHistory(t, r, 100, seed)
+		check := func(how string, r *Repo) {
+			for _, p := range paths {
+				if got, want := walkPath(t, r, p), bruteLog(t, r, p); !slices.Equal(got, want) {
+					t.Errorf("seed %d, %s: WalkPath(%q) = %d commits, want %d", seed, how, p, len(got), len(want))
+				}
+			}
+		}
+		check("indexed at commit", r)
+		r.Close()
+		os.Remove(filepath.Join(dir, stateDir, indexName))
+		r, _ = Open(dir)
+		check("index rebuilt", r)
+		r.Close()
+		data, _ := os.ReadFile(filepath.Join(dir, stateDir, indexName))
+		if len(data) < 1000 {
+			t.Fatalf("index not written back: %d bytes", len(data))
+		}
+		copy(data[len(data)/2:], "garbage garbage garbage")
+		os.WriteFile(filepath.Join(dir, stateDir, indexName), append([]byte("junk"), data...), 0o600)
+		r, _ = Open(dir)
+		check("index damaged", r)
+		r.Close()
+	}
+}
+
+func TestWalkPathFollows(t *testing.T) {
+	r, _ := Init(t.TempDir())
+	a := commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	commit(t, r, Change{Op: Put, Path: "m/other", Data: []byte("x")})
+	mv := commit(t, r, Change{Op: Move, Path: "m/a", NewPath: "m/b"})
+	ed := commit(t, r, Change{Op: Put, Path: "m/b", Data: []byte("2")})
+	head, _ := r.Head()
+	var got []Hash
+	err := r.WalkPath(context.Background(), head, "m/b", func(c *object.Commit, p string) (string, error) {
+		got = append(got, c.Hash)
+		if c.Hash == mv {
+			return "m/a", nil
+		}
+		return p, nil
+	})
+	if err != nil || !slices.Equal(got, []Hash{ed, mv, a}) {
+		t.Errorf("WalkPath(m/b) following the move = %v, %v; want %v", got, err, []Hash{ed, mv, a})
+	}
+}
+
+func TestLink(t *testing.T) {
+	r, _ := Init(t.TempDir())
+	first := commit(t, r, Change{Op: Put, Path: "m/d/a", Data: []byte("1")}, Change{Op: Put, Path: "m/f", Data: []byte("2")})
+	root, _ := r.RootTree(first)
+	d, _ := r.Lookup(root, "m/d")
+	f, _ := r.Lookup(root, "m/f")
+	commit(t, r, Change{Op: Delete, Path: "m/d"}, Change{Op: Put, Path: "m/x/y", Data: []byte("3")})
+	// A tree over a file, a blob over a directory, and into new parents.
+	commit(t, r, Change{Op: Link, Path: "m/f", Hash: d.Hash}, Change{Op: Link, Path: "m/x", Hash: f.Hash},
+		Change{Op: Link, Path: "m/n/e/w", Hash: d.Hash})
+	for p, want := range map[string]string{"m/f/a": "1", "m/x": "2", "m/n/e/w/a": "1"} {
+		if got, err := read(t, r, p); err != nil || got != want {
+			t.Errorf("after Link, read %s = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	unlock, _ := r.Lock(context.Background())
+	defer unlock()
+	head, _ := r.Head()
+	_, err := r.Commit(head, []Change{{Op: Link, Path: "m/z", Hash: plumbing.NewHash(strings.Repeat("ab", 20))}}, CommitInfo{Author: sig(), Committer: sig()})
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("Link of a missing object: err = %v, want ErrNotFound", err)
+	}
+	if out, err := exec.Command("git", "-C", r.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}
+
+func TestTags(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := Init(dir)
+	c1 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	c2 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("2")})
+	unlock, _ := r.Lock(context.Background())
+	_, err := r.CreateTag("before/v1", c1, sig(), "first\n")
+	if err == nil {
+		_, err = r.CreateTag("after", c2, sig(), "second\n")
+	}
+	_, errExist := r.CreateTag("after", c1, sig(), "again\n")
+	_, errBad := r.CreateTag("a..b", c1, sig(), "")
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(errExist, fs.ErrExist) {
+		t.Errorf("CreateTag of an existing name: err = %v, want fs.ErrExist", errExist)
+	}
+	if !errors.Is(errBad, ErrBadRefName) {
+		t.Errorf("CreateTag(a..b): err = %v, want ErrBadRefName", errBad)
+	}
+	tags, err := r.Tags()
+	if err != nil || len(tags) != 2 || tags[0].Name != "after" || tags[0].Target != c2 || tags[1].Message != "first\n" {
+		t.Fatalf("Tags = %+v, %v", tags, err)
+	}
+	if tg, err := r.LookupTag("before/v1"); err != nil || tg.Target != c1 {
+		t.Errorf("LookupTag(before/v1) = %+v, %v", tg, err)
+	}
+	if _, err := r.LookupTag("nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LookupTag(nope): err = %v, want ErrNotFound", err)
+	}
+	out, err := exec.Command("git", "-C", dir, "tag", "-n1", "-l").Output()
+	if err != nil || !strings.Contains(string(out), "before/v1") || !strings.Contains(string(out), "second") {
+		t.Errorf("git tag -n1 -l = %q, %v", out, err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}
+
+// TestTagReplayAfterCrash loses a tag's object and ref as a machine crash might;
+// the journal brings them back.
+func TestTagReplayAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := Init(dir)
+	c := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	unlock, _ := r.Lock(context.Background())
+	tag, err := r.CreateTag("cp", c, sig(), "m\n")
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	data, _ := os.ReadFile(filepath.Join(dir, stateDir, journalName))
+	data = []byte(strings.Replace(string(data), "boot "+bootID(), "boot "+strings.Repeat("x", len(bootID())), 1))
+	os.WriteFile(filepath.Join(dir, stateDir, journalName), data, 0o600)
+	os.Remove(filepath.Join(dir, "refs/tags/cp"))
+	os.Remove(r.loosePath(tag.Object))
+	r2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if got, err := r2.LookupTag("cp"); err != nil || got.Target != c {
+		t.Errorf("after replay, LookupTag(cp) = %+v, %v; want target %s", got, err, c)
+	}
+	if h, _ := r2.Head(); h != c {
+		t.Errorf("after replay, head = %s, want %s", h, c)
+	}
+}
+
+func TestUpdateRef(t *testing.T) {
+	r, _ := Init(t.TempDir())
+	c1 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	c2 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("2")})
+	unlock, _ := r.Lock(context.Background())
+	defer unlock()
+	if err := r.UpdateRef(Branch, c1, c1); !errors.Is(err, ErrStale) {
+		t.Errorf("UpdateRef from a value it does not hold: err = %v, want ErrStale", err)
+	}
+	if err := r.UpdateRef(Branch, c2, c1); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := r.Head(); h != c1 {
+		t.Errorf("after UpdateRef, head = %s, want %s", h, c1)
+	}
+}
+
+func TestCheckRefName(t *testing.T) {
+	for _, name := range []string{"v1", "before-cleanup", "a/b", "x.y", "日本", "a@b"} {
+		if err := CheckRefName(name); err != nil {
+			t.Errorf("CheckRefName(%q) = %v, want nil", name, err)
+		}
+	}
+	for _, name := range []string{"", "@", "-x", "a..b", ".a", "a/.b", "a.", "a.lock", "a/b.lock/c", "a//b", "/a", "a/",
+		"a b", "a~1", "a^", "a:b", "a?", "a*", "a[", `a\b`, "a@{1}", "a\x01", strings.Repeat("x", 256), "\xff"} {
+		if err := CheckRefName(name); !errors.Is(err, ErrBadRefName) {
+			t.Errorf("CheckRefName(%q) = %v, want ErrBadRefName", name, err)
+		}
+	}
+}
+
+func TestDiffTreesAndPrefix(t *testing.T) {
+	r, _ := Init(t.TempDir())
+	c1 := commit(t, r, Change{Op: Put, Path: "m/d/a", Data: []byte("1")}, Change{Op: Put, Path: "m/f", Data: []byte("2")})
+	c2 := commit(t, r, Change{Op: Move, Path: "m/d", NewPath: "m/e"}, Change{Op: Put, Path: "m/f", Data: []byte("3")},
+		Change{Op: Put, Path: "n", Data: []byte("4")})
+	t1, _ := r.RootTree(c1)
+	t2, _ := r.RootTree(c2)
+	got, err := r.DiffTrees(t1, t2, "m")
+	var paths []string
+	for _, c := range got {
+		kind := "M"
+		if c.From.IsZero() {
+			kind = "A"
+		} else if c.To.IsZero() {
+			kind = "D"
+		}
+		paths = append(paths, kind+" "+c.Path)
+	}
+	if want := "D m/d/a,A m/e/a,M m/f"; err != nil || strings.Join(paths, ",") != want {
+		t.Errorf("DiffTrees(m) = %v, %v; want %s", paths, err, want)
+	}
+	if hs, err := r.CommitsWithPrefix(c2.String()[:6]); err != nil || len(hs) != 1 || hs[0] != c2 {
+		t.Errorf("CommitsWithPrefix(%s) = %v, %v", c2.String()[:6], hs, err)
+	}
+	if hs, _ := r.CommitsWithPrefix(t2.String()[:8]); len(hs) != 0 {
+		t.Errorf("CommitsWithPrefix of a tree's name = %v, want none", hs)
+	}
+}
+
+// TestWalkPathMerge walks a history with a merge: each commit once, in Walk's
+// order, each change compared with the first parent.
+func TestWalkPathMerge(t *testing.T) {
+	r, _ := Init(t.TempDir())
+	c1 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	c2 := commit(t, r, Change{Op: Put, Path: "b", Data: []byte("1")})
+	unlock, _ := r.Lock(context.Background())
+	defer unlock()
+	info := CommitInfo{Message: "m\n", Author: sig(), Committer: sig()}
+	must := func(h Hash, err error) Hash {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if err := r.UpdateRef(Branch, c2, c1); err != nil {
+		t.Fatal(err)
+	}
+	side := must(r.Commit(c1, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
+	if err := r.UpdateRef(Branch, side, c2); err != nil {
+		t.Fatal(err)
+	}
+	x := must(r.Commit(c2, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
+	tree, _ := r.RootTree(x)
+	base, _ := r.RootTree(c2)
+	merge := must(r.commitTree(x, tree, base, []Hash{c2, side}, info, nil, nil))
+	for p, want := range map[string][]Hash{"a": {merge, c1, side}, "b": {c2}, "": {merge, c2, c1, side}} {
+		if got := walkPath(t, r, p); !slices.Equal(got, want) {
+			t.Errorf("WalkPath(%q) over a merge = %v, want %v", p, got, want)
+		}
+		if got := bruteLog(t, r, p); !slices.Equal(got, want) {
+			t.Errorf("brute force (%q) = %v, want %v", p, got, want)
+		}
+	}
+}

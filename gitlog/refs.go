@@ -1,0 +1,234 @@
+package gitlog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// TagPrefix is where tags live among the refs.
+const TagPrefix = "refs/tags/"
+
+// ErrBadRefName: a name git would refuse for a ref.
+var ErrBadRefName = errors.New("not a valid ref name")
+
+// Ref returns the object ref names, or ZeroHash when it does not exist.
+func (r *Repo) Ref(name plumbing.ReferenceName) (Hash, error) {
+	ref, err := r.st.Reference(name)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return ZeroHash, nil
+	}
+	if err != nil {
+		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", name, err)
+	}
+	if ref.Type() != plumbing.HashReference {
+		return ZeroHash, fmt.Errorf("gitlog: read %s: a symbolic ref", name)
+	}
+	return ref.Hash(), nil
+}
+
+// UpdateRef moves ref from old to new (ZeroHash for old: the ref must not exist)
+// through the journal, so the move is durable and replayed after a crash like a
+// commit's. The objects new needs must be in the repository (written by Commit, or
+// by a fetch); UpdateRef first makes every file of the repository durable, so a
+// crash cannot leave ref naming objects that were never flushed. The caller must
+// hold the lock. It returns an error wrapping ErrStale if ref does not hold old.
+func (r *Repo) UpdateRef(ref plumbing.ReferenceName, old, new Hash) error {
+	if err := syncFS(r.dir); err != nil {
+		return fmt.Errorf("gitlog: move %s: %w", ref, err)
+	}
+	return r.casRef(ref, old, new, nil)
+}
+
+func (r *Repo) casRef(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
+	cur, err := r.Ref(ref)
+	if err != nil {
+		return err
+	}
+	if cur != old {
+		return fmt.Errorf("gitlog: move %s from %s: %w", ref, old, ErrStale)
+	}
+	return r.persist(ref, old, new, objs)
+}
+
+// Tag is an annotated tag: a named commit with who made it, when and why.
+type Tag struct {
+	Name    string // without TagPrefix
+	Object  Hash   // the tag object, or the commit itself for a lightweight tag
+	Target  Hash   // the commit
+	Tagger  Signature
+	Message string
+}
+
+// CreateTag writes an annotated tag object naming target and points
+// refs/tags/<name> at it through the journal. The caller must hold the lock. It
+// returns an error wrapping ErrBadRefName for a name git would refuse,
+// fs.ErrExist if the tag exists, and ErrNotFound if target is not a commit.
+func (r *Repo) CreateTag(name string, target Hash, tagger Signature, message string) (Tag, error) {
+	if err := CheckRefName(name); err != nil {
+		return Tag{}, err
+	}
+	if _, err := r.ReadCommit(target); err != nil {
+		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, ErrNotFound)
+	}
+	ref := plumbing.ReferenceName(TagPrefix + name)
+	if cur, err := r.Ref(ref); err != nil {
+		return Tag{}, err
+	} else if !cur.IsZero() {
+		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, fs.ErrExist)
+	}
+	t := &object.Tag{Name: name, Tagger: tagger, Message: message, TargetType: plumbing.CommitObject, Target: target}
+	mo := &plumbing.MemoryObject{}
+	if err := t.Encode(mo); err != nil {
+		return Tag{}, fmt.Errorf("gitlog: encode tag: %w", err)
+	}
+	data, err := readAll(mo)
+	if err != nil {
+		return Tag{}, err
+	}
+	o := newObject(plumbing.TagObject, data)
+	if err := r.casRef(ref, ZeroHash, o.hash, []rawObject{o}); err != nil {
+		return Tag{}, err
+	}
+	return Tag{Name: name, Object: o.hash, Target: target, Tagger: tagger, Message: message}, nil
+}
+
+// LookupTag returns the tag called name. It returns an error wrapping
+// ErrNotFound when there is none.
+func (r *Repo) LookupTag(name string) (Tag, error) {
+	if CheckRefName(name) != nil {
+		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, ErrNotFound)
+	}
+	h, err := r.Ref(plumbing.ReferenceName(TagPrefix + name))
+	if err != nil {
+		return Tag{}, err
+	}
+	if h.IsZero() {
+		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, ErrNotFound)
+	}
+	return r.peelTag(name, h)
+}
+
+// Tags returns every tag, sorted by name.
+func (r *Repo) Tags() ([]Tag, error) {
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: list tags: %w", err)
+	}
+	var tags []Tag
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		name, ok := strings.CutPrefix(string(ref.Name()), TagPrefix)
+		if !ok || ref.Type() != plumbing.HashReference {
+			return nil
+		}
+		t, err := r.peelTag(name, ref.Hash())
+		if err != nil {
+			return err
+		}
+		tags = append(tags, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
+	return tags, nil
+}
+
+// peelTag reads what the tag ref name holds: an annotated tag object or, for a
+// lightweight tag, the commit itself, whose committer stands in for the tagger.
+func (r *Repo) peelTag(name string, h Hash) (Tag, error) {
+	o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, err)
+	}
+	switch o.Type() {
+	case plumbing.TagObject:
+		var t object.Tag
+		if err := t.Decode(o); err != nil {
+			return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, err)
+		}
+		if t.TargetType != plumbing.CommitObject {
+			return Tag{}, fmt.Errorf("gitlog: tag %s names a %s, not a commit", name, t.TargetType)
+		}
+		return Tag{Name: name, Object: h, Target: t.Target, Tagger: t.Tagger, Message: t.Message}, nil
+	case plumbing.CommitObject:
+		c, err := r.ReadCommit(h)
+		if err != nil {
+			return Tag{}, err
+		}
+		return Tag{Name: name, Object: h, Target: h, Tagger: c.Committer}, nil
+	}
+	return Tag{}, fmt.Errorf("gitlog: tag %s names a %s, not a commit", name, o.Type())
+}
+
+// CheckRefName checks a ref name below refs/ (a tag name, say) the way
+// git check-ref-format does, and refuses a name that starts with "-" as well.
+// The error wraps ErrBadRefName and says what is wrong.
+func CheckRefName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("gitlog: %q %s: %w", name, why, ErrBadRefName) }
+	switch {
+	case name == "":
+		return bad("is empty")
+	case len(name) > 255:
+		return bad("is over 255 bytes")
+	case !utf8.ValidString(name):
+		return bad("is not UTF-8")
+	case name == "@":
+		return bad(`is "@"`)
+	case strings.HasPrefix(name, "-"):
+		return bad(`starts with "-"`)
+	case strings.HasSuffix(name, "."):
+		return bad(`ends with "."`)
+	case strings.Contains(name, ".."):
+		return bad(`contains ".."`)
+	case strings.Contains(name, "@{"):
+		return bad(`contains "@{"`)
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
+			return bad(fmt.Sprintf("contains %q", c))
+		}
+	}
+	for _, seg := range strings.Split(name, "/") {
+		switch {
+		case seg == "":
+			return bad(`has an empty "/"-separated part`)
+		case strings.HasPrefix(seg, "."):
+			return bad(`has a part that starts with "."`)
+		case strings.HasSuffix(seg, ".lock"):
+			return bad(`has a part that ends with ".lock"`)
+		}
+	}
+	return nil
+}
+
+// CommitsWithPrefix returns the commits whose hex name starts with prefix (at
+// least 4 hex digits, any case).
+func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
+	prefix = strings.ToLower(prefix)
+	if len(prefix) < 4 || len(prefix) > 40 || strings.Trim(prefix, "0123456789abcdef") != "" {
+		return nil, nil
+	}
+	even := plumbing.NewHash(prefix + strings.Repeat("0", 40-len(prefix)))
+	hs, err := r.st.HashesWithPrefix(even[:len(prefix)/2])
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: find %s: %w", prefix, err)
+	}
+	var out []Hash
+	for _, h := range hs {
+		if !strings.HasPrefix(h.String(), prefix) {
+			continue
+		}
+		if o, err := r.st.EncodedObject(plumbing.CommitObject, h); err == nil && o.Type() == plumbing.CommitObject {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,138 @@
+package gitlog
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Errors of remotes and transfers that callers branch on.
+var (
+	// ErrNoRemote: no remote of that name is configured.
+	ErrNoRemote = errors.New("no such remote")
+	// ErrRemoteExists: a remote of that name is already configured.
+	ErrRemoteExists = errors.New("remote already exists")
+	// ErrUnreachable: the remote's host or repository could not be reached.
+	ErrUnreachable = errors.New("remote unreachable")
+	// ErrAuth: the remote refused the credentials, or asked for some.
+	ErrAuth = errors.New("remote refused authentication")
+	// ErrTimeout: the transfer ran out of time.
+	ErrTimeout = errors.New("remote timed out")
+	// ErrRejected: the remote refused the push, its branch having moved
+	// (non-fast-forward).
+	ErrRejected = errors.New("push rejected: the remote branch moved")
+)
+
+// Remote is a configured remote: a name and the URL it stands for.
+type Remote struct {
+	Name string
+	URL  string
+}
+
+// RemoteRef is the ref that holds the last fetched main branch of remote name.
+func RemoteRef(name string) plumbing.ReferenceName {
+	return plumbing.ReferenceName("refs/remotes/" + name + "/main")
+}
+
+// AddRemote records remote name with url in the repository's config. The error
+// wraps ErrRemoteExists if the name is taken and ErrBadRefName if the name could
+// not be part of a ref.
+func (r *Repo) AddRemote(name, rawURL string) error {
+	if err := CheckRefName("refs/remotes/" + name + "/main"); err != nil || strings.Contains(name, "/") {
+		return fmt.Errorf("gitlog: remote %q: %w", name, ErrBadRefName)
+	}
+	if rawURL == "" {
+		return fmt.Errorf("gitlog: remote %s: empty URL", name)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cfg, err := r.st.Config()
+	if err != nil {
+		return fmt.Errorf("gitlog: read config: %w", err)
+	}
+	if _, ok := cfg.Remotes[name]; ok {
+		return fmt.Errorf("gitlog: remote %s: %w", name, ErrRemoteExists)
+	}
+	cfg.Remotes[name] = &config.RemoteConfig{
+		Name:  name,
+		URLs:  []string{rawURL},
+		Fetch: []config.RefSpec{config.RefSpec("+" + string(Branch) + ":" + string(RemoteRef(name)))},
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("gitlog: remote %s: %w", name, err)
+	}
+	if err := r.st.SetConfig(cfg); err != nil {
+		return fmt.Errorf("gitlog: write config: %w", err)
+	}
+	return nil
+}
+
+// RemoveRemote forgets remote name and its fetched branch. The error wraps
+// ErrNoRemote if there is no such remote.
+func (r *Repo) RemoveRemote(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cfg, err := r.st.Config()
+	if err != nil {
+		return fmt.Errorf("gitlog: read config: %w", err)
+	}
+	if _, ok := cfg.Remotes[name]; !ok {
+		return fmt.Errorf("gitlog: remote %s: %w", name, ErrNoRemote)
+	}
+	delete(cfg.Remotes, name)
+	if err := r.st.SetConfig(cfg); err != nil {
+		return fmt.Errorf("gitlog: write config: %w", err)
+	}
+	if err := r.st.RemoveReference(RemoteRef(name)); err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return fmt.Errorf("gitlog: remove %s: %w", RemoteRef(name), err)
+	}
+	return nil
+}
+
+// Remotes lists the configured remotes by name.
+func (r *Repo) Remotes() ([]Remote, error) {
+	cfg, err := r.st.Config()
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read config: %w", err)
+	}
+	var out []Remote
+	for name, rc := range cfg.Remotes {
+		u := ""
+		if len(rc.URLs) > 0 {
+			u = rc.URLs[0]
+		}
+		out = append(out, Remote{Name: name, URL: u})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// remote returns the configuration of remote name; the error wraps ErrNoRemote.
+func (r *Repo) remote(name string) (*config.RemoteConfig, error) {
+	cfg, err := r.st.Config()
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read config: %w", err)
+	}
+	rc, ok := cfg.Remotes[name]
+	if !ok || len(rc.URLs) == 0 {
+		return nil, fmt.Errorf("gitlog: remote %s: %w", name, ErrNoRemote)
+	}
+	return rc, nil
+}
+
+// Redact removes any password or token from a URL, for messages.
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.User == nil {
+		return rawURL
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

@@ -1,0 +1,350 @@
+package gitlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+	"github.com/go-git/go-git/v5/storage"
+	"golang.org/x/crypto/ssh"
+)
+
+// Auth holds credentials for a transfer. The zero value means: none for http and
+// git://, the SSH agent and ~/.ssh/known_hosts for ssh.
+type Auth struct {
+	Username string // http basic user, or the ssh user ("git" when empty)
+	Password string // http password or token; never shown in errors
+	SSHKey   string // a private key file for ssh instead of the agent
+	// SSHKeyPassphrase unlocks SSHKey when it is encrypted.
+	SSHKeyPassphrase string
+	KnownHosts       string // a known_hosts file; "" means the default files
+}
+
+// TransferOptions configure Fetch and Push.
+type TransferOptions struct {
+	Auth     Auth
+	Progress io.Writer // the server's progress (objects, bytes); nil for none
+}
+
+// localTransport makes file:// and plain paths work in process, without the git
+// binary that go-git's default file transport runs.
+var localTransport sync.Once
+
+func installLocal() {
+	localTransport.Do(func() { client.InstallProtocol("file", localServer{server.DefaultServer}) })
+}
+
+// localServer is go-git's in-process server, except that an upload-pack request
+// keeps only the "have" commits the served repository holds: go-git's server
+// fails with "object not found" on any other, and a client that diverged always
+// has some.
+type localServer struct{ transport.Transport }
+
+func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+	sess, err := s.Transport.NewUploadPackSession(ep, auth)
+	if err != nil {
+		return nil, err
+	}
+	sto, err := server.DefaultLoader.Load(ep)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return &localUpload{UploadPackSession: sess, sto: sto}, nil
+}
+
+type localUpload struct {
+	transport.UploadPackSession
+	sto storer.EncodedObjectStorer
+}
+
+func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
+	haves := req.Haves[:0:0]
+	for _, h := range req.Haves {
+		if u.sto.HasEncodedObject(h) == nil {
+			haves = append(haves, h)
+		}
+	}
+	req.Haves = haves
+	return u.UploadPackSession.UploadPack(ctx, req)
+}
+
+// captureRefs is the repository's storage with ref writes held back, so go-git's
+// fetch and push never move a ref behind the journal's back, and, in a fetch,
+// with new objects held in memory too: they reach the repository only with the
+// move of the ref, in one journal record. A fetch cut off midway then leaves
+// nothing (a commit stored without its tree would make the next fetch think it
+// had everything). Embedding the interface keeps go-git from writing a pack.
+type captureRefs struct {
+	storage.Storer
+	refs map[plumbing.ReferenceName]Hash
+	objs map[Hash]rawObject
+	list []rawObject
+}
+
+func newCapture(st storage.Storer) *captureRefs {
+	return &captureRefs{Storer: st, refs: map[plumbing.ReferenceName]Hash{}, objs: map[Hash]rawObject{}}
+}
+
+func (s *captureRefs) SetReference(ref *plumbing.Reference) error {
+	s.refs[ref.Name()] = ref.Hash()
+	return nil
+}
+
+func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
+	return s.SetReference(ref)
+}
+
+func (s *captureRefs) SetEncodedObject(o plumbing.EncodedObject) (Hash, error) {
+	data, err := readAll(o)
+	if err != nil {
+		return ZeroHash, err
+	}
+	ro := newObject(o.Type(), data)
+	if _, ok := s.objs[ro.hash]; !ok {
+		s.objs[ro.hash] = ro
+		s.list = append(s.list, ro)
+	}
+	return ro.hash, nil
+}
+
+func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	if ro, ok := s.objs[h]; ok {
+		if t != plumbing.AnyObject && t != ro.typ {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		mo := &plumbing.MemoryObject{}
+		mo.SetType(ro.typ)
+		mo.Write(ro.data)
+		return mo, nil
+	}
+	return s.Storer.EncodedObject(t, h)
+}
+
+func (s *captureRefs) HasEncodedObject(h Hash) error {
+	if _, ok := s.objs[h]; ok {
+		return nil
+	}
+	return s.Storer.HasEncodedObject(h)
+}
+
+func (s *captureRefs) EncodedObjectSize(h Hash) (int64, error) {
+	if ro, ok := s.objs[h]; ok {
+		return int64(len(ro.data)), nil
+	}
+	return s.Storer.EncodedObjectSize(h)
+}
+
+// Fetch fetches the main branch of remote name into RemoteRef(name), moving that
+// ref through the journal under the lock, and returns what it now holds (ZeroHash
+// for an empty remote). It takes the lock itself. The error wraps ErrNoRemote,
+// ErrUnreachable, ErrAuth or ErrTimeout; the branch never moves.
+func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Hash, error) {
+	rc, err := r.remote(name)
+	if err != nil {
+		return ZeroHash, err
+	}
+	installLocal()
+	auth, err := authMethod(rc.URLs[0], opts.Auth)
+	if err != nil {
+		return ZeroHash, err
+	}
+	st := newCapture(r.st)
+	rem := git.NewRemote(st, rc)
+	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
+	err = rem.FetchContext(ctx, fo)
+	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
+		// A ref being written at that moment, as in Push: once more.
+		st = newCapture(r.st)
+		err = git.NewRemote(st, rc).FetchContext(ctx, fo)
+	}
+	old, rerr := r.Ref(RemoteRef(name))
+	if rerr != nil {
+		return ZeroHash, rerr
+	}
+	var noRef git.NoMatchingRefSpecError
+	switch {
+	case errors.Is(err, git.NoErrAlreadyUpToDate):
+		return old, nil
+	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.As(err, &noRef):
+		return ZeroHash, nil
+	case err != nil:
+		return ZeroHash, transferError("fetch", name, rc.URLs[0], err)
+	}
+	h, ok := st.refs[RemoteRef(name)]
+	if !ok || h == old {
+		return old, nil
+	}
+	unlock, err := r.Lock(ctx)
+	if err != nil {
+		return ZeroHash, err
+	}
+	defer unlock()
+	cur, err := r.Ref(RemoteRef(name))
+	if err != nil {
+		return ZeroHash, err
+	}
+	if err := r.casRef(RemoteRef(name), cur, h, st.list); err != nil {
+		return ZeroHash, err
+	}
+	return h, nil
+}
+
+// Push sends Branch at h to remote name's main branch, which must be expected
+// (ZeroHash: the remote has none) or an ancestor of h, then records h in
+// RemoteRef(name). The error wraps ErrRejected when the remote's branch moved
+// meanwhile (fetch and merge, then push again), and ErrNoRemote, ErrUnreachable,
+// ErrAuth or ErrTimeout; nothing local moves then.
+func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptions) error {
+	rc, err := r.remote(name)
+	if err != nil {
+		return err
+	}
+	installLocal()
+	auth, err := authMethod(rc.URLs[0], opts.Auth)
+	if err != nil {
+		return err
+	}
+	spec := config.RefSpec(h.String() + ":" + string(Branch))
+	po := &git.PushOptions{RemoteName: name, RefSpecs: []config.RefSpec{spec}, Auth: auth, Progress: opts.Progress}
+	err = git.NewRemote(newCapture(r.st), rc).PushContext(ctx, po)
+	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
+		// go-git lists every local ref, and can meet the temporary file a
+		// concurrent writer renames over a ref (durable.go's writeRef): once more.
+		err = git.NewRemote(newCapture(r.st), rc).PushContext(ctx, po)
+	}
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return transferError("push", name, rc.URLs[0], err)
+	}
+	unlock, err := r.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := r.Ref(RemoteRef(name))
+	if err != nil || cur == h {
+		return err
+	}
+	return r.casRef(RemoteRef(name), cur, h, nil)
+}
+
+// transferError wraps a go-git error in the sentinel that says what happened,
+// naming the remote by its URL without credentials.
+func transferError(op, name, rawURL string, err error) error {
+	var sentinel error
+	var nerr net.Error
+	msg := err.Error()
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
+		sentinel = ErrTimeout
+	case errors.Is(err, context.Canceled):
+		sentinel = context.Canceled
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		errors.Is(err, transport.ErrInvalidAuthMethod), strings.Contains(msg, "unable to authenticate"),
+		strings.Contains(msg, "knownhosts"):
+		sentinel = ErrAuth
+	case errors.Is(err, git.ErrForceNeeded), strings.Contains(msg, "non-fast-forward"),
+		strings.Contains(msg, "fetch first"), strings.Contains(msg, "failed to update ref"):
+		sentinel = ErrRejected
+	default:
+		sentinel = ErrUnreachable
+	}
+	// go-git's messages can quote the URL; take credentials out of them.
+	if u, perr := url.Parse(rawURL); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return fmt.Errorf("gitlog: %s %s (%s): %s: %w", op, name, Redact(rawURL), msg, sentinel)
+}
+
+// authMethod builds go-git's auth for the URL's transport from a, falling back
+// to $MEMVAULT_GIT_USERNAME, $MEMVAULT_GIT_PASSWORD and $MEMVAULT_GIT_TOKEN for
+// http(s), and to a user and password written in the URL itself.
+func authMethod(rawURL string, a Auth) (transport.AuthMethod, error) {
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: remote URL %s: %w", Redact(rawURL), err)
+	}
+	switch ep.Protocol {
+	case "http", "https":
+		user, pass := a.Username, a.Password
+		if user == "" {
+			user = os.Getenv("MEMVAULT_GIT_USERNAME")
+		}
+		if pass == "" {
+			pass = os.Getenv("MEMVAULT_GIT_PASSWORD")
+		}
+		if pass == "" {
+			pass = os.Getenv("MEMVAULT_GIT_TOKEN")
+		}
+		if pass == "" && ep.Password != "" {
+			user, pass = ep.User, ep.Password
+		}
+		if pass == "" {
+			return nil, nil
+		}
+		if user == "" {
+			user = "x-access-token" // what GitHub and Gitea accept with a token
+		}
+		return &githttp.BasicAuth{Username: user, Password: pass}, nil
+	case "ssh":
+		user := a.Username
+		if user == "" {
+			user = ep.User
+		}
+		if user == "" {
+			user = "git"
+		}
+		var auth transport.AuthMethod
+		if a.SSHKey != "" {
+			pk, err := gitssh.NewPublicKeysFromFile(user, a.SSHKey, a.SSHKeyPassphrase)
+			if err != nil {
+				return nil, fmt.Errorf("gitlog: ssh key %s: %v: %w", a.SSHKey, err, ErrAuth)
+			}
+			if pk.HostKeyCallback, err = knownHosts(a.KnownHosts); err != nil {
+				return nil, err
+			}
+			auth = pk
+		} else {
+			ag, err := gitssh.NewSSHAgentAuth(user)
+			if err != nil {
+				return nil, fmt.Errorf("gitlog: ssh agent: %v: %w", err, ErrAuth)
+			}
+			if ag.HostKeyCallback, err = knownHosts(a.KnownHosts); err != nil {
+				return nil, err
+			}
+			auth = ag
+		}
+		return auth, nil
+	}
+	return nil, nil
+}
+
+func knownHosts(file string) (ssh.HostKeyCallback, error) {
+	var files []string
+	if file != "" {
+		files = []string{file}
+	}
+	cb, err := gitssh.NewKnownHostsCallback(files...)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: known_hosts: %v: %w", err, ErrAuth)
+	}
+	return cb, nil
+}
