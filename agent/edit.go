@@ -172,6 +172,9 @@ func write(ctx context.Context, tx *vault.Tx, p, data string, limits vault.Limit
 	if limits.MaxFileSize > 0 && int64(len(data)) > limits.MaxFileSize {
 		return tooLarge
 	}
+	if err := checkQuota(ctx, tx, p, int64(len(data)), limits); err != nil {
+		return err
+	}
 	err := tx.WriteFile(ctx, p, []byte(data))
 	if errors.Is(err, vault.ErrTooLarge) {
 		return tooLarge

@@ -32,7 +32,7 @@ type Options struct {
 	// trailers when set.
 	Agent, Session string
 	// MaxLine is the longest request line Serve accepts, in bytes;
-	// 0 means DefaultMaxLine.
+	// 0 means the store's Limits().MaxRequestLine, or DefaultMaxLine.
 	MaxLine int
 }
 
@@ -105,13 +105,17 @@ func (h *Handler) mutate(ctx context.Context, c command, toolUseID string) (stri
 	defer h.mu.Unlock()
 	meta := vault.Meta{Command: c.name, ToolUseID: toolUseID, Agent: h.opts.Agent, Session: h.opts.Session}
 	limits := h.store.Limits()
+	c, note, err := checkSecrets(c, limits)
+	if err != nil {
+		return "", err
+	}
 	var content string
-	err := h.store.Update(ctx, meta, func(tx *vault.Tx) error {
+	err = h.store.Update(ctx, meta, func(tx *vault.Tx) error {
 		var err error
 		content, err = edit(ctx, tx, c, limits)
 		return err
 	})
-	return content, err
+	return content + note, err
 }
 
 // failure is a failure the contract names. It travels as an error through

@@ -154,6 +154,9 @@ func (h *Handler) maxLine() int {
 	if h.opts.MaxLine > 0 {
 		return h.opts.MaxLine
 	}
+	if n := h.store.Limits().MaxRequestLine; n > 0 {
+		return n
+	}
 	return DefaultMaxLine
 }
 

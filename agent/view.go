@@ -34,6 +34,7 @@ func (h *Handler) view(ctx context.Context, c command) (string, error) {
 		if bytes.Count(data, []byte{'\n'}) >= maxLines {
 			return "", fail("File %s exceeds maximum line limit of 999,999 lines.", c.path)
 		}
+		h.recordView(c.path)
 		return renderFile(c.path, string(data), c.viewRange, h.store.Limits().ViewLimit), nil
 	}
 	return "", fail("The path %s does not exist. Please provide a valid path.", c.path)

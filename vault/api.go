@@ -49,20 +49,30 @@ type Entry struct {
 
 // Limits bound what the vault accepts and what a view prints.
 type Limits struct {
-	MaxFileSize int64 // bytes of plaintext in one memory file
-	ViewLimit   int   // characters in one view answer
+	MaxFileSize    int64 // bytes of plaintext in one memory file
+	ViewLimit      int   // characters in one view answer
+	MaxVaultSize   int64 // bytes of plaintext in all current memory files
+	MaxFiles       int   // current memory files
+	MaxRequestLine int   // bytes in one `memvault serve` request line
+	// SecretPolicy is what a write does with text that looks like a secret:
+	// off, warn, redact or reject; "" means the agent's default (warn).
+	SecretPolicy string
 }
 
 // DefaultLimits are the limits of a vault whose config names none.
-var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000}
+var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000,
+	MaxVaultSize: DefaultMaxVaultSize, MaxFiles: DefaultMaxFiles, MaxRequestLine: DefaultMaxRequestLine}
 
 // Meta describes the command behind a commit. Command is the memory command
 // (create, str_replace, insert, delete, rename); the rest go into trailers when set.
+// Source is the full hash of the commit an undo (restore, revert, rollback) took
+// its content from; the undo methods set it, and Command, themselves.
 type Meta struct {
 	Command   string
 	ToolUseID string
 	Agent     string
 	Session   string
+	Source    string
 }
 
 // Record is one commit of the vault's history as memvault reads it.
@@ -77,11 +87,15 @@ type Record struct {
 	ToolUseID string    `json:"tool_use_id"`
 	Agent     string    `json:"agent"`
 	Session   string    `json:"session"`
+	Source    string    `json:"source"` // the commit an undo took its content from
 	Subject   string    `json:"subject"`
 }
 
 // LogOptions select history records.
 type LogOptions struct {
-	Path  string // a memory path, or "" for the whole vault
-	Limit int    // at most this many records; 0 means all
+	Path    string    // a memory path, or "" for the whole vault; its history follows renames
+	Limit   int       // at most this many records; 0 means all
+	Skip    int       // leave out this many of the first records that match (a page's offset)
+	Since   time.Time // only commits made at or after this time, when set
+	Command string    // only commits of this memory command (create, rename, revert, ...), when set
 }

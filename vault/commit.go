@@ -19,6 +19,7 @@ const (
 	trToolUseID = "Tool-Use-Id"
 	trAgent     = "Agent"
 	trSession   = "Session"
+	trSource    = "Memory-Source"
 )
 
 // commit writes changes on top of parent with the message and trailers of the
@@ -39,7 +40,7 @@ func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlo
 	b.WriteString(oneLine(subject) + "\n\n")
 	for _, t := range [][2]string{
 		{trCommand, meta.Command}, {trPath, path}, {trNewPath, newPath},
-		{trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session},
+		{trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}, {trSource, meta.Source},
 	} {
 		if t[1] != "" {
 			fmt.Fprintf(&b, "%s: %s\n", t[0], oneLine(t[1]))
@@ -52,7 +53,7 @@ func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlo
 	}
 	info := gitlog.CommitInfo{
 		Message:   b.String(),
-		Author:    gitlog.Signature{Name: oneLine(author), Email: "agent@memvault", When: now},
+		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 	}
 	if _, err := v.repo.Commit(parent, changes, info); err != nil {
@@ -69,4 +70,15 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// signatureName keeps a caller's name from forging the author line: git ends the
+// name at '<', so "x <a@b> 1 +0000" would set the email and time.
+func signatureName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '<' || r == '>' {
+			return -1
+		}
+		return r
+	}, oneLine(s))
 }

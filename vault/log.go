@@ -12,8 +12,13 @@ import (
 
 // Log returns the vault's history, newest first: every commit, or with opts.Path
 // those that changed what is at that path (a file, or anything under a
-// directory). It compares the path's entry from commit to parent, never a whole
-// tree diff.
+// directory), following it back through the rename commands that moved it there.
+// Since and Command filter the records; Skip and Limit then page through them.
+//
+// A path's history compares the path's entry from commit to parent, never a
+// whole tree diff, and reads only the commits that touched it (see
+// gitlog.Repo.WalkPath). The error is a *PathError for an invalid path, ctx's
+// error if it ends, or an I/O error.
 func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	tp := ""
 	if opts.Path != "" {
@@ -27,43 +32,61 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		return nil, err
 	}
 	var out []Record
-	err = v.repo.Walk(head, func(c *object.Commit) error {
-		if err := ctx.Err(); err != nil {
-			return err
+	skip := opts.Skip
+	// keep applies the filters and the page; it tells when the page is full.
+	keep := func(r Record) bool {
+		if !opts.Since.IsZero() && r.Time.Before(opts.Since) || opts.Command != "" && r.Command != opts.Command {
+			return false
 		}
-		if tp != "" {
-			changed, err := v.changedAt(c, tp)
-			if err != nil || !changed {
+		if skip > 0 {
+			skip--
+			return false
+		}
+		out = append(out, r)
+		return opts.Limit > 0 && len(out) >= opts.Limit
+	}
+	if tp == "" {
+		err = v.repo.Walk(head, func(c *object.Commit) error {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if keep(record(c)) {
+				return gitlog.ErrStop
+			}
+			return nil
+		})
+		return out, err
+	}
+	err = v.repo.WalkPath(ctx, head, tp, func(c *object.Commit, p string) (string, error) {
+		r := record(c)
+		if keep(r) {
+			return p, gitlog.ErrStop
 		}
-		out = append(out, record(c))
-		if opts.Limit > 0 && len(out) >= opts.Limit {
-			return gitlog.ErrStop
-		}
-		return nil
+		return renamedFrom(r, p), nil
 	})
 	return out, err
 }
 
-// changedAt tells whether commit c changed the entry at tree path tp against its
-// first parent.
-func (v *Vault) changedAt(c *object.Commit, tp string) (bool, error) {
-	at := func(tree gitlog.Hash) gitlog.Hash {
-		e, err := v.repo.Lookup(tree, tp)
-		if err != nil {
-			return gitlog.ZeroHash
-		}
-		return e.Hash
+// renamedFrom returns the tree path whose history continues that of tree path p
+// before commit r: the old path if r is a rename that created p (moved it, or a
+// directory holding it, there), else p.
+func renamedFrom(r Record, p string) string {
+	if r.Command != "rename" || r.Path == "" || r.NewPath == "" {
+		return p
 	}
-	var parentTree gitlog.Hash
-	if len(c.ParentHashes) > 0 {
-		var err error
-		if parentTree, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
-			return false, err
-		}
+	to, err := treePath(r.NewPath)
+	if err != nil {
+		return p
 	}
-	return at(c.TreeHash) != at(parentTree), nil
+	rest, ok := strings.CutPrefix(p, to)
+	if !ok || rest != "" && !strings.HasPrefix(rest, "/") {
+		return p
+	}
+	from, err := treePath(r.Path)
+	if err != nil || from == memDir {
+		return p
+	}
+	return from + rest
 }
 
 func record(c *object.Commit) Record {
@@ -101,6 +124,8 @@ func record(c *object.Commit) Record {
 			r.Agent = val
 		case trSession:
 			r.Session = val
+		case trSource:
+			r.Source = val
 		}
 	}
 	return r

@@ -275,7 +275,7 @@ func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Met
 	}
 	h, err := v.repo.Commit(parent, changes, gitlog.CommitInfo{
 		Message:   b.String(),
-		Author:    gitlog.Signature{Name: oneLine(author), Email: "agent@memvault", When: now},
+		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 	})
 	if err != nil {

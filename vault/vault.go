@@ -6,6 +6,11 @@
 // a Snapshot, and change it inside Update, which holds the vault's writer lock and
 // turns the staged change into one durable commit. Plaintext lives only in memory:
 // nothing decrypted is ever written to disk.
+//
+// The history is there to see and undo: Log lists commits (of the vault or one
+// path), Show and Diff decrypt what changed, SnapshotAt reads any revision (see
+// Resolve), and Restore, Revert and Rollback take changes back, each as one new
+// commit; Checkpoint names a point to come back to. History is never rewritten.
 package vault
 
 import (
@@ -219,5 +224,6 @@ func readLimits(repo *gitlog.Repo) Limits {
 	if n, err := strconv.Atoi(s.Option("viewLimit")); err == nil && n > 0 {
 		l.ViewLimit = n
 	}
+	readQuotas(s, &l)
 	return l
 }

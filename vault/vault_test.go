@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,5 +204,27 @@ func TestNoPlaintextInRepository(t *testing.T) {
 	}
 	if found := vaulttest.FindInRepo(t, v.Dir(), []byte("secret.md")); len(found) == 0 {
 		t.Errorf("the search finds nothing at all (the path should be in a tree object): the test cannot fail")
+	}
+}
+
+// TestAgentCannotForgeAuthor pins the fix for an agent name that wrote its own
+// email and time into the author line (found while building the MCP server).
+func TestAgentCannotForgeAuthor(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git binary not on PATH")
+	}
+	v := vaulttest.New(t)
+	err := v.Update(ctx, vault.Meta{Command: "create", Agent: "evil <x@y> 1 +0000"}, func(tx *vault.Tx) error {
+		return tx.WriteFile(ctx, "/memories/a", []byte("x"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", v.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+	out, _ := exec.Command("git", "-C", v.Dir(), "log", "-1", "--format=%an|%ae", "main").Output()
+	if got := strings.TrimSpace(string(out)); got != "evil x@y 1 +0000|agent@memvault" {
+		t.Errorf("author = %q, want the name without angle brackets and memvault's email", got)
 	}
 }

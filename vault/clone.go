@@ -1,0 +1,124 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ErrNotRecipient: the identity is not among the vault's recipients, so it could
+// not read the vault's memories.
+var ErrNotRecipient = errors.New("the identity is not one of the vault's recipients")
+
+// Clone creates a vault at dir (which must not exist or be empty) from the vault
+// at url, recorded as remote DefaultRemote, and opens it. The identity at
+// opts.IdentityFile must be one of the vault's recipients. On any error dir is
+// removed again. The error wraps ErrNotRecipient (the message names the
+// identity's recipient, for a current recipient to add), ErrNoIdentity,
+// ErrNotVault when the remote holds no vault, and the transfer errors of
+// gitlog.Fetch.
+func Clone(ctx context.Context, url, dir string, opts Options, auth gitlog.Auth, progress io.Writer) (v *Vault, err error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	id, err := readIdentityFile(opts.IdentityFile, opts.Passphrase, false)
+	if err != nil {
+		return nil, err
+	}
+	existed := true
+	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+		existed = false
+	}
+	repo, err := gitlog.Init(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vault: clone into %s: %w", dir, err)
+	}
+	defer func() {
+		if err != nil {
+			if v != nil {
+				v.Close()
+				v = nil
+			}
+			removeClone(dir, existed)
+		}
+	}()
+	h, err := cloneFetch(ctx, repo, url, auth, progress)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = Open(ctx, dir, opts); err != nil {
+		return nil, err
+	}
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := snap.Recipients(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		for _, mine := range id.Recipients {
+			if r.Key == mine.Key {
+				return v, nil
+			}
+		}
+	}
+	mine := "(unknown)"
+	if len(id.Recipients) > 0 {
+		mine = id.Recipients[0].Key
+	}
+	return nil, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it; ask someone who can to run `memvault recipients add %s` and push: %w",
+		gitlog.Redact(url), h, opts.IdentityFile, mine, mine, ErrNotRecipient)
+}
+
+// cloneFetch fetches url's main branch into repo and points main at it.
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth gitlog.Auth, progress io.Writer) (gitlog.Hash, error) {
+	defer repo.Close()
+	if err := repo.AddRemote(DefaultRemote, url); err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: auth, Progress: progress})
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	if h.IsZero() {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), ErrNotVault)
+	}
+	unlock, err := repo.Lock(ctx)
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	defer unlock()
+	if err := repo.UpdateRef(gitlog.Branch, gitlog.ZeroHash, h); err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	return h, nil
+}
+
+// removeClone undoes a failed clone: the directory goes, or only what the clone
+// put in it when it existed (empty) before.
+func removeClone(dir string, existed bool) {
+	if !existed {
+		os.RemoveAll(dir)
+		return
+	}
+	names, _ := os.ReadDir(dir)
+	for _, n := range names {
+		os.RemoveAll(dir + string(os.PathSeparator) + n.Name())
+	}
+}
+
+// Remotes lists the vault's remotes.
+func (v *Vault) Remotes() ([]gitlog.Remote, error) { return v.repo.Remotes() }
+
+// AddRemote records a remote; the error wraps gitlog.ErrRemoteExists or
+// gitlog.ErrBadRefName.
+func (v *Vault) AddRemote(name, url string) error { return v.repo.AddRemote(name, url) }
+
+// RemoveRemote forgets a remote; the error wraps gitlog.ErrNoRemote.
+func (v *Vault) RemoveRemote(name string) error { return v.repo.RemoveRemote(name) }

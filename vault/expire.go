@@ -1,0 +1,190 @@
+package vault
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// viewsFile is where views are recorded: local state in the repository
+// directory, never in the tree, so it never syncs and never makes a commit.
+// Each line is "<unix seconds>\t<memory path>"; a later line wins.
+const viewsFile = "memvault/views"
+
+// viewsCompactAt is the size past which Expire rewrites the views file with
+// one line per path.
+const viewsCompactAt = 1 << 20
+
+// RecordView notes that memory file p was read now, for Expire. It appends one
+// short line to a local file and does not sync it: a view lost in a crash only
+// makes a file look older. Paths are not secret (they are the tree's names);
+// nothing of the content is recorded.
+func (v *Vault) RecordView(p string) error {
+	cp, err := CleanPath(p)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(v.Dir(), viewsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("vault: record view: %w", err)
+	}
+	_, err = f.WriteString(strconv.FormatInt(v.opts.Now().Unix(), 10) + "\t" + cp + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("vault: record view: %w", err)
+	}
+	return nil
+}
+
+// lastViews reads the views file: the last view of each path.
+func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
+	data, err := os.ReadFile(filepath.Join(v.Dir(), viewsFile))
+	if os.IsNotExist(err) {
+		return map[string]time.Time{}, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("vault: views: %w", err)
+	}
+	views := map[string]time.Time{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<16)
+	for sc.Scan() {
+		sec, p, ok := strings.Cut(sc.Text(), "\t")
+		n, err := strconv.ParseInt(sec, 10, 64)
+		if !ok || err != nil {
+			continue // a torn last line after a crash
+		}
+		if t := time.Unix(n, 0); t.After(views[p]) {
+			views[p] = t
+		}
+	}
+	return views, int64(len(data)), nil
+}
+
+// compactViews rewrites the views file with one line per current path. It runs
+// under the writer lock; a view recorded meanwhile by another process may be
+// lost, which only makes its file look older.
+func (v *Vault) compactViews(views map[string]time.Time, files map[string]bool) error {
+	var b strings.Builder
+	for p, t := range views {
+		if files[p] {
+			b.WriteString(strconv.FormatInt(t.Unix(), 10) + "\t" + p + "\n")
+		}
+	}
+	name := filepath.Join(v.Dir(), viewsFile)
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("vault: compact views: %w", err)
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return fmt.Errorf("vault: compact views: %w", err)
+	}
+	return nil
+}
+
+// Unused is a memory file Expire chose: its path and when it was last viewed
+// or changed (zero if never, as far as the history since the cutoff tells).
+type Unused struct {
+	Path     string
+	LastUsed time.Time
+}
+
+// Expire deletes, in one commit (so one revert brings them all back), every
+// memory file neither viewed (see RecordView) nor changed since
+// now - unusedFor. With dryRun it only returns what it would delete. It returns
+// the files, sorted by path, and the commit made ("" when none).
+func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]Unused, string, error) {
+	if unusedFor <= 0 {
+		return nil, "", fmt.Errorf("vault: expire: the unused period must be positive")
+	}
+	cutoff := v.opts.Now().Add(-unusedFor)
+	var out []Unused
+	meta := Meta{Command: "expire"}
+	err := v.Update(ctx, meta, func(tx *Tx) error {
+		files := map[string]bool{}
+		if err := v.allFiles(ctx, tx.Snapshot, Root, files); err != nil {
+			return err
+		}
+		views, size, err := v.lastViews()
+		if err != nil {
+			return err
+		}
+		last := map[string]time.Time{}
+		for p := range files {
+			last[p] = views[p]
+		}
+		recs, err := v.Log(ctx, LogOptions{Since: cutoff})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			for p := range files {
+				if touches(r, p) && r.Time.After(last[p]) {
+					last[p] = r.Time
+				}
+			}
+		}
+		for p := range files {
+			if last[p].Before(cutoff) {
+				out = append(out, Unused{Path: p, LastUsed: last[p]})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+		if size > viewsCompactAt && !dryRun {
+			if err := v.compactViews(views, files); err != nil {
+				return err
+			}
+		}
+		if dryRun {
+			return nil
+		}
+		for _, u := range out {
+			if err := tx.Remove(u.Path); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || dryRun || len(out) == 0 {
+		return out, "", err
+	}
+	s, err := v.Snapshot(ctx)
+	if err != nil {
+		return out, "", err
+	}
+	return out, s.Commit(), nil
+}
+
+// touches tells whether commit r changed file p: it names p, or moved p or a
+// directory holding it.
+func touches(r Record, p string) bool {
+	return r.Path == p || r.NewPath == p || r.NewPath != "" && strings.HasPrefix(p, r.NewPath+"/")
+}
+
+// allFiles adds the path of every file under directory p to files.
+func (v *Vault) allFiles(ctx context.Context, s *Snapshot, p string, files map[string]bool) error {
+	es, err := s.List(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		cp := p + "/" + e.Name
+		if e.Dir {
+			if err := v.allFiles(ctx, s, cp, files); err != nil {
+				return err
+			}
+			continue
+		}
+		files[cp] = true
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package vault_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// TestExpire: a file neither viewed nor changed within the period goes, in one
+// commit; one viewed or changed within it stays; a dry run deletes nothing.
+func TestExpire(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	v0, opts := vaulttest.NewAt(t, t.TempDir())
+	opts.Now = func() time.Time { return now }
+	v, err := vault.Open(ctx, v0.Dir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for _, p := range []string{"/memories/old.md", "/memories/d/viewed.md", "/memories/d/changed.md", "/memories/e/moved.md"} {
+		write(t, v, p, "x")
+	}
+	now = now.Add(100 * 24 * time.Hour)
+	if err := v.RecordView("/memories/d/viewed.md"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, v, "/memories/d/changed.md", "y")
+	if err := v.Update(ctx, vault.Meta{Command: "rename"}, func(tx *vault.Tx) error {
+		return tx.Rename("/memories/e", "/memories/f")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(20 * 24 * time.Hour)
+
+	before, _ := v.Log(ctx, vault.LogOptions{})
+	unused, commit, err := v.Expire(ctx, 90*24*time.Hour, true)
+	if err != nil || commit != "" || len(unused) != 1 || unused[0].Path != "/memories/old.md" {
+		t.Fatalf("Expire(90d, dry run) = %v, %q, %v; want old.md alone and no commit", unused, commit, err)
+	}
+	if after, _ := v.Log(ctx, vault.LogOptions{}); len(after) != len(before) {
+		t.Fatalf("a dry run made a commit")
+	}
+	unused, commit, err = v.Expire(ctx, 90*24*time.Hour, false)
+	if err != nil || commit == "" || len(unused) != 1 {
+		t.Fatalf("Expire(90d) = %v, %q, %v; want old.md deleted in a commit", unused, commit, err)
+	}
+	after, _ := v.Log(ctx, vault.LogOptions{})
+	if len(after) != len(before)+1 || after[0].Command != "expire" {
+		t.Fatalf("Expire made %d commits (newest %q), want one expire commit", len(after)-len(before), after[0].Command)
+	}
+	for p, want := range map[string]bool{"/memories/old.md": false, "/memories/d/viewed.md": true,
+		"/memories/d/changed.md": true, "/memories/f/moved.md": true} {
+		if _, err := read(t, v, p); (err == nil) != want {
+			t.Errorf("after Expire, ReadFile(%q) error = %v; want present %v", p, err, want)
+		}
+	}
+	// Nothing left to expire: no commit.
+	if unused, commit, err := v.Expire(ctx, 90*24*time.Hour, false); err != nil || commit != "" || len(unused) != 0 {
+		t.Errorf("second Expire = %v, %q, %v; want nothing", unused, commit, err)
+	}
+}

@@ -1,0 +1,121 @@
+package vault_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// longHistory is built once per process: 100,000 commits take seconds to pack
+// and index, and are not what is measured.
+var (
+	historyOnce sync.Once
+	history     vaulttest.History
+)
+
+func longHistory(b *testing.B) vaulttest.History {
+	historyOnce.Do(func() { history = vaulttest.BuildHistory(b, benchDir(b), 100_000, 100) })
+	if history.Dir == "" {
+		b.Fatal("building the history failed")
+	}
+	return history
+}
+
+// BenchmarkHistory walks a history of 100,000 commits (100 files, each commit
+// overwriting one): the first page of the log (target ≤ 50 ms) and one file's
+// history, 1,000 of the commits (target ≤ 1 s), each against go-git's own Log
+// (with a PathFilter for the file) on the same repository. The file's history
+// is measured in an open vault and in a freshly opened one, as `memvault log
+// PATH` runs it. go-git's file history takes minutes: -short skips it.
+func BenchmarkHistory(b *testing.B) {
+	h := longHistory(b)
+	b.Logf("100,000 commits packed; completing the history index took %v", h.Indexing)
+	opts := vault.Options{IdentityFile: h.IdentityFile}
+	open := func(b *testing.B) *vault.Vault {
+		v, err := vault.Open(context.Background(), h.Dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	logN := func(b *testing.B, v *vault.Vault, o vault.LogOptions, want int) {
+		recs, err := v.Log(context.Background(), o)
+		if err != nil || len(recs) != want {
+			b.Fatalf("Log(%+v) = %d records, %v; want %d", o, len(recs), err, want)
+		}
+	}
+	b.Run("first100/memvault", func(b *testing.B) {
+		v := open(b)
+		defer v.Close()
+		for b.Loop() {
+			logN(b, v, vault.LogOptions{Limit: 100}, 100)
+		}
+	})
+	b.Run("first100/go-git", func(b *testing.B) {
+		repo := gogit(b, h.Dir)
+		for b.Loop() {
+			iter, err := repo.Log(&git.LogOptions{From: plumbing.NewHash(h.Head)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			iter.ForEach(func(*object.Commit) error {
+				if n++; n == 100 {
+					return storer.ErrStop
+				}
+				return nil
+			})
+			iter.Close()
+		}
+	})
+	want := 100_000/h.Files + 1 // its edits and the import
+	b.Run("file/memvault", func(b *testing.B) {
+		v := open(b)
+		defer v.Close()
+		for b.Loop() {
+			logN(b, v, vault.LogOptions{Path: h.File}, want)
+		}
+	})
+	b.Run("file/memvault-open", func(b *testing.B) {
+		for b.Loop() {
+			v := open(b)
+			logN(b, v, vault.LogOptions{Path: h.File}, want)
+			v.Close()
+		}
+	})
+	b.Run("file/go-git", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("go-git's path-filtered log takes minutes over 100,000 commits")
+		}
+		repo := gogit(b, h.Dir)
+		tp := h.File[1:]
+		for b.Loop() {
+			iter, err := repo.Log(&git.LogOptions{From: plumbing.NewHash(h.Head), PathFilter: func(p string) bool { return p == tp }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			iter.ForEach(func(*object.Commit) error { n++; return nil })
+			iter.Close()
+			if n != want {
+				b.Fatalf("go-git found %d commits, want %d", n, want)
+			}
+		}
+	})
+}
+
+func gogit(b *testing.B, dir string) *git.Repository {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return repo
+}

@@ -1,0 +1,384 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/textdiff"
+)
+
+// A merge of diverged histories is done on plaintext, path by path: a path that
+// one side changed takes that side; a path both changed is decrypted three times
+// (base, ours, theirs), merged by lines and encrypted again, keeping both versions
+// between conflict markers where the changes overlap. Nothing decrypted is written
+// anywhere but into the new ciphertext.
+
+// merger holds one merge's inputs while it is planned.
+type merger struct {
+	v                        *Vault
+	ctx                      context.Context
+	base, ours, theirs       gitlog.Hash // commits
+	baseT, oursT, theirsT    gitlog.Hash // their root trees
+	labels                   textdiff.Labels
+	changes                  []gitlog.Change
+	conflicts                []string // memory paths
+	recipients               []ageRecipient
+	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
+	renames                  map[gitlog.Hash][][2]string
+}
+
+// side is one path's blob in the base and on each side; ZeroHash where absent.
+type side struct{ b, o, t gitlog.Hash }
+
+// planMerge returns the change set that turns ours's tree into the merge of ours
+// and theirs from base, and the memory paths left with conflict markers.
+func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) ([]gitlog.Change, []string, error) {
+	m := &merger{v: v, ctx: ctx, base: base, ours: ours, theirs: theirs, labels: labels, renames: map[gitlog.Hash][][2]string{}}
+	var err error
+	for _, p := range []struct {
+		c gitlog.Hash
+		t *gitlog.Hash
+	}{{base, &m.baseT}, {ours, &m.oursT}, {theirs, &m.theirsT}} {
+		if *p.t, err = v.repo.RootTree(p.c); err != nil {
+			return nil, nil, fmt.Errorf("vault: merge: %w", err)
+		}
+	}
+	paths, err := m.changedPaths()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.mergeRecipients(paths); err != nil {
+		return nil, nil, err
+	}
+	handled := map[string]bool{recipientsPath: true}
+	if err := m.followRenames(paths, handled); err != nil {
+		return nil, nil, err
+	}
+	keys := sortedKeys(paths)
+	for _, p := range keys {
+		if !handled[p] {
+			if err := m.mergePath(p, paths[p]); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if err := m.reencryptOurs(); err != nil {
+		return nil, nil, err
+	}
+	// Deletions first, so a path freed by one change can be taken by another.
+	sort.SliceStable(m.changes, func(i, j int) bool {
+		return m.changes[i].Op == gitlog.Delete && m.changes[j].Op != gitlog.Delete
+	})
+	sort.Strings(m.conflicts)
+	return m.changes, m.conflicts, nil
+}
+
+func sortedKeys(m map[string]side) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// changedPaths maps every file either side changed since the base to its blobs.
+func (m *merger) changedPaths() (map[string]side, error) {
+	paths := map[string]side{}
+	do, err := m.v.repo.DiffTrees(m.baseT, m.oursT, "")
+	if err != nil {
+		return nil, fmt.Errorf("vault: merge: %w", err)
+	}
+	dt, err := m.v.repo.DiffTrees(m.baseT, m.theirsT, "")
+	if err != nil {
+		return nil, fmt.Errorf("vault: merge: %w", err)
+	}
+	for _, c := range do {
+		paths[c.Path] = side{b: c.From, o: c.To, t: c.From}
+	}
+	for _, c := range dt {
+		s, ok := paths[c.Path]
+		if !ok {
+			s = side{b: c.From, o: c.From}
+		}
+		s.t = c.To
+		paths[c.Path] = s
+	}
+	return paths, nil
+}
+
+// mergeRecipients merges the recipients file (plaintext) and loads the recipients
+// the merged files are encrypted to. Both sides changing it so that the lines
+// conflict is an error wrapping ErrRecipients: the file must parse.
+func (m *merger) mergeRecipients(paths map[string]side) error {
+	s, ok := paths[recipientsPath]
+	if !ok {
+		s = side{}
+		e, err := m.v.repo.Lookup(m.oursT, recipientsPath)
+		if err != nil {
+			return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
+		}
+		s.b, s.o, s.t = e.Hash, e.Hash, e.Hash
+	}
+	content, err := m.v.repo.ReadBlob(s.o)
+	switch {
+	case err != nil:
+		return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
+	case s.o == s.t || s.t == s.b:
+	case s.o == s.b:
+		if content, err = m.v.repo.ReadBlob(s.t); err != nil {
+			return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
+		}
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: recipientsPath, Hash: s.t})
+	default:
+		var n int
+		if content, n, err = m.merge3(recipientsPath, s); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("vault: merge: both sides changed %s in the same place: %w", recipientsPath, ErrRecipients)
+		}
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: content})
+	}
+	if m.recipients, err = m.v.keys.parseRecipients(content); err != nil {
+		return err
+	}
+	m.oursRecips = s.o == s.t || s.t == s.b
+	m.theirsRecips = s.o == s.t || s.o == s.b && s.t != s.b
+	return nil
+}
+
+// mergePath resolves one path both or either side changed.
+func (m *merger) mergePath(p string, s side) error {
+	switch {
+	case s.o == s.t, s.t == s.b:
+		return nil // ours already holds the result
+	case s.o == s.b && s.t.IsZero():
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: p})
+		return nil
+	case s.o == s.b, s.o.IsZero():
+		// Theirs alone changed it, or ours deleted what theirs modified: the
+		// modified file stays.
+		return m.take(p, s.t)
+	case s.t.IsZero():
+		return nil // theirs deleted what ours modified: ours stays
+	}
+	return m.put(p, s)
+}
+
+// take puts theirs's blob h at p, encrypted again if theirs's files are not
+// encrypted to the merged recipients.
+func (m *merger) take(p string, h gitlog.Hash) error {
+	if m.theirsRecips || !isMemory(p) {
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: p, Hash: h})
+		return nil
+	}
+	plain, err := m.v.readBlob(p, h)
+	if err != nil {
+		return err
+	}
+	ct, err := encrypt(plain, m.recipients)
+	if err != nil {
+		return err
+	}
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: p, Data: ct})
+	return nil
+}
+
+// put merges the three versions of p and stages the result.
+func (m *merger) put(p string, s side) error {
+	merged, n, err := m.merge3(p, s)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.conflicts = append(m.conflicts, "/"+p)
+	}
+	if isMemory(p) {
+		if merged, err = encrypt(merged, m.recipients); err != nil {
+			return err
+		}
+	}
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: p, Data: merged})
+	return nil
+}
+
+// merge3 merges the plaintexts of p's three blobs; an absent one reads as empty.
+func (m *merger) merge3(p string, s side) ([]byte, int, error) {
+	var texts [3][]byte
+	for i, h := range []gitlog.Hash{s.b, s.o, s.t} {
+		if h.IsZero() {
+			continue
+		}
+		var err error
+		if isMemory(p) {
+			texts[i], err = m.v.readBlob("/"+p, h)
+		} else {
+			texts[i], err = m.v.repo.ReadBlob(h)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("vault: merge %s: %w", p, err)
+		}
+	}
+	merged, n := textdiff.Merge(texts[0], texts[1], texts[2], m.labels)
+	return merged, n, nil
+}
+
+func isMemory(p string) bool { return strings.HasPrefix(p, memDir+"/") }
+
+// reencryptOurs encrypts again, to the merged recipients, the memory files ours
+// changed and the merge leaves alone, when ours's files were encrypted to others.
+func (m *merger) reencryptOurs() error {
+	if m.oursRecips {
+		return nil
+	}
+	touched := map[string]bool{}
+	for _, c := range m.changes {
+		touched[c.Path] = true
+	}
+	d, err := m.v.repo.DiffTrees(m.theirsT, m.oursT, memDir)
+	if err != nil {
+		return fmt.Errorf("vault: merge: %w", err)
+	}
+	for _, c := range d {
+		if c.To.IsZero() || touched[c.Path] {
+			continue
+		}
+		plain, err := m.v.readBlob("/"+c.Path, c.To)
+		if err != nil {
+			return err
+		}
+		ct, err := encrypt(plain, m.recipients)
+		if err != nil {
+			return err
+		}
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: c.Path, Data: ct})
+	}
+	return nil
+}
+
+// followRenames handles rename against modify: when one side moved a file the
+// other side modified, the modification follows the file to its new path.
+func (m *merger) followRenames(paths map[string]side, handled map[string]bool) error {
+	for _, p := range sortedKeys(paths) {
+		s := paths[p]
+		if handled[p] || s.b.IsZero() {
+			continue
+		}
+		var mover, mtree gitlog.Hash
+		switch {
+		case s.t.IsZero() && !s.o.IsZero() && s.o != s.b:
+			mover, mtree = m.theirs, m.theirsT
+		case s.o.IsZero() && !s.t.IsZero() && s.t != s.b:
+			mover, mtree = m.ours, m.oursT
+		default:
+			continue
+		}
+		q, err := m.follow(mover, p)
+		if err != nil {
+			return err
+		}
+		if q == p {
+			continue
+		}
+		e, err := m.v.repo.Lookup(mtree, q)
+		if err != nil || e.IsDir() {
+			continue // moved on, then deleted or replaced: delete vs modify
+		}
+		ns := side{b: s.b, o: s.o, t: e.Hash}
+		if mover == m.ours {
+			ns = side{b: s.b, o: e.Hash, t: s.t}
+		} else {
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: p})
+		}
+		handled[p], handled[q] = true, true
+		if err := m.put(q, ns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// follow returns where tree path p went through the rename commits on the side
+// whose head is head since the merge base.
+func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
+	rs, ok := m.renames[head]
+	if !ok {
+		var err error
+		if rs, err = m.sideRenames(head); err != nil {
+			return "", err
+		}
+		m.renames[head] = rs
+	}
+	for _, r := range rs {
+		switch {
+		case p == r[0]:
+			p = r[1]
+		case strings.HasPrefix(p, r[0]+"/"):
+			p = r[1] + p[len(r[0]):]
+		}
+	}
+	return p, nil
+}
+
+// sideRenames lists, oldest first, the renames (tree paths) of the commits
+// reachable from head and not from the merge base.
+func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
+	below := map[gitlog.Hash]bool{}
+	if err := m.v.repo.Walk(m.base, func(c *object.Commit) error {
+		below[c.Hash] = true
+		return m.ctx.Err()
+	}); err != nil {
+		return nil, fmt.Errorf("vault: merge: %w", err)
+	}
+	var rs [][2]string
+	queue := []gitlog.Hash{head}
+	seen := map[gitlog.Hash]bool{}
+	var commits []*object.Commit
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		if seen[h] || below[h] {
+			continue
+		}
+		seen[h] = true
+		c, err := m.v.repo.ReadCommit(h)
+		if err != nil {
+			return nil, fmt.Errorf("vault: merge: %w", err)
+		}
+		commits = append(commits, c)
+		queue = append(queue, c.ParentHashes...)
+	}
+	sort.SliceStable(commits, func(i, j int) bool { return commits[i].Committer.When.Before(commits[j].Committer.When) })
+	for _, c := range commits {
+		tr := trailers(c.Message)
+		if tr[trCommand] != "rename" {
+			continue
+		}
+		from, err1 := treePath(tr[trPath])
+		to, err2 := treePath(tr[trNewPath])
+		if err1 == nil && err2 == nil {
+			rs = append(rs, [2]string{from, to})
+		}
+	}
+	return rs, nil
+}
+
+// trailers reads the "Key: value" lines of a commit message.
+func trailers(msg string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(msg, "\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok && !strings.Contains(k, " ") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var errNoBase = errors.New("the histories share no commit")

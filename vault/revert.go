@@ -1,0 +1,207 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/textdiff"
+)
+
+// Revert undoes the changes the commit rev names (see Resolve) made to the memory
+// files, against its first parent, on top of the current state, as one new commit
+// whose trailers say revert and name that commit. As git revert does, each file
+// the commit changed is merged by lines: the commit's version is the base, the
+// current one is ours, the one before the commit is theirs; later edits elsewhere
+// in the file are kept; a file moved since by rename commands is reverted where it
+// is now. meta describes who asked (its Command and Source are set here). Nothing changes, and no commit is made, when the changes are undone
+// already. The vault's own files (.memvault/) are never reverted.
+//
+// When a later change touches the same or adjacent lines, or deleted or
+// re-created a file the commit changed, nothing is committed and the error is a
+// *ConflictError, wrapping ErrConflict, that names the files. Other errors wrap
+// ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when files
+// cannot be decrypted.
+func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
+	h, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := v.repo.ReadCommit(h)
+	if err != nil {
+		return nil, fmt.Errorf("vault: revert: %w", err)
+	}
+	var before gitlog.Hash // the first parent's tree
+	if len(c.ParentHashes) > 0 {
+		if before, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
+			return nil, fmt.Errorf("vault: revert: %w", err)
+		}
+	}
+	files, err := v.repo.DiffTrees(before, c.TreeHash, memDir)
+	if err != nil {
+		return nil, fmt.Errorf("vault: revert: %w", err)
+	}
+	path := record(c).Path
+	if path == "" && len(files) > 0 {
+		path = memPath(files[0].Path)
+	}
+	// The content to take back comes from the parent: link it as is when the
+	// recipients then are the current ones.
+	from := h
+	if len(c.ParentHashes) > 0 {
+		from = c.ParentHashes[0]
+	}
+	moves, err := v.renamesAfter(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if tp, err := treePath(path); err == nil && path != "" {
+		path = memPath(moves.follow(tp)) // where the file is now
+	}
+	return v.undo(ctx, meta, "revert", path, h, from, func(u *undoer) error {
+		var conflicts []string
+		for _, f := range files {
+			f.Path = moves.follow(f.Path)
+			ok, err := u.revertFile(f)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				conflicts = append(conflicts, memPath(f.Path))
+			}
+		}
+		if len(conflicts) > 0 {
+			return &ConflictError{Commit: h.String(), Paths: conflicts}
+		}
+		return nil
+	})
+}
+
+// revertFile stages the undoing of one file's change f (From before the commit,
+// To after it) on top of what the file holds now; ok is false on a conflict.
+func (u *undoer) revertFile(f gitlog.TreeChange) (ok bool, err error) {
+	p := memPath(f.Path)
+	now, blocked := u.fileAt(f.Path)
+	if blocked {
+		return false, nil
+	}
+	switch {
+	case now == f.From:
+		return true, nil // undone already
+	case now == f.To:
+		return true, u.takeBack(f)
+	}
+	// The file changed since, or was re-encrypted: compare plaintexts.
+	text := func(h gitlog.Hash) ([]byte, error) {
+		if h.IsZero() {
+			return nil, nil
+		}
+		return u.v.readBlob(p, h)
+	}
+	base, err := text(f.To)
+	if err != nil {
+		return false, err
+	}
+	ours, err := text(now)
+	if err != nil {
+		return false, err
+	}
+	theirs, err := text(f.From)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case !now.IsZero() && !f.To.IsZero() && bytes.Equal(ours, base):
+		return true, u.takeBack(f)
+	case !now.IsZero() && !f.From.IsZero() && bytes.Equal(ours, theirs):
+		return true, nil
+	case now.IsZero() || f.To.IsZero() || f.From.IsZero():
+		return false, nil // deleted on one side, changed on the other
+	}
+	merged, n := textdiff.Merge(base, ours, theirs, textdiff.Labels{Ours: "current", Base: "reverted", Theirs: "before"})
+	if n > 0 {
+		return false, nil
+	}
+	if bytes.Equal(merged, ours) {
+		return true, nil
+	}
+	return true, u.put(f.Path, merged)
+}
+
+// takeBack stages the file's content from before the commit.
+func (u *undoer) takeBack(f gitlog.TreeChange) error {
+	if f.From.IsZero() {
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: f.Path})
+		return nil
+	}
+	if u.reuse {
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Link, Path: f.Path, Hash: f.From})
+		return nil
+	}
+	plain, err := u.v.readBlob(memPath(f.Path), f.From)
+	if err != nil {
+		return err
+	}
+	return u.put(f.Path, plain)
+}
+
+// fileAt returns the blob at tree path tp now (ZeroHash for none); blocked is
+// true when a directory is there, or a file above it, so no file can go there.
+func (u *undoer) fileAt(tp string) (blob gitlog.Hash, blocked bool) {
+	e, err := u.v.repo.Lookup(u.headRoot, tp)
+	switch {
+	case err == nil && e.IsDir():
+		return gitlog.ZeroHash, true
+	case err == nil:
+		return e.Hash, false
+	}
+	return gitlog.ZeroHash, u.fileAbove(tp) != ""
+}
+
+// renames are the moves made by rename commands, oldest first, as tree paths.
+type renames [][2]string
+
+// follow returns where the file at tree path p went through the moves.
+func (rs renames) follow(p string) string {
+	for _, r := range rs {
+		if rest, ok := strings.CutPrefix(p, r[0]); ok && (rest == "" || rest[0] == '/') {
+			p = r[1] + rest
+		}
+	}
+	return p
+}
+
+// renamesAfter collects the rename commands of the commits made after commit h,
+// up to main.
+func (v *Vault) renamesAfter(ctx context.Context, h gitlog.Hash) (renames, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	var rs renames
+	err = v.repo.Walk(head, func(c *object.Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if c.Hash == h {
+			return gitlog.ErrStop
+		}
+		r := record(c)
+		if r.Command != "rename" {
+			return nil
+		}
+		from, err1 := treePath(r.Path)
+		to, err2 := treePath(r.NewPath)
+		if err1 == nil && err2 == nil && from != memDir && to != memDir {
+			rs = append(rs, [2]string{from, to})
+		}
+		return nil
+	})
+	slices.Reverse(rs)
+	return rs, err
+}

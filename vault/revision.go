@@ -1,0 +1,148 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ErrUnknownRevision: a revision names no commit of the vault.
+var ErrUnknownRevision = errors.New("unknown revision (memvault log lists the commits, memvault checkpoints the checkpoints)")
+
+// Resolve returns the full hash of the commit rev names. A revision is
+//
+//   - a commit hash, in full or abbreviated to at least 4 hex digits that no
+//     other commit starts with;
+//   - "main" or "HEAD": the current state;
+//   - a checkpoint name (a checkpoint wins over an abbreviated hash it looks like);
+//   - any of these followed by "~N" (N commits back along first parents; "~" is
+//     "~1") or "^" (one back), repeated as in "main~2^"; or "~N" alone, from main.
+//
+// The error wraps ErrUnknownRevision when rev names nothing, more than one
+// commit, or a commit before the first.
+func (v *Vault) Resolve(ctx context.Context, rev string) (string, error) {
+	h, err := v.resolve(rev)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// SnapshotAt returns the memory tree at revision rev (see Resolve, whose errors
+// it returns).
+func (v *Vault) SnapshotAt(ctx context.Context, rev string) (*Snapshot, error) {
+	h, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	return v.snapshotAt(h)
+}
+
+func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
+	unknown := func(why string) error {
+		return fmt.Errorf("vault: revision %q: %s: %w", rev, why, ErrUnknownRevision)
+	}
+	base, steps, ok := splitRevision(rev)
+	if !ok {
+		return gitlog.ZeroHash, unknown("not a revision")
+	}
+	h, why, err := v.resolveBase(base)
+	if err != nil {
+		return gitlog.ZeroHash, err
+	}
+	if why != "" {
+		return gitlog.ZeroHash, unknown(why)
+	}
+	for i := range steps {
+		c, err := v.repo.ReadCommit(h)
+		if err != nil {
+			return gitlog.ZeroHash, fmt.Errorf("vault: revision %q: %w", rev, err)
+		}
+		if len(c.ParentHashes) == 0 {
+			return gitlog.ZeroHash, unknown(fmt.Sprintf("goes back past the first commit (only %d commits before %s)", i, shortHash(c.Hash)))
+		}
+		h = c.ParentHashes[0]
+	}
+	return h, nil
+}
+
+// splitRevision separates "base~2^" into the base and the number of first
+// parents to go back.
+func splitRevision(rev string) (base string, steps int, ok bool) {
+	i := strings.IndexAny(rev, "~^")
+	if i < 0 {
+		return rev, 0, rev != ""
+	}
+	base, rest := rev[:i], rev[i:]
+	if base == "" {
+		base = "HEAD"
+	}
+	for rest != "" {
+		op := rest[0]
+		rest = rest[1:]
+		if op != '~' && op != '^' {
+			return "", 0, false
+		}
+		n := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		count := 1
+		if n > 0 {
+			v, err := strconv.Atoi(rest[:n])
+			if err != nil || v > 1<<20 || op == '^' && v != 1 {
+				return "", 0, false
+			}
+			count, rest = v, rest[n:]
+		}
+		steps += count
+	}
+	return base, steps, true
+}
+
+// resolveBase names the commit of a revision without its "~N" part, or says
+// why it names none.
+func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err error) {
+	const none = "no commit or checkpoint of that name"
+	switch {
+	case base == "HEAD" || base == "main" || base == "@":
+		h, err = v.repo.Head()
+		return h, "", err
+	case len(base) == 40 && isHex(base):
+		h = plumbing.NewHash(strings.ToLower(base))
+		if _, err := v.repo.ReadCommit(h); err != nil {
+			return h, "no such commit", nil
+		}
+		return h, "", nil
+	}
+	t, err := v.repo.LookupTag(base)
+	if err == nil {
+		return t.Target, "", nil
+	}
+	if !errors.Is(err, gitlog.ErrNotFound) {
+		return h, "", fmt.Errorf("vault: checkpoint %q: %w", base, err)
+	}
+	if len(base) < 4 || !isHex(base) {
+		return h, none, nil
+	}
+	hs, err := v.repo.CommitsWithPrefix(base)
+	switch {
+	case err != nil:
+		return h, "", fmt.Errorf("vault: revision %q: %w", base, err)
+	case len(hs) == 0:
+		return h, none, nil
+	case len(hs) > 1:
+		return h, fmt.Sprintf("%d commits start with it; give more digits", len(hs)), nil
+	}
+	return hs[0], "", nil
+}
+
+func isHex(s string) bool {
+	return s != "" && strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
+}
+
+// shortHash abbreviates a commit hash for messages.
+func shortHash(h gitlog.Hash) string { return h.String()[:12] }

@@ -1,0 +1,171 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/textdiff"
+)
+
+// FileStatus says how a memory file changed.
+type FileStatus string
+
+// The ways a file changes between two revisions.
+const (
+	Added    FileStatus = "added"
+	Modified FileStatus = "modified"
+	Deleted  FileStatus = "deleted"
+	Renamed  FileStatus = "renamed" // moved with its content unchanged
+)
+
+// FileChange is one memory file that differs between two revisions.
+type FileChange struct {
+	Path    string     `json:"path"`     // the file's memory path (before, for a rename)
+	NewPath string     `json:"new_path"` // where a renamed file went; "" otherwise
+	Status  FileStatus `json:"status"`
+	// Diff is the change of the file's plaintext as a unified diff, headed
+	// "--- <path>" and "+++ <path>" ("/dev/null" for a missing side); "" for a
+	// rename without edits, and where a result lists files without diffs.
+	Diff string `json:"diff"`
+}
+
+// Change is a commit with the changes it made to the memory files.
+type Change struct {
+	Record
+	Files []FileChange `json:"files"`
+}
+
+// diffContext is the number of unchanged lines shown around each change.
+const diffContext = 3
+
+// Show returns the commit rev names (see Resolve) with a decrypted diff of each
+// memory file it changed against its first parent. Files whose ciphertext changed
+// but not their plaintext (a re-encryption) are left out. The error wraps
+// ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when the
+// files cannot be decrypted.
+func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
+	h, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := v.repo.ReadCommit(h)
+	if err != nil {
+		return nil, fmt.Errorf("vault: show: %w", err)
+	}
+	var parentTree gitlog.Hash
+	if len(c.ParentHashes) > 0 {
+		if parentTree, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
+			return nil, fmt.Errorf("vault: show: %w", err)
+		}
+	}
+	files, err := v.fileChanges(ctx, parentTree, c.TreeHash, memDir, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Change{Record: record(c), Files: files}, nil
+}
+
+// Diff returns the decrypted changes of the memory files from revision fromRev
+// to revision toRev, of every file, or with path those at that memory path or
+// under it. Errors are Show's, and a *PathError for an invalid path.
+func (v *Vault) Diff(ctx context.Context, fromRev, toRev, path string) ([]FileChange, error) {
+	tp := memDir
+	if path != "" {
+		var err error
+		if tp, err = treePath(path); err != nil {
+			return nil, err
+		}
+	}
+	var trees [2]gitlog.Hash
+	for i, rev := range []string{fromRev, toRev} {
+		h, err := v.resolve(rev)
+		if err != nil {
+			return nil, err
+		}
+		if trees[i], err = v.repo.RootTree(h); err != nil {
+			return nil, fmt.Errorf("vault: diff: %w", err)
+		}
+	}
+	return v.fileChanges(ctx, trees[0], trees[1], tp, true)
+}
+
+// fileChanges lists the memory files that differ between root trees a and b at
+// or under tree path tp, pairing a deleted and an added file with the same
+// ciphertext as a rename. With withDiff it decrypts both sides of each change to
+// render its diff, and leaves out files whose plaintext did not change.
+func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, withDiff bool) ([]FileChange, error) {
+	tcs, err := v.repo.DiffTrees(a, b, tp)
+	if err != nil {
+		return nil, fmt.Errorf("vault: diff: %w", err)
+	}
+	added := map[gitlog.Hash][]int{} // index in tcs of each added file, by blob
+	for i, tc := range tcs {
+		if tc.From.IsZero() {
+			added[tc.To] = append(added[tc.To], i)
+		}
+	}
+	paired := map[int]bool{}
+	var out []FileChange
+	for i, tc := range tcs {
+		if paired[i] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fc := FileChange{Path: memPath(tc.Path), Status: Modified}
+		switch {
+		case tc.From.IsZero():
+			fc.Status = Added
+		case tc.To.IsZero():
+			fc.Status = Deleted
+			if js := added[tc.From]; len(js) > 0 {
+				j := js[0]
+				added[tc.From] = js[1:]
+				paired[j] = true
+				fc.Status, fc.NewPath = Renamed, memPath(tcs[j].Path)
+				out = append(out, fc)
+				continue
+			}
+		}
+		if withDiff {
+			keep, err := v.renderDiff(&fc, tc)
+			if err != nil {
+				return nil, err
+			}
+			if !keep {
+				continue
+			}
+		}
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+// renderDiff fills in fc's Diff; keep is false when the plaintexts are equal.
+func (v *Vault) renderDiff(fc *FileChange, tc gitlog.TreeChange) (keep bool, err error) {
+	var texts [2][]byte
+	names := [2]string{"/dev/null", "/dev/null"}
+	for i, h := range []gitlog.Hash{tc.From, tc.To} {
+		if h.IsZero() {
+			continue
+		}
+		names[i] = fc.Path
+		if texts[i], err = v.readBlob(fc.Path, h); err != nil {
+			return false, err
+		}
+	}
+	if fc.Status == Modified && bytes.Equal(texts[0], texts[1]) {
+		return false, nil
+	}
+	fc.Diff = textdiff.Unified(names[0], names[1], texts[0], texts[1], diffContext)
+	if fc.Diff == "" { // an empty file added or deleted
+		fc.Diff = fmt.Sprintf("--- %s\n+++ %s\n", names[0], names[1])
+	}
+	return true, nil
+}
+
+// memPath maps a tree path under memories/ back to its memory path.
+func memPath(tp string) string { return "/" + tp }

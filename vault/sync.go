@@ -1,0 +1,258 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/textdiff"
+)
+
+// ErrRecipientsChanged: the remote changed the vault's recipients; Sync moved
+// nothing and says what the remote's recipients are. Sync again with
+// SyncOptions.AcceptRecipients to take them.
+var ErrRecipientsChanged = errors.New("the remote changed the vault's recipients")
+
+// ErrBehind: a push found commits on the remote that the vault lacks; pull or
+// sync first.
+var ErrBehind = errors.New("the remote has commits this vault lacks (run memvault sync)")
+
+// SyncMode says which ways Sync goes.
+type SyncMode int
+
+// The ways a sync goes.
+const (
+	SyncBoth SyncMode = iota // fetch, merge or fast-forward, push
+	SyncPull                 // fetch, merge or fast-forward
+	SyncPush                 // fetch to check, then push when the remote is behind
+)
+
+// DefaultRemote is the remote Sync uses when none is named.
+const DefaultRemote = "origin"
+
+// maxSyncAttempts bounds the fetch–merge–push rounds when the remote or the
+// local branch keeps moving.
+const maxSyncAttempts = 8
+
+// SyncOptions configure Sync.
+type SyncOptions struct {
+	Remote           string // "" means DefaultRemote
+	Mode             SyncMode
+	Auth             gitlog.Auth
+	Progress         io.Writer // the server's progress; nil for none
+	AcceptRecipients bool      // take a change of recipients made on the remote
+	Host             string    // names this machine in conflict markers; "" means the host name
+}
+
+// SyncResult says what Sync did.
+type SyncResult struct {
+	Action    string   // "up to date", "fast-forward", "merge", "push" or "pull" (nothing to push)
+	Head      string   // the vault's main branch afterwards
+	Pushed    bool     // the remote now holds Head
+	Conflicts []string // memory files left with conflict markers by the merge
+	// RecipientsChanged is set when the remote changed .memvault/recipients;
+	// Recipients then holds the remote's file (public keys only).
+	RecipientsChanged bool
+	Recipients        string
+}
+
+// Sync brings the vault and a remote together: it fetches the remote's main
+// branch, fast-forwards when the vault is behind, merges on plaintext when the two
+// diverged (one merge commit with both parents; overlapping edits stay in the file
+// between conflict markers and are named in the result and the commit's trailers),
+// and pushes, fetching and merging again when the push is rejected. Writers of the
+// vault are held off only while the branch moves; a commit that lands meanwhile
+// is merged in a further round.
+//
+// The error wraps ErrRecipientsChanged when the remote changed the recipients and
+// AcceptRecipients is not set, ErrBehind for a push that would need a merge, and
+// gitlog.ErrNoRemote, gitlog.ErrUnreachable, gitlog.ErrAuth, gitlog.ErrTimeout or
+// gitlog.ErrRejected (every round rejected) from the transfer; the vault's branch
+// is left as it was, or at a complete merge, never in between.
+func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
+	if opts.Remote == "" {
+		opts.Remote = DefaultRemote
+	}
+	topts := gitlog.TransferOptions{Auth: opts.Auth, Progress: opts.Progress}
+	var res SyncResult
+	var lastErr error
+	for attempt := 0; attempt < maxSyncAttempts; attempt++ {
+		theirs, err := v.repo.Fetch(ctx, opts.Remote, topts)
+		if err != nil {
+			return res, fmt.Errorf("vault: sync: %w", err)
+		}
+		done, err := v.syncRound(ctx, opts, topts, theirs, &res)
+		if done || err != nil && !errors.Is(err, gitlog.ErrStale) && !errors.Is(err, gitlog.ErrRejected) {
+			return res, err
+		}
+		lastErr = err
+	}
+	return res, fmt.Errorf("vault: sync: gave up after %d rounds: %w", maxSyncAttempts, lastErr)
+}
+
+// syncRound does one fetch's worth of Sync. done is false when the round must be
+// repeated: the local branch or the remote moved.
+func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.TransferOptions, theirs gitlog.Hash, res *SyncResult) (done bool, err error) {
+	ours, err := v.repo.Head()
+	if err != nil {
+		return true, fmt.Errorf("vault: sync: %w", err)
+	}
+	base := theirs
+	if !theirs.IsZero() && theirs != ours {
+		if base, err = v.repo.MergeBase(ours, theirs); err != nil {
+			return true, fmt.Errorf("vault: sync: %w", err)
+		}
+		if base.IsZero() {
+			return true, fmt.Errorf("vault: sync with %s: %w", opts.Remote, errNoBase)
+		}
+	}
+	head := ours
+	switch {
+	case base == theirs: // up to date, or ahead
+		if res.Action == "" {
+			res.Action = "up to date"
+		}
+	case opts.Mode == SyncPush:
+		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, ErrBehind)
+	default:
+		if err := v.checkRecipients(base, ours, theirs, opts.AcceptRecipients, res); err != nil {
+			return true, err
+		}
+		if head, err = v.integrate(ctx, opts, base, ours, theirs, res); err != nil {
+			return false, err
+		}
+	}
+	res.Head = head.String()
+	if opts.Mode == SyncPull || head == theirs {
+		res.Pushed = head == theirs
+		return true, nil
+	}
+	if err := v.repo.Push(ctx, opts.Remote, head, topts); err != nil {
+		return false, fmt.Errorf("vault: sync: %w", err)
+	}
+	res.Pushed = true
+	if res.Action == "up to date" {
+		res.Action = "push"
+	}
+	return true, nil
+}
+
+// integrate fast-forwards to theirs or merges it, and returns the new head. The
+// error wraps gitlog.ErrStale when the branch moved meanwhile.
+func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, theirs gitlog.Hash, res *SyncResult) (gitlog.Hash, error) {
+	if base == ours {
+		unlock, err := v.repo.Lock(ctx)
+		if err != nil {
+			return ours, fmt.Errorf("vault: %w", err)
+		}
+		defer unlock()
+		if err := v.repo.UpdateRef(gitlog.Branch, ours, theirs); err != nil {
+			return ours, fmt.Errorf("vault: fast-forward: %w", err)
+		}
+		res.Action = "fast-forward"
+		return theirs, nil
+	}
+	labels, err := v.mergeLabels(opts, ours, theirs)
+	if err != nil {
+		return ours, err
+	}
+	changes, conflicts, err := v.planMerge(ctx, base, ours, theirs, labels)
+	if err != nil {
+		return ours, err
+	}
+	unlock, err := v.repo.Lock(ctx)
+	if err != nil {
+		return ours, fmt.Errorf("vault: %w", err)
+	}
+	defer unlock()
+	h, err := v.repo.CommitMerge(ours, theirs, changes, v.mergeInfo(opts.Remote, conflicts))
+	if err != nil {
+		return ours, fmt.Errorf("vault: merge: %w", err)
+	}
+	res.Action, res.Conflicts = "merge", conflicts
+	return h, nil
+}
+
+// mergeLabels names the sides in conflict markers: "ours (host, time)".
+func (v *Vault) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdiff.Labels, error) {
+	host := opts.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	when := func(h gitlog.Hash) (string, error) {
+		c, err := v.repo.ReadCommit(h)
+		if err != nil {
+			return "", fmt.Errorf("vault: merge: %w", err)
+		}
+		return c.Committer.When.UTC().Format(time.RFC3339), nil
+	}
+	ot, err := when(ours)
+	if err != nil {
+		return textdiff.Labels{}, err
+	}
+	tt, err := when(theirs)
+	if err != nil {
+		return textdiff.Labels{}, err
+	}
+	return textdiff.Labels{
+		Ours:   fmt.Sprintf("ours (%s, %s)", oneLine(host), ot),
+		Base:   "base",
+		Theirs: fmt.Sprintf("theirs (%s, %s)", oneLine(opts.Remote), tt),
+	}, nil
+}
+
+// mergeInfo is the merge commit's message: trailers Memory-Command: merge and one
+// Memory-Conflict per conflicted file.
+func (v *Vault) mergeInfo(remote string, conflicts []string) gitlog.CommitInfo {
+	var b strings.Builder
+	fmt.Fprintf(&b, "merge %s/main\n\n%s: merge\n", oneLine(remote), trCommand)
+	for _, p := range conflicts {
+		fmt.Fprintf(&b, "%s: %s\n", trConflict, oneLine(p))
+	}
+	now := v.opts.Now()
+	return gitlog.CommitInfo{
+		Message:   b.String(),
+		Author:    gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+	}
+}
+
+// trConflict names a file a merge left with conflict markers.
+const trConflict = "Memory-Conflict"
+
+// checkRecipients refuses, unless accept, a recipients file that theirs changed
+// since base to something ours does not hold.
+func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
+	read := func(c gitlog.Hash) ([]byte, error) {
+		root, err := v.repo.RootTree(c)
+		if err != nil {
+			return nil, err
+		}
+		e, err := v.repo.Lookup(root, recipientsPath)
+		if err != nil {
+			return nil, err
+		}
+		return v.repo.ReadBlob(e.Hash)
+	}
+	var rs [3][]byte
+	for i, c := range []gitlog.Hash{base, ours, theirs} {
+		var err error
+		if rs[i], err = read(c); err != nil {
+			return fmt.Errorf("vault: sync: %s: %w", recipientsPath, err)
+		}
+	}
+	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {
+		return nil
+	}
+	res.RecipientsChanged, res.Recipients = true, string(rs[2])
+	if accept {
+		return nil
+	}
+	return fmt.Errorf("vault: sync: %w (nothing was changed; sync again with --accept-recipients to take them)", ErrRecipientsChanged)
+}

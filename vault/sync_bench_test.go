@@ -1,0 +1,50 @@
+package vault_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// BenchmarkSyncDiverged1000 times one sync of two clones that are 1,000 commits
+// apart each way (each side edits its own 50 files 1,000 times): fetch, merge
+// of 100 changed files, push. Target: ≤ 5 s.
+func BenchmarkSyncDiverged1000(b *testing.B) {
+	const commits, files = 1000, 50
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		va, opts := vaulttest.NewAt(b, dir)
+		url := fileRemote(b)
+		if err := va.AddRemote("origin", url); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range commits {
+			vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
+			vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
+		}
+		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := vb.Sync(ctx, vault.SyncOptions{})
+		b.StopTimer()
+		if err != nil || res.Action != "merge" {
+			b.Fatalf("Sync = %+v, %v; want a merge", res, err)
+		}
+		vb.Close()
+		va.Close()
+		b.StartTimer()
+	}
+}

@@ -1,0 +1,280 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"filippo.io/age"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ErrConflict: a revert's change and a later one touch the same lines.
+var ErrConflict = errors.New("conflicts with later changes")
+
+// ConflictError is the error of a revert that does not apply cleanly. It wraps
+// ErrConflict.
+type ConflictError struct {
+	Commit string   // the commit to revert
+	Paths  []string // the memory files where later changes touch the same lines
+}
+
+// Error names the commit and the files; it quotes no content.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the revert cannot be merged: %v",
+		e.Commit, strings.Join(e.Paths, ", "), ErrConflict)
+}
+
+// Unwrap returns ErrConflict.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// UndoResult says what Restore, Revert or Rollback did.
+type UndoResult struct {
+	Commit string       `json:"commit"` // the new commit, or "" when nothing needed to change
+	Source string       `json:"source"` // the full hash of the commit the content came from
+	Files  []FileChange `json:"files"`  // the files the new commit changed, without diffs
+}
+
+// Restore makes the memory file or directory at path what it was at revision
+// rev (see Resolve), as one new commit whose trailers say restore and name the
+// source commit; a directory gets exactly its files of then. meta describes who
+// asked (its Command and Source are set here). Nothing changes, and no commit is
+// made, when path is already as it was. The error wraps ErrUnknownRevision for a
+// bad rev, ErrNotExist when nothing was at path then, ErrNotDir when a parent of
+// path is a file now, and ErrNoIdentity or ErrDecrypt when content must be
+// re-encrypted (the recipients changed since rev) and cannot be read.
+func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*UndoResult, error) {
+	tp, err := treePath(path)
+	if err != nil {
+		return nil, err
+	}
+	p := memPath(tp)
+	src, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	return v.undo(ctx, meta, "restore", p, src, src, func(u *undoer) error {
+		want, err := u.v.repo.Lookup(u.srcRoot, tp)
+		switch {
+		case tp == memDir && errors.Is(err, gitlog.ErrNotFound):
+			return u.reconcile(tp, u.at(tp), nil) // an empty vault then
+		case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
+			return fmt.Errorf("vault: restore %s: nothing was there at %s: %w", p, shortHash(u.src), ErrNotExist)
+		case err != nil:
+			return fmt.Errorf("vault: restore %s: %w", p, err)
+		}
+		if parent := u.fileAbove(tp); parent != "" {
+			return fmt.Errorf("vault: restore %s: %s is a file now (restore it, or its directory, instead): %w", p, memPath(parent), ErrNotDir)
+		}
+		return u.reconcile(tp, u.at(tp), &want)
+	})
+}
+
+// Rollback makes all of /memories what it was at revision rev, as one new commit
+// whose trailers say rollback and name the source commit. The vault's own files
+// (.memvault/, such as its recipients) are not rolled back. Otherwise it is
+// Restore of /memories, with its errors.
+func (v *Vault) Rollback(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
+	src, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	return v.undo(ctx, meta, "rollback", Root, src, src, func(u *undoer) error {
+		want, err := u.v.repo.Lookup(u.srcRoot, memDir)
+		if errors.Is(err, gitlog.ErrNotFound) {
+			return u.reconcile(memDir, u.at(memDir), nil)
+		}
+		if err != nil {
+			return fmt.Errorf("vault: rollback: %w", err)
+		}
+		return u.reconcile(memDir, u.at(memDir), &want)
+	})
+}
+
+// undoer stages the changes of one undo on top of the current state.
+type undoer struct {
+	v        *Vault
+	src      gitlog.Hash // the commit the undo names as its source
+	srcRoot  gitlog.Hash // the tree the content comes from
+	headRoot gitlog.Hash
+	reuse    bool // the recipients are what they were at src: ciphertext can be linked as is
+	rs       []age.Recipient
+	changes  []gitlog.Change
+}
+
+// undo runs plan under the writer lock against the current state, with content
+// from commit content, and commits what it staged as one commit described by
+// meta, command, path and source.
+func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, content gitlog.Hash, plan func(u *undoer) error) (*UndoResult, error) {
+	unlock, err := v.repo.Lock(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	defer unlock()
+	head, err := v.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := &undoer{v: v, src: src, headRoot: head.root}
+	if u.srcRoot, err = v.repo.RootTree(content); err != nil {
+		return nil, fmt.Errorf("vault: %s: %w", command, err)
+	}
+	if err := u.recipients(head); err != nil {
+		return nil, err
+	}
+	if err := plan(u); err != nil {
+		return nil, err
+	}
+	res := &UndoResult{Source: src.String()}
+	if len(u.changes) == 0 {
+		return res, nil
+	}
+	meta.Command, meta.Source = command, src.String()
+	if err := v.commit(head.commit, path, "", u.changes, meta); err != nil {
+		return nil, err
+	}
+	h, err := v.repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("vault: %s: %w", command, err)
+	}
+	res.Commit = h.String()
+	newRoot, err := v.repo.RootTree(h)
+	if err == nil {
+		res.Files, err = v.fileChanges(ctx, head.root, newRoot, memDir, false)
+	}
+	return res, err
+}
+
+// recipients learns whether the recipients file is what it was at the source,
+// and the current recipients, which new ciphertext is encrypted to.
+func (u *undoer) recipients(head *Snapshot) error {
+	now, err := u.v.repo.Lookup(u.headRoot, recipientsPath)
+	if err != nil {
+		return fmt.Errorf("vault: %s: %w", recipientsPath, err)
+	}
+	then, err := u.v.repo.Lookup(u.srcRoot, recipientsPath)
+	u.reuse = err == nil && then.Hash == now.Hash
+	content, err := head.recipientsContent()
+	if err != nil {
+		return err
+	}
+	u.rs, err = u.v.keys.parseRecipients(content)
+	return err
+}
+
+// at returns the current entry at tree path tp, or nil.
+func (u *undoer) at(tp string) *gitlog.Entry {
+	e, err := u.v.repo.Lookup(u.headRoot, tp)
+	if err != nil {
+		return nil
+	}
+	return &e
+}
+
+// fileAbove returns the tree path of a file that is a parent of tp now, or "".
+func (u *undoer) fileAbove(tp string) string {
+	for i := strings.IndexByte(tp, '/'); i > 0; i = nextSlash(tp, i) {
+		if e, err := u.v.repo.Lookup(u.headRoot, tp[:i]); err == nil && !e.IsDir() {
+			return tp[:i]
+		}
+	}
+	return ""
+}
+
+func nextSlash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// reconcile stages what makes tree path tp hold want (nil: nothing) where it
+// holds have now. With the same recipients it links want's objects as they are;
+// otherwise it re-encrypts want's files whose plaintext differs from what is there.
+func (u *undoer) reconcile(tp string, have, want *gitlog.Entry) error {
+	switch {
+	case want == nil && have == nil:
+		return nil
+	case want == nil:
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
+		return nil
+	case have != nil && have.Hash == want.Hash:
+		return nil
+	case u.reuse:
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Link, Path: tp, Hash: want.Hash})
+		return nil
+	case have != nil && have.IsDir() != want.IsDir():
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
+		have = nil
+	}
+	if !want.IsDir() {
+		return u.putFile(tp, have, want.Hash)
+	}
+	var haveTree gitlog.Hash
+	if have != nil {
+		haveTree = have.Hash
+	}
+	wants, err := u.v.repo.ReadTree(want.Hash)
+	if err != nil {
+		return err
+	}
+	haves, err := u.v.repo.ReadTree(haveTree)
+	if err != nil {
+		return err
+	}
+	byName := map[string]gitlog.Entry{}
+	for _, e := range haves {
+		byName[e.Name] = e
+	}
+	for _, w := range wants {
+		var h *gitlog.Entry
+		if e, ok := byName[w.Name]; ok {
+			h = &e
+			delete(byName, w.Name)
+		}
+		if err := u.reconcile(tp+"/"+w.Name, h, &w); err != nil {
+			return err
+		}
+	}
+	gone := make([]string, 0, len(byName))
+	for name := range byName {
+		gone = append(gone, name)
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: tp + "/" + name})
+	}
+	return nil
+}
+
+// putFile stages blob's plaintext, re-encrypted to the current recipients, at
+// tp, unless the file there (have, if any) holds that plaintext already.
+func (u *undoer) putFile(tp string, have *gitlog.Entry, blob gitlog.Hash) error {
+	plain, err := u.v.readBlob(memPath(tp), blob)
+	if err != nil {
+		return err
+	}
+	if have != nil {
+		cur, err := u.v.readBlob(memPath(tp), have.Hash)
+		if err != nil {
+			return err
+		}
+		if string(cur) == string(plain) {
+			return nil
+		}
+	}
+	return u.put(tp, plain)
+}
+
+func (u *undoer) put(tp string, plain []byte) error {
+	ct, err := encrypt(plain, u.rs)
+	if err != nil {
+		return err
+	}
+	u.changes = append(u.changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: ct})
+	return nil
+}
