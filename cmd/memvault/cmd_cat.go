@@ -12,44 +12,56 @@ import (
 )
 
 func newCatCommand(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "cat PATH",
+	var at string
+	c := &cobra.Command{
+		Use:   "cat PATH [--at REV]",
 		Short: "Print the plaintext of one memory file",
 		Long: `Cat decrypts one memory file of the vault's current state and prints it exactly,
 adding nothing (not even a final newline the file does not have).
 
 PATH is a memory path such as /memories/notes/todo.md. A path that does not start
 with "/" is taken under /memories, so notes/todo.md is the same file. A missing file
-or a directory exits with status 1.`,
+or a directory exits with status 1.
+
+With --at, the file as it was at revision REV: a commit hash (or at least its first 4
+digits), main, a checkpoint name, or any of these followed by ~N (N commits before).`,
 		Example: `  memvault cat /memories/user_profile.md
-  memvault cat notes/todo.md`,
+  memvault cat notes/todo.md
+  memvault cat notes/todo.md --at main~3`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, err := memoryPath(c, args[0])
 			if err != nil {
 				return err
 			}
-			return runCat(c.Context(), g, p, c.OutOrStdout())
+			return runCat(c.Context(), g, p, at, c.OutOrStdout())
 		},
 	}
+	c.Flags().StringVar(&at, "at", "", "read the file as it was at revision `REV`")
+	return c
 }
 
-func runCat(ctx context.Context, g *globalOptions, p string, out io.Writer) (err error) {
+func runCat(ctx context.Context, g *globalOptions, p, at string, out io.Writer) (err error) {
 	v, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeVault(v, &err)
 	snap, err := v.Snapshot(ctx)
+	name := p // for messages
+	if at != "" {
+		snap, err = v.SnapshotAt(ctx, at)
+		name += " at " + at
+	}
 	if err != nil {
 		return err
 	}
 	data, err := snap.ReadFile(ctx, p)
 	switch {
 	case errors.Is(err, vault.ErrIsDir):
-		return fmt.Errorf("cat %s: %w", p, errMemoryDir)
+		return fmt.Errorf("cat %s: %w", name, errMemoryDir)
 	case errors.Is(err, vault.ErrNotExist) && !errors.Is(err, vault.ErrNoIdentity):
-		return fmt.Errorf("cat %s: %w", p, errNoMemory)
+		return fmt.Errorf("cat %s: %w", name, errNoMemory)
 	case err != nil:
 		return err
 	}

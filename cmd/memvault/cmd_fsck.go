@@ -69,6 +69,9 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 	for _, p := range problems {
 		fmt.Fprintln(out, p)
 	}
+	for _, w := range v.PermissionWarnings() {
+		fmt.Fprintln(out, "warning: "+w)
+	}
 	if len(problems) > 0 {
 		return errFsckProblems
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,9 +16,12 @@ import (
 
 // logOptions are the flags of `memvault log`.
 type logOptions struct {
-	path  string // canonical memory path, or "" for the whole vault
-	limit int
-	json  bool
+	path    string // canonical memory path, or "" for the whole vault
+	limit   int
+	skip    int
+	since   string // as given; parsed by parseSince
+	command string
+	json    bool
 }
 
 func newLogCommand(g *globalOptions) *cobra.Command {
@@ -27,18 +32,33 @@ func newLogCommand(g *globalOptions) *cobra.Command {
 		Long: `Log lists the commits of the vault, newest first: one line each with the short
 commit hash, the time, the memory command, its path(s) and the tool-use id that made it.
 With PATH, only the commits that changed that file or directory (a path that does not
-start with "/" is taken under /memories). Log reads no file contents and needs no identity.
+start with "/" is taken under /memories), following it back through the renames that
+moved it there. A restore, revert or rollback names the commit it took its content
+from. Log reads no file contents and needs no identity.
+
+--since keeps the commits made since a time: a date (2025-06-01), a date and time
+(2025-06-01 14:30, or RFC 3339), or a duration ago (90m, 12h, 3d, 2w). --command keeps
+one memory command's commits (create, str_replace, insert, delete, rename, restore,
+revert, rollback, ...). -n and --skip then page through what is left.
 
 With --json, each commit is one JSON object on its own line, with the fields commit,
-parents, time (RFC 3339), author, command, path, new_path, tool_use_id, agent, session
-and subject.`,
+parents, time (RFC 3339), author, command, path, new_path, tool_use_id, agent, session,
+source and subject.`,
 		Example: `  memvault log
   memvault log -n 5 /memories/progress.md
+  memvault log --since 2d --command delete
+  memvault log -n 20 --skip 20
   memvault log --json | jq -r 'select(.tool_use_id != "") | .tool_use_id'`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.limit < 0 {
 				return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("-n %d: want 0 (all) or more", opts.limit)}
+			}
+			if opts.skip < 0 {
+				return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--skip %d: want 0 or more", opts.skip)}
+			}
+			if _, err := parseSince(opts.since, time.Now()); err != nil {
+				return &usageError{cmd: c.CommandPath(), err: err}
 			}
 			if len(args) == 1 {
 				p, err := memoryPath(c, args[0])
@@ -51,6 +71,9 @@ and subject.`,
 		},
 	}
 	c.Flags().IntVarP(&opts.limit, "max-count", "n", 0, "show at most `N` commits (0: all)")
+	c.Flags().IntVar(&opts.skip, "skip", 0, "leave out the first `N` commits that match (a page's offset)")
+	c.Flags().StringVar(&opts.since, "since", "", "only commits made since `T`: a date, a date and time, or a duration ago (3d)")
+	c.Flags().StringVar(&opts.command, "command", "", "only commits of the memory command `C`")
 	c.Flags().BoolVar(&opts.json, "json", false, "print one JSON object a line")
 	return c
 }
@@ -61,7 +84,8 @@ func runLog(ctx context.Context, g *globalOptions, opts logOptions, out io.Write
 		return err
 	}
 	defer closeVault(v, &err)
-	recs, err := v.Log(ctx, vault.LogOptions{Path: opts.path, Limit: opts.limit})
+	since, _ := parseSince(opts.since, time.Now())
+	recs, err := v.Log(ctx, vault.LogOptions{Path: opts.path, Limit: opts.limit, Skip: opts.skip, Since: since, Command: opts.command})
 	if err != nil {
 		return err
 	}
@@ -96,6 +120,9 @@ func writeLogText(out io.Writer, recs []vault.Record, st styles) error {
 			if r.NewPath != "" {
 				what += " -> " + r.NewPath
 			}
+			if r.Source != "" {
+				what += "  " + st.dim("from "+shortHash(r.Source))
+			}
 		}
 		line := fmt.Sprintf("%s  %s  %s", st.yellow(shortHash(r.Commit)),
 			r.Time.Local().Format("2006-01-02 15:04:05"), what)
@@ -114,4 +141,30 @@ func shortHash(h string) string {
 		return h[:7]
 	}
 	return h
+}
+
+// parseSince reads --since: "" (no bound), a date, a date and time (local), RFC
+// 3339, or a duration before now ("90m", "12h", "3d", "2w").
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.DateOnly, "2006-01-02 15:04", time.DateTime, "2006-01-02T15:04", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if n := len(s); n > 1 && unit[s[n-1]] != 0 {
+		if k, err := strconv.Atoi(s[:n-1]); err == nil && k >= 0 {
+			return now.Add(-time.Duration(k) * unit[s[n-1]]), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2025-06-01), a date and time (2025-06-01 14:30) or a duration ago (90m, 3d, 2w)", s)
 }

@@ -208,13 +208,7 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer) *progressBar {
-	f, ok := w.(*os.File)
-	on := ok && os.Getenv("TERM") != "dumb"
-	if on {
-		fi, err := f.Stat()
-		on = err == nil && fi.Mode()&os.ModeCharDevice != 0
-	}
-	return &progressBar{w: w, on: on}
+	return &progressBar{w: w, on: os.Getenv("TERM") != "dumb" && isTerminal(w)}
 }
 
 func (b *progressBar) update(done, total int) {

@@ -91,6 +91,12 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, vault.ErrPassphrase):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintPassphrase)
 		return exitSetup
+	case errors.Is(err, vault.ErrUnknownRevision):
+		fmt.Fprintf(stderr, "memvault: %v\n", err)
+		return exitSetup
+	case errors.Is(err, vault.ErrConflict):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintConflict)
+		return exitAnswer
 	case errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir), errors.Is(err, errFsckProblems):
 		fmt.Fprintf(stderr, "memvault: %v\n", err)
 		return exitAnswer

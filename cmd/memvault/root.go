@@ -67,7 +67,10 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newRecipientsCommand(&g),
 		newIdentityCommand(&g),
 		newRekeyCommand(&g),
+		newExpireCommand(&g),
 	)
+	root.AddCommand(historyCommands(&g)...)
+	root.AddCommand(append(newSyncCommands(&g), newRemoteCommand(&g))...)
 	// A root called with no command, or an unknown one, is a usage error too.
 	root.Args = usageArgs(cobra.NoArgs)
 	root.RunE = func(c *cobra.Command, _ []string) error {

@@ -11,15 +11,17 @@ type styles struct{ on bool }
 
 // stylesFor returns the styles fit for writing to w.
 func stylesFor(w io.Writer) styles {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return styles{}
+	return styles{on: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminal(w)}
+}
+
+// isTerminal tells whether f is a terminal (a character device).
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		return styles{}
-	}
-	return styles{on: fi.Mode()&os.ModeCharDevice != 0}
+	fi, err := file.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func (s styles) paint(code, text string) string {

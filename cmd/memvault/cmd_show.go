@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// revisionHelp explains revisions in the help of every command that takes one.
+const revisionHelp = `A revision is a commit hash (or at least its first 4 digits), main (the current
+state), a checkpoint name, or any of these followed by ~N for N commits before it
+(main~1 is the commit before the last); ~N alone counts back from main.`
+
+func newShowCommand(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show REV",
+		Short: "Show one commit: what it did and the decrypted diff",
+		Long: `Show prints one commit of the vault: its hash, time and author, its subject and
+trailers (the memory command, the path, the tool call that made it), the memory
+files it changed, and the diff of their decrypted content against the commit before.
+
+` + revisionHelp + `
+
+With --json, the commit is one JSON object: the fields of 'memvault log --json' plus
+files, a list of {path, new_path, status, diff}, status being added, modified,
+deleted or renamed.`,
+		Example: `  memvault show main
+  memvault show 3f2a1c9
+  memvault show before-cleanup~1 --json | jq -r '.files[].diff'`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runShow(c.Context(), g, args[0], asJSON, c.OutOrStdout())
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the commit as one JSON object")
+	return c
+}
+
+func runShow(ctx context.Context, g *globalOptions, rev string, asJSON bool, out io.Writer) (err error) {
+	v, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	ch, err := v.Show(ctx, rev)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if ch.Parents == nil {
+			ch.Parents = []string{}
+		}
+		if ch.Files == nil {
+			ch.Files = []vault.FileChange{}
+		}
+		return writeRecordJSON(out, "show", ch)
+	}
+	st := stylesFor(out)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", st.yellow("commit "+ch.Commit))
+	fmt.Fprintf(&b, "Author: %s\nDate:   %s\n\n    %s\n\n", ch.Author, ch.Time.Local().Format("2006-01-02 15:04:05 -0700"), ch.Subject)
+	for _, t := range [][2]string{
+		{"Memory-Command", ch.Command}, {"Memory-Path", ch.Path}, {"Memory-New-Path", ch.NewPath},
+		{"Memory-Source", ch.Source}, {"Tool-Use-Id", ch.ToolUseID}, {"Agent", ch.Agent}, {"Session", ch.Session},
+	} {
+		if t[1] != "" {
+			fmt.Fprintf(&b, "    %s: %s\n", t[0], t[1])
+		}
+	}
+	if _, err := io.WriteString(out, b.String()); err != nil {
+		return fmt.Errorf("show: write: %w", err)
+	}
+	if len(ch.Files) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out)
+	writeFileList(out, ch.Files, st)
+	fmt.Fprintln(out)
+	return writeDiffs(out, ch.Files, st)
+}

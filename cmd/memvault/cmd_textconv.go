@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+func newTextconvCommand(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "textconv FILE",
+		Short: "Decrypt one memory blob for git diff and git log -p",
+		Long: `Textconv prints the plaintext of FILE, the age ciphertext of one memory file as
+git hands it over, decrypted with the identity. It is git's textconv driver for
+memvault: in a clone of a vault, run once
+
+  git config diff.memvault.textconv "memvault textconv"
+
+and git log -p, git show and git diff print decrypted diffs for the memory files
+(the vault's .gitattributes maps memories/** to the memvault diff driver). No vault
+is opened; the plaintext only goes to git through a pipe. Do not set
+diff.memvault.cachetextconv: git would then store the plaintext in the clone.`,
+		Example: `  git config diff.memvault.textconv "memvault textconv"
+  git log -p -- memories/user_profile.md`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runTextconv(c.Context(), g, args[0], c.OutOrStdout())
+		},
+	}
+}
+
+func runTextconv(ctx context.Context, g *globalOptions, file string, out io.Writer) error {
+	ct, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("textconv: %w", err)
+	}
+	_, identity, err := g.paths()
+	if err != nil {
+		return err
+	}
+	plain, err := vault.Decrypt(vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, ct)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(plain); err != nil {
+		return fmt.Errorf("textconv: write: %w", err)
+	}
+	return nil
+}

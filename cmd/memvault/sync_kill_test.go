@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
+)
+
+// TestSyncKilled kills `memvault sync` with SIGKILL at growing moments of a sync
+// that fetches, merges and pushes hundreds of commits. After every kill the vault
+// passes fsck; a last sync completes and both vaults agree.
+func TestSyncKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	p := newProcess(t, root)
+	p.run(t, "", "init")
+	remote := filepath.Join(root, "remote.git")
+	r, err := gitlog.Init(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	p.run(t, "", "remote", "add", "origin", "file://"+remote)
+	p.run(t, "", "sync")
+	opts := vault.Options{IdentityFile: p.identity}
+	other, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, gitlog.Auth{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	mine, err := vault.Open(ctx, p.vault, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		for _, v := range []*vault.Vault{mine, other} {
+			err := v.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error {
+				return tx.WriteFile(ctx, fmt.Sprintf("/memories/%p/%d.md", v, i%40), fmt.Appendf(nil, "%d\n", i))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mine.Close()
+	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for wait := 2 * time.Millisecond; wait < 2*time.Second; wait *= 2 {
+		cmd := exec.Command(p.exe, "sync")
+		cmd.Env = p.env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(wait)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if out := p.run(t, "", "fsck"); !strings.HasPrefix(out, "ok") {
+			t.Fatalf("fsck after killing sync at %v: %q", wait, out)
+		}
+	}
+	p.run(t, "", "sync")
+	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := other.Snapshot(ctx)
+	if got := p.run(t, "", "log", "-n", "1", "--json"); !strings.Contains(got, s.Commit()) {
+		t.Errorf("after the last syncs, log -n 1 = %q, want the other vault's head %s", got, s.Commit())
+	}
+}
