@@ -18,7 +18,7 @@ import (
 // demoOptions are the flags of `memvault demo`.
 type demoOptions struct {
 	keep bool
-	noUI bool // accepted for the TUI to come; no effect yet
+	noUI bool // end with the transcript, not in the UI
 }
 
 // Who the demo's commits say made them.
@@ -42,22 +42,22 @@ vault goes in DIR instead (it must be new or empty) and its identity beside it i
 DIR.identity, and both are kept. MEMVAULT_DIR, MEMVAULT_IDENTITY and --identity are
 ignored, so the demo never writes into your own vault or reads your identity.
 
---no-ui is accepted for the terminal UI that comes in a later release; for now the demo
-always prints its transcript and the flag changes nothing.`,
+When stdin and stdout are a terminal, the demo ends by opening the terminal UI (see
+memvault ui) on its vault; q quits it. --no-ui ends with the transcript instead.`,
 		Example: `  memvault demo
   memvault demo --keep | less
   memvault demo --vault /tmp/demo.git && memvault --vault /tmp/demo.git log`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runDemo(c.Context(), g, opts, c.OutOrStdout())
+			return runDemo(c.Context(), g, opts, c.InOrStdin(), c.OutOrStdout())
 		},
 	}
 	c.Flags().BoolVar(&opts.keep, "keep", false, "keep the temporary vault and print where it is")
-	c.Flags().BoolVar(&opts.noUI, "no-ui", false, "print the transcript only (no effect yet: there is no UI yet)")
+	c.Flags().BoolVar(&opts.noUI, "no-ui", false, "print the transcript only; do not open the UI at the end")
 	return c
 }
 
-func runDemo(ctx context.Context, g *globalOptions, opts demoOptions, out io.Writer) (err error) {
+func runDemo(ctx context.Context, g *globalOptions, opts demoOptions, in io.Reader, out io.Writer) (err error) {
 	dir, identity, temp, err := demoPlaces(g.vaultDir)
 	if err != nil {
 		return err
@@ -91,7 +91,10 @@ func runDemo(ctx context.Context, g *globalOptions, opts demoOptions, out io.Wri
 	if err != nil {
 		return err
 	}
-	return p.outro(recs, calls, errs, dir, identity, kept)
+	if err := p.outro(recs, calls, errs, dir, identity, kept); err != nil {
+		return err
+	}
+	return demoUI(ctx, v, opts.noUI, in, out)
 }
 
 // playConversation runs one conversation's calls, printing each, and checks that every

@@ -67,6 +67,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newRecipientsCommand(&g),
 		newIdentityCommand(&g),
 		newRekeyCommand(&g),
+		newUICommand(&g),
 		newExpireCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)

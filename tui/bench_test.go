@@ -1,0 +1,270 @@
+package tui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"filippo.io/age"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// The large vault of the design's target: 10,000 files and 100,000 commits.
+const (
+	benchFiles   = 10000
+	benchCommits = 100000
+)
+
+var (
+	bigOnce sync.Once
+	bigDir  string
+	bigOpts vault.Options
+	bigErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range []string{bigDir, binDir} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
+	os.Exit(code)
+}
+
+// bigVault returns the options and directory of the large vault, built once per
+// process (so across -count runs): git fast-import writes its history in one
+// pack in seconds, where as many durable commits would take minutes. Its blobs
+// are real age ciphertext to the vault's recipient, a few hundred of them
+// reused, and its messages have memvault's trailers.
+func bigVault(b *testing.B) (string, vault.Options) {
+	b.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git binary not on PATH: needed to build the large vault quickly")
+	}
+	bigOnce.Do(func() {
+		start := time.Now()
+		bigDir, bigOpts, bigErr = buildBigVault()
+		b.Logf("built the large vault in %v", time.Since(start).Round(time.Millisecond))
+	})
+	if bigErr != nil {
+		b.Fatal(bigErr)
+	}
+	return filepath.Join(bigDir, "vault.git"), bigOpts
+}
+
+func buildBigVault() (string, vault.Options, error) {
+	dir, err := os.MkdirTemp("", "memvault-tui-bench-")
+	if err != nil {
+		return "", vault.Options{}, err
+	}
+	c := &clock{t: epoch}
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now}
+	ctx := context.Background()
+	v, res, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), opts)
+	if err != nil {
+		return dir, opts, err
+	}
+	snap, err := v.Snapshot(ctx)
+	v.Close()
+	if err != nil {
+		return dir, opts, err
+	}
+	rcpt, err := age.ParseX25519Recipient(res.Recipient)
+	if err != nil {
+		return dir, opts, err
+	}
+	var stream bytes.Buffer
+	if err := fastImport(&stream, rcpt, snap.Commit()); err != nil {
+		return dir, opts, err
+	}
+	cmd := exec.Command("git", "-C", filepath.Join(dir, "vault.git"), "fast-import", "--quiet", "--force")
+	cmd.Stdin = &stream
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return dir, opts, fmt.Errorf("git fast-import: %v\n%s", err, out)
+	}
+	return dir, opts, nil
+}
+
+// fastImport writes the history: one commit importing every file on top of the
+// vault's first commit, then single-file rewrites until benchCommits.
+func fastImport(w *bytes.Buffer, rcpt age.Recipient, parent string) error {
+	const blobs = 256
+	bw := bufio.NewWriter(w)
+	for i := 1; i <= blobs; i++ {
+		var ct bytes.Buffer
+		enc, err := age.Encrypt(&ct, rcpt)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(enc, "memory %d: the user prefers short answers.\n", i)
+		if err := enc.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "blob\nmark :%d\ndata %d\n", i, ct.Len())
+		bw.Write(ct.Bytes())
+		bw.WriteString("\n")
+	}
+	path := func(i int) string { return fmt.Sprintf("memories/d%03d/f%05d.md", i/100, i) }
+	commit := func(n int, command, p, toolUse string) {
+		t := epoch.Add(time.Duration(n) * time.Second).Unix()
+		msg := fmt.Sprintf("%s /%s\n\nMemory-Command: %s\nMemory-Path: /%s\nTool-Use-Id: %s\nAgent: claude\n", command, p, command, p, toolUse)
+		fmt.Fprintf(bw, "commit refs/heads/main\nauthor claude <agent@memvault> %d +0000\ncommitter memvault <memvault@localhost> %d +0000\ndata %d\n%s", t, t, len(msg), msg)
+	}
+	commit(1, "import", "memories", "toolu_import")
+	fmt.Fprintf(bw, "from %s\n", parent)
+	for i := range benchFiles {
+		fmt.Fprintf(bw, "M 100644 :%d %s\n", i%blobs+1, path(i))
+	}
+	bw.WriteString("\n")
+	for n := 2; n < benchCommits; n++ { // the vault's own first commit makes one more
+		i := (n * 7919) % benchFiles
+		commit(n, "str_replace", path(i), fmt.Sprintf("toolu_%08d", n))
+		fmt.Fprintf(bw, "M 100644 :%d %s\n\n", n%blobs+1, path(i))
+	}
+	bw.WriteString("done\n")
+	return bw.Flush()
+}
+
+// benchDriver is the test driver without golden-file support.
+func benchDriver(b *testing.B, v *vault.Vault, w, h int) *driver {
+	now := epoch.Add(benchCommits * time.Second)
+	m := New(context.Background(), v, Options{Now: func() time.Time { return now }, PollInterval: -1})
+	d := &driver{tb: b, m: m, v: v}
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.run(m.Init())
+	return d
+}
+
+// BenchmarkFirstFrame is the time from opening the vault to the first complete
+// frame (tree, first page of history, content) on a vault of 10,000 files and
+// 100,000 commits. Target: ≤ 300 ms.
+func BenchmarkFirstFrame(b *testing.B) {
+	dir, opts := bigVault(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		v, err := vault.Open(ctx, dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := benchDriver(b, v, 120, 40)
+		frame := ansi.Strip(d.m.View().Content)
+		b.StopTimer()
+		if len(d.m.tree.rows) != 1+benchFiles/100 || len(d.m.hist.recs) == 0 || !strings.Contains(frame, "d000/") {
+			b.Fatalf("first frame is not complete:\n%s", frame)
+		}
+		v.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkScrollHistory is keystroke-to-frame while scrolling the history of
+// the large vault with j: frame is Update and View for the key, what the user
+// sees at once; settled adds the commands it starts (the next page of history,
+// the selected commit's content) and the frame after them.
+func BenchmarkScrollHistory(b *testing.B) {
+	dir, opts := bigVault(b)
+	v, err := vault.Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	for _, settled := range []bool{false, true} {
+		name := "frame"
+		if settled {
+			name = "settled"
+		}
+		b.Run(name, func(b *testing.B) {
+			d := benchDriver(b, v, 120, 40)
+			d.keys("tab")
+			down := keyMsg("j")
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				_, cmd := d.m.Update(down)
+				if settled {
+					d.run(cmd)
+				}
+				_ = d.m.View()
+				lat = append(lat, time.Since(start))
+				if !settled {
+					b.StopTimer()
+					d.run(cmd)
+					b.StartTimer()
+				}
+			}
+			reportLatency(b, lat)
+		})
+	}
+}
+
+// reportLatency adds the median and 90th percentile of per-key times.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds())/1000, "p90-ms")
+}
+
+// BenchmarkFileHistory is the time from pressing f on a file to its history's
+// first page, on the large vault: a path walk over 100,000 commits. The first
+// whole walk completes the vault's history index for the imported commits, as
+// a clone's would; it is logged and left out.
+func BenchmarkFileHistory(b *testing.B) {
+	dir, opts := bigVault(b)
+	v, err := vault.Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	const file = "/memories/d042/f04242.md"
+	start := time.Now()
+	if _, err := v.Log(context.Background(), vault.LogOptions{Path: file}); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("first path walk (completing the history index): %v", time.Since(start).Round(time.Millisecond))
+	for b.Loop() {
+		b.StopTimer()
+		d := benchDriver(b, v, 120, 40)
+		d.selectTree(path.Dir(file))
+		d.keys("l")
+		d.selectTree(file)
+		b.StartTimer()
+		d.keys("f")
+		b.StopTimer()
+		if d.m.hist.scope != file || len(d.m.hist.recs) == 0 {
+			b.Fatalf("after f the history shows %d records of %q", len(d.m.hist.recs), d.m.hist.scope)
+		}
+		b.StartTimer()
+	}
+}
+
+// selectTree moves the tree's cursor to the row of p, with j and k.
+func (d *driver) selectTree(p string) {
+	d.tb.Helper()
+	for i, n := range d.m.tree.rows {
+		if n.path == p {
+			for d.m.tree.cursor < i {
+				d.keys("j")
+			}
+			for d.m.tree.cursor > i {
+				d.keys("k")
+			}
+			return
+		}
+	}
+	d.tb.Fatalf("no tree row for %s", p)
+}

@@ -1,0 +1,228 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// The messages commands answer with. Each carries what it was asked for, so
+// Update can drop one that no longer matches what is shown.
+type (
+	// headMsg is the vault's state at its head; poll says whether it answers
+	// the polling loop, which then goes on.
+	headMsg struct {
+		snap *vault.Snapshot
+		poll bool
+		seq  int // the number of the read
+		err  error
+	}
+	// pollMsg is the tick of the polling loop.
+	pollMsg struct{}
+	// dirsMsg holds the entries of directories at commit.
+	dirsMsg struct {
+		commit string
+		dirs   map[string][]vault.Entry
+		err    error
+	}
+	// walkMsg holds every file at commit, for the tree filter.
+	walkMsg struct {
+		commit string
+		files  []file
+		err    error
+	}
+	// logMsg holds the records asked for by req.
+	logMsg struct {
+		req  logReq
+		recs []vault.Record
+		err  error
+	}
+	// checkpointsMsg holds every checkpoint.
+	checkpointsMsg struct {
+		list []vault.Checkpoint
+		seq  int // the number of the read
+		err  error
+	}
+	// contentMsg holds what the content pane asked for with req.
+	contentMsg struct {
+		req    contentReq
+		title  string
+		kind   bodyKind
+		header []string
+		lines  []string
+		err    error
+	}
+)
+
+// logReq asks for history: a page after skip records of scope, or with fresh
+// the newest page, to merge after the head moved.
+type logReq struct {
+	scope string
+	skip  int
+	limit int
+	fresh bool
+}
+
+func headCmd(ctx context.Context, v Vault, poll bool, seq int) tea.Cmd {
+	return func() tea.Msg {
+		snap, err := v.Snapshot(ctx)
+		return headMsg{snap: snap, poll: poll, seq: seq, err: err}
+	}
+}
+
+func pollCmd(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
+}
+
+// dirsCmd lists the directories dirs of snap.
+func dirsCmd(ctx context.Context, snap *vault.Snapshot, dirs []string) tea.Cmd {
+	return func() tea.Msg {
+		out := make(map[string][]vault.Entry, len(dirs))
+		for _, d := range dirs {
+			es, err := snap.List(ctx, d)
+			if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir) {
+				continue // gone since: its parent's listing drops it
+			}
+			if err != nil {
+				return dirsMsg{commit: snap.Commit(), err: err}
+			}
+			out[d] = es
+		}
+		return dirsMsg{commit: snap.Commit(), dirs: out}
+	}
+}
+
+// walkCmd lists every file of snap.
+func walkCmd(ctx context.Context, snap *vault.Snapshot) tea.Cmd {
+	return func() tea.Msg {
+		var files []file
+		var walk func(dir string) error
+		walk = func(dir string) error {
+			es, err := snap.List(ctx, dir)
+			if err != nil {
+				return err
+			}
+			for _, e := range es {
+				p := dir + "/" + e.Name
+				if e.Dir {
+					if err := walk(p); err != nil {
+						return err
+					}
+					continue
+				}
+				files = append(files, file{path: p, size: e.Size})
+			}
+			return nil
+		}
+		err := walk(vault.Root)
+		return walkMsg{commit: snap.Commit(), files: files, err: err}
+	}
+}
+
+// logCmd loads the records req asks for.
+func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
+	return func() tea.Msg {
+		recs, err := v.Log(ctx, vault.LogOptions{Path: req.scope, Skip: req.skip, Limit: req.limit})
+		return logMsg{req: req, recs: recs, err: err}
+	}
+}
+
+// fileCmd reads the file req.path of snap, for showFile and showAsOf.
+func fileCmd(ctx context.Context, snap *vault.Snapshot, req contentReq) tea.Cmd {
+	return func() tea.Msg {
+		b, err := snap.ReadFile(ctx, req.path)
+		msg := contentMsg{req: req, title: req.path, kind: bodyText, err: err}
+		if err == nil {
+			msg.lines = splitLines(b)
+			if len(msg.lines) == 0 {
+				msg.kind, msg.lines = bodyInfo, []string{"(empty file)"}
+			}
+		}
+		if req.show == showAsOf {
+			msg.title = fmt.Sprintf("%s as it was at %s", strings.TrimPrefix(req.path, vault.Root+"/"), short(req.rev))
+		}
+		return msg
+	}
+}
+
+// asOfCmd reads the file req.path as it was at commit req.rev.
+func asOfCmd(ctx context.Context, v Vault, req contentReq) tea.Cmd {
+	return func() tea.Msg {
+		snap, err := v.SnapshotAt(ctx, req.rev)
+		if err != nil {
+			return contentMsg{req: req, err: err}
+		}
+		kind, err := snap.Stat(req.path)
+		if err == nil && kind != vault.KindFile {
+			what := "nothing"
+			if kind == vault.KindDir {
+				what = "a directory"
+			}
+			return contentMsg{req: req, title: fmt.Sprintf("%s at %s", req.path, short(req.rev)), kind: bodyInfo,
+				lines: []string{fmt.Sprintf("At commit %s there was %s at %s.", short(req.rev), what, sanitize(req.path))}}
+		}
+		return fileCmd(ctx, snap, req)()
+	}
+}
+
+// showCmd reads the commit req.rev with its decrypted diff; header is its
+// details, drawn above the diff.
+func showCmd(ctx context.Context, v Vault, req contentReq, header []string) tea.Cmd {
+	return func() tea.Msg {
+		ch, err := v.Show(ctx, req.rev)
+		if err != nil {
+			return contentMsg{req: req, err: err}
+		}
+		return contentMsg{req: req, title: "commit " + short(req.rev), kind: bodyDiff, header: header,
+			lines: diffLines(ch.Files, "This commit changed no memory file.")}
+	}
+}
+
+// betweenCmd reads the decrypted changes from req.from to req.rev.
+func betweenCmd(ctx context.Context, v Vault, req contentReq) tea.Cmd {
+	return func() tea.Msg {
+		files, err := v.Diff(ctx, req.from, req.rev, "")
+		if err != nil {
+			return contentMsg{req: req, err: err}
+		}
+		header := []string{fmt.Sprintf("from %s to %s: %s", short(req.from), short(req.rev), plural(len(files), "file")), ""}
+		return contentMsg{req: req, title: fmt.Sprintf("diff %s..%s", short(req.from), short(req.rev)),
+			kind: bodyDiff, header: header, lines: diffLines(files, "No memory file differs.")}
+	}
+}
+
+// diffLines lays out file changes as sanitized lines: a rename without edits
+// gets a line of its own, every other change its unified diff.
+func diffLines(files []vault.FileChange, none string) []string {
+	if len(files) == 0 {
+		return []string{none}
+	}
+	var out []string
+	for i, f := range files {
+		if i > 0 {
+			out = append(out, "")
+		}
+		if f.Status == vault.Renamed && f.Diff == "" {
+			out = append(out, sanitize(fmt.Sprintf("=== renamed %s -> %s", f.Path, f.NewPath)))
+			continue
+		}
+		if f.NewPath != "" {
+			out = append(out, sanitize(fmt.Sprintf("=== renamed %s -> %s", f.Path, f.NewPath)))
+		}
+		out = append(out, splitLines([]byte(f.Diff))...)
+	}
+	return out
+}
+
+func checkpointsCmd(ctx context.Context, v Vault, seq int) tea.Cmd {
+	return func() tea.Msg {
+		list, err := v.Checkpoints(ctx)
+		return checkpointsMsg{list: list, seq: seq, err: err}
+	}
+}

@@ -1,0 +1,155 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// actionKind is an undo the user can ask for, or a checkpoint.
+type actionKind int
+
+const (
+	actRestore    actionKind = iota // the selected file back to a commit
+	actRevert                       // undo one commit
+	actRollback                     // the whole vault back to a commit
+	actCheckpoint                   // name a commit
+)
+
+// action is one change to the vault, as confirmed by the user.
+type action struct {
+	kind actionKind
+	path string // actRestore
+	rev  string
+	name string // actCheckpoint
+}
+
+type (
+	// planMsg says exactly what an action will do, for its confirmation.
+	planMsg struct {
+		act   action
+		title string
+		lines []string
+		err   error
+	}
+	// actionMsg is the outcome of an action.
+	actionMsg struct {
+		act    action
+		done   string // what happened, or what failed, for the status bar
+		commit string // the new commit, if one was made
+		err    error
+	}
+)
+
+// dialog is a confirmation on top of the panes.
+type dialog struct {
+	title string
+	lines []string
+	act   action
+}
+
+// plan works out what the undo key k asks for and what it would do.
+func (m *Model) plan(msg tea.KeyPressMsg) tea.Cmd {
+	r := m.hist.selected()
+	if r == nil {
+		return nil
+	}
+	act := action{rev: r.Commit}
+	switch {
+	case key.Matches(msg, m.keys.Restore):
+		act.kind, act.path = actRestore, m.selectedRecordFile()
+	case key.Matches(msg, m.keys.Revert):
+		act.kind = actRevert
+	default:
+		act.kind = actRollback
+	}
+	return m.planCmd(act)
+}
+
+func (m *Model) onPlan(msg planMsg) {
+	if r := m.hist.selected(); m.mode != modeBrowse || r == nil || r.Commit != msg.act.rev {
+		return // the user moved on while it was worked out
+	}
+	if msg.err != nil {
+		m.setStatus(msg.err.Error(), true)
+		return
+	}
+	if msg.lines == nil { // nothing would change
+		m.setStatus(msg.title, false)
+		return
+	}
+	m.dialog = &dialog{title: msg.title, lines: msg.lines, act: msg.act}
+	m.mode = modeDialog
+}
+
+func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Confirm):
+		act := m.dialog.act
+		m.dialog, m.mode = nil, modeBrowse
+		m.setStatus("working…", false)
+		return m.actionCmd(act)
+	case key.Matches(msg, m.keys.Cancel), msg.String() == "n", msg.String() == "q":
+		m.dialog, m.mode = nil, modeBrowse
+		m.setStatus("cancelled: nothing changed", false)
+	}
+	return nil
+}
+
+// onAction reports an action's outcome and, when it committed, reads the new
+// head at once so the commit shows in the history.
+func (m *Model) onAction(msg actionMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(fmt.Sprintf("%s: %v", msg.done, msg.err), true)
+		return nil
+	}
+	m.setStatus(msg.done, false)
+	m.hist.selectNext = msg.commit
+	return tea.Batch(m.readHead(false), m.readCheckpoints())
+}
+
+// startPrompt asks for the name of a checkpoint at the selected commit, or at
+// the head.
+func (m *Model) startPrompt() tea.Cmd {
+	rev := m.checkpointRev()
+	if rev == "" {
+		return nil
+	}
+	m.mode = modePrompt
+	m.input.Prompt = fmt.Sprintf("name a checkpoint at %s: ", short(rev))
+	m.input.SetValue("")
+	return m.input.Focus()
+}
+
+// checkpointRev is the commit a new checkpoint names: the selected one when the
+// history has the focus, else the head.
+func (m *Model) checkpointRev() string {
+	if r := m.hist.selected(); r != nil && m.source == paneHistory {
+		return r.Commit
+	}
+	if m.snap != nil {
+		return m.snap.Commit()
+	}
+	return ""
+}
+
+func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Submit):
+		name := m.input.Value()
+		m.mode = modeBrowse
+		m.input.Blur()
+		if name == "" {
+			return nil
+		}
+		return m.actionCmd(action{kind: actCheckpoint, name: name, rev: m.checkpointRev()})
+	case key.Matches(msg, m.keys.Cancel):
+		m.mode = modeBrowse
+		m.input.Blur()
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}

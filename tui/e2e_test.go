@@ -1,0 +1,181 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// memvaultBinary builds the real memvault command, once per test process.
+func memvaultBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "memvault-tui-e2e-"); binErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", binDir, "github.com/memvault/memvault/cmd/memvault").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./cmd/memvault: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "memvault")
+}
+
+// tmux drives one terminal session on a tmux server of its own.
+type tmux struct {
+	t    *testing.T
+	sock string
+}
+
+// startTmux runs argv in a 100×30 terminal, with NO_COLOR set and the
+// memvault variables of the test's environment removed.
+func startTmux(t *testing.T, argv ...string) *tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the end-to-end test needs it (apt-get install tmux)")
+	}
+	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	args := []string{"-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "100", "-y", "30",
+		"env", "-u", "MEMVAULT_DIR", "-u", "MEMVAULT_IDENTITY", "TERM=xterm-256color", "NO_COLOR=1"}
+	x.cmd(append(args, argv...)...)
+	t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
+	return x
+}
+
+func (x *tmux) cmd(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", x.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (x *tmux) keys(keys ...string) {
+	x.t.Helper()
+	x.cmd(append([]string{"send-keys", "-t", "ui"}, keys...)...)
+}
+
+func (x *tmux) screen() string {
+	x.t.Helper()
+	return x.cmd("capture-pane", "-p", "-t", "ui")
+}
+
+// waitFor waits until the screen holds want, and returns it.
+func (x *tmux) waitFor(want string) string {
+	x.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := x.screen()
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("the screen never showed %q; it shows:\n%s", want, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitExit waits until the program has quit and its session is gone.
+func (x *tmux) waitExit() {
+	x.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for exec.Command("tmux", "-S", x.sock, "has-session", "-t", "ui").Run() == nil {
+		if time.Now().After(deadline) {
+			x.t.Fatalf("the program did not quit; the screen shows:\n%s", x.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestEndToEnd runs `memvault ui` in tmux on a real vault, presses keys and
+// reads the screen: navigation, a file's content, a commit made by another
+// process showing up live, the history of one file, and quitting.
+func TestEndToEnd(t *testing.T) {
+	bin := memvaultBinary(t)
+	v, opts := newVault(t)
+	seed(t, v)
+	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+
+	x.waitFor("History · all")
+	x.waitFor("str_replace")
+	// Each key waits for what the one before it loads, as a person's eyes would.
+	x.keys("G", "l")
+	x.waitFor("87B") // the file in the tree, not the history
+	x.keys("j")
+	s := x.waitFor("Answers in British English")
+	if !strings.Contains(s, "1 │ # Preferences") {
+		t.Errorf("the content pane does not show preferences.md with line numbers:\n%s", s)
+	}
+
+	// Another writer, as an agent would be: the UI shows its commit on its own.
+	write(t, v, vault.Meta{Command: "create", ToolUseID: "toolu_live", Agent: "claude"},
+		"/memories/user/live.md", "written while the UI was open\n")
+	x.waitFor("user/live.md")
+
+	// The file's own history, and an undo from it: the first version back.
+	x.keys("f")
+	x.waitFor("History · user/preferences.md")
+	x.keys("Tab", "j")
+	x.waitFor("@@ -0,0 +1,4 @@") // the diff of the file's first commit
+	x.keys("r")
+	x.waitFor("Restore /memories/user/preferences.md")
+	x.keys("y")
+	x.waitFor("done as commit")
+	x.waitFor("restore     user/preferences.md")
+	if got := readMemory(t, v, "/memories/user/preferences.md"); strings.Contains(got, "Tabs") {
+		t.Errorf("after the restore in the UI the file is %q, want its first version", got)
+	}
+	x.keys("q")
+	x.waitExit()
+}
+
+// TestEndToEndNoIdentity starts the UI with the identity gone: the tree and
+// the history show, and the content pane says what is wrong.
+func TestEndToEndNoIdentity(t *testing.T) {
+	bin := memvaultBinary(t)
+	v, opts := newVault(t)
+	seed(t, v)
+	if err := os.Remove(opts.IdentityFile); err != nil {
+		t.Fatal(err)
+	}
+	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+	x.waitFor("History · all")
+	x.keys("G", "l")
+	x.waitFor("87B") // the file in the tree, not the history
+	x.keys("j")
+	x.waitFor("Cannot decrypt: no usable identity")
+	x.keys("q")
+	x.waitExit()
+}
+
+// TestEndToEndDemo runs `memvault demo` on a terminal: it ends in the UI on
+// the demo's vault.
+func TestEndToEndDemo(t *testing.T) {
+	bin := memvaultBinary(t)
+	x := startTmux(t, bin, "demo")
+	x.waitFor("History · all")
+	x.waitFor(demoAgentName)
+	x.keys("q")
+	x.waitExit()
+}
+
+// demoAgentName is who the demo's commits say made them.
+const demoAgentName = "demo-agent"

@@ -1,0 +1,181 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// historyModel is the history pane: the records of the whole vault, or of one
+// path, newest first, loaded a page at a time as the cursor nears the end.
+type historyModel struct {
+	scope   string // "" for the whole vault, or a memory path
+	recs    []vault.Record
+	seen    map[string]bool // the commits in recs
+	done    bool            // every record of the scope is loaded
+	loading bool
+	err     error
+
+	filter string
+	view   []int // indices into recs that pass the filter, in order
+
+	cursor int // index into view
+	offset int
+	marks  []string // up to two commit hashes, oldest mark first
+
+	selectNext string // a commit to put the cursor on once it is loaded (an undo's)
+}
+
+// selected returns the record under the cursor, or nil.
+func (h *historyModel) selected() *vault.Record {
+	if h.cursor < 0 || h.cursor >= len(h.view) {
+		return nil
+	}
+	return &h.recs[h.view[h.cursor]]
+}
+
+// reset empties the pane for a new scope.
+func (h *historyModel) reset(scope string) {
+	*h = historyModel{scope: scope, filter: h.filter, marks: h.marks}
+}
+
+// appendPage adds the next page of records, less those already there: a page
+// asked for before the head moved overlaps the newest records merged since.
+func (h *historyModel) appendPage(recs []vault.Record, pageSize int) {
+	if h.seen == nil {
+		h.seen = make(map[string]bool, len(recs))
+	}
+	for _, r := range recs {
+		if !h.seen[r.Commit] {
+			h.seen[r.Commit] = true
+			h.recs = append(h.recs, r)
+		}
+	}
+	h.done = len(recs) < pageSize
+	h.refilter()
+}
+
+// prepend merges the newest records after the head moved: it puts those not yet
+// known before the first known one, keeping the cursor on the same commit. It
+// reports false when none of recs is known, so the caller reloads.
+func (h *historyModel) prepend(recs []vault.Record) bool {
+	if len(h.recs) == 0 {
+		h.appendPage(recs, len(recs)+1)
+		h.done = false
+		return true
+	}
+	first := h.recs[0].Commit
+	n := -1
+	for i, r := range recs {
+		if r.Commit == first {
+			n = i
+			break
+		}
+	}
+	if n < 0 {
+		return false
+	}
+	if n == 0 {
+		return true
+	}
+	keep := ""
+	if r := h.selected(); r != nil {
+		keep = r.Commit
+	}
+	h.recs = append(append([]vault.Record(nil), recs[:n]...), h.recs...)
+	for _, r := range recs[:n] {
+		h.seen[r.Commit] = true
+	}
+	before := len(h.view)
+	h.refilter()
+	added := len(h.view) - before
+	if keep != "" {
+		h.cursor = h.indexOf(keep)
+		if h.offset > 0 {
+			h.offset += added
+		}
+	}
+	return true
+}
+
+// indexOf returns the view index of commit c, or 0.
+func (h *historyModel) indexOf(c string) int {
+	for i, j := range h.view {
+		if h.recs[j].Commit == c {
+			return i
+		}
+	}
+	return 0
+}
+
+// setFilter keeps only the records whose path, command or message contains q,
+// ignoring case, and keeps the cursor on the same commit when it passes.
+func (h *historyModel) setFilter(q string) {
+	keep := ""
+	if r := h.selected(); r != nil {
+		keep = r.Commit
+	}
+	h.filter = q
+	h.refilter()
+	h.cursor = 0
+	if keep != "" {
+		h.cursor = h.indexOf(keep)
+	}
+	h.offset = 0
+}
+
+func (h *historyModel) refilter() {
+	h.view = h.view[:0]
+	q := strings.ToLower(h.filter)
+	for i := range h.recs {
+		if q == "" || matchRecord(&h.recs[i], q) {
+			h.view = append(h.view, i)
+		}
+	}
+	h.cursor = clamp(h.cursor, 0, len(h.view)-1)
+}
+
+func matchRecord(r *vault.Record, q string) bool {
+	for _, s := range []string{r.Path, r.NewPath, r.Command, r.Subject, r.Agent, r.ToolUseID, r.Commit[:min(len(r.Commit), 12)]} {
+		if strings.Contains(strings.ToLower(s), q) {
+			return true
+		}
+	}
+	return false
+}
+
+// toggleMark marks or unmarks commit c; a third mark replaces the oldest.
+func (h *historyModel) toggleMark(c string) {
+	for i, m := range h.marks {
+		if m == c {
+			h.marks = append(h.marks[:i:i], h.marks[i+1:]...)
+			return
+		}
+	}
+	if len(h.marks) == 2 {
+		h.marks = h.marks[1:]
+	}
+	h.marks = append(h.marks, c)
+}
+
+func (h *historyModel) marked(c string) bool {
+	for _, m := range h.marks {
+		if m == c {
+			return true
+		}
+	}
+	return false
+}
+
+// needMore tells whether the cursor is near enough the end of what is loaded,
+// or the filter leaves too little on screen, to load the next page.
+func (h *historyModel) needMore(visible int) bool {
+	if h.done || h.loading || h.err != nil {
+		return false
+	}
+	return h.cursor+2*visible >= len(h.view)
+}
+
+func (h *historyModel) move(delta int) {
+	h.cursor = clamp(h.cursor+delta, 0, len(h.view)-1)
+}

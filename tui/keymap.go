@@ -1,0 +1,121 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key the interface answers to. The help bar and the full help
+// are generated from it, and a binding that does not apply where the focus is
+// is disabled, so it neither matches nor shows.
+type KeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding // fold or unfold a directory; show a commit's diff
+	Fold     key.Binding
+	Unfold   key.Binding
+	NextPane key.Binding
+	PrevPane key.Binding
+
+	Filter     key.Binding
+	Scope      key.Binding // whole-vault history or the selected file's
+	Mark       key.Binding // mark a commit for a two-commit diff
+	AsOf       key.Binding // the file as it was at the selected commit
+	Restore    key.Binding
+	Revert     key.Binding
+	Rollback   key.Binding
+	Checkpoint key.Binding
+
+	Confirm key.Binding // in a dialog
+	Submit  key.Binding // accept a filter or a checkpoint name
+	Cancel  key.Binding // close a dialog, clear the filter or the marks
+	Help    key.Binding
+	Quit    key.Binding
+}
+
+// DefaultKeyMap returns the keys a user of git TUIs would guess.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return KeyMap{
+		Up:         b([]string{"k", "up"}, "↑/k", "up"),
+		Down:       b([]string{"j", "down"}, "↓/j", "down"),
+		PageUp:     b([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown:   b([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Top:        b([]string{"g", "home"}, "g", "top"),
+		Bottom:     b([]string{"G", "end"}, "G", "bottom"),
+		Open:       b([]string{"enter"}, "enter", "open"),
+		Fold:       b([]string{"h", "left"}, "←/h", "fold"),
+		Unfold:     b([]string{"l", "right"}, "→/l", "unfold"),
+		NextPane:   b([]string{"tab"}, "tab", "next pane"),
+		PrevPane:   b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Filter:     b([]string{"/"}, "/", "filter"),
+		Scope:      b([]string{"f"}, "f", "file/all history"),
+		Mark:       b([]string{"space", "m"}, "space", "mark"),
+		AsOf:       b([]string{"v"}, "v", "as it was/diff"),
+		Restore:    b([]string{"r"}, "r", "restore file"),
+		Revert:     b([]string{"t"}, "t", "revert commit"),
+		Rollback:   b([]string{"R"}, "R", "roll back vault"),
+		Checkpoint: b([]string{"c"}, "c", "checkpoint"),
+		Confirm:    b([]string{"enter", "y"}, "enter/y", "confirm"),
+		Submit:     b([]string{"enter"}, "enter", "accept"),
+		Cancel:     b([]string{"esc"}, "esc", "back"),
+		Help:       b([]string{"?"}, "?", "help"),
+		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
+	}
+}
+
+// ShortHelp implements help.KeyMap: the help bar, for where the focus is; the
+// bar always ends with Help and Quit.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{
+		k.Confirm, k.Submit, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
+		k.AsOf, k.Scope, k.Filter, k.Checkpoint, k.Cancel,
+	}
+}
+
+// FullHelp implements help.KeyMap: every key, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
+		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Cancel},
+		{k.Restore, k.Revert, k.Rollback, k.Help, k.Quit},
+	}
+}
+
+// mode is what the keys currently act on.
+type mode int
+
+const (
+	modeBrowse mode = iota
+	modeFilter      // typing a filter
+	modeDialog      // a confirmation
+	modePrompt      // typing a checkpoint name
+	modeHelp        // the full help is open
+)
+
+// enable turns on the bindings that apply in mode m with the focus on pane p,
+// given whether a commit is selected (in the history, or in the content that
+// follows it) and whether a file is.
+func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
+	browse := m == modeBrowse
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.NextPane, &k.PrevPane, &k.Filter, &k.Scope, &k.Checkpoint} {
+		b.SetEnabled(browse)
+	}
+	k.Open.SetEnabled(browse && p != paneContent)
+	k.Fold.SetEnabled(browse && p == paneTree)
+	k.Unfold.SetEnabled(browse && p == paneTree)
+	k.Mark.SetEnabled(browse && p == paneHistory && commit)
+	k.AsOf.SetEnabled(browse && commit)
+	k.Restore.SetEnabled(browse && commit && file)
+	k.Revert.SetEnabled(browse && commit)
+	k.Rollback.SetEnabled(browse && commit)
+	k.Confirm.SetEnabled(m == modeDialog)
+	k.Submit.SetEnabled(m == modeFilter || m == modePrompt)
+	k.Cancel.SetEnabled(true)
+	k.Help.SetEnabled(browse || m == modeHelp)
+	k.Quit.SetEnabled(browse || m == modeHelp)
+}

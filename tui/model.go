@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"context"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// pane is one of the three panes the focus moves between.
+type pane int
+
+const (
+	paneTree pane = iota
+	paneHistory
+	paneContent
+)
+
+// Model is the root model of the interface. It owns one sub-model per pane and
+// routes messages to them; use New to make one.
+type Model struct {
+	// ctx bounds the I/O of every command the model starts. Bubble Tea models
+	// outlive any one call, so this is the one context kept in a struct; it
+	// comes from New's caller and ends with the program.
+	ctx  context.Context
+	v    Vault
+	opts Options
+	keys KeyMap
+	st   Styles
+	help help.Model
+	dark bool
+
+	width, height int
+	lay           layout
+	focus         pane
+	source        pane // the list the content pane follows: tree or history
+	mode          mode
+
+	snap        *vault.Snapshot     // the head the tree shows; nil until loaded
+	checkpoints map[string][]string // checkpoint names by commit
+	scopeFile   bool                // history follows the tree's selection
+	asOf        bool                // a selected commit shows the file as it was, not the diff
+
+	tree    treeModel
+	hist    historyModel
+	content contentModel
+	input   textinput.Model // the filter, or a checkpoint's name
+	dialog  *dialog
+	status  string
+	isErr   bool  // status is an error
+	keyErr  error // why memory files cannot be decrypted, once known
+
+	cancelLog context.CancelFunc // stops a history load that a newer one replaced
+
+	// Reads of the head and of the checkpoints run concurrently; each is
+	// numbered, and a result older than one already applied is dropped.
+	headAsked, headApplied int
+	cpAsked, cpApplied     int
+}
+
+// New returns the root model for v. Its commands do their I/O under ctx.
+func New(ctx context.Context, v Vault, opts Options) *Model {
+	opts.fill()
+	m := &Model{
+		ctx:  ctx,
+		v:    v,
+		opts: opts,
+		keys: DefaultKeyMap(),
+		help: help.New(),
+		dark: !opts.Light,
+		tree: newTree(),
+	}
+	m.input = textinput.New()
+	m.input.Prompt = "/"
+	m.setStyles()
+	m.width, m.height = 80, 24
+	m.lay = computeLayout(m.width, m.height)
+	m.content.set(contentReq{}, "", bodyLoading, nil, []string{"loading…"})
+	m.keys.enable(m.mode, m.focus, false, false)
+	return m
+}
+
+func (m *Model) setStyles() {
+	m.st = NewStyles(m.dark, m.opts.NoColor)
+	m.help.Styles = m.st.Help
+	is := textinput.DefaultStyles(m.dark)
+	if m.opts.NoColor {
+		is = textinput.Styles{}
+	}
+	is.Cursor.Blink = false // a steady cursor needs no timer
+	m.input.SetStyles(is)
+}
+
+// Init implements tea.Model: it loads the head and asks the terminal for its
+// background colour.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.readHead(m.opts.PollInterval > 0), tea.RequestBackgroundColor)
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
+		m.lay = computeLayout(m.width, m.height)
+	case tea.BackgroundColorMsg:
+		m.dark = msg.IsDark()
+		m.setStyles()
+	case tea.KeyPressMsg:
+		cmd = m.onKey(msg)
+	case tea.MouseClickMsg:
+		cmd = m.onClick(msg.Mouse())
+	case tea.MouseWheelMsg:
+		cmd = m.onWheel(msg.Mouse())
+	case pollMsg:
+		cmd = m.readHead(true)
+	case headMsg:
+		cmd = m.onHead(msg)
+	case dirsMsg:
+		cmd = m.onDirs(msg)
+	case walkMsg:
+		m.onWalk(msg)
+	case logMsg:
+		cmd = m.onLog(msg)
+	case contentMsg:
+		m.onContent(msg)
+	case checkpointsMsg:
+		m.onCheckpoints(msg)
+	case planMsg:
+		m.onPlan(msg)
+	case actionMsg:
+		cmd = m.onAction(msg)
+	default:
+		if m.mode == modeFilter || m.mode == modePrompt {
+			m.input, cmd = m.input.Update(msg)
+		}
+	}
+	m.settle()
+	return m, cmd
+}
+
+// settle brings what depends on the state up to date after any message: the
+// keys that apply, and scroll offsets that keep each cursor in view.
+func (m *Model) settle() {
+	sel := m.tree.selected()
+	file := (sel != nil && !sel.dir) || m.selectedRecordFile() != ""
+	commit := m.hist.selected() != nil && (m.focus == paneHistory || m.focus == paneContent && m.source == paneHistory)
+	m.keys.enable(m.mode, m.focus, commit, file)
+	m.help.SetWidth(m.width)
+	m.tree.offset = keepInView(m.tree.offset, m.tree.cursor, m.lay.tree.h-2, len(m.tree.rows))
+	m.hist.offset = keepInView(m.hist.offset, m.hist.cursor, m.lay.hist.h-2, len(m.hist.view))
+	m.content.wrap(m.lay.content.w - 2)
+	m.content.scroll(0, m.lay.content.h-2)
+}
+
+// keepInView returns the offset nearest off that shows row cursor among n rows
+// in a window of h.
+func keepInView(off, cursor, h, n int) int {
+	h = max(h, 1)
+	if cursor < off {
+		off = cursor
+	}
+	if cursor >= off+h {
+		off = cursor - h + 1
+	}
+	return clamp(off, 0, max(n-h, 0))
+}
+
+// selectedRecordFile is the path a restore or "as it was" would act on: the
+// tree's selected file, else the file-scoped history's path, else the path the
+// selected commit changed.
+func (m *Model) selectedRecordFile() string {
+	if n := m.tree.selected(); n != nil && !n.dir {
+		return n.path
+	}
+	if r := m.hist.selected(); r != nil && r.Path != "" && r.Command != "rename" && r.Command != "rollback" && r.Command != "revert" {
+		return r.Path
+	}
+	return ""
+}

@@ -1,0 +1,95 @@
+// Package tui is memvault's terminal interface, a Bubble Tea program in which a
+// person browses what an agent remembered: the memory tree, each file with line
+// numbers, and the vault's history with decrypted diffs, from which any change
+// can be undone by a new commit.
+//
+// New makes the root model for a vault and Run runs it on a terminal. The model
+// does no I/O in Update: reads, decryption and diffs run as commands, and their
+// results, which name what they were asked for, are dropped once stale.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Vault is what the interface reads and changes. *vault.Vault implements it.
+type Vault interface {
+	// Snapshot returns the memory tree at the head.
+	Snapshot(ctx context.Context) (*vault.Snapshot, error)
+	// SnapshotAt returns the memory tree at a revision: a file as it was.
+	SnapshotAt(ctx context.Context, rev string) (*vault.Snapshot, error)
+	// Log returns history records, newest first, a page at a time.
+	Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error)
+	// Show returns a commit with the decrypted diff of each file it changed.
+	Show(ctx context.Context, rev string) (*vault.Change, error)
+	// Diff returns the decrypted changes between two revisions.
+	Diff(ctx context.Context, fromRev, toRev, path string) ([]vault.FileChange, error)
+	// Restore makes a file what it was at a revision, as a new commit.
+	Restore(ctx context.Context, meta vault.Meta, path, rev string) (*vault.UndoResult, error)
+	// Revert undoes one commit, as a new commit.
+	Revert(ctx context.Context, meta vault.Meta, rev string) (*vault.UndoResult, error)
+	// Rollback makes all of /memories what it was at a revision, as a new commit.
+	Rollback(ctx context.Context, meta vault.Meta, rev string) (*vault.UndoResult, error)
+	// Checkpoint names a commit.
+	Checkpoint(ctx context.Context, name, rev, msg string) (vault.Checkpoint, error)
+	// Checkpoints lists the named commits.
+	Checkpoints(ctx context.Context) ([]vault.Checkpoint, error)
+	// IdentityFile names the identity the vault decrypts with.
+	IdentityFile() string
+}
+
+// Options configure the interface. The zero value is ready to use.
+type Options struct {
+	// Now is the clock relative times are counted from, and its location the
+	// one absolute times are shown in; nil means time.Now.
+	Now func() time.Time
+	// PollInterval is how often the head is checked for commits made by others;
+	// 0 means 500ms, a negative value never.
+	PollInterval time.Duration
+	// PageSize is how many history records are loaded at a time; 0 means 200.
+	PageSize int
+	// NoColor draws without colour, as NO_COLOR asks.
+	NoColor bool
+	// Light assumes a light background until the terminal says which it has.
+	Light bool
+	// Agent is who the commits of undos made here say made them; "" means
+	// "memvault-ui".
+	Agent string
+}
+
+func (o *Options) fill() {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.PollInterval == 0 {
+		o.PollInterval = 500 * time.Millisecond
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 200
+	}
+	if o.Agent == "" {
+		o.Agent = "memvault-ui"
+	}
+}
+
+// Run shows the interface for v on the terminal at in and out until the user
+// quits or ctx is done.
+func Run(ctx context.Context, v Vault, opts Options, in io.Reader, out io.Writer) error {
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	_, err := tea.NewProgram(New(ctx, v, opts), popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,219 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// maxPlanFiles is how many files a confirmation names before it counts the rest.
+const maxPlanFiles = 8
+
+// planCmd works out exactly what act would change, for its confirmation. A plan
+// without lines means nothing would change; its title says so.
+func (m *Model) planCmd(act action) tea.Cmd {
+	ctx, v := m.ctx, m.v
+	head := ""
+	if m.snap != nil {
+		head = m.snap.Commit()
+	}
+	var rec vault.Record
+	if r := m.hist.selected(); r != nil {
+		rec = *r
+	}
+	when := fmt.Sprintf("%s (%s %s, %s)", short(act.rev), sanitize(rec.Command),
+		sanitize(strings.TrimPrefix(rec.Path, vault.Root+"/")), absTime(rec.Time, m.opts.Now()))
+	return func() tea.Msg {
+		msg := planMsg{act: act}
+		switch act.kind {
+		case actRestore:
+			msg.err = planRestore(ctx, v, head, when, &msg)
+		case actRevert:
+			msg.err = planRevert(ctx, v, when, &msg)
+		case actRollback:
+			msg.err = planRollback(ctx, v, head, when, &msg)
+		}
+		return msg
+	}
+}
+
+func planRestore(ctx context.Context, v Vault, head, when string, msg *planMsg) error {
+	p := msg.act.path
+	if p == "" {
+		return errors.New("restore: select a file in the tree first")
+	}
+	then, err := v.SnapshotAt(ctx, msg.act.rev)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if k, err := then.Stat(p); err != nil || k != vault.KindFile {
+		return fmt.Errorf("restore: there was no file %s at %s", sanitize(p), short(msg.act.rev))
+	}
+	files, err := v.Diff(ctx, head, msg.act.rev, p)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if len(files) == 0 {
+		msg.title = fmt.Sprintf("%s is already as it was at %s: nothing to restore", sanitize(p), short(msg.act.rev))
+		return nil
+	}
+	msg.title = "Restore " + sanitize(p)
+	msg.lines = []string{
+		"Make " + sanitize(p) + " what it was at " + when + ":",
+		describe(files[0]) + ".",
+		"",
+		"This is a new commit; the current version stays in the history.",
+	}
+	return nil
+}
+
+func planRevert(ctx context.Context, v Vault, when string, msg *planMsg) error {
+	ch, err := v.Show(ctx, msg.act.rev)
+	if err != nil {
+		return fmt.Errorf("revert: %w", err)
+	}
+	if len(ch.Files) == 0 {
+		msg.title = fmt.Sprintf("%s changed no memory file: nothing to revert", short(msg.act.rev))
+		return nil
+	}
+	msg.title = "Revert commit " + short(msg.act.rev)
+	msg.lines = append([]string{"Undo what " + when + " did to " + plural(len(ch.Files), "file") + ":"},
+		fileLines(ch.Files, true)...)
+	msg.lines = append(msg.lines, "",
+		"Later edits elsewhere in these files are kept; if one touches the",
+		"same lines, nothing is changed. This is a new commit.")
+	return nil
+}
+
+func planRollback(ctx context.Context, v Vault, head, when string, msg *planMsg) error {
+	files, err := v.Diff(ctx, head, msg.act.rev, "")
+	if err != nil {
+		return fmt.Errorf("roll back: %w", err)
+	}
+	if len(files) == 0 {
+		msg.title = fmt.Sprintf("/memories is already as it was at %s: nothing to roll back", short(msg.act.rev))
+		return nil
+	}
+	msg.title = "Roll back the whole vault to " + short(msg.act.rev)
+	msg.lines = append([]string{"Make all of /memories what it was at " + when + ";",
+		plural(len(files), "file") + " change:"}, fileLines(files, false)...)
+	msg.lines = append(msg.lines, "",
+		"This is a new commit: the commits since stay in the history,",
+		"and this one can be undone like any other.")
+	return nil
+}
+
+// fileLines lists what happens to each file, up to maxPlanFiles. With undo the
+// files are a commit's changes, which the action reverses.
+func fileLines(files []vault.FileChange, undo bool) []string {
+	var out []string
+	for i, f := range files {
+		if i == maxPlanFiles {
+			out = append(out, fmt.Sprintf("  …and %d more", len(files)-i))
+			break
+		}
+		if undo {
+			f = reverse(f)
+		}
+		out = append(out, "  "+describe(f))
+	}
+	return out
+}
+
+// reverse turns a commit's change of a file into the change that undoes it.
+func reverse(f vault.FileChange) vault.FileChange {
+	switch f.Status {
+	case vault.Added:
+		f.Status = vault.Deleted
+	case vault.Deleted:
+		f.Status = vault.Added
+	case vault.Renamed:
+		f.Path, f.NewPath = f.NewPath, f.Path
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(f.Diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			l = "-" + l[1:]
+		case strings.HasPrefix(l, "-"):
+			l = "+" + l[1:]
+		}
+		b.WriteString(l + "\n")
+	}
+	f.Diff = b.String()
+	return f
+}
+
+// describe says in words what a change does to its file.
+func describe(f vault.FileChange) string {
+	p := sanitize(f.Path)
+	add, del := diffCounts(f.Diff)
+	switch f.Status {
+	case vault.Added:
+		return fmt.Sprintf("re-create %s (%s)", p, plural(add, "line"))
+	case vault.Deleted:
+		return fmt.Sprintf("delete %s (%s)", p, plural(del, "line"))
+	case vault.Renamed:
+		return fmt.Sprintf("move %s back to %s", sanitize(f.NewPath), p)
+	}
+	return fmt.Sprintf("change %s (+%d −%d lines)", p, add, del)
+}
+
+// diffCounts counts the added and deleted lines of a unified diff.
+func diffCounts(diff string) (add, del int) {
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			add++
+		case strings.HasPrefix(l, "-"):
+			del++
+		}
+	}
+	return add, del
+}
+
+// actionCmd carries out act, a confirmed undo or a new checkpoint.
+func (m *Model) actionCmd(act action) tea.Cmd {
+	ctx, v := m.ctx, m.v
+	meta := vault.Meta{Agent: m.opts.Agent}
+	return func() tea.Msg {
+		var res *vault.UndoResult
+		var err error
+		var what string
+		switch act.kind {
+		case actRestore:
+			what = fmt.Sprintf("restore %s to %s", act.path, short(act.rev))
+			res, err = v.Restore(ctx, meta, act.path, act.rev)
+		case actRevert:
+			what = "revert " + short(act.rev)
+			res, err = v.Revert(ctx, meta, act.rev)
+		case actRollback:
+			what = "roll back to " + short(act.rev)
+			res, err = v.Rollback(ctx, meta, act.rev)
+		case actCheckpoint:
+			what = fmt.Sprintf("checkpoint %q at %s", act.name, short(act.rev))
+			_, err = v.Checkpoint(ctx, act.name, act.rev, "")
+			if err == nil {
+				return actionMsg{act: act, done: what + " made"}
+			}
+		}
+		var conflict *vault.ConflictError
+		switch {
+		case errors.As(err, &conflict):
+			return actionMsg{act: act, done: what, err: fmt.Errorf("later changes touch the same lines of %s; nothing changed",
+				strings.Join(conflict.Paths, ", "))}
+		case err != nil:
+			return actionMsg{act: act, done: what, err: err}
+		case res.Commit == "":
+			return actionMsg{act: act, done: what + ": already so, nothing changed"}
+		}
+		return actionMsg{act: act, done: fmt.Sprintf("%s: done as commit %s", what, short(res.Commit)), commit: res.Commit}
+	}
+}

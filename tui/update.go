@@ -1,0 +1,312 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// onHead takes a new state of the vault. When the head moved it reloads what is
+// open, fetches the new commits and refreshes a file shown at the head, keeping
+// every cursor where it was.
+func (m *Model) onHead(msg headMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	if msg.poll && m.opts.PollInterval > 0 {
+		cmds = append(cmds, pollCmd(m.opts.PollInterval))
+	}
+	if msg.seq < m.headApplied {
+		return tea.Batch(cmds...) // an older read overtaken by a newer one
+	}
+	m.headApplied = msg.seq
+	if msg.err != nil {
+		m.setStatus(fmt.Sprintf("read the head: %v", msg.err), true)
+		return tea.Batch(cmds...)
+	}
+	if m.snap != nil && msg.snap.Commit() == m.snap.Commit() {
+		return tea.Batch(cmds...)
+	}
+	first := m.snap == nil
+	m.snap = msg.snap
+	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.readCheckpoints())
+	if m.tree.filter != "" {
+		m.tree.walkWant = m.snap.Commit()
+		cmds = append(cmds, walkCmd(m.ctx, m.snap))
+	}
+	if first {
+		cmds = append(cmds, m.loadHistory(false))
+	} else {
+		cmds = append(cmds, m.loadHistory(true))
+		if m.content.want.show == showFile {
+			cmds = append(cmds, m.follow(true))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onDirs(msg dirsMsg) tea.Cmd {
+	if m.snap == nil || msg.commit != m.snap.Commit() {
+		return nil
+	}
+	if msg.err != nil {
+		m.setStatus(fmt.Sprintf("list the tree: %v", msg.err), true)
+		return nil
+	}
+	before := m.tree.selected()
+	m.tree.setDirs(msg.dirs)
+	if m.source == paneTree && (before == nil || m.tree.selected() != before || m.content.want.show == showNone || m.content.want.show == showDir) {
+		return m.follow(false)
+	}
+	return nil
+}
+
+func (m *Model) onWalk(msg walkMsg) {
+	if m.snap == nil || msg.commit != m.tree.walkWant {
+		return
+	}
+	if msg.err != nil {
+		m.setStatus(fmt.Sprintf("list every file: %v", msg.err), true)
+		return
+	}
+	m.tree.setAll(msg.commit, msg.files)
+}
+
+// loadHistory asks for the first page of the history's scope, or with fresh
+// for the newest records to merge in.
+func (m *Model) loadHistory(fresh bool) tea.Cmd {
+	m.hist.loading = true
+	req := logReq{scope: m.hist.scope, limit: m.opts.PageSize, fresh: fresh}
+	if fresh {
+		return logCmd(m.ctx, m.v, req) // never cancelled: it brings new commits
+	}
+	return logCmd(m.pageContext(), m.v, req)
+}
+
+// moreHistory asks for the page after what is loaded when it will soon be needed.
+func (m *Model) moreHistory() tea.Cmd {
+	if !m.hist.needMore(m.lay.hist.h - 2) {
+		return nil
+	}
+	m.hist.loading = true
+	limit := m.opts.PageSize
+	if m.hist.filter != "" {
+		limit *= 5 // a filter passes few records; fetch more at once
+	}
+	return logCmd(m.pageContext(), m.v, logReq{scope: m.hist.scope, skip: len(m.hist.recs), limit: limit})
+}
+
+// pageContext returns the context of a new history load, cancelling the one
+// before it: a walk of a long history for a scope the user has left stops.
+func (m *Model) pageContext() context.Context {
+	if m.cancelLog != nil {
+		m.cancelLog()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancelLog = cancel
+	return ctx
+}
+
+func (m *Model) onLog(msg logMsg) tea.Cmd {
+	if msg.req.scope != m.hist.scope || msg.req.skip > len(m.hist.recs) {
+		return nil // a page of another scope, or of one since reset
+	}
+	m.hist.loading = false
+	if errors.Is(msg.err, context.Canceled) {
+		return nil
+	}
+	if msg.err != nil {
+		m.hist.err = msg.err
+		m.setStatus(fmt.Sprintf("read the history: %v", msg.err), true)
+		return nil
+	}
+	before := m.hist.selected()
+	switch {
+	case !msg.req.fresh:
+		m.hist.appendPage(msg.recs, msg.req.limit)
+	case !m.hist.prepend(msg.recs):
+		// More new commits than a page: start again from the newest.
+		m.hist.reset(m.hist.scope)
+		m.hist.appendPage(msg.recs, msg.req.limit)
+	}
+	if c := m.hist.selectNext; c != "" && m.hist.seen[c] {
+		m.hist.selectNext, m.hist.cursor, m.source = "", m.hist.indexOf(c), paneHistory
+	}
+	var cmds []tea.Cmd
+	if m.source == paneHistory && (before == nil || m.hist.selected() == nil || before.Commit != m.hist.selected().Commit) {
+		cmds = append(cmds, m.follow(false))
+	}
+	return tea.Batch(append(cmds, m.moreHistory())...)
+}
+
+func (m *Model) onContent(msg contentMsg) {
+	if msg.req != m.content.want {
+		return // the user moved on
+	}
+	if msg.err != nil {
+		m.showError(msg.req, msg.err)
+		return
+	}
+	m.content.set(msg.req, msg.title, msg.kind, msg.header, msg.lines)
+}
+
+// showError puts an error in the content pane. A missing or wrong identity gets
+// a panel that says what still works and how to fix it.
+func (m *Model) showError(req contentReq, err error) {
+	var lines []string
+	switch {
+	case errors.Is(err, vault.ErrNoIdentity):
+		m.keyErr = err
+		lines = []string{
+			"Cannot decrypt: no usable identity",
+			"",
+			"The identity file " + m.v.IdentityFile() + " is missing or unreadable,",
+			"so memory contents and diffs cannot be shown.",
+			"",
+			"The tree, file sizes and history do not need it and still work.",
+			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
+		}
+	case errors.Is(err, vault.ErrDecrypt):
+		m.keyErr = err
+		lines = []string{
+			"Cannot decrypt: wrong identity",
+			"",
+			"The identity file " + m.v.IdentityFile() + " cannot decrypt this memory:",
+			"it was encrypted to other recipients.",
+			"",
+			"The tree, file sizes and history do not need it and still work.",
+			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
+		}
+	default:
+		lines = []string{"Cannot show this", "", sanitize(err.Error())}
+	}
+	title, header := req.path, []string(nil)
+	if req.show == showCommit || req.show == showBetween {
+		title, header = m.content.title, m.content.header // the details need no key
+	}
+	m.content.set(req, title, bodyError, header, lines)
+}
+
+// onKey handles a key press in the current mode.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.status, m.isErr = "", false
+	switch m.mode {
+	case modeDialog:
+		return m.dialogKey(msg)
+	case modePrompt:
+		return m.promptKey(msg)
+	case modeFilter:
+		return m.filterKey(msg)
+	case modeHelp:
+		if key.Matches(msg, m.keys.Quit) && msg.String() != "q" {
+			return tea.Quit
+		}
+		if key.Matches(msg, m.keys.Cancel, m.keys.Help, m.keys.Quit) {
+			m.mode = modeBrowse
+		}
+		return nil
+	}
+	return m.browseKey(msg)
+}
+
+func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+	case key.Matches(msg, k.NextPane):
+		m.focus = (m.focus + 1) % 3
+		return m.focused()
+	case key.Matches(msg, k.PrevPane):
+		m.focus = (m.focus + 2) % 3
+		return m.focused()
+	case key.Matches(msg, k.Filter):
+		m.mode = modeFilter
+		m.input.Prompt = "/"
+		m.input.SetValue(m.tree.filter)
+		m.input.CursorEnd()
+		return m.input.Focus()
+	case key.Matches(msg, k.Cancel):
+		return m.cancel()
+	case key.Matches(msg, k.Scope):
+		m.scopeFile = !m.scopeFile
+		return m.rescope()
+	case key.Matches(msg, k.Mark):
+		if r := m.hist.selected(); r != nil {
+			m.hist.toggleMark(r.Commit)
+			return m.follow(false)
+		}
+	case key.Matches(msg, k.AsOf):
+		m.asOf = !m.asOf
+		m.source = paneHistory
+		return m.follow(false)
+	case key.Matches(msg, k.Restore, k.Revert, k.Rollback):
+		return m.plan(msg)
+	case key.Matches(msg, k.Checkpoint):
+		return m.startPrompt()
+	default:
+		return m.navKey(msg)
+	}
+	return nil
+}
+
+// focused makes the newly focused list the one the content pane follows.
+func (m *Model) focused() tea.Cmd {
+	if m.focus == paneContent || m.focus == m.source {
+		return nil
+	}
+	m.source = m.focus
+	return m.follow(false)
+}
+
+// cancel backs out of the innermost thing: marks, then the filter.
+func (m *Model) cancel() tea.Cmd {
+	switch {
+	case len(m.hist.marks) > 0:
+		m.hist.marks = nil
+		return m.follow(false)
+	case m.tree.filter != "" || m.hist.filter != "":
+		return m.applyFilter("")
+	case m.focus == paneContent:
+		m.focus = m.source
+	}
+	return nil
+}
+
+func (m *Model) setStatus(s string, isErr bool) {
+	m.status, m.isErr = s, isErr
+}
+
+// readHead reads the head; poll says the polling loop goes on after it.
+func (m *Model) readHead(poll bool) tea.Cmd {
+	m.headAsked++
+	return headCmd(m.ctx, m.v, poll, m.headAsked)
+}
+
+func (m *Model) readCheckpoints() tea.Cmd {
+	m.cpAsked++
+	return checkpointsCmd(m.ctx, m.v, m.cpAsked)
+}
+
+func (m *Model) onCheckpoints(msg checkpointsMsg) {
+	if msg.seq < m.cpApplied {
+		return
+	}
+	m.cpApplied = msg.seq
+	if msg.err != nil {
+		m.setStatus(fmt.Sprintf("read the checkpoints: %v", msg.err), true)
+		return
+	}
+	m.checkpoints = make(map[string][]string, len(msg.list))
+	for _, c := range msg.list {
+		m.checkpoints[c.Commit] = append(m.checkpoints[c.Commit], sanitize(c.Name))
+	}
+	if r := m.hist.selected(); r != nil && m.content.want.show == showCommit && m.content.want.rev == r.Commit {
+		m.content.header, m.content.rows = m.commitDetails(r), nil // with its checkpoints
+	}
+}
