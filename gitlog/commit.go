@@ -24,33 +24,42 @@ type CommitInfo struct {
 // Delete or Move names nothing, and ErrNotDir if a path descends through a file;
 // nothing is written then. The commit is durable when Commit returns.
 func (r *Repo) Commit(parent Hash, changes []Change, info CommitInfo) (Hash, error) {
-	root, err := r.RootTree(parent)
+	root, tree, b, err := r.buildTree(parent, changes)
 	if err != nil {
 		return ZeroHash, err
-	}
-	b := &builder{r: r}
-	if b.root, err = b.load(root); err != nil {
-		return ZeroHash, err
-	}
-	for _, c := range changes {
-		if err := b.apply(c); err != nil {
-			return ZeroHash, err
-		}
-	}
-	tree, ok, err := b.write(b.root)
-	if err != nil {
-		return ZeroHash, err
-	}
-	if !ok {
-		empty := newObject(plumbing.TreeObject, nil)
-		b.objects = append(b.objects, empty)
-		tree = empty.hash
 	}
 	var parents []Hash
 	if !parent.IsZero() {
 		parents = []Hash{parent}
 	}
 	return r.commitTree(parent, tree, root, parents, info, b.objects, b.trees)
+}
+
+// buildTree applies changes to the tree of commit base and returns that root, the
+// new root and the builder holding the objects to write.
+func (r *Repo) buildTree(base Hash, changes []Change) (root, tree Hash, b *builder, err error) {
+	if root, err = r.RootTree(base); err != nil {
+		return ZeroHash, ZeroHash, nil, err
+	}
+	b = &builder{r: r}
+	if b.root, err = b.load(root); err != nil {
+		return ZeroHash, ZeroHash, nil, err
+	}
+	for _, c := range changes {
+		if err := b.apply(c); err != nil {
+			return ZeroHash, ZeroHash, nil, err
+		}
+	}
+	tree, ok, err := b.write(b.root)
+	if err != nil {
+		return ZeroHash, ZeroHash, nil, err
+	}
+	if !ok {
+		empty := newObject(plumbing.TreeObject, nil)
+		b.objects = append(b.objects, empty)
+		tree = empty.hash
+	}
+	return root, tree, b, nil
 }
 
 // commitTree writes a commit of tree with parents, together with the objects it

@@ -1,10 +1,6 @@
 package gitlog
 
-import (
-	"fmt"
-
-	"github.com/go-git/go-git/v5/plumbing"
-)
+import "fmt"
 
 // CommitMerge applies changes to the tree of ours and commits the result on Branch
 // with parents ours and theirs, as Commit does for one parent. The caller holds
@@ -15,27 +11,9 @@ func (r *Repo) CommitMerge(ours, theirs Hash, changes []Change, info CommitInfo)
 	if ours.IsZero() || theirs.IsZero() {
 		return ZeroHash, fmt.Errorf("gitlog: merge needs two commits")
 	}
-	root, err := r.RootTree(ours)
+	root, tree, b, err := r.buildTree(ours, changes)
 	if err != nil {
 		return ZeroHash, err
-	}
-	b := &builder{r: r}
-	if b.root, err = b.load(root); err != nil {
-		return ZeroHash, err
-	}
-	for _, c := range changes {
-		if err := b.apply(c); err != nil {
-			return ZeroHash, err
-		}
-	}
-	tree, ok, err := b.write(b.root)
-	if err != nil {
-		return ZeroHash, err
-	}
-	if !ok {
-		empty := newObject(plumbing.TreeObject, nil)
-		b.objects = append(b.objects, empty)
-		tree = empty.hash
 	}
 	return r.commitTree(ours, tree, root, []Hash{ours, theirs}, info, b.objects, b.trees)
 }
