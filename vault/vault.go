@@ -64,6 +64,10 @@ type InitResult struct {
 	VaultCreated    bool
 	IdentityCreated bool
 	Recipient       string // the identity's public recipient
+	// NotRecipient is set when the vault already existed and Recipient is not
+	// among its recipients: the identity cannot read it until someone who can
+	// adds it.
+	NotRecipient bool
 }
 
 // Vault is an open memory vault. Its methods are safe for concurrent use.
@@ -127,6 +131,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	}
 	res.IdentityCreated, res.Recipient = created, recipient
 	if v, err := Open(ctx, dir, opts); err == nil {
+		res.NotRecipient = !v.hasRecipient(ctx, recipient)
 		return v, res, nil
 	} else if !errors.Is(err, ErrNotVault) {
 		return nil, res, err
@@ -226,4 +231,22 @@ func readLimits(repo *gitlog.Repo) Limits {
 	}
 	readQuotas(s, &l)
 	return l
+}
+
+// hasRecipient tells whether key is among the vault's current recipients.
+func (v *Vault) hasRecipient(ctx context.Context, key string) bool {
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return false
+	}
+	rs, err := snap.Recipients(ctx)
+	if err != nil {
+		return false
+	}
+	for _, r := range rs {
+		if r.Key == key {
+			return true
+		}
+	}
+	return false
 }

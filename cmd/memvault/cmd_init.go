@@ -53,5 +53,10 @@ func runInit(ctx context.Context, g *globalOptions, out io.Writer) error {
 	if res.IdentityCreated {
 		fmt.Fprintln(out, "\nKeep the identity safe and out of any repository: without it the memory cannot be read.")
 	}
+	if res.NotRecipient {
+		fmt.Fprintln(out, "\nwarning: this identity is not among the vault's recipients, so it cannot read the vault.\n"+
+			"Ask someone who can to run 'memvault recipients add "+res.Recipient+"', or point --identity\n"+
+			"(or MEMVAULT_IDENTITY) at the identity the vault was made with.")
+	}
 	return nil
 }
