@@ -15,8 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // TestNoPlaintextAtRest writes unique markers through the memvault process, then looks
@@ -54,11 +53,11 @@ func TestNoPlaintextAtRest(t *testing.T) {
 	gitGC(t, packed)
 
 	for _, dir := range []string{mv.vault, packed} {
-		if len(findInObjects(t, dir, []byte(name))) == 0 {
+		if len(vaulttest.FindInObjects(t, dir, []byte(name))) == 0 {
 			t.Fatalf("the object scan of %s did not find the file name %s: it is blind", dir, name)
 		}
 		for _, m := range markers {
-			if found := findInObjects(t, dir, []byte(m)); len(found) > 0 {
+			if found := vaulttest.FindInObjects(t, dir, []byte(m)); len(found) > 0 {
 				t.Errorf("plaintext marker in git objects of %s: %v", dir, found)
 			}
 		}
@@ -204,39 +203,6 @@ func zlibContains(b, needle []byte) bool {
 		}
 	}
 	return false
-}
-
-// findInObjects reads every object of the git repository at dir, loose and packed,
-// decompressed and with deltas applied, and says which hold needle.
-func findInObjects(t *testing.T, dir string, needle []byte) []string {
-	t.Helper()
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		t.Fatalf("open %s: %v", dir, err)
-	}
-	iter, err := repo.Storer.IterEncodedObjects(plumbing.AnyObject)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var found []string
-	n := 0
-	err = iter.ForEach(func(o plumbing.EncodedObject) error {
-		n++
-		r, err := o.Reader()
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		b, err := io.ReadAll(r)
-		if bytes.Contains(b, needle) {
-			found = append(found, o.Type().String()+" "+o.Hash().String())
-		}
-		return err
-	})
-	if err != nil || n == 0 {
-		t.Fatalf("read the objects of %s: %d objects, %v", dir, n, err)
-	}
-	return found
 }
 
 // copyDir copies the regular files and directories under src to dst.

@@ -20,7 +20,15 @@ import (
 // repository at dir, loose or packed, decompressed. It returns where it was found.
 func FindInRepo(tb testing.TB, dir string, needle []byte) []string {
 	tb.Helper()
-	found := FindInFiles(tb, dir, needle)
+	return append(FindInFiles(tb, dir, needle), FindInObjects(tb, dir, needle)...)
+}
+
+// FindInObjects reads every object of the git repository at dir, loose and
+// packed, decompressed and with deltas applied, and says which hold needle. A
+// repository with no objects fails tb: the scan would prove nothing.
+func FindInObjects(tb testing.TB, dir string, needle []byte) []string {
+	tb.Helper()
+	var found []string
 	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault())
 	defer st.Close()
 	iter, err := st.IterEncodedObjects(plumbing.AnyObject)
@@ -40,7 +48,7 @@ func FindInRepo(tb testing.TB, dir string, needle []byte) []string {
 			return err
 		}
 		if bytes.Contains(b, needle) {
-			found = append(found, "object "+o.Hash().String())
+			found = append(found, o.Type().String()+" "+o.Hash().String())
 		}
 		return nil
 	})
