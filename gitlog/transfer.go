@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/utils/ioutil"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -50,10 +51,10 @@ func installLocal() {
 	localTransport.Do(func() { client.InstallProtocol("file", localServer{server.DefaultServer}) })
 }
 
-// localServer is go-git's in-process server, except that an upload-pack request
-// keeps only the "have" commits the served repository holds: go-git's server
-// fails with "object not found" on any other, and a client that diverged always
-// has some.
+// localServer is go-git's in-process server, except that upload-pack chooses
+// what to send with missingObjects: go-git's own server reads every tree of the
+// client's history to know what to leave out, and fails with "object not found"
+// on a "have" it does not hold, which a client that diverged always has.
 type localServer struct{ transport.Transport }
 
 func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
@@ -75,31 +76,37 @@ type localUpload struct {
 }
 
 func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
-	haves := req.Haves[:0:0]
-	for _, h := range req.Haves {
-		if u.sto.HasEncodedObject(h) == nil {
-			haves = append(haves, h)
-		}
+	if req.IsEmpty() {
+		return nil, transport.ErrEmptyUploadPackRequest
 	}
-	req.Haves = haves
-	return u.UploadPackSession.UploadPack(ctx, req)
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
+		return nil, errors.New("gitlog: shallow fetches are not served")
+	}
+	objs, err := missingObjects(ctx, storerSource{u.sto}, req.Wants, req.Haves)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(encodePack(pw, u.sto, objs)) }()
+	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }
 
 // captureRefs is the repository's storage with ref writes held back, so go-git's
-// fetch and push never move a ref behind the journal's back, and, in a fetch,
-// with new objects held in memory too: they reach the repository only with the
-// move of the ref, in one journal record. A fetch cut off midway then leaves
-// nothing (a commit stored without its tree would make the next fetch think it
-// had everything). Embedding the interface keeps go-git from writing a pack.
+// fetch never moves a ref behind the journal's back, and with the fetched pack
+// taken by a packSink: it is installed whole or not at all, before Fetch moves
+// the remote's ref through the journal. (A commit stored without its tree would
+// make the next fetch think it had everything.)
 type captureRefs struct {
 	storage.Storer
+	r    *Repo
 	refs map[plumbing.ReferenceName]Hash
-	objs map[Hash]rawObject
-	list []rawObject
 }
 
-func newCapture(st storage.Storer) *captureRefs {
-	return &captureRefs{Storer: st, refs: map[plumbing.ReferenceName]Hash{}, objs: map[Hash]rawObject{}}
+func newCapture(r *Repo) *captureRefs {
+	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}}
 }
 
 func (s *captureRefs) SetReference(ref *plumbing.Reference) error {
@@ -111,45 +118,8 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 	return s.SetReference(ref)
 }
 
-func (s *captureRefs) SetEncodedObject(o plumbing.EncodedObject) (Hash, error) {
-	data, err := readAll(o)
-	if err != nil {
-		return ZeroHash, err
-	}
-	ro := newObject(o.Type(), data)
-	if _, ok := s.objs[ro.hash]; !ok {
-		s.objs[ro.hash] = ro
-		s.list = append(s.list, ro)
-	}
-	return ro.hash, nil
-}
-
-func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	if ro, ok := s.objs[h]; ok {
-		if t != plumbing.AnyObject && t != ro.typ {
-			return nil, plumbing.ErrObjectNotFound
-		}
-		mo := &plumbing.MemoryObject{}
-		mo.SetType(ro.typ)
-		mo.Write(ro.data)
-		return mo, nil
-	}
-	return s.Storer.EncodedObject(t, h)
-}
-
-func (s *captureRefs) HasEncodedObject(h Hash) error {
-	if _, ok := s.objs[h]; ok {
-		return nil
-	}
-	return s.Storer.HasEncodedObject(h)
-}
-
-func (s *captureRefs) EncodedObjectSize(h Hash) (int64, error) {
-	if ro, ok := s.objs[h]; ok {
-		return int64(len(ro.data)), nil
-	}
-	return s.Storer.EncodedObjectSize(h)
-}
+// PackfileWriter makes go-git hand over the fetched pack as it comes.
+func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) { return s.r.newPackSink() }
 
 // Fetch fetches the main branch of remote name into RemoteRef(name), moving that
 // ref through the journal under the lock, and returns what it now holds (ZeroHash
@@ -165,13 +135,13 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	st := newCapture(r.st)
+	st := newCapture(r)
 	rem := git.NewRemote(st, rc)
 	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
 	err = rem.FetchContext(ctx, fo)
 	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
 		// A ref being written at that moment, as in Push: once more.
-		st = newCapture(r.st)
+		st = newCapture(r)
 		err = git.NewRemote(st, rc).FetchContext(ctx, fo)
 	}
 	old, rerr := r.Ref(RemoteRef(name))
@@ -200,17 +170,18 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	if err := r.casRef(RemoteRef(name), cur, h, st.list); err != nil {
+	if err := r.casRef(RemoteRef(name), cur, h, nil); err != nil {
 		return ZeroHash, err
 	}
 	return h, nil
 }
 
-// Push sends Branch at h to remote name's main branch, which must be expected
-// (ZeroHash: the remote has none) or an ancestor of h, then records h in
-// RemoteRef(name). The error wraps ErrRejected when the remote's branch moved
-// meanwhile (fetch and merge, then push again), and ErrNoRemote, ErrUnreachable,
-// ErrAuth or ErrTimeout; nothing local moves then.
+// Push sends Branch at h to remote name's main branch, which must be where the
+// last Fetch found it (or missing) and an ancestor of h, then records h in
+// RemoteRef(name). Only what the remote lacks is sent: the commits since its
+// branch and the trees and blobs they changed. The error wraps ErrRejected when
+// the remote's branch moved meanwhile (fetch and merge, then push again), and
+// ErrNoRemote, ErrUnreachable, ErrAuth or ErrTimeout; nothing local moves then.
 func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptions) error {
 	rc, err := r.remote(name)
 	if err != nil {
@@ -221,15 +192,11 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return err
 	}
-	spec := config.RefSpec(h.String() + ":" + string(Branch))
-	po := &git.PushOptions{RemoteName: name, RefSpecs: []config.RefSpec{spec}, Auth: auth, Progress: opts.Progress}
-	err = git.NewRemote(newCapture(r.st), rc).PushContext(ctx, po)
-	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
-		// go-git lists every local ref, and can meet the temporary file a
-		// concurrent writer renames over a ref (durable.go's writeRef): once more.
-		err = git.NewRemote(newCapture(r.st), rc).PushContext(ctx, po)
+	known, err := r.Ref(RemoteRef(name))
+	if err != nil {
+		return err
 	}
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+	if err := r.send(ctx, rc.URLs[0], known, h, auth, opts.Progress); err != nil {
 		return transferError("push", name, rc.URLs[0], err)
 	}
 	unlock, err := r.Lock(ctx)
@@ -242,6 +209,89 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 		return err
 	}
 	return r.casRef(RemoteRef(name), cur, h, nil)
+}
+
+// send moves the main branch of the repository at rawURL from known to h over
+// receive-pack, with a pack of what the remote lacks.
+func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth transport.AuthMethod, progress io.Writer) (err error) {
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil {
+		return err
+	}
+	cli, err := client.NewClient(ep)
+	if err != nil {
+		return err
+	}
+	sess, err := cli.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := sess.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	refs, err := ar.AllReferences()
+	if err != nil {
+		return err
+	}
+	var theirs Hash
+	if ref, err := refs.Reference(Branch); err == nil {
+		theirs = ref.Hash()
+	}
+	switch {
+	case theirs == h:
+		return nil
+	case theirs != known:
+		// ErrForceNeeded reads as ErrRejected in transferError.
+		return fmt.Errorf("the remote's main moved to %s since the last fetch (fetch first): %w", theirs, git.ErrForceNeeded)
+	case !theirs.IsZero():
+		if base, err := r.MergeBase(theirs, h); err != nil || base != theirs {
+			return fmt.Errorf("non-fast-forward: %s does not descend from the remote's main %s: %w", h, theirs, git.ErrForceNeeded)
+		}
+	}
+	var haves []Hash
+	if !theirs.IsZero() {
+		haves = []Hash{theirs}
+	}
+	objs, err := missingObjects(ctx, repoSource{r}, []Hash{h}, haves)
+	if err != nil {
+		return err
+	}
+	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
+	if progress != nil {
+		req.Progress = progress
+		if ar.Capabilities.Supports(capability.Sideband64k) {
+			_ = req.Capabilities.Set(capability.Sideband64k)
+		} else if ar.Capabilities.Supports(capability.Sideband) {
+			_ = req.Capabilities.Set(capability.Sideband)
+		}
+	}
+	req.Commands = []*packp.Command{{Name: Branch, Old: theirs, New: h}}
+	pr, pw := io.Pipe()
+	req.Packfile = pr
+	encoded := make(chan error, 1)
+	go func() {
+		err := encodePack(pw, lockedObjects{r.st, r}, objs)
+		pw.CloseWithError(err)
+		encoded <- err
+	}()
+	rs, err := sess.ReceivePack(ctx, req)
+	pr.Close() // unblocks the encoder if the server stopped reading
+	if eerr := <-encoded; err == nil && eerr != nil && !errors.Is(eerr, io.ErrClosedPipe) {
+		err = eerr
+	}
+	if err != nil {
+		return err
+	}
+	if rs != nil {
+		return rs.Error()
+	}
+	return nil
 }
 
 // transferError wraps a go-git error in the sentinel that says what happened,

@@ -1,0 +1,207 @@
+package gitlog
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// closure is every object reachable from commit h, found the slow way.
+func closure(t *testing.T, r *Repo, h Hash, into map[Hash]bool) {
+	t.Helper()
+	var tree func(h Hash)
+	tree = func(h Hash) {
+		if into[h] {
+			return
+		}
+		into[h] = true
+		es, err := r.ReadTree(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.IsDir() {
+				tree(e.Hash)
+			} else {
+				into[e.Hash] = true
+			}
+		}
+	}
+	for todo := []Hash{h}; len(todo) > 0; {
+		c := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if c.IsZero() || into[c] {
+			continue
+		}
+		into[c] = true
+		co, err := r.ReadCommit(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree(co.TreeHash)
+		todo = append(todo, co.ParentHashes...)
+	}
+}
+
+// branchyHistory makes n commits on branches and merges, all at the same time,
+// with few names and contents so that trees come back to earlier states.
+func branchyHistory(t *testing.T, r *Repo, rng *rand.Rand, n int) []Hash {
+	t.Helper()
+	ctx := context.Background()
+	paths := []string{"m/a.md", "m/b.md", "m/d/x.md", "m/d/y.md", "m/d/e/z.md", "top.md"}
+	var commits []Hash
+	for i := range n {
+		unlock, err := r.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _ := r.Head()
+		parent := head
+		if len(commits) > 0 && rng.IntN(3) == 0 {
+			parent = commits[rng.IntN(len(commits))]
+		}
+		if err := r.UpdateRef(Branch, head, parent); err != nil {
+			t.Fatal(err)
+		}
+		present := map[string]bool{}
+		root, _ := r.RootTree(parent)
+		for _, p := range paths {
+			if _, err := r.Lookup(root, p); err == nil {
+				present[p] = true
+			}
+		}
+		var changes []Change
+		for range 1 + rng.IntN(2) {
+			p := paths[rng.IntN(len(paths))]
+			if present[p] && rng.IntN(3) == 0 {
+				changes = append(changes, Change{Op: Delete, Path: p})
+				delete(present, p)
+				continue
+			}
+			changes = append(changes, Change{Op: Put, Path: p, Data: fmt.Appendf(nil, "v%d", rng.IntN(3))})
+			present[p] = true
+		}
+		info := CommitInfo{Message: fmt.Sprintf("c%d\n", i), Author: sig(), Committer: sig()}
+		var h Hash
+		if len(commits) > 1 && rng.IntN(4) == 0 {
+			other := commits[rng.IntN(len(commits))]
+			if other == parent {
+				other = commits[0]
+			}
+			h, err = r.CommitMerge(parent, other, changes, info)
+		} else {
+			h, err = r.Commit(parent, changes, info)
+		}
+		unlock()
+		if err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+		commits = append(commits, h)
+	}
+	return commits
+}
+
+// TestMissingObjectsComplete: what missingObjects sends, with what the other side
+// has, holds everything the wanted commit reaches, on random histories with
+// branches, merges, equal commit times and trees that recur.
+func TestMissingObjectsComplete(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(8) {
+		r, err := Init(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(seed, 7))
+		commits := branchyHistory(t, r, rng, 50)
+		for range 25 {
+			want := commits[rng.IntN(len(commits))]
+			var haves []Hash
+			have := map[Hash]bool{}
+			for range rng.IntN(3) {
+				h := commits[rng.IntN(len(commits))]
+				haves = append(haves, h)
+				closure(t, r, h, have)
+			}
+			objs, err := missingObjects(ctx, repoSource{r}, []Hash{want}, haves)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range objs {
+				have[h] = true
+			}
+			need := map[Hash]bool{}
+			closure(t, r, want, need)
+			for h := range need {
+				if !have[h] {
+					t.Fatalf("seed %d: want %s, haves %v: %s is neither sent nor had", seed, want, haves, h)
+				}
+			}
+			if len(haves) == 1 && haves[0] == want && len(objs) != 0 {
+				t.Errorf("seed %d: the other side has %s already, yet %d objects are sent", seed, want, len(objs))
+			}
+		}
+		r.Close()
+	}
+}
+
+// TestPackSink: a fetched pack goes in whole, as one pack and its index, or not
+// at all when it is cut off.
+func TestPackSink(t *testing.T) {
+	ctx := context.Background()
+	src, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	commits := branchyHistory(t, src, rand.New(rand.NewPCG(1, 2)), 20)
+	want := commits[len(commits)-1]
+	objs, err := missingObjects(ctx, repoSource{src}, []Hash{want}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pack bytes.Buffer
+	if err := encodePack(&pack, lockedObjects{src.st, src}, objs); err != nil {
+		t.Fatal(err)
+	}
+
+	dst, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	packDir := filepath.Join(dst.Dir(), "objects", "pack")
+	for _, n := range []int{pack.Len() / 2, pack.Len() - 1} {
+		s, err := dst.newPackSink()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Write(pack.Bytes()[:n])
+		if err := s.Close(); err == nil {
+			t.Errorf("a pack cut off after %d of %d bytes went in", n, pack.Len())
+		}
+		if left, _ := os.ReadDir(packDir); len(left) != 0 {
+			t.Errorf("a cut-off pack left %v behind", left)
+		}
+	}
+	s, err := dst.newPackSink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Write(pack.Bytes())
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close of a whole pack: %v", err)
+	}
+	files, _ := os.ReadDir(packDir)
+	if len(files) != 2 {
+		t.Errorf("objects/pack holds %v, want one pack and its index", files)
+	}
+	have := map[Hash]bool{}
+	closure(t, dst, want, have) // fails the test if anything is missing
+	if len(have) != len(objs) {
+		t.Errorf("the pack holds %d objects reachable from the head, want %d", len(have), len(objs))
+	}
+}

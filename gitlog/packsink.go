@@ -1,0 +1,120 @@
+package gitlog
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// packSink takes a fetched pack into the repository as one pack file and its
+// index, instead of a loose file per object: a fetch of a thousand commits is
+// one file to write and sync, not five thousand.
+//
+// The pack goes to a temporary file under objects/pack. Close checks it (every
+// object is inflated and named by its content), writes the index, syncs both,
+// and renames the index and then the pack into place, so readers never see a
+// pack without its index and a fetch cut off midway leaves no pack at all. The
+// pack is durable before Fetch journals the move of the remote's ref, so the
+// journal needs no copy of its objects.
+type packSink struct {
+	r *Repo
+	f *os.File
+	n int64
+}
+
+func (r *Repo) newPackSink() (*packSink, error) {
+	f, err := os.CreateTemp(filepath.Join(r.dir, "objects", "pack"), "tmp_pack_")
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: receive pack: %w", err)
+	}
+	return &packSink{r: r, f: f}, nil
+}
+
+func (s *packSink) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	s.n += int64(n)
+	return n, err
+}
+
+// Close installs the pack; on any error the temporary file is removed and the
+// repository is as it was.
+func (s *packSink) Close() error {
+	tmp := s.f.Name()
+	defer os.Remove(tmp) // gone already once renamed into place
+	if s.n == 0 {
+		return s.f.Close()
+	}
+	err := s.install()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("gitlog: receive pack: %w", err)
+	}
+	return nil
+}
+
+func (s *packSink) install() error {
+	if _, err := s.f.Seek(0, 0); err != nil {
+		return err
+	}
+	iw := new(idxfile.Writer)
+	p, err := packfile.NewParser(packfile.NewScanner(s.f), iw)
+	if err != nil {
+		return err
+	}
+	sum, err := p.Parse()
+	if err != nil {
+		return err
+	}
+	idx, err := iw.Index()
+	if err != nil {
+		return err
+	}
+	if err := s.f.Sync(); err != nil {
+		return err
+	}
+	dir := filepath.Dir(s.f.Name())
+	idxTmp, err := os.CreateTemp(dir, "tmp_idx_")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(idxTmp.Name())
+	bw := bufio.NewWriter(idxTmp)
+	_, err = idxfile.NewEncoder(bw).Encode(idx)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = idxTmp.Sync()
+	}
+	if cerr := idxTmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(dir, "pack-"+sum.String())
+	for _, f := range []string{idxTmp.Name(), s.f.Name()} {
+		if err := os.Chmod(f, 0o444); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(idxTmp.Name(), base+".idx"); err != nil {
+		return err
+	}
+	if err := os.Rename(s.f.Name(), base+".pack"); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	s.r.readMu.Lock()
+	s.r.st.Reindex()
+	s.r.readMu.Unlock()
+	return nil
+}
