@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // closure is every object reachable from commit h, found the slow way.
@@ -203,5 +208,73 @@ func TestPackSink(t *testing.T) {
 	closure(t, dst, want, have) // fails the test if anything is missing
 	if len(have) != len(objs) {
 		t.Errorf("the pack holds %d objects reachable from the head, want %d", len(have), len(objs))
+	}
+}
+
+// TestLocalPushCompareAndSwap: a push to a local repository that names an old
+// value the branch no longer holds is refused, and the branch stays.
+func TestLocalPushCompareAndSwap(t *testing.T) {
+	ctx := context.Background()
+	src, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	c1 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	c2 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("2")})
+	c3 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("3")})
+	remoteDir := filepath.Join(t.TempDir(), "remote.git")
+	remote, err := Init(remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Close()
+	if err := src.AddRemote("origin", "file://"+remoteDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []Hash{c1, c2} {
+		if err := src.Push(ctx, "origin", h, TransferOptions{}); err != nil {
+			t.Fatalf("Push(%s): %v", h, err)
+		}
+	}
+	// A second pusher that saw the remote at c1: its old value is stale.
+	ep, err := transport.NewEndpoint("file://" + remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := client.NewClient(ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := cli.NewReceivePackSession(ep, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := missingObjects(ctx, repoSource{src}, []Hash{c3}, []Hash{c2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pack bytes.Buffer
+	if err := encodePack(&pack, lockedObjects{src.st, src}, objs); err != nil {
+		t.Fatal(err)
+	}
+	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
+	req.Commands = []*packp.Command{{Name: Branch, Old: c1, New: c3}}
+	req.Packfile = io.NopCloser(&pack)
+	if _, err := sess.ReceivePack(ctx, req); err == nil {
+		t.Errorf("a push naming a stale old value was taken")
+	}
+	r, err := Open(remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if h, _ := r.Head(); h != c2 {
+		t.Errorf("the remote's main is %s after the stale push, want %s", h, c2)
 	}
 }

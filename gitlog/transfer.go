@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/utils/ioutil"
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
 )
 
 // Auth holds credentials for a transfer. The zero value means: none for http and
@@ -68,6 +70,58 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 		return nil, err
 	}
 	return &localUpload{UploadPackSession: sess, sto: sto}, nil
+}
+
+// NewReceivePackSession makes a push to a local repository a compare-and-swap.
+func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
+	sess, err := s.Transport.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return nil, err
+	}
+	sto, err := server.DefaultLoader.Load(ep)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, nil
+}
+
+// localReceive guards go-git's receive-pack, which sets a ref to the new value
+// whatever it holds: of two pushes at once, the later would drop the other's
+// commits from the remote. An flock on the repository's config file (git never
+// flocks it) serializes memvault's pushes to the repository, and under it each
+// ref must still hold the old value the push names.
+type localReceive struct {
+	transport.ReceivePackSession
+	dir string
+	sto storer.ReferenceStorer
+}
+
+func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
+	f, err := os.Open(filepath.Join(s.dir, "config"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // and so unlocked
+	for err = unix.Flock(int(f.Fd()), unix.LOCK_EX); errors.Is(err, unix.EINTR); err = unix.Flock(int(f.Fd()), unix.LOCK_EX) {
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: lock %s: %w", s.dir, err)
+	}
+	for _, c := range req.Commands {
+		var cur Hash
+		ref, err := s.sto.Reference(c.Name)
+		switch {
+		case err == nil:
+			cur = ref.Hash()
+		case !errors.Is(err, plumbing.ErrReferenceNotFound):
+			return nil, err
+		}
+		if cur != c.Old {
+			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first)", c.Name, cur)
+		}
+	}
+	return s.ReceivePackSession.ReceivePack(ctx, req)
 }
 
 type localUpload struct {
