@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,17 +16,59 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// transferFlags are the credentials flags of push, pull, sync and clone. A
-// password or token is better given through $MEMVAULT_GIT_TOKEN (or
-// $MEMVAULT_GIT_PASSWORD) than on the command line, where other users see it.
+// transferFlags are the credentials and time limit flags of push, pull, sync and
+// clone. A password or token is better given through $MEMVAULT_GIT_TOKEN (or
+// $MEMVAULT_GIT_PASSWORD, or a git credential helper) than on the command line,
+// where other users see it.
 type transferFlags struct {
-	auth gitlog.Auth
+	auth    gitlog.Auth
+	timeout time.Duration
 }
+
+// defaultTransferTimeout bounds a push, pull, sync or clone without --timeout.
+// It is far longer than a vault takes over any working link (two clones 1,000
+// commits apart sync in seconds), and short enough that a server that accepts
+// the connection and then stalls does not hold an agent's session for good;
+// go-git sets no limit of its own.
+const defaultTransferTimeout = 10 * time.Minute
 
 func (f *transferFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.auth.Username, "username", "", "the `USER` for https basic auth, or the ssh user (default $MEMVAULT_GIT_USERNAME)")
 	c.Flags().StringVar(&f.auth.SSHKey, "ssh-key", "", "an ssh private key `FILE` instead of the ssh agent")
 	c.Flags().StringVar(&f.auth.KnownHosts, "known-hosts", "", "a known_hosts `FILE` to check the ssh host against (default ~/.ssh/known_hosts)")
+	c.Flags().DurationVar(&f.timeout, "timeout", defaultTransferTimeout, "give up when the whole transfer takes longer than `DURATION` (0: no limit)")
+}
+
+// transferHelp ends the help of push, pull, sync and clone.
+const transferHelp = `Credentials: https takes --username and $MEMVAULT_GIT_TOKEN or
+$MEMVAULT_GIT_PASSWORD, else a user and password in the URL, else what git's
+credential helpers hold (credential.helper in git's config): they are asked only
+when the server wants credentials, git may not prompt, and they are told to
+forget a password the server refuses. ssh uses the ssh agent or --ssh-key, and checks
+the host in ~/.ssh/known_hosts (or --known-hosts).
+
+A transfer that takes longer than --timeout (default 10m; 0 for no limit) gives
+up; nothing is left half done.`
+
+// withTimeout bounds ctx by d; 0 leaves it unbounded.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// timedOut makes the error of a transfer that ctx's deadline (--timeout d) cut
+// off wrap gitlog.ErrTimeout, whatever step it stopped in (a merge or the lock
+// report only the context's error), and name the limit.
+func timedOut(ctx context.Context, d time.Duration, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	if !errors.Is(err, gitlog.ErrTimeout) {
+		err = fmt.Errorf("%w: %w", err, gitlog.ErrTimeout)
+	}
+	return fmt.Errorf("gave up after --timeout %s: %w", d, err)
 }
 
 // progressTo is where the server's progress goes: stderr when it is a terminal,
@@ -50,7 +94,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
-				return runSync(c.Context(), g, opts, c.OutOrStdout())
+				return runSync(c.Context(), g, opts, tf.timeout, c.OutOrStdout())
 			},
 		}
 		tf.register(c)
@@ -64,29 +108,30 @@ changed on one side takes that side; a file changed on both is decrypted, merged
 lines and encrypted again. Overlapping edits stay in the file between conflict
 markers (<<<<<<< ours (host, time) / ======= / >>>>>>> theirs (remote, time)), so no
 memory is lost; the merge commit names each such file. A change of the recipients
-made on the remote is shown and taken only with --accept-recipients.
-
-Credentials: https takes --username and $MEMVAULT_GIT_TOKEN or
-$MEMVAULT_GIT_PASSWORD; ssh uses the ssh agent or --ssh-key, and checks the host in
-~/.ssh/known_hosts (or --known-hosts).`
+made on the remote is shown and taken only with --accept-recipients.`
 	return []*cobra.Command{
 		mk("sync", vault.SyncBoth, "Fetch, merge and push: bring the vault and a remote together",
-			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge),
+			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+transferHelp),
 		mk("pull", vault.SyncPull, "Fetch and merge a remote's changes, without pushing",
-			"Pull fetches the remote's main branch and fast-forwards or merges it.\n\n"+merge),
+			"Pull fetches the remote's main branch and fast-forwards or merges it.\n\n"+merge+"\n\n"+transferHelp),
 		mk("push", vault.SyncPush, "Push the vault to a remote that is behind",
-			"Push sends the vault's main branch to the remote. It refuses when the remote has\ncommits the vault lacks: run sync then."),
+			"Push sends the vault's main branch to the remote. It refuses when the remote has\ncommits the vault lacks: run sync then.\n\n"+transferHelp),
 		newCloneCommand(g),
 	}
 }
 
-func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, out io.Writer) (err error) {
+// runSync syncs the vault with a remote. timeout bounds the sync itself, not the
+// opening of the vault, which may wait for a person to type a passphrase.
+func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, timeout time.Duration, out io.Writer) (err error) {
 	v, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeVault(v, &err)
-	res, err := v.Sync(ctx, opts)
+	tctx, cancel := withTimeout(ctx, timeout)
+	defer cancel()
+	res, err := v.Sync(tctx, opts)
+	err = timedOut(tctx, timeout, err)
 	if res.RecipientsChanged {
 		fmt.Fprintf(out, "The remote changed the vault's recipients to:\n%s", indent(res.Recipients))
 	}
@@ -124,7 +169,9 @@ func newCloneCommand(g *globalOptions) *cobra.Command {
 		Short: "Make a local vault from a remote one",
 		Long: `Clone copies the vault at URL into DIR (default: --vault, $MEMVAULT_DIR, else the
 default vault) and records URL as remote origin. Your identity must be one of the
-vault's recipients; if it is not, clone says which recipient to ask someone to add.`,
+vault's recipients; if it is not, clone says which recipient to ask someone to add.
+
+` + transferHelp,
 		Example: `  memvault clone git@github.com:me/memory.git
   memvault clone https://git.example.com/me/memory.git ~/memory.git`,
 		Args: usageArgs(cobra.RangeArgs(1, 2)),
@@ -133,14 +180,17 @@ vault's recipients; if it is not, clone says which recipient to ask someone to a
 			if len(args) == 2 {
 				dir = args[1]
 			}
-			return runClone(c.Context(), g, args[0], dir, tf.auth, progressTo(c.ErrOrStderr()), c.OutOrStdout())
+			return runClone(c.Context(), g, args[0], dir, tf, progressTo(c.ErrOrStderr()), c.OutOrStdout())
 		},
 	}
 	tf.register(c)
 	return c
 }
 
-func runClone(ctx context.Context, g *globalOptions, url, dir string, auth gitlog.Auth, progress, out io.Writer) error {
+// runClone clones url into dir. --timeout bounds the whole of vault.Clone, so
+// the time a person takes to type a protected identity's passphrase, which it
+// asks for first, counts against it.
+func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, progress, out io.Writer) error {
 	defDir, identity, err := g.paths()
 	if err != nil {
 		return err
@@ -151,9 +201,11 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, auth gitlo
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
 	}
-	v, err := vault.Clone(ctx, url, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, auth, progress)
+	tctx, cancel := withTimeout(ctx, tf.timeout)
+	defer cancel()
+	v, err := vault.Clone(tctx, url, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, tf.auth, progress)
 	if err != nil {
-		return err
+		return timedOut(tctx, tf.timeout, err)
 	}
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", gitlog.Redact(url), dir)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -29,6 +30,7 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("vault: identity: %w", vault.ErrNoIdentity), exitSetup, "--identity"},
 		{fmt.Errorf("vault: read: %w", vault.ErrDecrypt), exitSetup, "--identity"},
 		{fmt.Errorf("agent: %w", context.Canceled), exitInterrupt, "interrupted"},
+		{fmt.Errorf("vault: sync: %w", gitlog.ErrTimeout), exitSetup, "--timeout"},
 		{errors.New("disk on fire"), exitSetup, "memvault: disk on fire"},
 	}
 	for _, tt := range tests {

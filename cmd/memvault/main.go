@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -94,6 +95,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, vault.ErrUnknownRevision):
 		fmt.Fprintf(stderr, "memvault: %v\n", err)
 		return exitSetup
+	case errors.Is(err, gitlog.ErrTimeout):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintTimeout)
+		return exitSetup
 	case errors.Is(err, vault.ErrConflict):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintConflict)
 		return exitAnswer
@@ -118,4 +122,7 @@ const (
 		"prints it). After a rekey, --identity IDENTITY.old reads the history before it."
 	hintPassphrase = "The identity is protected by a passphrase: type it on the terminal, or " +
 		"name a file holding it with --passphrase-file (or MEMVAULT_PASSPHRASE_FILE)."
+	hintTimeout = "The remote did not answer in time, and nothing was left half done. Check the " +
+		"network and the remote, then run the command again, or allow more time with --timeout " +
+		"(0: no limit)."
 )
