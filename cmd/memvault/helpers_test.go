@@ -31,6 +31,9 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("vault: read: %w", vault.ErrDecrypt), exitSetup, "--identity"},
 		{fmt.Errorf("agent: %w", context.Canceled), exitInterrupt, "interrupted"},
 		{fmt.Errorf("vault: sync: %w", gitlog.ErrTimeout), exitSetup, "--timeout"},
+		{fmt.Errorf("vault: sync: %w", gitlog.ErrAuth), exitSetup, "credential helper"},
+		{fmt.Errorf("vault: sync: %w", gitlog.ErrUnreachable), exitSetup, "memvault remote list"},
+		{fmt.Errorf("vault: sync: %w: %w", gitlog.ErrUnreachable, gitlog.ErrTimeout), exitSetup, "--timeout"},
 		{errors.New("disk on fire"), exitSetup, "memvault: disk on fire"},
 	}
 	for _, tt := range tests {

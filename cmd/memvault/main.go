@@ -98,6 +98,12 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, gitlog.ErrTimeout):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintTimeout)
 		return exitSetup
+	case errors.Is(err, gitlog.ErrAuth):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintAuth)
+		return exitSetup
+	case errors.Is(err, gitlog.ErrUnreachable):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintUnreachable)
+		return exitSetup
 	case errors.Is(err, vault.ErrConflict):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintConflict)
 		return exitAnswer
@@ -125,4 +131,10 @@ const (
 	hintTimeout = "The remote did not answer in time, and nothing was left half done. Check the " +
 		"network and the remote, then run the command again, or allow more time with --timeout " +
 		"(0: no limit)."
+	hintAuth = "The remote wants credentials, or refused them. For https set $MEMVAULT_GIT_TOKEN " +
+		"(with --username if the host wants a user), or keep them in a git credential helper; for " +
+		"ssh load the key into the ssh agent or pass --ssh-key, and check that the host is in " +
+		"~/.ssh/known_hosts (or --known-hosts)."
+	hintUnreachable = "Check the remote's URL ('memvault remote list'), the network, and that the " +
+		"repository exists on the host."
 )
