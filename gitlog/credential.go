@@ -51,7 +51,8 @@ func (c *credential) GoString() string { return c.String() }
 
 // withCredentialHelper runs transfer and, when it failed because the server
 // demanded credentials that none of the other sources gave (*auth is nil), asks
-// git's credential helpers for some for rawURL, sets *auth to them and runs
+// git's credential helpers (configured globally, system-wide or in r's own
+// config) for some for rawURL, sets *auth to them and runs
 // transfer once more. The helpers then learn the outcome, as with git: approve
 // when the server took the credentials, reject when it refused them (401).
 // a.Username, else $MEMVAULT_GIT_USERNAME, else the URL's user is passed to the
@@ -60,12 +61,12 @@ func (c *credential) GoString() string { return c.String() }
 //
 // Fetch and Push wrap their go-git call in it; retrying the whole call is safe
 // because go-git meets a 401 before any object or ref has moved.
-func withCredentialHelper(ctx context.Context, rawURL string, a Auth, auth *transport.AuthMethod, transfer func() error) error {
+func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a Auth, auth *transport.AuthMethod, transfer func() error) error {
 	err := transfer()
 	if *auth != nil || !errors.Is(err, transport.ErrAuthenticationRequired) {
 		return err
 	}
-	c := fillCredential(ctx, rawURL, helperUser(rawURL, a))
+	c := fillCredential(ctx, r.dir, rawURL, helperUser(rawURL, a))
 	if c == nil {
 		return err
 	}
@@ -74,12 +75,12 @@ func withCredentialHelper(ctx context.Context, rawURL string, a Auth, auth *tran
 	var noRef git.NoMatchingRefSpecError
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired):
-		c.tell(ctx, "reject")
+		c.tell(ctx, r.dir, "reject")
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository),
 		errors.As(err, &noRef), errors.Is(err, git.ErrForceNeeded):
 		// The server answered with its refs, so it took the credentials. Any
 		// other error (a 403, a cut connection) says nothing either way.
-		c.tell(ctx, "approve")
+		c.tell(ctx, r.dir, "approve")
 	}
 	return err
 }
@@ -130,12 +131,12 @@ func credentialRequest(rawURL, user string) (req string, ok bool) {
 // fillCredential asks git's credential helpers for rawURL's username and
 // password, and returns nil when there is no git binary, no helper answers, or
 // git fails or takes longer than credentialTimeout.
-func fillCredential(ctx context.Context, rawURL, user string) *credential {
+func fillCredential(ctx context.Context, dir, rawURL, user string) *credential {
 	req, ok := credentialRequest(rawURL, user)
 	if !ok {
 		return nil
 	}
-	out, err := runCredential(ctx, "fill", req)
+	out, err := runCredential(ctx, dir, "fill", req)
 	if err != nil {
 		return nil
 	}
@@ -170,19 +171,25 @@ func fillCredential(ctx context.Context, rawURL, user string) *credential {
 // tell passes the outcome of a transfer made with c (action "approve" or
 // "reject") to the helpers, so they keep or forget it. It is best effort, as in
 // git: a helper that fails only means it will be asked again next time.
-func (c *credential) tell(ctx context.Context, action string) {
+func (c *credential) tell(ctx context.Context, dir, action string) {
 	req := strings.Join(c.lines, "\n") + "\n\n"
-	runCredential(ctx, action, req)
+	runCredential(ctx, dir, action, req)
 }
 
 // runCredential runs `git credential action` with req on stdin and returns its
 // stdout. The password, if any, only ever travels through stdin and stdout;
 // git's stderr, which can quote the request, is dropped.
 //
+// git runs in the repository dir, named by GIT_DIR: it reads that config (a
+// helper may be set for one vault), the global and the system one, and never
+// the config of whatever repository the process happens to run in, which
+// could otherwise name a helper that runs anything and is handed the password
+// on approve.
+//
 // git must never prompt: GIT_TERMINAL_PROMPT=0 keeps it off the terminal, and an
 // empty GIT_ASKPASS keeps it from starting core.askPass or $SSH_ASKPASS (git
 // takes a set but empty GIT_ASKPASS as "no askpass program").
-func runCredential(ctx context.Context, action, req string) ([]byte, error) {
+func runCredential(ctx context.Context, dir, action, req string) ([]byte, error) {
 	bin, err := exec.LookPath("git")
 	if err != nil {
 		return nil, err
@@ -190,7 +197,8 @@ func runCredential(ctx context.Context, action, req string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, credentialTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "credential", action)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_DIR=.", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=")
 	cmd.Stdin = strings.NewReader(req)
 	cmd.Stderr = io.Discard
 	// A helper's own children (a cache daemon) may keep stdout open: stop

@@ -96,12 +96,7 @@ func helperSetup(t *testing.T, store string) (logFile, storeFile string) {
 	dir := t.TempDir()
 	logFile = filepath.Join(dir, "helper.log")
 	storeFile = filepath.Join(dir, "store")
-	logger := filepath.Join(dir, "logger.sh")
-	script := "#!/bin/sh\necho \"$*\" >> '" + logFile + "'\ncat > /dev/null\n"
-	if err := os.WriteFile(logger, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "[credential]\n\thelper = " + logger + "\n"
+	cfg := "[credential]\n\thelper = " + loggingHelper(t, logFile) + "\n"
 	if store != "" {
 		if err := os.WriteFile(storeFile, []byte(store+"\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -120,6 +115,19 @@ func helperSetup(t *testing.T, store string) (logFile, storeFile string) {
 		t.Setenv(k, "")
 	}
 	return logFile, storeFile
+}
+
+// loggingHelper writes a credential helper that appends its arguments (the
+// action: get, store or erase) to logFile and answers nothing, and returns its
+// path, which git runs as it is.
+func loggingHelper(t *testing.T, logFile string) string {
+	t.Helper()
+	helper := filepath.Join(t.TempDir(), "logger.sh")
+	script := "#!/bin/sh\necho \"$*\" >> '" + logFile + "'\ncat > /dev/null\n"
+	if err := os.WriteFile(helper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return helper
 }
 
 func readLog(t *testing.T, file string) string {
@@ -260,6 +268,42 @@ func TestCredentialHelper(t *testing.T) {
 			t.Errorf("Push as bob with the helper's credentials: %v", err)
 		}
 	})
+	t.Run("helper in the vault's config", func(t *testing.T) {
+		url := basicAuthRemote(t, "alice", "right-pass")
+		_, storeFile := helperSetup(t, "") // globally, only the logger
+		line := strings.Replace(url, "http://", "http://alice:right-pass@", 1) + "\n"
+		if err := os.WriteFile(storeFile, []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r, h := newPushRepo(t, url)
+		gitConfig(t, r.Dir(), "credential.helper", "store --file="+storeFile)
+		if err := r.Push(ctx, "origin", h, TransferOptions{}); err != nil {
+			t.Errorf("Push with a helper set in the repository's own config: %v", err)
+		}
+	})
+	t.Run("not the working directory's repository", func(t *testing.T) {
+		// A repository the process merely runs in (a project an agent works
+		// on) must not choose a helper, which would be handed the password.
+		url := basicAuthRemote(t, "alice", "right-pass")
+		logFile, _ := helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
+		cwd := filepath.Join(t.TempDir(), "project")
+		if out, err := exec.Command("git", "init", "-q", cwd).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+		strangerLog := filepath.Join(t.TempDir(), "stranger.log")
+		gitConfig(t, cwd, "credential.helper", loggingHelper(t, strangerLog))
+		t.Chdir(cwd)
+		r, h := newPushRepo(t, url)
+		if err := r.Push(ctx, "origin", h, TransferOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := readLog(t, strangerLog); got != "" {
+			t.Errorf("the working directory's helper was asked %q, want nothing", got)
+		}
+		if got := readLog(t, logFile); got != "get store" {
+			t.Errorf("the global helpers were asked %q, want %q", got, "get store")
+		}
+	})
 	t.Run("no git binary", func(t *testing.T) {
 		url := basicAuthRemote(t, "alice", "right-pass")
 		helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
@@ -269,4 +313,12 @@ func TestCredentialHelper(t *testing.T) {
 			t.Errorf("Push without git on PATH = %v, want ErrAuth (the helper source skipped)", err)
 		}
 	})
+}
+
+// gitConfig sets key to value in the config of the repository at dir.
+func gitConfig(t *testing.T, dir, key, value string) {
+	t.Helper()
+	if out, err := exec.Command("git", "-C", dir, "config", key, value).CombinedOutput(); err != nil {
+		t.Fatalf("git config %s: %v\n%s", key, err, out)
+	}
 }

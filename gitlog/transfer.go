@@ -192,7 +192,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	st := newCapture(r)
 	rem := git.NewRemote(st, rc)
 	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
-	err = withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })
+	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })
 	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
 		// go-git lists every local ref, and can meet the temporary file a
 		// concurrent writer renames over a ref (durable.go's writeRef): once more.
@@ -251,7 +251,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return err
 	}
-	err = withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, opts.Progress) })
+	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, opts.Progress) })
 	if err != nil {
 		return transferError("push", name, rc.URLs[0], err)
 	}
