@@ -42,10 +42,11 @@ func (f *transferFlags) register(c *cobra.Command) {
 // transferHelp ends the help of push, pull, sync and clone.
 const transferHelp = `Credentials: https takes --username and $MEMVAULT_GIT_TOKEN or
 $MEMVAULT_GIT_PASSWORD, else a user and password in the URL, else what git's
-credential helpers hold (credential.helper in git's config): they are asked only
-when the server wants credentials, git may not prompt, and they are told to
-forget a password the server refuses. ssh uses the ssh agent or --ssh-key, and checks
-the host in ~/.ssh/known_hosts (or --known-hosts).
+credential helpers hold (credential.helper in git's global config or the
+vault's): they are asked only when the server wants credentials, git may not
+prompt, and they are told to forget a password the server refuses. ssh uses
+the ssh agent or --ssh-key, and checks the host in ~/.ssh/known_hosts (or
+--known-hosts).
 
 A transfer that takes longer than --timeout (default 10m; 0 for no limit) gives
 up; nothing is left half done.`
