@@ -26,8 +26,9 @@ import (
 // more with them. Most remotes memvault talks to (local paths, ssh, public or
 // token-authenticated https) then never start the git binary, no helper pops up
 // a dialog for a remote that wants nothing, and no credential is sent to a
-// server that did not ask for it. The cost is one refused request before an
-// authenticated transfer, which happens before any object moves.
+// server that did not ask for it. The cost is one refused request, and one run
+// of git credential fill and approve, for every Fetch and Push (a sync does
+// both): nothing is cached between them.
 
 // credentialTimeout bounds each run of git credential. A helper that waits for a
 // person (a keychain's dialog) is cut off then, and the transfer fails with
@@ -35,8 +36,8 @@ import (
 const credentialTimeout = 10 * time.Second
 
 // credential is what `git credential fill` answered. Its lines are given back
-// unchanged to approve or reject, as git's documentation asks, so a helper finds
-// the entry it gave. It holds a password: it is never formatted into an error or
+// unchanged to approve or reject, so a helper finds the entry it gave (with any
+// attribute it added, such as an expiry). It holds a password: it is never formatted into an error or
 // a log line, and String hides it should anyone try.
 type credential struct {
 	lines    []string // key=value, as fill printed them
@@ -52,9 +53,9 @@ func (c *credential) GoString() string { return c.String() }
 // withCredentialHelper runs transfer and, when it failed because the server
 // demanded credentials that none of the other sources gave (*auth is nil), asks
 // git's credential helpers (configured globally, system-wide or in r's own
-// config) for some for rawURL, sets *auth to them and runs
-// transfer once more. The helpers then learn the outcome, as with git: approve
-// when the server took the credentials, reject when it refused them (401).
+// config) for rawURL's, sets *auth to them and runs transfer once more. The
+// helpers then learn the outcome, as with git: approve when the server took the
+// credentials, reject when it refused them (401).
 // a.Username, else $MEMVAULT_GIT_USERNAME, else the URL's user is passed to the
 // helpers as the username wanted. Without the git binary, or when no helper
 // answers, the first error is returned as it was.
