@@ -21,17 +21,27 @@ import (
 // pack is durable before Fetch journals the move of the remote's ref, so the
 // journal needs no copy of its objects.
 type packSink struct {
-	r *Repo
-	f *os.File
-	n int64
+	f    *os.File
+	n    int64
+	done func() // called once the pack is in place
 }
 
-func (r *Repo) newPackSink() (*packSink, error) {
-	f, err := os.CreateTemp(filepath.Join(r.dir, "objects", "pack"), "tmp_pack_")
+// newPackSink receives a pack into the repository at dir.
+func newPackSink(dir string, done func()) (*packSink, error) {
+	f, err := os.CreateTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_")
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: receive pack: %w", err)
 	}
-	return &packSink{r: r, f: f}, nil
+	return &packSink{f: f, done: done}, nil
+}
+
+// newPackSink receives a pack into r, which then looks for objects in it.
+func (r *Repo) newPackSink() (*packSink, error) {
+	return newPackSink(r.dir, func() {
+		r.readMu.Lock()
+		r.st.Reindex()
+		r.readMu.Unlock()
+	})
 }
 
 func (s *packSink) Write(p []byte) (int, error) {
@@ -75,6 +85,9 @@ func (s *packSink) install() error {
 	if err != nil {
 		return err
 	}
+	if n, err := idx.Count(); err != nil || n == 0 {
+		return err // an empty pack: nothing to keep
+	}
 	if err := s.f.Sync(); err != nil {
 		return err
 	}
@@ -113,8 +126,8 @@ func (s *packSink) install() error {
 	if err := syncDir(dir); err != nil {
 		return err
 	}
-	s.r.readMu.Lock()
-	s.r.st.Reindex()
-	s.r.readMu.Unlock()
+	if s.done != nil {
+		s.done()
+	}
 	return nil
 }

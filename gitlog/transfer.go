@@ -72,7 +72,7 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 	return &localUpload{UploadPackSession: sess, sto: sto}, nil
 }
 
-// NewReceivePackSession makes a push to a local repository a compare-and-swap.
+// NewReceivePackSession serves a push to a local repository with localReceive.
 func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
 	sess, err := s.Transport.NewReceivePackSession(ep, auth)
 	if err != nil {
@@ -86,11 +86,15 @@ func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transpor
 	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, nil
 }
 
-// localReceive guards go-git's receive-pack, which sets a ref to the new value
-// whatever it holds: of two pushes at once, the later would drop the other's
-// commits from the remote. An flock on the repository's config file (git never
-// flocks it) serializes memvault's pushes to the repository, and under it each
-// ref must still hold the old value the push names.
+// localReceive takes a push into a local repository in place of go-git's
+// receive-pack, which sets each ref whatever it holds (of two pushes at once the
+// later dropped the other's commits), syncs nothing (a shared folder could lose
+// an acknowledged push in a power cut), and reads the pack a few bytes at a time.
+//
+// An flock on the repository's config file (git never flocks it) serializes
+// memvault's pushes to it. Under it, each ref must still hold the old value the
+// push names; the pack goes in through a packSink, whole and synced, and then the
+// refs move, each synced too.
 type localReceive struct {
 	transport.ReceivePackSession
 	dir string
@@ -108,7 +112,11 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: lock %s: %w", s.dir, err)
 	}
+	rs := &packp.ReportStatus{UnpackStatus: "ok"}
 	for _, c := range req.Commands {
+		if !strings.HasPrefix(string(c.Name), "refs/heads/") || c.New.IsZero() {
+			return nil, fmt.Errorf("gitlog: a push to a local path updates branches only, not %s", c.Name)
+		}
 		var cur Hash
 		ref, err := s.sto.Reference(c.Name)
 		switch {
@@ -120,8 +128,32 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		if cur != c.Old {
 			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first)", c.Name, cur)
 		}
+		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: "ok"})
 	}
-	return s.ReceivePackSession.ReceivePack(ctx, req)
+	if req.Packfile != nil {
+		sink, err := newPackSink(s.dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		_, err = io.Copy(sink, ioutil.NewContextReadCloser(ctx, req.Packfile))
+		if cerr := sink.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range req.Commands {
+		p := filepath.Join(s.dir, filepath.FromSlash(string(c.Name)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		// The temporary file outside refs/, where it would be a ref itself.
+		if err := writeFileAtomicVia(s.dir, p, []byte(c.New.String()+"\n"), 0o644, true); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
 }
 
 type localUpload struct {

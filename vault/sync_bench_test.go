@@ -12,14 +12,25 @@ import (
 
 // BenchmarkSyncDiverged1000 times one sync of two clones that are 1,000 commits
 // apart each way (each side edits its own 50 files 1,000 times): fetch, merge
-// of 100 changed files, push. Target: ≤ 5 s.
+// of 100 changed files, push. Target: ≤ 5 s. The remote is a local path (served
+// in process by go-git), git daemon, or git http-backend: the last two are git
+// itself on the server side.
 func BenchmarkSyncDiverged1000(b *testing.B) {
+	for _, tr := range []struct {
+		name   string
+		remote func(testing.TB) string
+	}{{"file", fileRemote}, {"git-daemon", daemonRemote}, {"http-backend", httpRemote}} {
+		b.Run(tr.name, func(b *testing.B) { benchSyncDiverged(b, tr.remote) })
+	}
+}
+
+func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 	const commits, files = 1000, 50
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
 		va, opts := vaulttest.NewAt(b, dir)
-		url := fileRemote(b)
+		url := remote(b)
 		if err := va.AddRemote("origin", url); err != nil {
 			b.Fatal(err)
 		}
