@@ -145,6 +145,9 @@ func (r *resourceSync) read(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if err != nil {
 		return nil, readError(uri, err)
 	}
+	// A client reads a resource to put it before a model: a use, as a view is,
+	// so that memvault expire keeps the file.
+	recordView(r.store, p)
 	c := &mcp.ResourceContents{URI: uri, MIMEType: mimeType(p)}
 	if utf8.Valid(data) {
 		c.Text = string(data)
