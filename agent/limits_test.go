@@ -81,17 +81,25 @@ func TestVaultLimits(t *testing.T) {
 	}
 }
 
-// TestRequestLineLimit: serve takes its line limit from the vault's config.
+// TestRequestLineLimit: serve takes its line limit from the vault's config, and
+// its answer to a longer line names the config key that raises it; the next
+// line is answered as usual.
 func TestRequestLineLimit(t *testing.T) {
 	v := limitedVault(t, "\tmaxRequestLine = 100\n")
 	var out strings.Builder
 	in := `{"id":1,"input":{"command":"view","path":"/memories"}}` + "\n" +
-		`{"id":2,"input":{"command":"create","path":"/memories/x.md","file_text":"` + strings.Repeat("x", 100) + `"}}` + "\n"
+		`{"id":2,"input":{"command":"create","path":"/memories/x.md","file_text":"` + strings.Repeat("x", 100) + `"}}` + "\n" +
+		`{"id":3,"input":{"command":"create","path":"/memories/x.md","file_text":"x"}}` + "\n"
 	if err := agent.Serve(context.Background(), agent.New(v, agent.Options{}), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":null,"content":"Error: Invalid request: line longer than 100 bytes","is_error":true}`
-	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 2 || lines[1] != want {
-		t.Errorf("Serve answers = %q, want the second to be %s", out.String(), want)
+	want := []string{
+		`{"id":2,"content":"Error: Invalid request: line longer than 100 bytes, so nothing was run. ` +
+			`Send a shorter request (less file_text at once), or raise the limit in the vault's config: ` +
+			`git --git-dir=VAULT config memvault.maxRequestLine BYTES","is_error":true}`,
+		`{"id":3,"content":"File created successfully at: /memories/x.md","is_error":false}`,
+	}
+	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 3 || lines[1] != want[0] || lines[2] != want[1] {
+		t.Errorf("Serve answers = %q, want the second and third to be\n%s", out.String(), strings.Join(want, "\n"))
 	}
 }

@@ -30,7 +30,9 @@ const DefaultMaxLine = 8 << 20
 // Blank lines are skipped. A line that is not a request (not a JSON object, no
 // input, a tool_use_id that is not a string, longer than Options.MaxLine) gets an
 // answer "Error: Invalid request: {reason}" with its id, or null if none can be
-// read, and serving goes on. So does a failure outside the contract, answered as
+// read, and serving goes on. The id of a line too long to keep is read from
+// its first bytes, so it is echoed when the line begins with it, as bridges
+// write it: a bridge matching answers to requests by id is never left waiting. So does a failure outside the contract, answered as
 // Handle does. Serve returns an error only when ctx ends, or reading r or
 // writing w fails. A read blocked in r when ctx ends is left to finish in the
 // background.
@@ -61,12 +63,16 @@ func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
 }
 
 // request is one line read by readRequests: its bytes, or that it was too
-// long, or the read error that ended the input.
+// long and its first bytes, or the read error that ended the input.
 type request struct {
 	line    []byte
 	tooLong bool
+	head    []byte // when tooLong: up to idHead bytes from the start of the line
 	err     error
 }
+
+// idHead is how much of an over-long line is kept to find its id in.
+const idHead = 4 << 10
 
 // readRequests sends the non-blank lines of r, then the error that ended it.
 func readRequests(ctx context.Context, r *bufio.Reader, maxLine int, out chan<- request) {
@@ -95,7 +101,7 @@ func readLine(r *bufio.Reader, maxLine int) request {
 		chunk, err := r.ReadSlice('\n')
 		if !req.tooLong {
 			if len(req.line)+len(chunk) > maxLine+2 { // room for "\r\n"
-				req.tooLong, req.line = true, nil
+				req.tooLong, req.head, req.line = true, lineHead(req.line, chunk), nil
 			} else {
 				req.line = append(req.line, chunk...)
 			}
@@ -116,16 +122,46 @@ func trimEOL(req request, maxLine int) request {
 	req.line = bytes.TrimSuffix(req.line, []byte("\n"))
 	req.line = bytes.TrimSuffix(req.line, []byte("\r"))
 	if len(req.line) > maxLine {
-		req.tooLong, req.line = true, nil
+		req.tooLong, req.head, req.line = true, lineHead(req.line, nil), nil
 	}
 	return req
+}
+
+// lineHead copies the first idHead bytes of the line made of a then b.
+func lineHead(a, b []byte) []byte {
+	head := make([]byte, 0, idHead)
+	head = append(head, a[:min(len(a), idHead)]...)
+	return append(head, b[:min(len(b), idHead-len(head))]...)
+}
+
+// leadingID returns the id of a request whose text begins with head, when the
+// request object's first member is "id" and its value ends within head; else nil.
+func leadingID(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	if tok, err := dec.Token(); err != nil || tok != "id" {
+		return nil
+	}
+	var id json.RawMessage
+	if err := dec.Decode(&id); err != nil {
+		return nil
+	}
+	// A value cut at the end of head (a number, most likely) would decode as
+	// another one: the member must be seen to end.
+	rest := bytes.TrimLeft(head[dec.InputOffset():], " \t\r\n")
+	if len(rest) == 0 || (rest[0] != ',' && rest[0] != '}') {
+		return nil
+	}
+	return id
 }
 
 // serveOne runs one request and renders its answer line. Its error is ctx's,
 // when ctx ended while the request ran.
 func (h *Handler) serveOne(ctx context.Context, req request) ([]byte, error) {
 	if req.tooLong {
-		return answerLine(nil, invalidRequest("line longer than "+strconv.Itoa(h.maxLine())+" bytes")), nil
+		return answerLine(leadingID(req.head), h.lineTooLong()), nil
 	}
 	var fields map[string]json.RawMessage
 	if !json.Valid(req.line) || bytes.TrimLeft(req.line, " \t\r")[0] != '{' || json.Unmarshal(req.line, &fields) != nil {
@@ -158,6 +194,19 @@ func (h *Handler) maxLine() int {
 		return n
 	}
 	return DefaultMaxLine
+}
+
+// lineTooLong answers a request line over the limit: what happened, and the
+// two ways on, one for the model and one for whoever runs memvault. The limit
+// comes from Options.MaxLine when the program set it, else from the vault's
+// config, whose key the answer names.
+func (h *Handler) lineTooLong() Answer {
+	raise := "or raise the limit in the vault's config: git --git-dir=VAULT config memvault.maxRequestLine BYTES"
+	if h.opts.MaxLine > 0 {
+		raise = "or raise the limit the program serving memory sets (agent.Options.MaxLine)"
+	}
+	return invalidRequest("line longer than " + strconv.Itoa(h.maxLine()) + " bytes, so nothing was run. " +
+		"Send a shorter request (less file_text at once), " + raise)
 }
 
 func invalidRequest(reason string) Answer {

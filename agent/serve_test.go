@@ -32,6 +32,10 @@ func TestServe(t *testing.T) {
 		`{"id":8,"input":{"command":"view","path":"/memories"},"tool_use_id":5}`,
 		`{"id":9,"input":"view"}`,
 		`{"id":10,"input":{"command":"create","path":"/memories/` + strings.Repeat("x", 200) + `","file_text":""}}`,
+		// Over-long lines too, each answered with its id when the line begins with it.
+		` { "id" : [1, "a"] , "input":{"command":"create","path":"/memories/y","file_text":"` + strings.Repeat("y", 200) + `"}}`,
+		`{"input":{"command":"create","path":"/memories/y","file_text":"` + strings.Repeat("y", 200) + `"},"id":13}`,
+		`{"id":` + strings.Repeat("1", 5000) + `,"input":{}}`, // an id longer than the part of the line kept
 		`{"id":11,"input":{"command":"view","path":"/memories"}}` + "\r",
 		`{"id":12,"input":{"command":"view","path":"/memories"}}`, // no final newline
 	}, "\n")
@@ -39,6 +43,8 @@ func TestServe(t *testing.T) {
 	if err := agent.Serve(context.Background(), h, strings.NewReader(in), &out); err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
+	const tooLong = "Error: Invalid request: line longer than 200 bytes, so nothing was run. " +
+		"Send a shorter request (less file_text at once), or raise the limit the program serving memory sets (agent.Options.MaxLine)"
 	root := `Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n4K\t/memories`
 	want := []string{
 		`{"id":1,"content":"File created successfully at: /memories/a.md","is_error":false}`,
@@ -52,7 +58,10 @@ func TestServe(t *testing.T) {
 		`{"id":7,"content":"Error: Invalid request: no input","is_error":true}`,
 		`{"id":8,"content":"Error: Invalid request: tool_use_id is not a string","is_error":true}`,
 		`{"id":9,"content":"Error: Invalid tool input: expected a JSON object, got a string","is_error":true}`,
-		`{"id":null,"content":"Error: Invalid request: line longer than 200 bytes","is_error":true}`,
+		`{"id":10,"content":"` + tooLong + `","is_error":true}`,
+		`{"id":[1, "a"],"content":"` + tooLong + `","is_error":true}`,
+		`{"id":null,"content":"` + tooLong + `","is_error":true}`,
+		`{"id":null,"content":"` + tooLong + `","is_error":true}`,
 		`{"id":11,"content":"` + root + `","is_error":false}`,
 		`{"id":12,"content":"` + root + `","is_error":false}`,
 	}
