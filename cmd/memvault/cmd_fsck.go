@@ -26,6 +26,11 @@ identity, that the vault's recipients and format files parse, and that the ident
 file is readable by you alone. It prints each problem and exits with status 1 when
 there is any.
 
+It also notes what keeps decrypted memories in memory only and is missing from
+its own process, as from any memvault started the same way: on Linux, core dumps
+off, and memory locked against swap, which needs the memlock limit unlimited
+(ulimit -l unlimited). Notes do not change the exit status.
+
 With --repair, a main branch that is unreadable or names a broken commit is pointed
 at the newest commit whose whole history is sound. Nothing is ever deleted.`,
 		Example: `  memvault fsck
@@ -71,6 +76,9 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 	}
 	for _, w := range v.PermissionWarnings() {
 		fmt.Fprintln(out, "warning: "+w)
+	}
+	for _, n := range hardeningNotes() {
+		fmt.Fprintln(out, "note: "+n)
 	}
 	if len(problems) > 0 {
 		return errFsckProblems
