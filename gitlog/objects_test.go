@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
@@ -276,5 +277,52 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 	defer r.Close()
 	if h, _ := r.Head(); h != c2 {
 		t.Errorf("the remote's main is %s after the stale push, want %s", h, c2)
+	}
+}
+
+// TestTransferProgress: a push and a fetch given a progress writer say how many
+// objects and bytes went, on one line that ends when they are done.
+func TestTransferProgress(t *testing.T) {
+	ctx := context.Background()
+	src, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var head Hash
+	for i := range 10 {
+		head = commit(t, src, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: []byte("x")})
+	}
+	remoteDir := filepath.Join(t.TempDir(), "remote.git")
+	remote, err := Init(remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Close()
+	var sent bytes.Buffer
+	src.AddRemote("origin", "file://"+remoteDir)
+	if err := src.Push(ctx, "origin", head, TransferOptions{Progress: &sent}); err != nil {
+		t.Fatal(err)
+	}
+	// 10 commits, 10 root trees, 10 trees of m, 1 blob (every file holds "x").
+	if got := sent.String(); !strings.HasPrefix(got, "\rSending 31 objects: ") || !strings.HasSuffix(got, ", done.\n") {
+		t.Errorf("push progress = %q", got)
+	}
+	dst, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	dst.AddRemote("origin", "file://"+remoteDir)
+	var got bytes.Buffer
+	if _, err := dst.Fetch(ctx, "origin", TransferOptions{Progress: &got}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.String(), "\rReceiving 31 objects: ") || !strings.HasSuffix(got.String(), ", done.\n") {
+		t.Errorf("fetch progress = %q", got.String())
+	}
+	var quiet bytes.Buffer
+	if _, err := dst.Fetch(ctx, "origin", TransferOptions{Progress: &quiet}); err != nil || quiet.Len() != 0 {
+		t.Errorf("a fetch with nothing new said %q (%v)", quiet.String(), err)
 	}
 }

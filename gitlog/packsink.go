@@ -21,9 +21,10 @@ import (
 // pack is durable before Fetch journals the move of the remote's ref, so the
 // journal needs no copy of its objects.
 type packSink struct {
-	f    *os.File
-	n    int64
-	done func() // called once the pack is in place
+	f     *os.File
+	n     int64
+	done  func() // called once the pack is in place
+	meter *meter // nil for none
 }
 
 // newPackSink receives a pack into the repository at dir.
@@ -47,6 +48,7 @@ func (r *Repo) newPackSink() (*packSink, error) {
 func (s *packSink) Write(p []byte) (int, error) {
 	n, err := s.f.Write(p)
 	s.n += int64(n)
+	s.meter.count(p[:n])
 	return n, err
 }
 
@@ -58,6 +60,7 @@ func (s *packSink) Close() error {
 	if s.n == 0 {
 		return s.f.Close()
 	}
+	s.meter.done()
 	err := s.install()
 	if cerr := s.f.Close(); err == nil {
 		err = cerr

@@ -42,7 +42,7 @@ type Auth struct {
 // TransferOptions configure Fetch and Push.
 type TransferOptions struct {
 	Auth     Auth
-	Progress io.Writer // the server's progress (objects, bytes); nil for none
+	Progress io.Writer // objects and bytes sent or received, and the server's own progress; nil for none
 }
 
 // localTransport makes file:// and plain paths work in process, without the git
@@ -187,12 +187,13 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 // make the next fetch think it had everything.)
 type captureRefs struct {
 	storage.Storer
-	r    *Repo
-	refs map[plumbing.ReferenceName]Hash
+	r        *Repo
+	refs     map[plumbing.ReferenceName]Hash
+	progress io.Writer // where the received pack is metered; nil for nowhere
 }
 
-func newCapture(r *Repo) *captureRefs {
-	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}}
+func newCapture(r *Repo, progress io.Writer) *captureRefs {
+	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}, progress: progress}
 }
 
 func (s *captureRefs) SetReference(ref *plumbing.Reference) error {
@@ -205,7 +206,13 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 }
 
 // PackfileWriter makes go-git hand over the fetched pack as it comes.
-func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) { return s.r.newPackSink() }
+func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) {
+	sink, err := s.r.newPackSink()
+	if err == nil {
+		sink.meter = newMeter(s.progress, "Receiving")
+	}
+	return sink, err
+}
 
 // Fetch fetches the main branch of remote name into RemoteRef(name), moving that
 // ref through the journal under the lock, and returns what it now holds (ZeroHash
@@ -221,14 +228,14 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	st := newCapture(r)
+	st := newCapture(r, opts.Progress)
 	rem := git.NewRemote(st, rc)
 	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
 	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })
 	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
 		// go-git lists every local ref, and can meet the temporary file a
 		// concurrent writer renames over a ref (durable.go's writeRef): once more.
-		st = newCapture(r)
+		st = newCapture(r, opts.Progress)
 		err = git.NewRemote(st, rc).FetchContext(ctx, fo)
 	}
 	old, rerr := r.Ref(RemoteRef(name))
@@ -363,8 +370,9 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	pr, pw := io.Pipe()
 	req.Packfile = pr
 	encoded := make(chan error, 1)
+	m := newMeter(progress, "Sending")
 	go func() {
-		err := encodePack(pw, lockedObjects{r.st, r}, objs)
+		err := encodePack(meteredWriter{pw, m}, lockedObjects{r.st, r}, objs)
 		pw.CloseWithError(err)
 		encoded <- err
 	}()
@@ -376,6 +384,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	if err != nil {
 		return err
 	}
+	m.done()
 	if rs != nil {
 		return rs.Error()
 	}
