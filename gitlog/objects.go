@@ -2,15 +2,17 @@ package gitlog
 
 import (
 	"bufio"
+	"compress/zlib"
 	"container/heap"
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -219,41 +221,75 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 	return out, nil
 }
 
-// encodePack writes the objects hs of sto to w as one pack, whole objects
-// without deltas (ciphertext does not delta, and the search for deltas costs
-// more than the bytes it saves here).
-//
-// The writes are gathered into large ones: go-git's encoder writes each header
-// and deflate block on its own, and every read on the other end of a pipe costs
-// a goroutine and a buffer in go-git's context reader.
-func encodePack(w io.Writer, sto storer.EncodedObjectStorer, hs []Hash) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	if _, err := packfile.NewEncoder(bw, sto, false).Encode(hs, 0); err != nil {
+// objectReader reads one whole object for writePack.
+type objectReader func(h Hash) (plumbing.ObjectType, []byte, error)
+
+// readObject reads an object of r through its caches and read lock.
+func (r *Repo) readObject(h Hash) (plumbing.ObjectType, []byte, error) {
+	o, err := r.object(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, nil, fmt.Errorf("gitlog: read %s: %w", h, err)
+	}
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	data, err := readAll(o)
+	return o.Type(), data, err
+}
+
+// storerReader reads the objects of a repository served in process.
+func storerReader(sto storer.EncodedObjectStorer) objectReader {
+	return func(h Hash) (plumbing.ObjectType, []byte, error) {
+		o, err := sto.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return 0, nil, fmt.Errorf("gitlog: read %s: %w", h, err)
+		}
+		data, err := readAll(o)
+		return o.Type(), data, err
+	}
+}
+
+// writePack writes the objects hs to w as one pack (version 2): whole objects,
+// no deltas, since ciphertext does not delta and searching costs more than the
+// bytes it would save on trees. Objects are read one at a time and nothing is
+// kept, so a pack of a whole vault costs the memory of its largest object; the
+// writes are gathered into large ones (every read on the far end of a pipe costs
+// a goroutine and a buffer in go-git's context reader).
+func writePack(w io.Writer, hs []Hash, read objectReader) error {
+	sum := sha1.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 256<<10)
+	var head [12]byte
+	copy(head[:], "PACK")
+	binary.BigEndian.PutUint32(head[4:], 2)
+	binary.BigEndian.PutUint32(head[8:], uint32(len(hs)))
+	bw.Write(head[:])
+	zw, _ := zlib.NewWriterLevel(bw, zlib.BestSpeed)
+	for _, h := range hs {
+		t, data, err := read(h)
+		if err != nil {
+			return err
+		}
+		// The type and size: 3 bits and 4 bits in the first byte, then 7 bits
+		// a byte, each but the last with its high bit set.
+		size := len(data)
+		var hdr [16]byte
+		n := 0
+		c := byte(t)<<4 | byte(size&0x0f)
+		for size >>= 4; size > 0; size >>= 7 {
+			hdr[n] = c | 0x80
+			n++
+			c = byte(size & 0x7f)
+		}
+		hdr[n] = c
+		bw.Write(hdr[:n+1])
+		zw.Reset(bw)
+		zw.Write(data)
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return bw.Flush()
-}
-
-// lockedObjects reads a Repo's objects whole, under its read lock, for
-// encodePack: go-git's storage is not safe for concurrent first reads.
-type lockedObjects struct {
-	storer.EncodedObjectStorer
-	r *Repo
-}
-
-func (s lockedObjects) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	o, err := s.r.object(t, h)
-	if err != nil {
-		return nil, err
-	}
-	s.r.readMu.Lock()
-	data, err := readAll(o)
-	s.r.readMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(o.Type())
-	mo.Write(data)
-	return mo, nil
+	_, err := w.Write(sum.Sum(nil))
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,7 +171,7 @@ func TestPackSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pack bytes.Buffer
-	if err := encodePack(&pack, lockedObjects{src.st, src}, objs); err != nil {
+	if err := writePack(&pack, objs, src.readObject); err != nil {
 		t.Fatal(err)
 	}
 
@@ -261,7 +262,7 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pack bytes.Buffer
-	if err := encodePack(&pack, lockedObjects{src.st, src}, objs); err != nil {
+	if err := writePack(&pack, objs, src.readObject); err != nil {
 		t.Fatal(err)
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
@@ -324,5 +325,36 @@ func TestTransferProgress(t *testing.T) {
 	var quiet bytes.Buffer
 	if _, err := dst.Fetch(ctx, "origin", TransferOptions{Progress: &quiet}); err != nil || quiet.Len() != 0 {
 		t.Errorf("a fetch with nothing new said %q (%v)", quiet.String(), err)
+	}
+}
+
+// TestPack: Pack moves every loose object into one pack; everything stays
+// readable, and git itself finds the repository sound.
+func TestPack(t *testing.T) {
+	ctx := context.Background()
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	commits := branchyHistory(t, r, rand.New(rand.NewPCG(3, 4)), 30)
+	need := map[Hash]bool{}
+	closure(t, r, commits[len(commits)-1], need)
+	n, err := r.Pack(ctx)
+	if err != nil || n < len(need) {
+		t.Fatalf("Pack = %d, %v; want at least the %d reachable objects", n, err, len(need))
+	}
+	if hs, _, _ := r.looseObjects(); len(hs) != 0 {
+		t.Errorf("%d loose objects left after Pack", len(hs))
+	}
+	got := map[Hash]bool{}
+	closure(t, r, commits[len(commits)-1], got) // fails the test if anything is missing
+	if n, err := r.Pack(ctx); n != 0 || err != nil {
+		t.Errorf("a second Pack = %d, %v; want nothing to do", n, err)
+	}
+	if git, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command(git, "-C", r.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {
+			t.Errorf("git fsck after Pack: %v\n%s", err, out)
+		}
 	}
 }

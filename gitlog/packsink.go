@@ -52,6 +52,12 @@ func (s *packSink) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// abort drops what was received.
+func (s *packSink) abort() {
+	s.f.Close()
+	os.Remove(s.f.Name())
+}
+
 // Close installs the pack; on any error the temporary file is removed and the
 // repository is as it was.
 func (s *packSink) Close() error {

@@ -176,7 +176,7 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 		return nil, err
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(encodePack(pw, u.sto, objs)) }()
+	go func() { pw.CloseWithError(writePack(pw, objs, storerReader(u.sto))) }()
 	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }
 
@@ -372,7 +372,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	encoded := make(chan error, 1)
 	m := newMeter(progress, "Sending")
 	go func() {
-		err := encodePack(meteredWriter{pw, m}, lockedObjects{r.st, r}, objs)
+		err := writePack(meteredWriter{pw, m}, objs, r.readObject)
 		pw.CloseWithError(err)
 		encoded <- err
 	}()

@@ -123,3 +123,14 @@ func RepairAt(ctx context.Context, dir string) (string, error) {
 	}
 	return h.String(), nil
 }
+
+// Pack moves the vault's loose objects, a few for every commit, into one pack
+// file and returns how many it moved. Nothing leaves the history, and writers
+// are not held off (see gitlog.Repo.Pack).
+func (v *Vault) Pack(ctx context.Context) (int, error) {
+	n, err := v.repo.Pack(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("vault: %w", err)
+	}
+	return n, nil
+}

@@ -62,6 +62,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newLogCommand(&g),
 		newDemoCommand(&g),
 		newFsckCommand(&g),
+		newGCCommand(&g),
 		newMCPCommand(&g),
 		newChatCommand(&g),
 		newRecipientsCommand(&g),
