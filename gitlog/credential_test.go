@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/internal/gittest"
 )
 
 func TestCredentialRequest(t *testing.T) {
@@ -44,47 +43,6 @@ func TestCredentialHides(t *testing.T) {
 			t.Errorf("Sprintf(%q, credential) = %q, shows the password", f, s)
 		}
 	}
-}
-
-// basicAuthRemote serves a new empty bare repository through git http-backend on
-// loopback, answering 401 to any request without user:pass (none when user is
-// ""), and returns its URL.
-func basicAuthRemote(t *testing.T, user, pass string) string {
-	t.Helper()
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skipf("git binary not found (%v): the loopback server needs it", err)
-	}
-	root := t.TempDir()
-	dir := filepath.Join(root, "vault.git")
-	for _, args := range [][]string{
-		{"init", "--bare", "-q", dir},
-		{"-C", dir, "config", "http.receivepack", "true"},
-		{"-C", dir, "symbolic-ref", "HEAD", "refs/heads/main"},
-	} {
-		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	out, err := exec.Command(bin, "--exec-path").Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("git-http-backend not found: %v", err)
-	}
-	cgih := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); user != "" && (!ok || u != user || p != pass) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="memvault test"`)
-			http.Error(w, "credentials wanted", http.StatusUnauthorized)
-			return
-		}
-		cgih.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/vault.git"
 }
 
 // helperSetup gives git a global config of its own (the user's is never read)
@@ -167,7 +125,7 @@ func newFetchRepo(t *testing.T, url string) *Repo {
 func TestCredentialHelper(t *testing.T) {
 	ctx := context.Background()
 	t.Run("helper has it", func(t *testing.T) {
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		logFile, storeFile := helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
 		r, h := newPushRepo(t, url)
 		if err := r.Push(ctx, "origin", h, TransferOptions{}); err != nil {
@@ -185,7 +143,7 @@ func TestCredentialHelper(t *testing.T) {
 		}
 	})
 	t.Run("helper has a wrong one", func(t *testing.T) {
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		logFile, storeFile := helperSetup(t, strings.Replace(url, "http://", "http://alice:stale-pass@", 1))
 		r, h := newPushRepo(t, url)
 		err := r.Push(ctx, "origin", h, TransferOptions{})
@@ -206,7 +164,7 @@ func TestCredentialHelper(t *testing.T) {
 		}
 	})
 	t.Run("no helper answers", func(t *testing.T) {
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		logFile, _ := helperSetup(t, "")
 		// git would fall back on an askpass program, which could open a
 		// dialog nobody answers; it must not be started.
@@ -231,7 +189,7 @@ func TestCredentialHelper(t *testing.T) {
 		}
 	})
 	t.Run("server wants none", func(t *testing.T) {
-		url := basicAuthRemote(t, "", "")
+		url := gittest.HTTP(t, "", "")
 		logFile, _ := helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
 		r, h := newPushRepo(t, url)
 		if err := r.Push(ctx, "origin", h, TransferOptions{}); err != nil {
@@ -247,7 +205,7 @@ func TestCredentialHelper(t *testing.T) {
 	t.Run("given credentials win", func(t *testing.T) {
 		// As in git, a password given explicitly is used alone: a refusal is
 		// final, and the helpers' store is left alone.
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		logFile, _ := helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
 		r, h := newPushRepo(t, url)
 		err := r.Push(ctx, "origin", h, TransferOptions{Auth: Auth{Username: "alice", Password: "typo-pass"}})
@@ -260,7 +218,7 @@ func TestCredentialHelper(t *testing.T) {
 	})
 	t.Run("username passed on", func(t *testing.T) {
 		// The store holds two users; the one named by Auth is the one taken.
-		url := basicAuthRemote(t, "bob", "bobs-pass")
+		url := gittest.HTTP(t, "bob", "bobs-pass")
 		helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1)+"\n"+
 			strings.Replace(url, "http://", "http://bob:bobs-pass@", 1))
 		r, h := newPushRepo(t, url)
@@ -269,7 +227,7 @@ func TestCredentialHelper(t *testing.T) {
 		}
 	})
 	t.Run("helper in the vault's config", func(t *testing.T) {
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		_, storeFile := helperSetup(t, "") // globally, only the logger
 		line := strings.Replace(url, "http://", "http://alice:right-pass@", 1) + "\n"
 		if err := os.WriteFile(storeFile, []byte(line), 0o600); err != nil {
@@ -284,7 +242,7 @@ func TestCredentialHelper(t *testing.T) {
 	t.Run("not the working directory's repository", func(t *testing.T) {
 		// A repository the process merely runs in (a project an agent works
 		// on) must not choose a helper, which would be handed the password.
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		logFile, _ := helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
 		cwd := filepath.Join(t.TempDir(), "project")
 		if out, err := exec.Command("git", "init", "-q", cwd).CombinedOutput(); err != nil {
@@ -305,7 +263,7 @@ func TestCredentialHelper(t *testing.T) {
 		}
 	})
 	t.Run("no git binary", func(t *testing.T) {
-		url := basicAuthRemote(t, "alice", "right-pass")
+		url := gittest.HTTP(t, "alice", "right-pass")
 		helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
 		r, h := newPushRepo(t, url)
 		t.Setenv("PATH", t.TempDir())

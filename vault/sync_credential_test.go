@@ -2,52 +2,22 @@ package vault_test
 
 import (
 	"errors"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/internal/gittest"
 	"github.com/memvault/memvault/vault"
 )
-
-// basicAuthRemote is httpRemote behind basic auth: every request without
-// user:pass is answered 401.
-func basicAuthRemote(t *testing.T, user, pass string) string {
-	t.Helper()
-	root := t.TempDir()
-	bareRemote(t, root, "vault")
-	out, err := exec.Command(gitBin(t), "--exec-path").Output()
-	if err != nil {
-		t.Fatalf("git --exec-path: %v", err)
-	}
-	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("git-http-backend not found: %v", err)
-	}
-	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
-			w.Header().Set("WWW-Authenticate", `Basic realm="vault"`)
-			http.Error(w, "credentials wanted", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/vault.git"
-}
 
 // TestSyncCredentialHelper (issue 6): https credentials come from git's
 // credential helper when no flag or variable gives them. Clone and sync work
 // with them; a password the server refuses fails the sync with ErrAuth, moves
 // nothing, is not quoted, and is taken out of the helper's store.
 func TestSyncCredentialHelper(t *testing.T) {
-	url := basicAuthRemote(t, "agent", "good-token")
+	url := gittest.HTTP(t, "agent", "good-token")
 	home := t.TempDir()
 	store := filepath.Join(home, "credentials")
 	config := filepath.Join(home, "gitconfig")
