@@ -12,18 +12,25 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
+// clockVault is a new vault whose clock reads *now.
+func clockVault(t *testing.T, now *time.Time) *vault.Vault {
+	t.Helper()
+	v0, opts := vaulttest.NewAt(t, t.TempDir())
+	opts.Now = func() time.Time { return *now }
+	v, err := vault.Open(context.Background(), v0.Dir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
 // TestViewRecordsUse: a file the agent views is used, so expire keeps it; a
 // listing of its directory does not count as a use of the files in it.
 func TestViewRecordsUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	v0, opts := vaulttest.NewAt(t, t.TempDir())
-	opts.Now = func() time.Time { return now }
-	v, err := vault.Open(ctx, v0.Dir(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := clockVault(t, &now)
 	h := agent.New(v, agent.Options{})
 	for _, in := range []string{
 		`{"command":"create","path":"/memories/kept.md","file_text":"k"}`,
@@ -52,13 +59,7 @@ func TestViewRecordsUse(t *testing.T) {
 func TestMCPResourceReadRecordsUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	v0, opts := vaulttest.NewAt(t, t.TempDir())
-	opts.Now = func() time.Time { return now }
-	v, err := vault.Open(ctx, v0.Dir(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := clockVault(t, &now)
 	cs := connectMCP(t, v, "test", agent.MCPOptions{Poll: -1}, nil)
 	callMemory(t, cs, `{"command":"create","path":"/memories/read.md","file_text":"r"}`, "")
 	callMemory(t, cs, `{"command":"create","path":"/memories/listed.md","file_text":"l"}`, "")
