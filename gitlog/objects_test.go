@@ -358,3 +358,58 @@ func TestPack(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeBase: on random branchy histories with equal commit times, MergeBase
+// answers a best common ancestor, one below no other common one, as found by
+// brute force.
+func TestMergeBase(t *testing.T) {
+	for seed := range uint64(6) {
+		r, err := Init(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(seed, 9))
+		commits := branchyHistory(t, r, rng, 40)
+		ancestors := func(h Hash) map[Hash]bool {
+			set := map[Hash]bool{}
+			for todo := []Hash{h}; len(todo) > 0; {
+				c := todo[len(todo)-1]
+				todo = todo[:len(todo)-1]
+				if !set[c] {
+					set[c] = true
+					co, err := r.ReadCommit(c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					todo = append(todo, co.ParentHashes...)
+				}
+			}
+			return set
+		}
+		for range 30 {
+			a, b := commits[rng.IntN(len(commits))], commits[rng.IntN(len(commits))]
+			ancA, ancB := ancestors(a), ancestors(b)
+			best := map[Hash]bool{}
+			for c := range ancA {
+				if !ancB[c] {
+					continue
+				}
+				below := false
+				for o := range ancA {
+					if o != c && ancB[o] && ancestors(o)[c] {
+						below = true
+						break
+					}
+				}
+				if !below {
+					best[c] = true
+				}
+			}
+			got, err := r.MergeBase(a, b)
+			if err != nil || !best[got] {
+				t.Fatalf("seed %d: MergeBase(%s, %s) = %s, %v; want one of %v", seed, a, b, got, err, best)
+			}
+		}
+		r.Close()
+	}
+}

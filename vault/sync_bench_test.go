@@ -59,3 +59,41 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkSyncOneCommit times the sync of one new commit on top of a long
+// shared history (5,000 commits over 50 files): a push from one clone, then a
+// fetch and fast-forward on the other. Its cost should follow the change, not
+// the history.
+func BenchmarkSyncOneCommit(b *testing.B) {
+	const history, files = 5000, 50
+	dir := b.TempDir()
+	va, opts := vaulttest.NewAt(b, dir)
+	url := fileRemote(b)
+	if err := va.AddRemote("origin", url); err != nil {
+		b.Fatal(err)
+	}
+	for i := range history {
+		vaulttest.Write(b, va, fmt.Sprintf("/memories/%d.md", i%files), fmt.Appendf(nil, "v %d\n", i))
+	}
+	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vb.Close()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		vaulttest.Write(b, va, "/memories/new.md", fmt.Appendf(nil, "n %d\n", i))
+		b.StartTimer()
+		if res, err := va.Sync(ctx, vault.SyncOptions{}); err != nil || !res.Pushed {
+			b.Fatalf("push: %+v, %v", res, err)
+		}
+		if res, err := vb.Sync(ctx, vault.SyncOptions{}); err != nil || res.Action != "fast-forward" {
+			b.Fatalf("pull: %+v, %v", res, err)
+		}
+	}
+}
