@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -18,6 +21,17 @@ import (
 // (base, ours, theirs), merged by lines and encrypted again, keeping both versions
 // between conflict markers where the changes overlap. Nothing decrypted is written
 // anywhere but into the new ciphertext.
+
+// A file and a directory of one name cannot both be in a tree, yet each side of
+// a merge can make one of them: one side writes /memories/x, renames a file to
+// it, or replaces a directory x by a file, while the other writes
+// /memories/x/y.md. The merge keeps both. The directory stays where it is, and
+// the file moves aside, next to it, to x.conflict-ours or x.conflict-theirs after
+// the side whose tree held the file ("ours" is the vault that runs the merge, as
+// in the conflict markers); when that name is taken the first free one of
+// x.conflict-ours-2, -3, … is used, and a name too long for a path segment is
+// cut short before the suffix. The moved file is named as a conflict, in
+// SyncResult.Conflicts and the merge commit's trailers, so the user sees it.
 
 // merger holds one merge's inputs while it is planned.
 type merger struct {
@@ -69,6 +83,9 @@ func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, l
 		}
 	}
 	if err := m.reencryptOurs(); err != nil {
+		return nil, nil, err
+	}
+	if err := m.moveFilesAside(); err != nil {
 		return nil, nil, err
 	}
 	// Deletions first, so a path freed by one change can be taken by another.
@@ -228,6 +245,168 @@ func (m *merger) merge3(p string, s side) ([]byte, int, error) {
 	}
 	merged, n := textdiff.Merge(texts[0], texts[1], texts[2], m.labels)
 	return merged, n, nil
+}
+
+// moveFilesAside finds the files the planned changes would leave where a
+// directory also is, and moves each aside (see above).
+func (m *merger) moveFilesAside() error {
+	at := map[string]int{} // tree path -> its change in m.changes
+	for i, c := range m.changes {
+		at[c.Path] = i
+	}
+	// ours returns the entry of ours's tree at p, if there is one.
+	ours := func(p string) (gitlog.Entry, bool, error) {
+		e, err := m.v.repo.Lookup(m.oursT, p)
+		switch {
+		case err == nil:
+			return e, true, nil
+		case errors.Is(err, gitlog.ErrNotFound), errors.Is(err, gitlog.ErrNotDir):
+			return e, false, nil
+		}
+		return e, false, fmt.Errorf("vault: merge: %w", err)
+	}
+	// isFile says whether the merged tree will hold a file at p.
+	isFile := func(p string) (bool, error) {
+		if i, ok := at[p]; ok {
+			return m.changes[i].Op != gitlog.Delete, nil
+		}
+		e, ok, err := ours(p)
+		return ok && !e.IsDir(), err
+	}
+	clash := map[string]bool{}
+	for _, c := range m.changes {
+		if c.Op == gitlog.Delete || !isMemory(c.Path) {
+			continue
+		}
+		// A file above the new file: on a side that had no directory there.
+		for i := len(memDir) + 1; ; {
+			j := strings.IndexByte(c.Path[i:], '/')
+			if j < 0 {
+				break
+			}
+			i += j
+			f, err := isFile(c.Path[:i])
+			if err != nil {
+				return err
+			}
+			if f {
+				clash[c.Path[:i]] = true
+			}
+			i++
+		}
+		// A directory of ours at the new file's path, still holding a file.
+		e, ok, err := ours(c.Path)
+		if err != nil {
+			return err
+		}
+		if !ok || !e.IsDir() {
+			continue
+		}
+		under, err := m.v.repo.DiffTrees(gitlog.ZeroHash, m.oursT, c.Path)
+		if err != nil {
+			return fmt.Errorf("vault: merge: %w", err)
+		}
+		for _, f := range under {
+			if i, ok := at[f.Path]; !ok || m.changes[i].Op != gitlog.Delete {
+				clash[c.Path] = true
+				break
+			}
+		}
+	}
+	// taken says whether the merged tree, as planned so far, has anything at p.
+	taken := func(p string) (bool, error) {
+		if i, ok := at[p]; ok {
+			return m.changes[i].Op != gitlog.Delete, nil
+		}
+		for _, c := range m.changes {
+			if c.Op != gitlog.Delete && strings.HasPrefix(c.Path, p+"/") {
+				return true, nil
+			}
+		}
+		_, ok, err := ours(p)
+		return ok, err
+	}
+	paths := make([]string, 0, len(clash))
+	for p := range clash {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths) // a file above another first: once it moves, that one's parent is free
+	for _, p := range paths {
+		e, oursFile, err := ours(p)
+		if err != nil {
+			return err
+		}
+		oursFile = oursFile && !e.IsDir()
+		side := "theirs"
+		if oursFile {
+			side = "ours"
+		}
+		var q string
+		for n := 1; ; n++ {
+			if n > 1000 {
+				return fmt.Errorf("vault: merge: no free name beside %s", p)
+			}
+			q = asideName(p, side, n)
+			if _, err := CleanPath("/" + q); err != nil {
+				continue
+			}
+			t, err := taken(q)
+			if err != nil {
+				return err
+			}
+			if !t {
+				break
+			}
+		}
+		if i, ok := at[p]; ok {
+			m.changes[i].Path = q
+			at[q] = i
+			delete(at, p)
+		} else {
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: q, Hash: e.Hash})
+			at[q] = len(m.changes) - 1
+		}
+		if oursFile {
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: p})
+			at[p] = len(m.changes) - 1
+		}
+		found := false
+		for i, c := range m.conflicts {
+			if c == "/"+p {
+				m.conflicts[i], found = "/"+q, true
+			}
+		}
+		if !found {
+			m.conflicts = append(m.conflicts, "/"+q)
+		}
+	}
+	return nil
+}
+
+// asideName is the nth name tried for the file at tree path p moved aside from
+// a directory: p.conflict-side, then p.conflict-side-n, with p's last segment
+// cut short (at a character) so that the segment and the path stay within the
+// limits CleanPath sets. Should p's directory leave no room, the name goes to
+// the top of the memory directory.
+func asideName(p, side string, n int) string {
+	dir, name := path.Split(p)
+	suffix := ".conflict-" + side
+	if n > 1 {
+		suffix += "-" + strconv.Itoa(n)
+	}
+	room := func(dir string) int {
+		// The memory path is "/" + the tree path.
+		return min(len(name), maxSegmentLen-len(suffix), maxPathLen-1-len(dir)-len(suffix))
+	}
+	keep := room(dir)
+	if keep < 1 {
+		dir = memDir + "/"
+		keep = room(dir)
+	}
+	for keep > 0 && keep < len(name) && !utf8.RuneStart(name[keep]) {
+		keep--
+	}
+	return dir + name[:keep] + suffix
 }
 
 func isMemory(p string) bool { return strings.HasPrefix(p, memDir+"/") }

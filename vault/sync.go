@@ -55,7 +55,7 @@ type SyncResult struct {
 	Action    string   // "up to date", "fast-forward", "merge", "push" or "pull" (nothing to push)
 	Head      string   // the vault's main branch afterwards
 	Pushed    bool     // the remote now holds Head
-	Conflicts []string // memory files left with conflict markers by the merge
+	Conflicts []string // memory files left with conflict markers, or moved aside from a directory
 	// RecipientsChanged is set when the remote changed .memvault/recipients;
 	// Recipients then holds the remote's file (public keys only).
 	RecipientsChanged bool
@@ -223,7 +223,7 @@ func (v *Vault) mergeInfo(remote string, conflicts []string) gitlog.CommitInfo {
 	}
 }
 
-// trConflict names a file a merge left with conflict markers.
+// trConflict names a file a merge left with conflict markers or moved aside.
 const trConflict = "Memory-Conflict"
 
 // checkRecipients refuses, unless accept, a recipients file that theirs changed
