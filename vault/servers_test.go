@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"net/http/cgi"
 	"path/filepath"
 	"testing"
 
@@ -30,3 +31,7 @@ func daemonRemote(t testing.TB) string { return gittest.Daemon(t) }
 
 // httpRemote is a new empty repository served by git http-backend (smart HTTP).
 func httpRemote(t testing.TB) string { return gittest.HTTP(t, "", "") }
+
+// httpBackend is git http-backend serving a new empty repository at /vault.git,
+// for a test server to wrap.
+func httpBackend(t testing.TB) *cgi.Handler { return gittest.Handler(t) }

@@ -96,6 +96,23 @@ func Daemon(t testing.TB) string {
 // basic auth is answered 401.
 func HTTP(t testing.TB, user, pass string) string {
 	t.Helper()
+	backend := Handler(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); user != "" && (!ok || u != user || p != pass) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="memvault test"`)
+			http.Error(w, "credentials wanted", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/vault.git"
+}
+
+// Handler makes a new empty repository and returns git http-backend serving it
+// at /vault.git, for a test's own server to wrap.
+func Handler(t testing.TB) *cgi.Handler {
+	t.Helper()
 	root := t.TempDir()
 	Bare(t, root, "vault")
 	out, err := exec.Command(Git(t), "--exec-path").Output()
@@ -106,15 +123,5 @@ func HTTP(t testing.TB, user, pass string) string {
 	if _, err := os.Stat(backend); err != nil {
 		t.Skipf("git-http-backend not found: %v", err)
 	}
-	cgih := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); user != "" && (!ok || u != user || p != pass) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="memvault test"`)
-			http.Error(w, "credentials wanted", http.StatusUnauthorized)
-			return
-		}
-		cgih.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/vault.git"
+	return &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
 }

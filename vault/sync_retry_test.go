@@ -1,0 +1,206 @@
+package vault_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
+)
+
+// movingRemote is a git server (git http-backend) that moves under a pusher:
+// while armed, each push that starts first waits for move, which pushes
+// something else to the same server. The pusher's view of the remote, taken at
+// its fetch, is then stale. at says where the push is held: "advertisement"
+// (the refs the pusher reads before it sends anything: go-git sees the moved
+// branch and refuses a non-fast-forward) or "update" (the pack and ref update
+// already sent: the server's compare-and-swap of the branch refuses it).
+type movingRemote struct {
+	backend http.Handler
+	at      string
+	move    func(n int) error // the nth move, counting from 1 over the server's life
+
+	mu     sync.Mutex
+	moving bool // a move's own requests pass straight through
+	moves  int  // moves left; -1 for no end
+	moved  int  // moves made
+	pushes int  // pushes begun since arm, other than the moves'
+	errs   []error
+}
+
+func (m *movingRemote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	push := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack")
+	if m.at == "advertisement" {
+		push = r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs") &&
+			r.URL.Query().Get("service") == "git-receive-pack"
+	}
+	m.mu.Lock()
+	if push && !m.moving {
+		m.pushes++
+		if m.moves != 0 {
+			m.moves--
+			m.moving = true
+			m.moved++
+			n := m.moved
+			m.mu.Unlock()
+			err := m.move(n)
+			m.mu.Lock()
+			m.moving = false
+			if err != nil {
+				m.errs = append(m.errs, err)
+			}
+		}
+	}
+	m.mu.Unlock()
+	m.backend.ServeHTTP(w, r)
+}
+
+// arm makes the next n pushes (-1: all) wait for a move, and counts pushes
+// from zero.
+func (m *movingRemote) arm(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.moves, m.pushes = n, 0
+}
+
+// disarm stops the moves and returns the pushes begun since arm and the moves'
+// errors.
+func (m *movingRemote) disarm() (pushes int, errs []error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.moves = 0
+	return m.pushes, m.errs
+}
+
+// TestSyncPushRejected (issue 6): a push rejected because the remote moved
+// between this vault's fetch and its push fetches and merges again, and the
+// sync ends with a pushed merge holding both sides. A remote that moves before
+// every push makes Sync give up after a bounded number of rounds, with an error
+// wrapping gitlog.ErrRejected and the vault intact.
+func TestSyncPushRejected(t *testing.T) {
+	for _, at := range []string{"advertisement", "update"} {
+		t.Run(at, func(t *testing.T) {
+			backend := httpBackend(t)
+			// git http-backend says "cannot lock ref" on stderr for each push the
+			// test makes it refuse.
+			backend.Stderr = io.Discard
+			m := &movingRemote{backend: backend, at: at}
+			srv := httptest.NewServer(m)
+			t.Cleanup(srv.Close)
+			a, b := pair(t, srv.URL+"/vault.git")
+			// b is the other machine: each move is a memory it writes and pushes.
+			m.move = func(n int) error {
+				err := b.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error {
+					return tx.WriteFile(ctx, fmt.Sprintf("/memories/moved-%d.md", n), []byte("moved\n"))
+				})
+				if err != nil {
+					return err
+				}
+				res, err := b.Sync(ctx, vault.SyncOptions{Host: "b"})
+				if err == nil && !res.Pushed {
+					err = fmt.Errorf("move %d: Sync = %+v, not pushed", n, res)
+				}
+				return err
+			}
+
+			t.Run("moves once", func(t *testing.T) {
+				write(t, a, "/memories/a.md", "from a\n")
+				write(t, b, "/memories/b.md", "from b\n")
+				mustSync(t, b)
+				m.arm(1)
+				res := mustSync(t, a)
+				pushes, errs := m.disarm()
+				if len(errs) > 0 {
+					t.Fatalf("the move failed: %v", errs)
+				}
+				if pushes != 2 {
+					t.Errorf("a's sync began %d pushes, want 2: one rejected, one after merging again", pushes)
+				}
+				if res.Action != "merge" || !res.Pushed || res.Head != head(t, a) {
+					t.Errorf("Sync = %+v, want a pushed merge at the head %s", res, head(t, a))
+				}
+				recs, err := a.Log(ctx, vault.LogOptions{Limit: 1})
+				if err != nil || len(recs) != 1 || recs[0].Command != "merge" || len(recs[0].Parents) != 2 {
+					t.Fatalf("Log(Limit 1) = %+v, %v; want a merge commit with two parents", recs, err)
+				}
+				want := map[string]string{"/memories/a.md": "from a\n", "/memories/b.md": "from b\n", "/memories/moved-1.md": "moved\n"}
+				if got := files(t, a); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("after the sync a holds %q, want %q", got, want)
+				}
+				if r := mustSync(t, b); r.Action != "fast-forward" || head(t, b) != head(t, a) {
+					t.Errorf("b's sync = %+v, want a fast-forward to a's pushed merge %s", r, head(t, a))
+				}
+			})
+
+			t.Run("keeps moving", func(t *testing.T) {
+				write(t, a, "/memories/a2.md", "again from a\n")
+				write(t, b, "/memories/b2.md", "again from b\n")
+				mustSync(t, b)
+				before := head(t, a)
+				m.arm(-1)
+				_, err := a.Sync(ctx, vault.SyncOptions{Host: "a"})
+				pushes, errs := m.disarm()
+				if len(errs) > 0 {
+					t.Fatalf("a move failed: %v", errs)
+				}
+				if !errors.Is(err, gitlog.ErrRejected) {
+					t.Fatalf("Sync against a remote that always moves = %v, want an error wrapping gitlog.ErrRejected", err)
+				}
+				if pushes != vault.MaxSyncAttempts {
+					t.Errorf("a's sync began %d pushes, want %d (maxSyncAttempts)", pushes, vault.MaxSyncAttempts)
+				}
+				// Intact: every local commit is still in the history, and the head
+				// is a complete merge of what the last fetch brought.
+				recs, err := a.Log(ctx, vault.LogOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, r := range recs {
+					found = found || r.Commit == before
+				}
+				if !found {
+					t.Errorf("the head before the sync, %s, is no longer in a's history", before)
+				}
+				if recs[0].Command != "merge" || len(recs[0].Parents) != 2 {
+					t.Errorf("a's head = %+v, want a merge commit", recs[0])
+				}
+				got := files(t, a)
+				var names []string
+				for p := range got {
+					names = append(names, p)
+				}
+				sort.Strings(names)
+				// Moves 2 to MaxSyncAttempts+1 came before each push; the last
+				// round's fetch saw all of them but the last.
+				want := []string{"/memories/a.md", "/memories/a2.md", "/memories/b.md", "/memories/b2.md"}
+				for n := 1; n <= vault.MaxSyncAttempts; n++ {
+					want = append(want, fmt.Sprintf("/memories/moved-%d.md", n))
+				}
+				sort.Strings(want)
+				if strings.Join(names, " ") != strings.Join(want, " ") {
+					t.Errorf("a's files after giving up = %v, want %v", names, want)
+				}
+				if problems, err := a.Fsck(ctx); err != nil || len(problems) > 0 {
+					t.Errorf("Fsck after giving up = %v, %v", problems, err)
+				}
+				// Once the remote holds still, the same vaults sync and agree.
+				mustSync(t, a)
+				mustSync(t, b)
+				if head(t, a) != head(t, b) {
+					t.Errorf("heads differ after the remote held still")
+				}
+				if n := len(files(t, b)); n != len(want)+1 {
+					t.Errorf("b holds %d files, want %d", n, len(want)+1)
+				}
+			})
+		})
+	}
+}
