@@ -463,12 +463,18 @@ func (m *merger) followRenames(paths map[string]side, handled map[string]bool) e
 		if err != nil {
 			return err
 		}
-		if q == p {
-			continue
+		if q == p || q == "" {
+			continue // not moved, or moved and then deleted: delete vs modify
 		}
 		e, err := m.v.repo.Lookup(mtree, q)
 		if err != nil || e.IsDir() {
 			continue // moved on, then deleted or replaced: delete vs modify
+		}
+		// The other side made a file of its own at q, or q already takes
+		// another file's changes: merging the modification into q would drop
+		// that one. Delete vs modify instead: the modified file stays at p.
+		if t := paths[q]; handled[q] || mover == m.theirs && t.o != t.b || mover == m.ours && t.t != t.b {
+			continue
 		}
 		ns := side{b: s.b, o: s.o, t: e.Hash}
 		if mover == m.ours {
@@ -485,7 +491,8 @@ func (m *merger) followRenames(paths map[string]side, handled map[string]bool) e
 }
 
 // follow returns where tree path p went through the rename commits on the side
-// whose head is head since the merge base.
+// whose head is head since the merge base, or "" if a delete commit removed it
+// on the way.
 func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 	rs, ok := m.renames[head]
 	if !ok {
@@ -497,6 +504,10 @@ func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 	}
 	for _, r := range rs {
 		switch {
+		case r[1] == "": // a delete
+			if p == r[0] || strings.HasPrefix(p, r[0]+"/") {
+				return "", nil
+			}
 		case p == r[0]:
 			p = r[1]
 		case strings.HasPrefix(p, r[0]+"/"):
@@ -506,8 +517,11 @@ func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 	return p, nil
 }
 
-// sideRenames lists, oldest first, the renames (tree paths) of the commits
-// reachable from head and not from the merge base.
+// sideRenames lists, oldest first, the renames (tree paths, from and to) and the
+// deletes (the path and "") of the commits reachable from head and not from the
+// merge base. Oldest first means each commit after its parents: commit times
+// cannot tell, for many commits share a second, and a chain of renames (a to b,
+// then c to a) must be followed in the order it was made.
 func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	below := map[gitlog.Hash]bool{}
 	if err := m.v.repo.Walk(m.base, func(c *object.Commit) error {
@@ -516,34 +530,49 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("vault: merge: %w", err)
 	}
+	// A depth-first walk that lists a commit once all its parents are listed.
 	var rs [][2]string
-	queue := []gitlog.Hash{head}
-	seen := map[gitlog.Hash]bool{}
-	var commits []*object.Commit
-	for len(queue) > 0 {
-		h := queue[0]
-		queue = queue[1:]
-		if seen[h] || below[h] {
+	read := map[gitlog.Hash]*object.Commit{}
+	done := map[gitlog.Hash]bool{}
+	stack := []gitlog.Hash{head}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		if done[h] || below[h] {
+			stack = stack[:len(stack)-1]
 			continue
 		}
-		seen[h] = true
-		c, err := m.v.repo.ReadCommit(h)
-		if err != nil {
-			return nil, fmt.Errorf("vault: merge: %w", err)
+		c, ok := read[h]
+		if !ok {
+			var err error
+			if c, err = m.v.repo.ReadCommit(h); err != nil {
+				return nil, fmt.Errorf("vault: merge: %w", err)
+			}
+			read[h] = c
 		}
-		commits = append(commits, c)
-		queue = append(queue, c.ParentHashes...)
-	}
-	sort.SliceStable(commits, func(i, j int) bool { return commits[i].Committer.When.Before(commits[j].Committer.When) })
-	for _, c := range commits {
+		waiting := false
+		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
+			if p := c.ParentHashes[i]; !done[p] && !below[p] {
+				stack = append(stack, p)
+				waiting = true
+			}
+		}
+		if waiting {
+			continue
+		}
+		stack = stack[:len(stack)-1]
+		done[h] = true
 		tr := trailers(c.Message)
-		if tr[trCommand] != "rename" {
-			continue
-		}
-		from, err1 := treePath(tr[trPath])
-		to, err2 := treePath(tr[trNewPath])
-		if err1 == nil && err2 == nil {
-			rs = append(rs, [2]string{from, to})
+		switch tr[trCommand] {
+		case "rename":
+			from, err1 := treePath(tr[trPath])
+			to, err2 := treePath(tr[trNewPath])
+			if err1 == nil && err2 == nil {
+				rs = append(rs, [2]string{from, to})
+			}
+		case "delete":
+			if p, err := treePath(tr[trPath]); err == nil {
+				rs = append(rs, [2]string{p, ""})
+			}
 		}
 	}
 	return rs, nil

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
@@ -23,6 +25,47 @@ func pair(t *testing.T, url string) (a, b *vault.Vault) {
 	mustSync(t, a)
 	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
 	if err != nil {
+		t.Fatalf("Clone(%s): %v", url, err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return a, b
+}
+
+// clock is a fake time for commits: each reading is step after the last, so a
+// run repeats exactly. Below a second, many commits share a second (git's unit),
+// as when an agent writes quickly.
+type clock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func newClock(step time.Duration) *clock {
+	return &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), step: step}
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(c.step)
+	return c.t
+}
+
+// pairAt is pair with commit times from c.
+func pairAt(t *testing.T, url string, c *clock) (a, b *vault.Vault) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now}
+	a, _, err := vault.Init(ctx, filepath.Join(dir, "a.git"), opts)
+	if err != nil {
+		t.Fatalf("Init: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatalf("AddRemote: %v", err)
+	}
+	mustSync(t, a)
+	if b, err = vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil); err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
 	t.Cleanup(func() { b.Close() })
