@@ -45,6 +45,7 @@ type merger struct {
 	recipients               []ageRecipient
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
+	below                    map[gitlog.Hash]bool // the commits reachable from base, once needed
 }
 
 // side is one path's blob in the base and on each side; ZeroHash where absent.
@@ -185,6 +186,19 @@ func (m *merger) mergePath(p string, s side) error {
 		return m.take(p, s.t)
 	case s.t.IsZero():
 		return nil // theirs deleted what ours modified: ours stays
+	}
+	// A side that deleted or moved p since the base and then put another file
+	// there did not modify the base's file: the two files are merged as two
+	// new ones, so that neither loses what the other side replaced.
+	for _, head := range []gitlog.Hash{m.ours, m.theirs} {
+		q, err := m.follow(head, p)
+		if err != nil {
+			return err
+		}
+		if q != p {
+			s.b = gitlog.ZeroHash
+			break
+		}
 	}
 	return m.put(p, s)
 }
@@ -450,12 +464,12 @@ func (m *merger) followRenames(paths map[string]side, handled map[string]bool) e
 		if handled[p] || s.b.IsZero() {
 			continue
 		}
-		var mover, mtree gitlog.Hash
+		var mover, other, mtree gitlog.Hash
 		switch {
 		case s.t.IsZero() && !s.o.IsZero() && s.o != s.b:
-			mover, mtree = m.theirs, m.theirsT
+			mover, other, mtree = m.theirs, m.ours, m.theirsT
 		case s.o.IsZero() && !s.t.IsZero() && s.t != s.b:
-			mover, mtree = m.ours, m.oursT
+			mover, other, mtree = m.ours, m.theirs, m.oursT
 		default:
 			continue
 		}
@@ -465,6 +479,14 @@ func (m *merger) followRenames(paths map[string]side, handled map[string]bool) e
 		}
 		if q == p || q == "" {
 			continue // not moved, or moved and then deleted: delete vs modify
+		}
+		// The other side's file at p is a modification of the base's only if
+		// that side never moved or deleted p; if it did, it is another file,
+		// and stays at p while the moved one stays where it went.
+		if back, err := m.follow(other, p); err != nil {
+			return err
+		} else if back != p {
+			continue
 		}
 		e, err := m.v.repo.Lookup(mtree, q)
 		if err != nil || e.IsDir() {
@@ -523,13 +545,17 @@ func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 // cannot tell, for many commits share a second, and a chain of renames (a to b,
 // then c to a) must be followed in the order it was made.
 func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
-	below := map[gitlog.Hash]bool{}
-	if err := m.v.repo.Walk(m.base, func(c *object.Commit) error {
-		below[c.Hash] = true
-		return m.ctx.Err()
-	}); err != nil {
-		return nil, fmt.Errorf("vault: merge: %w", err)
+	if m.below == nil {
+		m.below = map[gitlog.Hash]bool{}
+		if err := m.v.repo.Walk(m.base, func(c *object.Commit) error {
+			m.below[c.Hash] = true
+			return m.ctx.Err()
+		}); err != nil {
+			m.below = nil
+			return nil, fmt.Errorf("vault: merge: %w", err)
+		}
 	}
+	below := m.below
 	// A depth-first walk that lists a commit once all its parents are listed.
 	var rs [][2]string
 	read := map[gitlog.Hash]*object.Commit{}

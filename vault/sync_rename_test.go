@@ -17,6 +17,8 @@ func TestSyncRenameCases(t *testing.T) {
 		base map[string]string
 		a, b func(t *testing.T, v *vault.Vault)
 		want map[string]string
+		// When want is nil: the paths there must be, and lines each must hold.
+		lines map[string][]string
 	}{{
 		// Found by TestSyncRandom: the merge put the modified f.md at s0 and
 		// dropped b's own s0.
@@ -55,6 +57,30 @@ func TestSyncRenameCases(t *testing.T) {
 		},
 		// f.md was renamed and deleted: delete vs modify keeps it; g.md follows.
 		want: map[string]string{"/memories/f.md": "f1\nf2 from b\n", "/memories/n.md": "g1\ng2 from b\n"},
+	}, {
+		// Found by TestSyncRandom: a's f.md is another file than the base's,
+		// so b's rename is not a move of it; before, g's content went to h.md
+		// and f's was dropped.
+		name: "renamed on one side, replaced on the other",
+		base: map[string]string{"/memories/f.md": "f1\n", "/memories/g.md": "g1\n"},
+		a: func(t *testing.T, v *vault.Vault) {
+			remove(t, v, "/memories/f.md")
+			rename(t, v, "/memories/g.md", "/memories/f.md")
+		},
+		b:    func(t *testing.T, v *vault.Vault) { rename(t, v, "/memories/f.md", "/memories/h.md") },
+		want: map[string]string{"/memories/f.md": "g1\n", "/memories/h.md": "f1\n"},
+	}, {
+		// Found by TestSyncRandom: b's s1 is another file than the base's, so
+		// a's edit of s1 is not merged with it as with an edit: before, the
+		// line d, which b's file lacks and a did not touch, was dropped.
+		name: "modified on one side, replaced on the other",
+		base: map[string]string{"/memories/s1": "a\nb\nc\nd\ne\n", "/memories/s0": "a\nb\nc\ne\n"},
+		a:    func(t *testing.T, v *vault.Vault) { write(t, v, "/memories/s1", "a from a\nb\nc\nd\ne\n") },
+		b: func(t *testing.T, v *vault.Vault) {
+			remove(t, v, "/memories/s1")
+			rename(t, v, "/memories/s0", "/memories/s1")
+		},
+		lines: map[string][]string{"/memories/s1": {"a from a", "a", "b", "c", "d", "e"}},
 	}} {
 		for _, aFirst := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/a first %v", tc.name, aFirst), func(t *testing.T) {
@@ -77,6 +103,20 @@ func TestSyncRenameCases(t *testing.T) {
 					t.Fatalf("heads differ after syncing both ways")
 				}
 				got := files(t, a)
+				if tc.want == nil {
+					if len(got) != len(tc.lines) {
+						t.Errorf("files = %q, want %d", got, len(tc.lines))
+					}
+					for p, ls := range tc.lines {
+						have := lines(map[string]string{p: got[p]})
+						for _, l := range ls {
+							if !have[l] {
+								t.Errorf("%s = %q, want a line %q in it", p, got[p], l)
+							}
+						}
+					}
+					return
+				}
 				for p, c := range got {
 					got[p] = conflictSides(c)
 				}
