@@ -288,6 +288,7 @@ func (m *merger) moveFilesAside() error {
 		return ok && !e.IsDir(), err
 	}
 	clash := map[string]bool{}
+	var emptied []string // new files where ours has a directory
 	for _, c := range m.changes {
 		if c.Op == gitlog.Delete || !isMemory(c.Path) {
 			continue
@@ -320,6 +321,7 @@ func (m *merger) moveFilesAside() error {
 		if err != nil {
 			return fmt.Errorf("vault: merge: %w", err)
 		}
+		emptied = append(emptied, c.Path)
 		for _, f := range under {
 			if i, ok := at[f.Path]; !ok || m.changes[i].Op != gitlog.Delete {
 				clash[c.Path] = true
@@ -393,6 +395,21 @@ func (m *merger) moveFilesAside() error {
 		if !found {
 			m.conflicts = append(m.conflicts, "/"+q)
 		}
+	}
+	// A new file where ours has a directory whose files all go: the directory
+	// goes as a whole, first, for a file cannot be put over a directory, even
+	// an emptied one.
+	for _, p := range emptied {
+		if clash[p] {
+			continue
+		}
+		kept := m.changes[:0]
+		for _, c := range m.changes {
+			if c.Op != gitlog.Delete || !strings.HasPrefix(c.Path, p+"/") {
+				kept = append(kept, c)
+			}
+		}
+		m.changes = append(kept, gitlog.Change{Op: gitlog.Delete, Path: p})
 	}
 	return nil
 }

@@ -83,6 +83,19 @@ func TestSyncFileAndDirectory(t *testing.T) {
 			return map[string]string{"/memories/d/3.md": "3\n"}
 		},
 	}, {
+		// Found by TestSyncRandom: the merged file could not be put over the
+		// directory whose files all went ("put memories/d: not a directory").
+		name: "directory emptied and a modified file renamed to its name",
+		base: map[string]string{"/memories/d/1.md": "1\n", "/memories/f.md": "f1\nf2\n"},
+		a: func(t *testing.T, v *vault.Vault) {
+			remove(t, v, "/memories/d")
+			rename(t, v, "/memories/f.md", "/memories/d")
+		},
+		b: func(t *testing.T, v *vault.Vault) { write(t, v, "/memories/f.md", "f1\nf2 from b\n") },
+		want: func(ta, tb string) map[string]string {
+			return map[string]string{"/memories/d": "f1\nf2 from b\n"}
+		},
+	}, {
 		name: "aside names taken",
 		base: map[string]string{"/memories/x.conflict-ours": "o\n", "/memories/x.conflict-theirs": "t\n"},
 		a:    func(t *testing.T, v *vault.Vault) { write(t, v, "/memories/x", "file x\n") },
