@@ -86,7 +86,7 @@ func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, l
 	if err := m.reencryptOurs(); err != nil {
 		return nil, nil, err
 	}
-	if err := m.moveFilesAside(); err != nil {
+	if err := m.separateFilesAndDirs(); err != nil {
 		return nil, nil, err
 	}
 	// Deletions first, so a path freed by one change can be taken by another.
@@ -261,9 +261,10 @@ func (m *merger) merge3(p string, s side) ([]byte, int, error) {
 	return merged, n, nil
 }
 
-// moveFilesAside finds the files the planned changes would leave where a
-// directory also is, and moves each aside (see above).
-func (m *merger) moveFilesAside() error {
+// separateFilesAndDirs finds the files the planned changes would leave where a
+// directory also is, and moves each aside (see above). A directory of ours that
+// a new file replaces, once all its files go, goes as a whole first.
+func (m *merger) separateFilesAndDirs() error {
 	at := map[string]int{} // tree path -> its change in m.changes
 	for i, c := range m.changes {
 		at[c.Path] = i
