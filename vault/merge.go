@@ -45,7 +45,7 @@ type merger struct {
 	recipients               []ageRecipient
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
-	below                    map[gitlog.Hash]bool // the commits reachable from base, once needed
+	below                    map[gitlog.Hash]bool // the commits reachable from base, if a side has merges
 }
 
 // side is one path's blob in the base and on each side; ZeroHash where absent.
@@ -559,10 +559,61 @@ func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 
 // sideRenames lists, oldest first, the renames (tree paths, from and to) and the
 // deletes (the path and "") of the commits reachable from head and not from the
-// merge base. Oldest first means each commit after its parents: commit times
-// cannot tell, for many commits share a second, and a chain of renames (a to b,
-// then c to a) must be followed in the order it was made.
+// merge base.
 func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
+	cs, err := m.sideCommits(head)
+	if err != nil {
+		return nil, err
+	}
+	var rs [][2]string
+	for _, c := range cs {
+		tr := trailers(c.Message)
+		switch tr[trCommand] {
+		case "rename":
+			from, err1 := treePath(tr[trPath])
+			to, err2 := treePath(tr[trNewPath])
+			if err1 == nil && err2 == nil {
+				rs = append(rs, [2]string{from, to})
+			}
+		case "delete":
+			if p, err := treePath(tr[trPath]); err == nil {
+				rs = append(rs, [2]string{p, ""})
+			}
+		}
+	}
+	return rs, nil
+}
+
+// sideCommits returns the commits reachable from head and not from the merge
+// base, each after its parents: commit times cannot give that order, for many
+// commits share a second, and a chain of renames (a to b, then c to a) must be
+// followed in the order it was made. A side that is a chain of commits on the
+// base, the usual case, is read alone; a side with a merge needs the whole
+// history below the base, to know where to stop.
+func (m *merger) sideCommits(head gitlog.Hash) ([]*object.Commit, error) {
+	var chain []*object.Commit
+	for h := head; h != m.base; {
+		if err := m.ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := m.v.repo.ReadCommit(h)
+		if err != nil {
+			return nil, fmt.Errorf("vault: merge: %w", err)
+		}
+		if len(c.ParentHashes) != 1 {
+			return m.sideGraph(head)
+		}
+		chain = append(chain, c)
+		h = c.ParentHashes[0]
+	}
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	return chain, nil
+}
+
+// sideGraph is sideCommits for a side with merges.
+func (m *merger) sideGraph(head gitlog.Hash) ([]*object.Commit, error) {
 	if m.below == nil {
 		m.below = map[gitlog.Hash]bool{}
 		if err := m.v.repo.Walk(m.base, func(c *object.Commit) error {
@@ -575,7 +626,7 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	}
 	below := m.below
 	// A depth-first walk that lists a commit once all its parents are listed.
-	var rs [][2]string
+	var out []*object.Commit
 	read := map[gitlog.Hash]*object.Commit{}
 	done := map[gitlog.Hash]bool{}
 	stack := []gitlog.Hash{head}
@@ -605,21 +656,9 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 		}
 		stack = stack[:len(stack)-1]
 		done[h] = true
-		tr := trailers(c.Message)
-		switch tr[trCommand] {
-		case "rename":
-			from, err1 := treePath(tr[trPath])
-			to, err2 := treePath(tr[trNewPath])
-			if err1 == nil && err2 == nil {
-				rs = append(rs, [2]string{from, to})
-			}
-		case "delete":
-			if p, err := treePath(tr[trPath]); err == nil {
-				rs = append(rs, [2]string{p, ""})
-			}
-		}
+		out = append(out, c)
 	}
-	return rs, nil
+	return out, nil
 }
 
 // trailers reads the "Key: value" lines of a commit message.

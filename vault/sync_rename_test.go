@@ -2,9 +2,11 @@ package vault_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -147,4 +149,36 @@ func conflictSides(c string) string {
 		ours, theirs = theirs, ours
 	}
 	return "CONFLICT " + ours + "|" + theirs
+}
+
+// TestSyncRenameThroughMerge: the renames on a side whose history since the
+// merge base holds a merge (here, of a third vault's work) are followed too,
+// in the order made.
+func TestSyncRenameThroughMerge(t *testing.T) {
+	url := fileRemote(t)
+	a, b := pairAt(t, url, newClock(0))
+	write(t, a, "/memories/f.md", "f1\nf2\n")
+	write(t, a, "/memories/g.md", "g1\ng2\n")
+	mustSync(t, a)
+	mustSync(t, b)
+	c, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, gitlog.Auth{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rename(t, c, "/memories/g.md", "/memories/h.md")
+	mustSync(t, c)
+	rename(t, a, "/memories/f.md", "/memories/n.md")
+	if res := mustSync(t, a); res.Action != "merge" {
+		t.Fatalf("a's sync = %+v, want a merge with c's rename", res)
+	}
+	rename(t, a, "/memories/n.md", "/memories/x.md")
+	mustSync(t, a)
+	write(t, b, "/memories/f.md", "f1\nf2 from b\n")
+	write(t, b, "/memories/g.md", "g1\ng2 from b\n")
+	mustSync(t, b)
+	want := map[string]string{"/memories/x.md": "f1\nf2 from b\n", "/memories/h.md": "g1\ng2 from b\n"}
+	if got := files(t, b); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("files = %q, want %q", got, want)
+	}
 }
