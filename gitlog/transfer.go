@@ -205,6 +205,38 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 	return s.SetReference(ref)
 }
 
+// EncodedObject, HasEncodedObject and EncodedObjectSize go through r's read
+// lock: go-git's fetch reads local commits (to tell the server what it has), and
+// its storage builds its pack index lazily, unsafe beside other readers.
+func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	typ, data, err := s.r.readObject(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t != plumbing.AnyObject && t != typ {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	mo := &plumbing.MemoryObject{}
+	mo.SetType(typ)
+	mo.Write(data)
+	return mo, nil
+}
+
+func (s *captureRefs) HasEncodedObject(h Hash) error {
+	s.r.readMu.Lock()
+	defer s.r.readMu.Unlock()
+	return s.Storer.HasEncodedObject(h)
+}
+
+func (s *captureRefs) EncodedObjectSize(h Hash) (int64, error) {
+	s.r.readMu.Lock()
+	defer s.r.readMu.Unlock()
+	return s.Storer.EncodedObjectSize(h)
+}
+
 // PackfileWriter makes go-git hand over the fetched pack as it comes.
 func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) {
 	sink, err := s.r.newPackSink()

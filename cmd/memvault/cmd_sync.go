@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -145,10 +146,18 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	}
 	fmt.Fprintln(out)
 	for _, p := range res.Conflicts {
+		if movedAside.MatchString(p) {
+			fmt.Fprintf(out, "conflict: %s (a file moved aside: the other side made its name a directory; rename it to settle it)\n", p)
+			continue
+		}
 		fmt.Fprintf(out, "conflict: %s (both versions kept between markers; edit the file to settle it)\n", p)
 	}
 	return nil
 }
+
+// movedAside matches the name a merge gives a file whose name the other side
+// made a directory (see vault's merge).
+var movedAside = regexp.MustCompile(`\.conflict-(ours|theirs)(-[0-9]+)?$`)
 
 func indent(s string) string {
 	var b strings.Builder
