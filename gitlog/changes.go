@@ -222,7 +222,7 @@ func (r *Repo) entryFor(h Hash) (Entry, error) {
 	if _, ok := r.trees.get(h); ok {
 		return Entry{Hash: h, Mode: filemode.Dir}, nil
 	}
-	o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+	o, err := r.object(plumbing.AnyObject, h)
 	if err != nil {
 		return Entry{}, fmt.Errorf("object %s: %w", h, ErrNotFound)
 	}

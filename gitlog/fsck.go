@@ -88,7 +88,7 @@ func (c *checker) report(h Hash, path, format string, args ...any) {
 
 // object reads h, checks its type and that its content hashes to h.
 func (c *checker) object(h Hash, t plumbing.ObjectType, path string) (plumbing.EncodedObject, bool) {
-	o, err := c.r.st.EncodedObject(plumbing.AnyObject, h)
+	o, err := c.r.object(plumbing.AnyObject, h)
 	if err != nil {
 		c.report(h, path, "%s is missing or unreadable: %v", t, err)
 		return nil, false

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
@@ -411,5 +412,67 @@ func TestMergeBase(t *testing.T) {
 			}
 		}
 		r.Close()
+	}
+}
+
+// TestPackedByAnotherOpener: objects another process packs after this one
+// built its list of packs (a gc, or a fetch, in another process) are still found
+// by every read: links, short hashes and tags. Each check starts from objects
+// this opener wrote itself, so its caches hold their trees and only the lookup
+// under test can touch the storage.
+func TestPackedByAnotherOpener(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// A lookup that misses makes go-git build its list of packs, as a long-lived
+	// process has long done.
+	if _, err := r.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(strings.Repeat("01", 20))); err == nil {
+		t.Fatal("a made-up object was found")
+	}
+	packByOther := func() {
+		t.Helper()
+		other, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if n, err := other.Pack(ctx); err != nil || n == 0 {
+			t.Fatalf("Pack = %d, %v", n, err)
+		}
+	}
+
+	c1 := commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	root, _ := r.RootTree(c1)
+	old, err := r.Lookup(root, "m/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	packByOther()
+	unlock, _ := r.Lock(ctx)
+	_, err = r.Commit(c1, []Change{{Op: Link, Path: "m/old", Hash: old.Hash}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	unlock()
+	if err != nil {
+		t.Errorf("a link to a blob another opener packed: %v", err)
+	}
+
+	c3 := commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("3")})
+	packByOther()
+	if hs, err := r.CommitsWithPrefix(c3.String()[:7]); err != nil || len(hs) != 1 {
+		t.Errorf("CommitsWithPrefix of a commit another opener packed = %v, %v", hs, err)
+	}
+
+	unlock, _ = r.Lock(ctx)
+	_, err = r.CreateTag("t1", c3, sig(), "m")
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	packByOther()
+	if tag, err := r.LookupTag("t1"); err != nil || tag.Target != c3 {
+		t.Errorf("LookupTag of a tag another opener packed = %+v, %v", tag, err)
 	}
 }

@@ -144,7 +144,7 @@ func (r *Repo) Tags() ([]Tag, error) {
 // peelTag reads what the tag ref name holds: an annotated tag object or, for a
 // lightweight tag, the commit itself, whose committer stands in for the tagger.
 func (r *Repo) peelTag(name string, h Hash) (Tag, error) {
-	o, err := r.st.EncodedObject(plumbing.AnyObject, h)
+	o, err := r.object(plumbing.AnyObject, h)
 	if err != nil {
 		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, err)
 	}
@@ -217,7 +217,15 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 		return nil, nil
 	}
 	even := plumbing.NewHash(prefix + strings.Repeat("0", 40-len(prefix)))
+	// A pack that a fetch or gc in another process added is not in the index
+	// go-git built at open: look again after a reindex before saying none.
+	r.readMu.Lock()
 	hs, err := r.st.HashesWithPrefix(even[:len(prefix)/2])
+	if err == nil && len(hs) == 0 {
+		r.st.Reindex()
+		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
+	}
+	r.readMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: find %s: %w", prefix, err)
 	}
@@ -226,7 +234,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 		if !strings.HasPrefix(h.String(), prefix) {
 			continue
 		}
-		if o, err := r.st.EncodedObject(plumbing.CommitObject, h); err == nil && o.Type() == plumbing.CommitObject {
+		if o, err := r.object(plumbing.CommitObject, h); err == nil && o.Type() == plumbing.CommitObject {
 			out = append(out, h)
 		}
 	}
