@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -75,7 +76,7 @@ func (r *Repo) looseObjects() (hs []Hash, files []string, err error) {
 // contextWriter fails writes once ctx is done, so a long encode can be stopped.
 type contextWriter struct {
 	ctx context.Context
-	w   interface{ Write([]byte) (int, error) }
+	w   io.Writer
 }
 
 func (c contextWriter) Write(p []byte) (int, error) {

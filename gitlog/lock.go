@@ -30,12 +30,7 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("gitlog: lock: %w", err)
 	}
 	got := make(chan error, 1)
-	go func() {
-		var err error
-		for err = unix.Flock(fd, unix.LOCK_EX); errors.Is(err, unix.EINTR); err = unix.Flock(fd, unix.LOCK_EX) {
-		}
-		got <- err
-	}()
+	go func() { got <- flockWait(fd) }()
 	select {
 	case err := <-got:
 		if err != nil {
@@ -51,5 +46,14 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 			r.mu.Unlock()
 		}()
 		return nil, fmt.Errorf("gitlog: lock: %w", ctx.Err())
+	}
+}
+
+// flockWait takes an exclusive flock on fd, waiting as long as it takes.
+func flockWait(fd int) error {
+	for {
+		if err := unix.Flock(fd, unix.LOCK_EX); !errors.Is(err, unix.EINTR) {
+			return err
+		}
 	}
 }

@@ -221,14 +221,15 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 	return out, nil
 }
 
-// objectReader reads one whole object for writePack.
-type objectReader func(h Hash) (plumbing.ObjectType, []byte, error)
+// objectReader reads object h of type t (or plumbing.AnyObject) whole.
+type objectReader func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error)
 
-// readObject reads an object of r through its caches and read lock.
-func (r *Repo) readObject(h Hash) (plumbing.ObjectType, []byte, error) {
-	o, err := r.object(plumbing.AnyObject, h)
+// readObject reads object h of type t (or plumbing.AnyObject) whole, through
+// r's caches and read lock.
+func (r *Repo) readObject(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error) {
+	o, err := r.object(t, h)
 	if err != nil {
-		return 0, nil, fmt.Errorf("gitlog: read %s: %w", h, err)
+		return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 	}
 	r.readMu.Lock()
 	defer r.readMu.Unlock()
@@ -236,12 +237,20 @@ func (r *Repo) readObject(h Hash) (plumbing.ObjectType, []byte, error) {
 	return o.Type(), data, err
 }
 
+// typeName names t in errors: "blob", or "object" for plumbing.AnyObject.
+func typeName(t plumbing.ObjectType) string {
+	if t == plumbing.AnyObject {
+		return "object"
+	}
+	return t.String()
+}
+
 // storerReader reads the objects of a repository served in process.
 func storerReader(sto storer.EncodedObjectStorer) objectReader {
-	return func(h Hash) (plumbing.ObjectType, []byte, error) {
-		o, err := sto.EncodedObject(plumbing.AnyObject, h)
+	return func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error) {
+		o, err := sto.EncodedObject(t, h)
 		if err != nil {
-			return 0, nil, fmt.Errorf("gitlog: read %s: %w", h, err)
+			return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 		}
 		data, err := readAll(o)
 		return o.Type(), data, err
@@ -264,7 +273,7 @@ func writePack(w io.Writer, hs []Hash, read objectReader) error {
 	bw.Write(head[:])
 	zw, _ := zlib.NewWriterLevel(bw, zlib.BestSpeed)
 	for _, h := range hs {
-		t, data, err := read(h)
+		t, data, err := read(plumbing.AnyObject, h)
 		if err != nil {
 			return err
 		}

@@ -197,13 +197,8 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 
 // ReadBlob returns the content of blob h.
 func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
-	o, err := r.object(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("gitlog: read blob %s: %w", h, err)
-	}
-	r.readMu.Lock()
-	defer r.readMu.Unlock()
-	return readAll(o)
+	_, data, err := r.readObject(plumbing.BlobObject, h)
+	return data, err
 }
 
 // Entry is what a tree holds at a path.

@@ -25,7 +25,6 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/utils/ioutil"
 	"golang.org/x/crypto/ssh"
-	"golang.org/x/sys/unix"
 )
 
 // Auth holds credentials for a transfer. The zero value means: none for http and
@@ -64,12 +63,8 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 	if err != nil {
 		return nil, err
 	}
-	sto, err := server.DefaultLoader.Load(ep)
-	if err != nil {
-		sess.Close()
-		return nil, err
-	}
-	return &localUpload{UploadPackSession: sess, sto: sto}, nil
+	sto, err := loadLocal(ep, sess)
+	return &localUpload{UploadPackSession: sess, sto: sto}, err
 }
 
 // NewReceivePackSession serves a push to a local repository with localReceive.
@@ -78,12 +73,18 @@ func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transpor
 	if err != nil {
 		return nil, err
 	}
+	sto, err := loadLocal(ep, sess)
+	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, err
+}
+
+// loadLocal opens the storage of the repository a session serves, closing the
+// session when it cannot.
+func loadLocal(ep *transport.Endpoint, sess io.Closer) (storer.Storer, error) {
 	sto, err := server.DefaultLoader.Load(ep)
 	if err != nil {
 		sess.Close()
-		return nil, err
 	}
-	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, nil
+	return sto, err
 }
 
 // localReceive takes a push into a local repository in place of go-git's
@@ -107,9 +108,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		return nil, err
 	}
 	defer f.Close() // and so unlocked
-	for err = unix.Flock(int(f.Fd()), unix.LOCK_EX); errors.Is(err, unix.EINTR); err = unix.Flock(int(f.Fd()), unix.LOCK_EX) {
-	}
-	if err != nil {
+	if err := flockWait(int(f.Fd())); err != nil {
 		return nil, fmt.Errorf("gitlog: lock %s: %w", s.dir, err)
 	}
 	rs := &packp.ReportStatus{UnpackStatus: "ok"}
@@ -209,15 +208,12 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 // lock: go-git's fetch reads local commits (to tell the server what it has), and
 // its storage builds its pack index lazily, unsafe beside other readers.
 func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	typ, data, err := s.r.readObject(h)
+	typ, data, err := s.r.readObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return nil, plumbing.ErrObjectNotFound
+		return nil, plumbing.ErrObjectNotFound // unwrapped: go-git compares with ==
 	}
 	if err != nil {
 		return nil, err
-	}
-	if t != plumbing.AnyObject && t != typ {
-		return nil, plumbing.ErrObjectNotFound
 	}
 	mo := &plumbing.MemoryObject{}
 	mo.SetType(typ)
@@ -264,12 +260,6 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	rem := git.NewRemote(st, rc)
 	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
 	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })
-	if err != nil && strings.Contains(err.Error(), "ref file is empty") {
-		// go-git lists every local ref, and can meet the temporary file a
-		// concurrent writer renames over a ref (durable.go's writeRef): once more.
-		st = newCapture(r, opts.Progress)
-		err = git.NewRemote(st, rc).FetchContext(ctx, fo)
-	}
 	old, rerr := r.Ref(RemoteRef(name))
 	if rerr != nil {
 		return ZeroHash, rerr
