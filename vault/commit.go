@@ -36,30 +36,38 @@ func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlo
 	if len(changes) > 1 && path != "" {
 		subject += fmt.Sprintf(" (+%d more)", len(changes)-1)
 	}
-	var b strings.Builder
-	b.WriteString(oneLine(subject) + "\n\n")
-	for _, t := range [][2]string{
+	trailers := [][2]string{
 		{trCommand, meta.Command}, {trPath, path}, {trNewPath, newPath},
 		{trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}, {trSource, meta.Source},
-	} {
+	}
+	_, err := v.writeCommit(parent, subject, trailers, changes, meta.Agent, "agent")
+	return err
+}
+
+// writeCommit commits changes on top of parent with the subject and the
+// trailers that have a value, authored by agent (orElse when there is none).
+// The caller holds the lock.
+func (v *Vault) writeCommit(parent gitlog.Hash, subject string, trailers [][2]string, changes []gitlog.Change, agent, orElse string) (gitlog.Hash, error) {
+	var b strings.Builder
+	b.WriteString(oneLine(subject) + "\n\n")
+	for _, t := range trailers {
 		if t[1] != "" {
 			fmt.Fprintf(&b, "%s: %s\n", t[0], oneLine(t[1]))
 		}
 	}
 	now := v.opts.Now()
-	author := meta.Agent
-	if author == "" {
-		author = "agent"
+	if agent == "" {
+		agent = orElse
 	}
-	info := gitlog.CommitInfo{
+	h, err := v.repo.Commit(parent, changes, gitlog.CommitInfo{
 		Message:   b.String(),
-		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: now},
+		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+	})
+	if err != nil {
+		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}
-	if _, err := v.repo.Commit(parent, changes, info); err != nil {
-		return fmt.Errorf("vault: commit %s: %w", subject, err)
-	}
-	return nil
+	return h, nil
 }
 
 // oneLine keeps a caller's value from breaking the message's line structure.

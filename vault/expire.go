@@ -13,10 +13,10 @@ import (
 	"time"
 )
 
-// viewsFile is where views are recorded: local state in the repository
-// directory, never in the tree, so it never syncs and never makes a commit.
+// viewsFile is where views are recorded, in the repository's local state
+// folder, never in the tree, so it never syncs and never makes a commit.
 // Each line is "<unix seconds>\t<memory path>"; a later line wins.
-const viewsFile = "memvault/views"
+const viewsFile = "views"
 
 // viewsCompactAt is the size past which Expire rewrites the views file with
 // one line per path.
@@ -31,7 +31,7 @@ func (v *Vault) RecordView(p string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(v.Dir(), viewsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(filepath.Join(v.repo.StateDir(), viewsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("vault: record view: %w", err)
 	}
@@ -47,7 +47,7 @@ func (v *Vault) RecordView(p string) error {
 
 // lastViews reads the views file: the last view of each path.
 func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
-	data, err := os.ReadFile(filepath.Join(v.Dir(), viewsFile))
+	data, err := os.ReadFile(filepath.Join(v.repo.StateDir(), viewsFile))
 	if os.IsNotExist(err) {
 		return map[string]time.Time{}, 0, nil
 	}
@@ -80,7 +80,7 @@ func (v *Vault) compactViews(views map[string]time.Time, files map[string]bool) 
 			b.WriteString(strconv.FormatInt(t.Unix(), 10) + "\t" + p + "\n")
 		}
 	}
-	name := filepath.Join(v.Dir(), viewsFile)
+	name := filepath.Join(v.repo.StateDir(), viewsFile)
 	tmp := name + ".tmp"
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("vault: compact views: %w", err)
@@ -110,9 +110,14 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 	var out []Unused
 	meta := Meta{Command: "expire"}
 	err := v.Update(ctx, meta, func(tx *Tx) error {
-		files := map[string]bool{}
-		if err := v.allFiles(ctx, tx.Snapshot, Root, files); err != nil {
+		// Paths only: the tree says what files there are, no blob is read.
+		refs, err := v.memoryFiles(tx.root)
+		if err != nil {
 			return err
+		}
+		files := make(map[string]bool, len(refs))
+		for _, f := range refs {
+			files[memPath(f.path)] = true
 		}
 		views, size, err := v.lastViews()
 		if err != nil {
@@ -168,23 +173,4 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 // directory holding it.
 func touches(r Record, p string) bool {
 	return r.Path == p || r.NewPath == p || r.NewPath != "" && strings.HasPrefix(p, r.NewPath+"/")
-}
-
-// allFiles adds the path of every file under directory p to files.
-func (v *Vault) allFiles(ctx context.Context, s *Snapshot, p string, files map[string]bool) error {
-	es, err := s.List(ctx, p)
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		cp := p + "/" + e.Name
-		if e.Dir {
-			if err := v.allFiles(ctx, s, cp, files); err != nil {
-				return err
-			}
-			continue
-		}
-		files[cp] = true
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 
 	"filippo.io/age"
@@ -172,7 +171,7 @@ func (re *reencryption) start(ctx context.Context, todo []fileRef) <-chan reencr
 // plaintext to the new recipients. The plaintext lives only in memory, and is
 // cleared before returning.
 func (re *reencryption) one(tp string, ct []byte) ([]byte, error) {
-	p := Root + strings.TrimPrefix(tp, memDir)
+	p := memPath(tp)
 	plain, err := re.v.keys.decrypt(p, ct)
 	if err != nil {
 		return nil, err

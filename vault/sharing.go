@@ -260,26 +260,6 @@ func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Met
 			subject += fmt.Sprintf(" (+%d more)", len(extra)-2)
 		}
 	}
-	var b strings.Builder
-	b.WriteString(oneLine(subject) + "\n\n")
 	std := [][2]string{{trCommand, meta.Command}, {trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}}
-	for _, t := range append(std, extra...) {
-		if t[1] != "" {
-			fmt.Fprintf(&b, "%s: %s\n", t[0], oneLine(t[1]))
-		}
-	}
-	now := v.opts.Now()
-	author := meta.Agent
-	if author == "" {
-		author = "memvault"
-	}
-	h, err := v.repo.Commit(parent, changes, gitlog.CommitInfo{
-		Message:   b.String(),
-		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: now},
-		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
-	})
-	if err != nil {
-		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
-	}
-	return h, nil
+	return v.writeCommit(parent, subject, append(std, extra...), changes, meta.Agent, "memvault")
 }

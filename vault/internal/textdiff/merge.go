@@ -1,6 +1,9 @@
 package textdiff
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Labels name the three texts of a merge in conflict markers.
 type Labels struct {
@@ -50,7 +53,7 @@ func Merge(base, ours, theirs []byte, labels Labels) (merged []byte, conflicts i
 			writeLines(&out, o)
 		case no == 0:
 			writeLines(&out, t)
-		case equalLines(o, t):
+		case slices.Equal(o, t):
 			writeLines(&out, o)
 		default:
 			conflicts++
@@ -121,16 +124,4 @@ func writeLines(out *strings.Builder, ls []string) {
 	for _, l := range ls {
 		out.WriteString(l)
 	}
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
