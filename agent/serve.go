@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // DefaultMaxLine is the longest request line Serve accepts unless Options.MaxLine
-// says otherwise: room for a file at the default 1 MiB size limit even when
-// JSON escaping makes every byte six.
-const DefaultMaxLine = 8 << 20
+// or the vault's maxRequestLine says otherwise: room for a file at the default
+// 1 MiB size limit even when JSON escaping makes every byte six.
+const DefaultMaxLine = vault.DefaultMaxRequestLine
 
 // Serve answers JSON-lines requests from r on w, one at a time and in order,
 // until r ends (then it returns nil) or ctx ends (then it returns ctx.Err()).
@@ -28,14 +30,14 @@ const DefaultMaxLine = 8 << 20
 //	{"id": <the id, byte for byte>, "content": "<text>", "is_error": <bool>}
 //
 // Blank lines are skipped. A line that is not a request (not a JSON object, no
-// input, a tool_use_id that is not a string, longer than Options.MaxLine) gets an
-// answer "Error: Invalid request: {reason}" with its id, or null if none can be
-// read, and serving goes on. The id of a line too long to keep is read from
-// its first bytes, so it is echoed when the line begins with it, as bridges
-// write it: a bridge matching answers to requests by id is never left waiting. So does a failure outside the contract, answered as
-// Handle does. Serve returns an error only when ctx ends, or reading r or
-// writing w fails. A read blocked in r when ctx ends is left to finish in the
-// background.
+// input, a tool_use_id that is not a string, longer than the line limit:
+// Options.MaxLine, else the vault's maxRequestLine) gets an answer
+// "Error: Invalid request: {reason}" with its id, or null if none can be read,
+// and serving goes on. So does a failure outside the contract, answered as
+// Handle does. The id of a line too long to keep is read from its first 4 KiB,
+// so it is echoed when the line begins with it, as the bridges write it.
+// Serve returns an error only when ctx ends, or reading r or writing w fails.
+// A read blocked in r when ctx ends is left to finish in the background.
 func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
 	lines := make(chan request)
 	go readRequests(ctx, bufio.NewReader(r), h.maxLine(), lines)

@@ -42,6 +42,7 @@ type merger struct {
 	labels                   textdiff.Labels
 	changes                  []gitlog.Change
 	conflicts                []string // memory paths
+	movedAside               []string // the conflicts that are files moved aside
 	recipients               []ageRecipient
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
@@ -52,49 +53,50 @@ type merger struct {
 type side struct{ b, o, t gitlog.Hash }
 
 // planMerge returns the change set that turns ours's tree into the merge of ours
-// and theirs from base, and the memory paths left with conflict markers.
-func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) ([]gitlog.Change, []string, error) {
+// and theirs from base, the memory paths named as conflicts, and those of them
+// that are files moved aside from a directory.
+func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
 	m := &merger{v: v, ctx: ctx, base: base, ours: ours, theirs: theirs, labels: labels, renames: map[gitlog.Hash][][2]string{}}
-	var err error
 	for _, p := range []struct {
 		c gitlog.Hash
 		t *gitlog.Hash
 	}{{base, &m.baseT}, {ours, &m.oursT}, {theirs, &m.theirsT}} {
 		if *p.t, err = v.repo.RootTree(p.c); err != nil {
-			return nil, nil, fmt.Errorf("vault: merge: %w", err)
+			return nil, nil, nil, fmt.Errorf("vault: merge: %w", err)
 		}
 	}
 	paths, err := m.changedPaths()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := m.mergeRecipients(paths); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	handled := map[string]bool{recipientsPath: true}
 	if err := m.followRenames(paths, handled); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	keys := sortedKeys(paths)
 	for _, p := range keys {
 		if !handled[p] {
 			if err := m.mergePath(p, paths[p]); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
 	if err := m.reencryptOurs(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := m.separateFilesAndDirs(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Deletions first, so a path freed by one change can be taken by another.
 	sort.SliceStable(m.changes, func(i, j int) bool {
 		return m.changes[i].Op == gitlog.Delete && m.changes[j].Op != gitlog.Delete
 	})
 	sort.Strings(m.conflicts)
-	return m.changes, m.conflicts, nil
+	sort.Strings(m.movedAside)
+	return m.changes, m.conflicts, m.movedAside, nil
 }
 
 func sortedKeys(m map[string]side) []string {
@@ -396,6 +398,7 @@ func (m *merger) separateFilesAndDirs() error {
 		if !found {
 			m.conflicts = append(m.conflicts, "/"+q)
 		}
+		m.movedAside = append(m.movedAside, "/"+q)
 	}
 	// A new file where ours has a directory whose files all go: the directory
 	// goes as a whole, first, for a file cannot be put over a directory, even

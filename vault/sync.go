@@ -56,6 +56,9 @@ type SyncResult struct {
 	Head      string   // the vault's main branch afterwards
 	Pushed    bool     // the remote now holds Head
 	Conflicts []string // memory files left with conflict markers, or moved aside from a directory
+	// MovedAside are the Conflicts that are files moved aside, to a new name,
+	// because the other side made their name a directory.
+	MovedAside []string
 	// RecipientsChanged is set when the remote changed .memvault/recipients;
 	// Recipients then holds the remote's file (public keys only).
 	RecipientsChanged bool
@@ -162,7 +165,7 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, err
 	}
-	changes, conflicts, err := v.planMerge(ctx, base, ours, theirs, labels)
+	changes, conflicts, aside, err := v.planMerge(ctx, base, ours, theirs, labels)
 	if err != nil {
 		return ours, err
 	}
@@ -175,7 +178,7 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, fmt.Errorf("vault: merge: %w", err)
 	}
-	res.Action, res.Conflicts = "merge", conflicts
+	res.Action, res.Conflicts, res.MovedAside = "merge", conflicts, aside
 	return h, nil
 }
 

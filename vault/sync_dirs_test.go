@@ -175,6 +175,9 @@ func TestSyncFileAndDirectory(t *testing.T) {
 				if fmt.Sprint(res.Conflicts) != fmt.Sprint(aside) {
 					t.Errorf("Conflicts = %q, want the files moved aside %q", res.Conflicts, aside)
 				}
+				if fmt.Sprint(res.MovedAside) != fmt.Sprint(aside) {
+					t.Errorf("MovedAside = %q, want %q", res.MovedAside, aside)
+				}
 				msg := headMessage(t, a)
 				for _, p := range aside {
 					if !strings.Contains(msg, "\nMemory-Conflict: "+p+"\n") {

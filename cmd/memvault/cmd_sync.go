@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,7 +76,7 @@ func timedOut(ctx context.Context, d time.Duration, err error) error {
 // progressTo is where the server's progress goes: stderr when it is a terminal,
 // nowhere when piped.
 func progressTo(w io.Writer) io.Writer {
-	if f, ok := w.(*os.File); ok && isTerminal(f) {
+	if isTerminal(w) {
 		return w
 	}
 	return nil
@@ -146,7 +146,7 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	}
 	fmt.Fprintln(out)
 	for _, p := range res.Conflicts {
-		if movedAside.MatchString(p) {
+		if slices.Contains(res.MovedAside, p) {
 			fmt.Fprintf(out, "conflict: %s (a file moved aside: the other side made its name a directory; rename it to settle it)\n", p)
 			continue
 		}
@@ -154,10 +154,6 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	}
 	return nil
 }
-
-// movedAside matches the name a merge gives a file whose name the other side
-// made a directory (see vault's merge).
-var movedAside = regexp.MustCompile(`\.conflict-(ours|theirs)(-[0-9]+)?$`)
 
 func indent(s string) string {
 	var b strings.Builder

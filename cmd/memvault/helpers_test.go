@@ -62,6 +62,12 @@ func TestStylesFor(t *testing.T) {
 	if st := stylesFor(&bytes.Buffer{}); st.on {
 		t.Errorf("stylesFor(buffer) colours, want plain")
 	}
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		if isTerminal(null) {
+			t.Errorf("isTerminal(%s) = true: a character device, but no terminal", os.DevNull)
+		}
+		null.Close()
+	}
 	if got := (styles{}).red("x"); got != "x" {
 		t.Errorf("plain red(%q) = %q, want %q", "x", got, "x")
 	}

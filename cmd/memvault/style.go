@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // styles colours human-readable output, mildly, and only on a terminal: a pipe, a
@@ -14,14 +16,11 @@ func stylesFor(w io.Writer) styles {
 	return styles{on: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" && isTerminal(w)}
 }
 
-// isTerminal tells whether f is a terminal (a character device).
+// isTerminal tells whether f is a terminal. (Not any character device:
+// /dev/null is one.)
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := file.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(file.Fd()))
 }
 
 func (s styles) paint(code, text string) string {
