@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/memvault/memvault/internal/gittest"
 )
 
@@ -138,8 +140,8 @@ func TestCredentialHelper(t *testing.T) {
 		if got, want := readLog(t, logFile), "get store get store"; got != want {
 			t.Errorf("the helpers were asked %q, want %q (fill and approve, for push and fetch)", got, want)
 		}
-		if b, _ := os.ReadFile(storeFile); !strings.Contains(string(b), "right-pass") {
-			t.Errorf("the store helper's file lost the working credential: %q", b)
+		if b, err := os.ReadFile(storeFile); err != nil || !strings.Contains(string(b), "right-pass") {
+			t.Errorf("the store helper's file lost the working credential: %q (%v)", b, err)
 		}
 	})
 	t.Run("helper has a wrong one", func(t *testing.T) {
@@ -156,11 +158,11 @@ func TestCredentialHelper(t *testing.T) {
 		if got, want := readLog(t, logFile), "get erase"; got != want {
 			t.Errorf("the helpers were asked %q, want %q (fill, then reject)", got, want)
 		}
-		if b, _ := os.ReadFile(storeFile); strings.Contains(string(b), "stale-pass") {
-			t.Errorf("the store helper still holds the refused credential: %q", b)
+		if b, err := os.ReadFile(storeFile); err != nil && !errors.Is(err, fs.ErrNotExist) || strings.Contains(string(b), "stale-pass") {
+			t.Errorf("the store helper still holds the refused credential: %q (%v)", b, err)
 		}
-		if cur, _ := r.Ref(RemoteRef("origin")); !cur.IsZero() {
-			t.Errorf("a refused push moved %s to %s", RemoteRef("origin"), cur)
+		if cur, err := r.Ref(RemoteRef("origin")); err != nil || !cur.IsZero() {
+			t.Errorf("a refused push moved %s to %s (%v)", RemoteRef("origin"), cur, err)
 		}
 	})
 	t.Run("no helper answers", func(t *testing.T) {
@@ -278,5 +280,49 @@ func gitConfig(t *testing.T, dir, key, value string) {
 	t.Helper()
 	if out, err := exec.Command("git", "-C", dir, "config", key, value).CombinedOutput(); err != nil {
 		t.Fatalf("git config %s: %v\n%s", key, err, out)
+	}
+}
+
+// TestAuthMethodOrder: https credentials come from Auth, then the environment
+// ($MEMVAULT_GIT_PASSWORD before $MEMVAULT_GIT_TOKEN), then the URL, with
+// x-access-token as the user of a token alone; none gives no auth at all.
+func TestAuthMethodOrder(t *testing.T) {
+	const url = "https://urluser:urlpass@git.example/v.git"
+	tests := []struct {
+		name               string
+		auth               Auth
+		envUser, envPass   string
+		envToken           string
+		rawURL             string
+		wantUser, wantPass string
+		wantNone           bool
+	}{
+		{name: "flags win", auth: Auth{Username: "u", Password: "p"}, envUser: "eu", envPass: "ep", rawURL: url, wantUser: "u", wantPass: "p"},
+		{name: "environment before the URL", envUser: "eu", envPass: "ep", rawURL: url, wantUser: "eu", wantPass: "ep"},
+		{name: "password before token", envPass: "ep", envToken: "et", rawURL: url, wantUser: "x-access-token", wantPass: "ep"},
+		{name: "a token alone", envToken: "et", rawURL: "https://git.example/v.git", wantUser: "x-access-token", wantPass: "et"},
+		{name: "the URL last", rawURL: url, wantUser: "urluser", wantPass: "urlpass"},
+		{name: "none", rawURL: "https://git.example/v.git", wantNone: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("MEMVAULT_GIT_USERNAME", tt.envUser)
+			t.Setenv("MEMVAULT_GIT_PASSWORD", tt.envPass)
+			t.Setenv("MEMVAULT_GIT_TOKEN", tt.envToken)
+			am, err := authMethod(tt.rawURL, tt.auth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNone {
+				if am != nil {
+					t.Errorf("authMethod = %v, want none", am)
+				}
+				return
+			}
+			ba, ok := am.(*githttp.BasicAuth)
+			if !ok || ba.Username != tt.wantUser || ba.Password != tt.wantPass {
+				t.Errorf("authMethod = %#v, want basic auth %s:%s", am, tt.wantUser, tt.wantPass)
+			}
+		})
 	}
 }

@@ -345,8 +345,8 @@ func TestPack(t *testing.T) {
 	if err != nil || n < len(need) {
 		t.Fatalf("Pack = %d, %v; want at least the %d reachable objects", n, err, len(need))
 	}
-	if hs, _, _ := r.looseObjects(); len(hs) != 0 {
-		t.Errorf("%d loose objects left after Pack", len(hs))
+	if hs, _, err := r.looseObjects(); err != nil || len(hs) != 0 {
+		t.Errorf("after Pack: %d loose objects left (%v)", len(hs), err)
 	}
 	got := map[Hash]bool{}
 	closure(t, r, commits[len(commits)-1], got) // fails the test if anything is missing

@@ -57,6 +57,7 @@ func TestSyncKilled(t *testing.T) {
 	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	var interrupted []time.Duration // kills that landed before the sync ended
 	for wait := 2 * time.Millisecond; wait < 2*time.Second; wait *= 2 {
 		cmd := exec.Command(p.exe, "sync")
 		cmd.Env = p.env
@@ -65,11 +66,17 @@ func TestSyncKilled(t *testing.T) {
 		}
 		time.Sleep(wait)
 		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		if err := cmd.Wait(); err != nil {
+			interrupted = append(interrupted, wait)
+		}
 		if out := p.run(t, "", "fsck"); !strings.HasPrefix(withoutNotes(out), "ok") {
 			t.Fatalf("fsck after killing sync at %v: %q", wait, out)
 		}
 	}
+	if len(interrupted) < 2 {
+		t.Fatalf("only the kills after %v interrupted a sync: the test proves little", interrupted)
+	}
+	t.Logf("kills after %v interrupted a sync", interrupted)
 	p.run(t, "", "sync")
 	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatal(err)
