@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
@@ -474,5 +475,60 @@ func TestPackedByAnotherOpener(t *testing.T) {
 	packByOther()
 	if tag, err := r.LookupTag("t1"); err != nil || tag.Target != c3 {
 		t.Errorf("LookupTag of a tag another opener packed = %+v, %v", tag, err)
+	}
+}
+
+// TestPackWhileWriting: a writer in another opener goes on committing while Pack
+// runs again and again; every commit lands, and the repository checks out.
+func TestPackWhileWriting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	packer, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer packer.Close()
+	done := make(chan struct{})
+	packs := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				packs <- n
+				return
+			default:
+			}
+			if _, err := packer.Pack(ctx); err != nil {
+				t.Error(err)
+			}
+			n++
+		}
+	}()
+	const commits = 200
+	for i := range commits {
+		commit(t, w, Change{Op: Put, Path: fmt.Sprintf("m/%d", i%20), Data: fmt.Appendf(nil, "%d", i)})
+	}
+	close(done)
+	if n := <-packs; n < 2 {
+		t.Fatalf("Pack ran %d times during the writes; the test proves little", n)
+	}
+	head, _ := w.Head()
+	got := 0
+	if err := w.Walk(head, func(*object.Commit) error { got++; return nil }); err != nil || got != commits {
+		t.Errorf("%d commits reachable (%v), want %d", got, err, commits)
+	}
+	if problems, err := w.Check(ctx, nil); err != nil || len(problems) != 0 {
+		t.Errorf("Check after packing while writing = %v, %v", problems, err)
+	}
+	for i := range 20 {
+		if _, err := read(t, w, fmt.Sprintf("m/%d", i)); err != nil {
+			t.Errorf("m/%d: %v", i, err)
+		}
 	}
 }
