@@ -233,21 +233,17 @@ const trConflict = "Memory-Conflict"
 // since base to something ours does not hold.
 func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
 	read := func(c gitlog.Hash) ([]byte, error) {
-		root, err := v.repo.RootTree(c)
+		s, err := v.snapshotAt(c)
 		if err != nil {
 			return nil, err
 		}
-		e, err := v.repo.Lookup(root, recipientsPath)
-		if err != nil {
-			return nil, err
-		}
-		return v.repo.ReadBlob(e.Hash)
+		return s.recipientsContent()
 	}
 	var rs [3][]byte
 	for i, c := range []gitlog.Hash{base, ours, theirs} {
 		var err error
 		if rs[i], err = read(c); err != nil {
-			return fmt.Errorf("vault: sync: %s: %w", recipientsPath, err)
+			return fmt.Errorf("vault: sync: %w", err)
 		}
 	}
 	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {

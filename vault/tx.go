@@ -152,13 +152,9 @@ func (tx *Tx) stage(p, newPath string, c gitlog.Change) error {
 }
 
 func (tx *Tx) recipients() ([]ageRecipient, error) {
-	e, err := tx.v.repo.Lookup(tx.root, recipientsPath)
+	content, err := tx.recipientsContent()
 	if err != nil {
-		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
-	}
-	content, err := tx.v.repo.ReadBlob(e.Hash)
-	if err != nil {
-		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
+		return nil, err
 	}
 	return tx.v.keys.parseRecipients(content)
 }
