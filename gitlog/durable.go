@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 
@@ -108,7 +109,12 @@ func writeFileSync(p string, data []byte) error {
 	return writeFileAtomic(p, data, 0o644, true)
 }
 
+// syncDir flushes a folder's entries, so a rename into it survives a crash.
+// Windows cannot flush a folder, and NTFS journals its renames itself.
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -2,10 +2,7 @@ package gitlog
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
 )
 
 // Lock takes the repository's writer lock: a mutex for this process and an flock
@@ -18,19 +15,21 @@ import (
 // second. If ctx ends first, the goroutine releases the lock as soon as it gets it.
 func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	r.mu.Lock()
-	fd := int(r.lockFile.Fd())
+	f := r.lockFile
 	release := func() {
-		unix.Flock(fd, unix.LOCK_UN)
+		unlockFile(f)
 		r.mu.Unlock()
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err == nil {
-		return release, nil
-	} else if !errors.Is(err, unix.EWOULDBLOCK) {
+	busy, err := tryLockFile(f)
+	if err != nil {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("gitlog: lock: %w", err)
 	}
+	if !busy {
+		return release, nil
+	}
 	got := make(chan error, 1)
-	go func() { got <- flockWait(fd) }()
+	go func() { got <- lockFileWait(f) }()
 	select {
 	case err := <-got:
 		if err != nil {
@@ -41,19 +40,10 @@ func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
 	case <-ctx.Done():
 		go func() {
 			if err := <-got; err == nil {
-				unix.Flock(fd, unix.LOCK_UN)
+				unlockFile(f)
 			}
 			r.mu.Unlock()
 		}()
 		return nil, fmt.Errorf("gitlog: lock: %w", ctx.Err())
-	}
-}
-
-// flockWait takes an exclusive flock on fd, waiting as long as it takes.
-func flockWait(fd int) error {
-	for {
-		if err := unix.Flock(fd, unix.LOCK_EX); !errors.Is(err, unix.EINTR) {
-			return err
-		}
 	}
 }

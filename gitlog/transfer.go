@@ -108,7 +108,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		return nil, err
 	}
 	defer f.Close() // and so unlocked
-	if err := flockWait(int(f.Fd())); err != nil {
+	if err := lockFileWait(f); err != nil {
 		return nil, fmt.Errorf("gitlog: lock %s: %w", s.dir, err)
 	}
 	rs := &packp.ReportStatus{UnpackStatus: "ok"}

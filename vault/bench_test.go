@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,7 +52,7 @@ func seededVault(b *testing.B, files, commits int) *vault.Vault {
 	}
 	vaulttest.Seed(b, v, files, commits)
 	benchVaults.Store(key, v)
-	syscall.Sync() // let seeding's writeback finish before anything is timed
+	vaulttest.Writeback() // let seeding's writeback finish before anything is timed
 	return v
 }
 

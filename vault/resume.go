@@ -27,8 +27,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
@@ -58,8 +56,11 @@ func openProgress(stateDir string, target [32]byte) (*progressFile, map[gitlog.H
 	if err != nil {
 		return nil, nil, fmt.Errorf("vault: open %s: %w", path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if busy, err := gitlog.TryLockFile(f); busy || err != nil {
 		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("vault: lock %s: %w", path, err)
+		}
 		return nil, nil, fmt.Errorf("vault: another re-encryption of this vault is running (%s is locked): %w", path, ErrBusy)
 	}
 	data, err := io.ReadAll(f)
