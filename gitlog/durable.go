@@ -72,17 +72,59 @@ func writeFileAtomic(p string, data []byte, perm fs.FileMode, durable bool) erro
 	return writeFileAtomicVia(filepath.Dir(p), p, data, perm, durable)
 }
 
+// WriteFileDurable writes data to a file at p with mode perm, so that p holds
+// either nothing (or its old content) or all of data, even after a crash: the
+// bytes go to a temporary file beside p, which is synced and then put in place,
+// and the folder is synced. With replace it swaps p by rename; without, it never
+// overwrites, and an existing p gives an error wrapping fs.ErrExist.
+func WriteFileDurable(p string, data []byte, perm fs.FileMode, replace bool) error {
+	if replace {
+		return writeFileAtomic(p, data, perm, true)
+	}
+	tmp, err := writeTemp(filepath.Dir(p), data, perm, true)
+	if err != nil {
+		return err
+	}
+	// link(2) fails if p exists, where rename would replace it.
+	err = os.Link(tmp, p)
+	os.Remove(tmp)
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
+}
+
+// SyncDir flushes a folder's entries, so a rename into it survives a crash.
+func SyncDir(dir string) error { return syncDir(dir) }
+
 // writeFileAtomicVia is writeFileAtomic with the temporary file in tmpDir, which
 // must be on the same file system. Refs use the state folder: a temporary file
 // under refs/ is itself a ref to anyone listing them meanwhile (go-git failed
 // with "ref file is empty").
 func writeFileAtomicVia(tmpDir, p string, data []byte, perm fs.FileMode, durable bool) error {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(tmpDir, ".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tmp, err := writeTemp(tmpDir, data, perm, durable)
 	if err != nil {
 		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if durable {
+		return syncDir(filepath.Dir(p))
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file in dir, synced when durable is
+// set, and returns its path.
+func writeTemp(dir string, data []byte, perm fs.FileMode, durable bool) (string, error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(dir, ".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return "", err
 	}
 	_, err = f.Write(data)
 	if err == nil && durable {
@@ -91,17 +133,11 @@ func writeFileAtomicVia(tmpDir, p string, data []byte, perm fs.FileMode, durable
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
 	if err != nil {
 		os.Remove(tmp)
-		return err
+		return "", err
 	}
-	if durable {
-		return syncDir(filepath.Dir(p))
-	}
-	return nil
+	return tmp, nil
 }
 
 // writeFileSync creates p with data and syncs it.

@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"filippo.io/age"
 	"filippo.io/age/armor"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/keyhook"
 )
 
@@ -188,47 +188,15 @@ func loadOrCreateIdentity(path string, pass func(string) ([]byte, error)) (recip
 // the directory (0700). Without replace it never overwrites (ErrExist); with
 // replace it swaps the file in atomically by rename.
 func writeKeyFile(path string, content []byte, replace bool) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("vault: write identity %s: %w", path, errors.Unwrap(err))
 	}
-	target := path
-	if replace {
-		target = filepath.Join(dir, "."+filepath.Base(path)+".tmp")
-		os.Remove(target)
-	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	err := gitlog.WriteFileDurable(path, content, 0o600, replace)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("vault: write identity %s: a file is already there (move it away first: it may be the only key to a vault): %w", path, ErrExist)
 	}
 	if err != nil {
-		return fmt.Errorf("vault: write identity %s: %w", path, errors.Unwrap(err))
-	}
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && replace {
-		err = os.Rename(target, path)
-	}
-	if err != nil {
-		os.Remove(target)
-		return fmt.Errorf("vault: write identity %s: %v", path, strings.TrimPrefix(err.Error(), target+": "))
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("vault: sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("vault: sync %s: %w", dir, err)
+		return fmt.Errorf("vault: write identity %s: %w", path, err)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/memvault/memvault/gitlog"
 )
 
 // RekeyOptions say what Rekey makes.
@@ -133,8 +135,8 @@ func (v *Vault) finishRekey(path string, res *RekeyResult) error {
 	if err := os.Rename(path+".new", path); err != nil {
 		return fmt.Errorf("vault: rekey: install %s.new: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
-		return err
+	if err := gitlog.SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("vault: rekey: %w", err)
 	}
 	info, err := ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
 	if err == nil {
