@@ -100,16 +100,10 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 	if err != nil {
 		return nil, fmt.Errorf("vault: diff: %w", err)
 	}
-	added := map[gitlog.Hash][]int{} // index in tcs of each added file, by blob
-	for i, tc := range tcs {
-		if tc.From.IsZero() {
-			added[tc.To] = append(added[tc.To], i)
-		}
-	}
-	paired := map[int]bool{}
+	renamedTo, isTarget := pairRenames(tcs)
 	var out []FileChange
 	for i, tc := range tcs {
-		if paired[i] {
+		if isTarget[i] {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -121,10 +115,7 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 			fc.Status = Added
 		case tc.To.IsZero():
 			fc.Status = Deleted
-			if js := added[tc.From]; len(js) > 0 {
-				j := js[0]
-				added[tc.From] = js[1:]
-				paired[j] = true
+			if j, ok := renamedTo[i]; ok {
 				fc.Status, fc.NewPath = Renamed, memPath(tcs[j].Path)
 				out = append(out, fc)
 				continue
@@ -142,6 +133,29 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 		out = append(out, fc)
 	}
 	return out, nil
+}
+
+// pairRenames pairs each deleted file in tcs with an added file of the same
+// ciphertext, whichever sorts first: renamedTo maps the deletion's index to the
+// addition's, and isTarget marks the additions taken.
+func pairRenames(tcs []gitlog.TreeChange) (renamedTo map[int]int, isTarget map[int]bool) {
+	added := map[gitlog.Hash][]int{} // index in tcs of each added file, by blob
+	for i, tc := range tcs {
+		if tc.From.IsZero() {
+			added[tc.To] = append(added[tc.To], i)
+		}
+	}
+	renamedTo, isTarget = map[int]int{}, map[int]bool{}
+	for i, tc := range tcs {
+		if !tc.To.IsZero() || tc.From.IsZero() {
+			continue
+		}
+		if js := added[tc.From]; len(js) > 0 {
+			renamedTo[i], isTarget[js[0]] = js[0], true
+			added[tc.From] = js[1:]
+		}
+	}
+	return renamedTo, isTarget
 }
 
 // renderDiff fills in fc's Diff; keep is false when the plaintexts are equal.
