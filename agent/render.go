@@ -46,10 +46,12 @@ func numberLine(b *strings.Builder, n int, line string) {
 // renderFile renders the view of file p with the given content.
 //
 // view_range applies only with exactly two numbers [a, b]: lines max(1, a) to b,
-// where b = -1 is the last line. Out-of-range values are clipped: b past the end
-// is the last line, and any b below -1 (like any b below the start) selects
-// nothing. (The reference treats b < -1 as a JavaScript slice end, counting from
-// the end; the contract says such values are clipped.)
+// where b = -1 is the last line and any other negative b counts from the end as
+// a slice end does, as both SDKs' reference backends answer: lines max(1, a) to
+// n+b of a file of n lines, so [2, -2] of five lines gives lines 2 and 3.
+// Out-of-range values are clipped: b past the end is the last line, and a
+// selection that ends before it starts (b = 0, b <= -n, b below a) selects
+// nothing.
 //
 // Truncation: limit counts characters, that is Unicode code points (an invalid
 // byte counts as one), of the whole answer before the notice: the header line
@@ -102,8 +104,10 @@ func selectLines(a, b int64, n int) (first, last int) {
 	switch {
 	case b == -1 || b >= int64(n):
 		last = n
-	case b < 1:
+	case b < -int64(n) || b == 0:
 		last = 0
+	case b < 0:
+		last = n + int(b)
 	default:
 		last = int(b)
 	}

@@ -345,7 +345,17 @@ func viewFileCases() []Case {
 		ok("view/range/reversed", five, viewRange(f, []int{5, 3}), header(f)),
 		ok("view/range/beyond-end", five, viewRange(f, []int{6, 7}), header(f)),
 		ok("view/range/end-zero", five, viewRange(f, []int{1, 0}), header(f)),
-		ok("view/range/end-below-minus-one", five, viewRange(f, []int{1, -2}), header(f)),
+		// A negative end below -1 counts from the end as a slice end does, as
+		// both SDKs answer (issue 15): [2, -2] of five lines is lines 2 and 3.
+		ok("view/range/end-minus-two", five, viewRange(f, []int{2, -2}), fileView(f, 2, "b", "c")),
+		ok("view/range/end-minus-three", five, viewRange(f, []int{1, -3}), fileView(f, 1, "a", "b")),
+		ok("view/range/end-minus-four-start-zero", five, viewRange(f, []int{0, -4}), fileView(f, 1, "a")),
+		ok("view/range/end-minus-all", five, viewRange(f, []int{1, -5}), header(f)),
+		ok("view/range/end-before-start", five, viewRange(f, []int{4, -2}), header(f)),
+		ok("view/range/end-minus-past-start", five, viewRange(f, []int{1, -9}), header(f)),
+		ok("view/range/end-huge-negative", five, `{"command":"view","path":"/memories/f.txt","view_range":[1,-99999999999999999999]}`,
+			header(f)),
+		ok("view/range/trailing-newline-minus-two", setup(create(f, "a\nb\n")), viewRange(f, []int{1, -2}), fileView(f, 1, "a")),
 		ok("view/range/one-number", five, viewRange(f, []int{4}), fileView(f, 1, "a", "b", "c", "d", "e")),
 		ok("view/range/three-numbers", five, viewRange(f, []int{1, 2, 3}), fileView(f, 1, "a", "b", "c", "d", "e")),
 		ok("view/range/empty-array", five, viewRange(f, []int{}), fileView(f, 1, "a", "b", "c", "d", "e")),
