@@ -53,7 +53,7 @@ func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoi
 	tagger := gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: v.opts.Now()}
 	t, err := v.repo.CreateTag(name, h, tagger, msg+"\n")
 	if errors.Is(err, fs.ErrExist) {
-		return Checkpoint{}, fmt.Errorf("vault: checkpoint %q exists already: %w", name, ErrExist)
+		return Checkpoint{}, existsError(fmt.Sprintf("vault: checkpoint %q already exists", name))
 	}
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("vault: checkpoint %q: %w", name, err)
@@ -78,3 +78,12 @@ func (v *Vault) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 func checkpointOf(t gitlog.Tag) Checkpoint {
 	return Checkpoint{Name: t.Name, Commit: t.Target.String(), Time: t.Tagger.When, Message: strings.TrimRight(t.Message, "\n")}
 }
+
+// existsError is an error that says itself that something exists already, and
+// wraps ErrExist without repeating its text.
+type existsError string
+
+func (e existsError) Error() string { return string(e) }
+
+// Is reports whether target is ErrExist.
+func (e existsError) Is(target error) bool { return target == ErrExist }

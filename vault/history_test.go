@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +68,8 @@ func TestResolve(t *testing.T) {
 	}
 	for _, rev := range []string{"", "nope", c1[:3], "main~4", "main~x", "ffffffffff", strings.Repeat("f", 40), "two~9"} {
 		_, err := v.Resolve(ctx, rev)
-		if !errors.Is(err, vault.ErrUnknownRevision) || !strings.Contains(err.Error(), "memvault log") {
-			t.Errorf("Resolve(%q): err = %v, want ErrUnknownRevision saying how to list revisions", rev, err)
+		if !errors.Is(err, vault.ErrUnknownRevision) || !strings.Contains(err.Error(), fmt.Sprintf("unknown revision %q: ", rev)) {
+			t.Errorf("Resolve(%q): err = %v, want ErrUnknownRevision naming the revision", rev, err)
 		}
 	}
 	snap, err := v.SnapshotAt(ctx, "main~1")

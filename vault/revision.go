@@ -13,7 +13,7 @@ import (
 )
 
 // ErrUnknownRevision: a revision names no commit of the vault.
-var ErrUnknownRevision = errors.New("unknown revision (memvault log lists the commits, memvault checkpoints the checkpoints)")
+var ErrUnknownRevision = errors.New("unknown revision")
 
 // Resolve returns the full hash of the commit rev names. A revision is
 //
@@ -46,7 +46,7 @@ func (v *Vault) SnapshotAt(ctx context.Context, rev string) (*Snapshot, error) {
 
 func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
 	unknown := func(why string) error {
-		return fmt.Errorf("vault: revision %q: %s: %w", rev, why, ErrUnknownRevision)
+		return fmt.Errorf("vault: %w %q: %s", ErrUnknownRevision, rev, why)
 	}
 	base, steps, ok := splitRevision(rev)
 	if !ok {
@@ -65,7 +65,11 @@ func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
 			return gitlog.ZeroHash, fmt.Errorf("vault: revision %q: %w", rev, err)
 		}
 		if len(c.ParentHashes) == 0 {
-			return gitlog.ZeroHash, unknown(fmt.Sprintf("goes back past the first commit (only %d commits before %s)", i, shortHash(c.Hash)))
+			first := base
+			if i > 0 {
+				first = fmt.Sprintf("%s~%d", base, i)
+			}
+			return gitlog.ZeroHash, unknown(fmt.Sprintf("it goes back past the first commit, %.7s, which is %s", c.Hash, first))
 		}
 		h = c.ParentHashes[0]
 	}

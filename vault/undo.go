@@ -24,8 +24,8 @@ type ConflictError struct {
 
 // Error names the commit and the files; it quotes no content.
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the revert cannot be merged: %v",
-		e.Commit, strings.Join(e.Paths, ", "), ErrConflict)
+	return fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the change cannot be undone by merging",
+		e.Commit, strings.Join(e.Paths, ", "))
 }
 
 // Unwrap returns ErrConflict.

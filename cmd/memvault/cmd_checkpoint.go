@@ -34,8 +34,11 @@ vault to its clones, and NAME works wherever a revision does ('memvault rollback
 				rev = args[1]
 			}
 			err := runCheckpoint(c.Context(), g, args[0], rev, msg, asJSON, c.OutOrStdout())
-			if errors.Is(err, vault.ErrInvalid) {
+			switch {
+			case errors.Is(err, vault.ErrInvalid):
 				return &usageError{cmd: c.CommandPath(), err: err}
+			case errors.Is(err, vault.ErrExist):
+				return &hintedError{err: err, hint: "Choose another name; 'memvault checkpoints' lists the names taken."}
 			}
 			return err
 		},

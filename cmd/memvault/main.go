@@ -69,6 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // the message and, where one helps, what to do next. This is the only place that does.
 func exitCode(err error, stderr io.Writer) int {
 	var usage *usageError
+	var hinted *hintedError
 	switch {
 	case err == nil:
 		return exitOK
@@ -94,7 +95,10 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintPassphrase)
 		return exitSetup
 	case errors.Is(err, vault.ErrUnknownRevision):
-		fmt.Fprintf(stderr, "memvault: %v\n", err)
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintRevision)
+		return exitSetup
+	case errors.As(err, &hinted):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", hinted.err, hinted.hint)
 		return exitSetup
 	case errors.Is(err, gitlog.ErrTimeout):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintTimeout)
@@ -117,9 +121,20 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
+// hintedError is a setup error with what to do next, for an error only one
+// command meets.
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e *hintedError) Error() string { return e.err.Error() }
+func (e *hintedError) Unwrap() error { return e.err }
+
 // Hints printed under a setup error: each says what to do next.
 const (
-	hintInit = "Run 'memvault init' to create a vault there, or point --vault " +
+	hintRevision = "'memvault log' lists the commits and 'memvault checkpoints' the checkpoints."
+	hintInit     = "Run 'memvault init' to create a vault there, or point --vault " +
 		"(or MEMVAULT_DIR) at an existing one."
 	hintIdentity = "Point --identity (or MEMVAULT_IDENTITY) at the identity file the vault " +
 		"was made with; 'memvault init' creates one if you have none."
