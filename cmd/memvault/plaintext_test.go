@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -63,11 +61,11 @@ func TestNoPlaintextAtRest(t *testing.T) {
 		}
 	}
 	for _, m := range append(markers, secret) {
-		if found := findInFiles(t, root, []byte(m), mv.identity); len(found) > 0 {
+		if found := vaulttest.FindInFiles(t, root, []byte(m), mv.identity); len(found) > 0 {
 			t.Errorf("plaintext or key material on disk: %v", found)
 		}
 	}
-	if len(findInFiles(t, filepath.Join(mv.vault, "objects"), []byte(name), "")) == 0 {
+	if len(vaulttest.FindInFiles(t, filepath.Join(mv.vault, "objects"), []byte(name))) == 0 {
 		t.Fatalf("the file scan did not find the file name %s in the loose objects: it is blind", name)
 	}
 }
@@ -158,53 +156,6 @@ func identitySecret(t *testing.T, path string) string {
 	return string(k)
 }
 
-// findInFiles looks for needle in every regular file under dir but skip: in its bytes,
-// and in every zlib stream that starts anywhere in it (loose objects, and the objects
-// gitlog's journal holds back to back).
-func findInFiles(t *testing.T, dir string, needle []byte, skip string) []string {
-	t.Helper()
-	var found []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || p == skip {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if bytes.Contains(b, needle) {
-			found = append(found, p)
-		}
-		if zlibContains(b, needle) {
-			found = append(found, p+" (decompressed)")
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("scan %s: %v", dir, err)
-	}
-	return found
-}
-
-// zlibContains reports whether a zlib stream starting at any offset of b inflates to
-// something holding needle.
-func zlibContains(b, needle []byte) bool {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] != 0x78 || (uint(b[i])<<8|uint(b[i+1]))%31 != 0 {
-			continue // not a zlib header
-		}
-		zr, err := zlib.NewReader(bytes.NewReader(b[i:]))
-		if err != nil {
-			continue
-		}
-		plain, _ := io.ReadAll(io.LimitReader(zr, 64<<20)) // a truncated stream still counts
-		if bytes.Contains(plain, needle) {
-			return true
-		}
-	}
-	return false
-}
-
 // copyDir copies the regular files and directories under src to dst.
 func copyDir(t *testing.T, src, dst string) {
 	t.Helper()
@@ -251,30 +202,5 @@ func gitGC(t *testing.T, dir string) {
 	loose, _ := filepath.Glob(filepath.Join(dir, "objects", "[0-9a-f][0-9a-f]", "*"))
 	if len(packs) == 0 || len(loose) > 0 {
 		t.Fatalf("after git gc: %d packs, %d loose objects; want packs and no loose object", len(packs), len(loose))
-	}
-}
-
-// TestFindInFiles shows that the scan sees a needle stored raw and one inside a zlib
-// stream that starts in the middle of a file, as gitlog's journal holds objects.
-func TestFindInFiles(t *testing.T) {
-	dir := t.TempDir()
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	zw.Write([]byte("blob 20\x00needle in a haystack"))
-	zw.Close()
-	files := map[string][]byte{
-		"raw":      []byte("some needle here"),
-		"embedded": append([]byte("journal header\x00\x01\x02"), z.Bytes()...),
-		"clean":    []byte("nothing to see"),
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := findInFiles(t, dir, []byte("needle"), "")
-	want := []string{filepath.Join(dir, "embedded") + " (decompressed)", filepath.Join(dir, "raw")}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("findInFiles = %q, want %q", got, want)
 	}
 }

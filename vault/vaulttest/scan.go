@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -61,13 +62,14 @@ func FindInObjects(tb testing.TB, dir string, needle []byte) []string {
 	return found
 }
 
-// FindInFiles looks for needle in every regular file under dir, raw and, where a
-// file is a zlib stream, decompressed.
-func FindInFiles(tb testing.TB, dir string, needle []byte) []string {
+// FindInFiles looks for needle in every regular file under dir except those
+// named in skip: in its bytes, and in every zlib stream that starts anywhere in
+// it (loose objects, and the objects gitlog's journal holds back to back).
+func FindInFiles(tb testing.TB, dir string, needle []byte, skip ...string) []string {
 	tb.Helper()
 	var found []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
+		if err != nil || !d.Type().IsRegular() || slices.Contains(skip, p) {
 			return err
 		}
 		b, err := os.ReadFile(p)
@@ -77,10 +79,8 @@ func FindInFiles(tb testing.TB, dir string, needle []byte) []string {
 		if bytes.Contains(b, needle) {
 			found = append(found, p)
 		}
-		if zr, err := zlib.NewReader(bytes.NewReader(b)); err == nil {
-			if plain, err := io.ReadAll(zr); err == nil && bytes.Contains(plain, needle) {
-				found = append(found, p+" (decompressed)")
-			}
+		if zlibContains(b, needle) {
+			found = append(found, p+" (decompressed)")
 		}
 		return nil
 	})
@@ -88,4 +88,23 @@ func FindInFiles(tb testing.TB, dir string, needle []byte) []string {
 		tb.Fatalf("scan %s: %v", dir, err)
 	}
 	return found
+}
+
+// zlibContains reports whether a zlib stream starting at any offset of b inflates to
+// something holding needle.
+func zlibContains(b, needle []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != 0x78 || (uint(b[i])<<8|uint(b[i+1]))%31 != 0 {
+			continue // not a zlib header
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(b[i:]))
+		if err != nil {
+			continue
+		}
+		plain, _ := io.ReadAll(io.LimitReader(zr, 64<<20)) // a truncated stream still counts
+		if bytes.Contains(plain, needle) {
+			return true
+		}
+	}
+	return false
 }
