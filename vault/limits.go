@@ -50,80 +50,67 @@ type Usage struct {
 // in a process a call costs the directories a commit changed, not the vault.
 // The error wraps ErrDecrypt for a blob that is not an age file.
 func (s *Snapshot) Usage(ctx context.Context) (Usage, error) {
-	e, found, err := s.lookup(Root)
-	if err != nil || !found || e.Hash.IsZero() {
-		return Usage{}, err
-	}
-	return s.v.treeUsage(ctx, Root, e.Hash)
+	return s.treeUsage(ctx, true)
 }
 
 // FileCount returns how many memory files the snapshot holds. It reads only
 // trees, remembered by hash as Usage does: after the first call in a process a
 // call costs the directories a commit changed.
 func (s *Snapshot) FileCount(ctx context.Context) (int, error) {
+	u, err := s.treeUsage(ctx, false)
+	return u.Files, err
+}
+
+func (s *Snapshot) treeUsage(ctx context.Context, sized bool) (Usage, error) {
 	e, found, err := s.lookup(Root)
 	if err != nil || !found || e.Hash.IsZero() {
-		return 0, err
+		return Usage{}, err
 	}
-	return s.v.treeFiles(ctx, Root, e.Hash)
+	return s.v.treeUsage(ctx, Root, e.Hash, sized)
 }
 
-// countCache maps a tree hash to the number of files under it.
-var countCache = struct {
-	sync.Mutex
-	m map[gitlog.Hash]int
-}{m: make(map[gitlog.Hash]int)}
-
-func (v *Vault) treeFiles(ctx context.Context, p string, h gitlog.Hash) (int, error) {
-	countCache.Lock()
-	n, ok := countCache.m[h]
-	countCache.Unlock()
-	if ok {
-		return n, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	es, err := v.repo.ReadTree(h)
-	if err != nil {
-		return 0, fmt.Errorf("vault: count %s: %w", p, err)
-	}
-	for _, e := range es {
-		if !e.IsDir() {
-			n++
-			continue
-		}
-		sub, err := v.treeFiles(ctx, p+"/"+e.Name, e.Hash)
-		if err != nil {
-			return 0, err
-		}
-		n += sub
-	}
-	countCache.Lock()
-	if len(countCache.m) >= usageCacheMax {
-		clear(countCache.m)
-	}
-	countCache.m[h] = n
-	countCache.Unlock()
-	return n, nil
+// treeStats remembers the usage of trees by hash. A tree's hash fixes its
+// blobs and so their sizes: an entry never goes stale.
+type treeStats struct {
+	mu sync.Mutex
+	m  map[gitlog.Hash]treeStat
 }
 
-// usageCache maps a tree hash to its usage. A tree's hash fixes its blobs and
-// so their sizes: the mapping holds for every vault.
-var usageCache = struct {
-	sync.Mutex
-	m map[gitlog.Hash]Usage
-}{m: make(map[gitlog.Hash]Usage)}
+type treeStat struct {
+	u     Usage
+	sized bool // u.Bytes is known
+}
 
-const usageCacheMax = 1 << 16
+const treeStatsMax = 1 << 16
 
-func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash) (Usage, error) {
-	usageCache.Lock()
-	u, ok := usageCache.m[h]
-	usageCache.Unlock()
-	if ok {
+func newTreeStats() *treeStats { return &treeStats{m: make(map[gitlog.Hash]treeStat)} }
+
+func (c *treeStats) get(h gitlog.Hash, sized bool) (Usage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.m[h]
+	return st.u, ok && (st.sized || !sized)
+}
+
+func (c *treeStats) put(h gitlog.Hash, st treeStat) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= treeStatsMax {
+		clear(c.m)
+	}
+	if old, ok := c.m[h]; !ok || !old.sized {
+		c.m[h] = st
+	}
+}
+
+// treeUsage counts the files under the tree h at p, and with sized adds up
+// their plaintext sizes, which reads each blob's header; without, it reads only
+// trees.
+func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bool) (Usage, error) {
+	if u, ok := v.trees.get(h, sized); ok {
 		return u, nil
 	}
+	var u Usage
 	if err := ctx.Err(); err != nil {
 		return u, err
 	}
@@ -134,7 +121,7 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash) (Usage, 
 	for _, e := range es {
 		cp := p + "/" + e.Name
 		if e.IsDir() {
-			sub, err := v.treeUsage(ctx, cp, e.Hash)
+			sub, err := v.treeUsage(ctx, cp, e.Hash, sized)
 			if err != nil {
 				return u, err
 			}
@@ -142,18 +129,15 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash) (Usage, 
 			u.Bytes += sub.Bytes
 			continue
 		}
-		n, err := v.fileSize(cp, e.Hash)
-		if err != nil {
-			return u, err
-		}
 		u.Files++
-		u.Bytes += n
+		if sized {
+			n, err := v.fileSize(cp, e.Hash)
+			if err != nil {
+				return u, err
+			}
+			u.Bytes += n
+		}
 	}
-	usageCache.Lock()
-	if len(usageCache.m) >= usageCacheMax {
-		clear(usageCache.m)
-	}
-	usageCache.m[h] = u
-	usageCache.Unlock()
+	v.trees.put(h, treeStat{u: u, sized: sized})
 	return u, nil
 }

@@ -77,6 +77,11 @@ type Vault struct {
 	limits Limits
 	keys   *keyring
 	cache  *plainCache
+	trees  *treeStats
+}
+
+func newVault(repo *gitlog.Repo, opts Options) *Vault {
+	return &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(64 << 20), trees: newTreeStats()}
 }
 
 // DefaultDir is where the vault lives when none is named:
@@ -143,7 +148,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	if err != nil {
 		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
 	}
-	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(64 << 20)}
+	v := newVault(repo, opts)
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
 	unlock, err := repo.Lock(ctx)
 	if err == nil {
@@ -176,7 +181,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: open %s: %w", dir, err)
 	}
-	v := &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(64 << 20)}
+	v := newVault(repo, opts)
 	head, err := repo.Head()
 	if err != nil {
 		err = fmt.Errorf("%w: %v", ErrDamaged, err)
