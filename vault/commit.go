@@ -11,17 +11,6 @@ import (
 
 type ageRecipient = age.Recipient
 
-// Trailer keys of a memvault commit.
-const (
-	trCommand   = "Memory-Command"
-	trPath      = "Memory-Path"
-	trNewPath   = "Memory-New-Path"
-	trToolUseID = "Tool-Use-Id"
-	trAgent     = "Agent"
-	trSession   = "Session"
-	trSource    = "Memory-Source"
-)
-
 // commit writes changes on top of parent with the message and trailers of the
 // design: subject "<command> <path>" ("rename <old> -> <new>"), then trailers. The
 // caller holds the lock.
@@ -36,31 +25,20 @@ func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlo
 	if len(changes) > 1 && path != "" {
 		subject += fmt.Sprintf(" (+%d more)", len(changes)-1)
 	}
-	trailers := [][2]string{
-		{trCommand, meta.Command}, {trPath, path}, {trNewPath, newPath},
-		{trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}, {trSource, meta.Source},
-	}
-	_, err := v.writeCommit(parent, subject, trailers, changes, meta.Agent, "agent")
+	_, err := v.writeCommit(parent, subject, metaTrailers(meta, path, newPath), changes, meta.Agent, "agent")
 	return err
 }
 
 // writeCommit commits changes on top of parent with the subject and the
 // trailers that have a value, authored by agent (orElse when there is none).
 // The caller holds the lock.
-func (v *Vault) writeCommit(parent gitlog.Hash, subject string, trailers [][2]string, changes []gitlog.Change, agent, orElse string) (gitlog.Hash, error) {
-	var b strings.Builder
-	b.WriteString(oneLine(subject) + "\n\n")
-	for _, t := range trailers {
-		if t[1] != "" {
-			fmt.Fprintf(&b, "%s: %s\n", t[0], oneLine(t[1]))
-		}
-	}
+func (v *Vault) writeCommit(parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string) (gitlog.Hash, error) {
 	now := v.opts.Now()
 	if agent == "" {
 		agent = orElse
 	}
 	h, err := v.repo.Commit(parent, changes, gitlog.CommitInfo{
-		Message:   b.String(),
+		Message:   formatMessage(subject, trailers),
 		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 	})
@@ -68,16 +46,6 @@ func (v *Vault) writeCommit(parent gitlog.Hash, subject string, trailers [][2]st
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}
 	return h, nil
-}
-
-// oneLine keeps a caller's value from breaking the message's line structure.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // signatureName keeps a caller's name from forging the author line: git ends the

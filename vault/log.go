@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bufio"
 	"context"
 	"strings"
 
@@ -99,33 +98,24 @@ func record(c *object.Commit) Record {
 	for i, p := range c.ParentHashes {
 		r.Parents[i] = p.String()
 	}
-	sc := bufio.NewScanner(strings.NewReader(c.Message))
-	first := true
-	for sc.Scan() {
-		line := sc.Text()
-		if first {
-			r.Subject, first = line, false
-			continue
-		}
-		k, val, ok := strings.Cut(line, ": ")
-		if !ok {
-			continue
-		}
-		switch k {
+	var trailers []trailer
+	r.Subject, trailers = parseMessage(c.Message)
+	for _, t := range trailers {
+		switch t.key {
 		case trCommand:
-			r.Command = val
+			r.Command = t.value
 		case trPath:
-			r.Path = val
+			r.Path = t.value
 		case trNewPath:
-			r.NewPath = val
+			r.NewPath = t.value
 		case trToolUseID:
-			r.ToolUseID = val
+			r.ToolUseID = t.value
 		case trAgent:
-			r.Agent = val
+			r.Agent = t.value
 		case trSession:
-			r.Session = val
+			r.Session = t.value
 		case trSource:
-			r.Source = val
+			r.Source = t.value
 		}
 	}
 	return r

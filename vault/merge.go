@@ -570,16 +570,16 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	}
 	var rs [][2]string
 	for _, c := range cs {
-		tr := trailers(c.Message)
-		switch tr[trCommand] {
+		_, tr := parseMessage(c.Message)
+		switch trailerValue(tr, trCommand) {
 		case "rename":
-			from, err1 := treePath(tr[trPath])
-			to, err2 := treePath(tr[trNewPath])
+			from, err1 := treePath(trailerValue(tr, trPath))
+			to, err2 := treePath(trailerValue(tr, trNewPath))
 			if err1 == nil && err2 == nil {
 				rs = append(rs, [2]string{from, to})
 			}
 		case "delete":
-			if p, err := treePath(tr[trPath]); err == nil {
+			if p, err := treePath(trailerValue(tr, trPath)); err == nil {
 				rs = append(rs, [2]string{p, ""})
 			}
 		}
@@ -662,17 +662,6 @@ func (m *merger) sideGraph(head gitlog.Hash) ([]*object.Commit, error) {
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// trailers reads the "Key: value" lines of a commit message.
-func trailers(msg string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(msg, "\n") {
-		if k, v, ok := strings.Cut(line, ": "); ok && !strings.Contains(k, " ") {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 var errNoBase = errors.New("the histories share no commit")

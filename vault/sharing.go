@@ -237,29 +237,28 @@ func recipientsMeta(meta Meta, res RecipientsResult) Meta {
 	return meta
 }
 
-func recipientTrailers(res RecipientsResult, files int) [][2]string {
-	var tr [][2]string
+func recipientTrailers(res RecipientsResult, files int) []trailer {
+	var tr []trailer
 	for _, r := range res.Added {
-		tr = append(tr, [2]string{trRecipientAdded, r.Type + " " + abbrev(r.Key)})
+		tr = append(tr, trailer{trRecipientAdded, r.Type + " " + abbrev(r.Key)})
 	}
 	for _, r := range res.Removed {
-		tr = append(tr, [2]string{trRecipientRemoved, r.Type + " " + abbrev(r.Key)})
+		tr = append(tr, trailer{trRecipientRemoved, r.Type + " " + abbrev(r.Key)})
 	}
-	return append(tr, [2]string{trReencrypted, fmt.Sprint(files)})
+	return append(tr, trailer{trReencrypted, fmt.Sprint(files)})
 }
 
 // commitBulk commits changes that are not one memory command: subject
 // "<command> <first key>[ (+N more)]", the trailers of meta, then extra. The
 // caller holds the lock.
-func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Meta, extra [][2]string) (gitlog.Hash, error) {
+func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Meta, extra []trailer) (gitlog.Hash, error) {
 	subject := meta.Command
 	if len(extra) > 1 {
-		_, first, _ := strings.Cut(extra[0][1], " ")
+		_, first, _ := strings.Cut(extra[0].value, " ")
 		subject += " " + first
 		if len(extra) > 2 {
 			subject += fmt.Sprintf(" (+%d more)", len(extra)-2)
 		}
 	}
-	std := [][2]string{{trCommand, meta.Command}, {trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}}
-	return v.writeCommit(parent, subject, append(std, extra...), changes, meta.Agent, "memvault")
+	return v.writeCommit(parent, subject, append(metaTrailers(meta, "", ""), extra...), changes, meta.Agent, "memvault")
 }

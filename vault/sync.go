@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
@@ -213,21 +212,17 @@ func (v *Vault) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdif
 // mergeInfo is the merge commit's message: trailers Memory-Command: merge and one
 // Memory-Conflict per conflicted file.
 func (v *Vault) mergeInfo(remote string, conflicts []string) gitlog.CommitInfo {
-	var b strings.Builder
-	fmt.Fprintf(&b, "merge %s/main\n\n%s: merge\n", oneLine(remote), trCommand)
+	trailers := []trailer{{trCommand, "merge"}}
 	for _, p := range conflicts {
-		fmt.Fprintf(&b, "%s: %s\n", trConflict, oneLine(p))
+		trailers = append(trailers, trailer{trConflict, p})
 	}
 	now := v.opts.Now()
 	return gitlog.CommitInfo{
-		Message:   b.String(),
+		Message:   formatMessage("merge "+remote+"/main", trailers),
 		Author:    gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 	}
 }
-
-// trConflict names a file a merge left with conflict markers or moved aside.
-const trConflict = "Memory-Conflict"
 
 // checkRecipients refuses, unless accept, a recipients file that theirs changed
 // since base to something ours does not hold.
