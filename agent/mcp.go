@@ -28,8 +28,10 @@ type MCPOptions struct {
 	Version string
 	// Poll is how often the vault is checked for changes made elsewhere (another
 	// process, a sync) while a client is connected, to send resource
-	// notifications; 0 means DefaultPoll, a negative value never. Changes made
-	// through the server itself are announced at once.
+	// notifications; 0 means DefaultPoll, a negative value never. Where the
+	// store can watch the vault (vault.Vault.Watch, on Linux), a change made
+	// elsewhere is announced at once and the poll is only the fallback; changes
+	// made through the server itself are always announced at once.
 	Poll time.Duration
 	// Logger receives the MCP SDK's log; nil means none.
 	Logger *slog.Logger
@@ -256,11 +258,35 @@ func (m *mcpServer) watch() {
 	}
 }
 
-// poll refreshes the resources every opts.Poll while any session is connected.
+// watcher is what a store offers when it can tell at once of changes made
+// elsewhere; *vault.Vault does (see vault.Vault.Watch).
+type watcher interface {
+	Watch(ctx context.Context) (<-chan struct{}, error)
+}
+
+// poll refreshes the resources as soon as the store says the vault changed,
+// and every opts.Poll in case it cannot tell, while any session is connected.
 func (m *mcpServer) poll() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var changed <-chan struct{} // nil, never ready, when the store cannot watch
+	if w, ok := m.store.(watcher); ok {
+		if ch, err := w.Watch(ctx); err == nil {
+			changed = ch
+			m.refresh() // a change before the watch began
+		}
+	}
 	t := time.NewTicker(m.opts.Poll)
 	defer t.Stop()
-	for range t.C {
+	for {
+		select {
+		case <-t.C:
+		case _, ok := <-changed:
+			if !ok {
+				changed = nil
+				continue
+			}
+		}
 		m.mu.Lock()
 		if !hasSessions(m.srv) {
 			m.polling = false
@@ -268,10 +294,15 @@ func (m *mcpServer) poll() {
 			return
 		}
 		m.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), m.opts.Poll+10*time.Second)
-		m.res.refresh(ctx)
-		cancel()
+		m.refresh()
 	}
+}
+
+// refresh brings the resources up to the vault, bounded in time.
+func (m *mcpServer) refresh() {
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.Poll+10*time.Second)
+	defer cancel()
+	m.res.refresh(ctx)
 }
 
 func hasSessions(srv *mcp.Server) bool {

@@ -25,6 +25,12 @@ type (
 	}
 	// pollMsg is the tick of the polling loop.
 	pollMsg struct{}
+	// watchingMsg says the vault is being watched through ch.
+	watchingMsg struct{ ch <-chan struct{} }
+	// changedMsg says the head may have moved, as the watch ch tells.
+	changedMsg struct{ ch <-chan struct{} }
+	// watchEndedMsg says the watch ended, so polling alone goes on.
+	watchEndedMsg struct{}
 	// dirsMsg holds the entries of directories at commit.
 	dirsMsg struct {
 		commit string
@@ -73,6 +79,37 @@ func headCmd(ctx context.Context, v Vault, poll bool, seq int) tea.Cmd {
 	return func() tea.Msg {
 		snap, err := v.Snapshot(ctx)
 		return headMsg{snap: snap, poll: poll, seq: seq, err: err}
+	}
+}
+
+// watcher is what a vault offers when it can tell at once of commits made by
+// others; *vault.Vault does (see vault.Vault.Watch).
+type watcher interface {
+	Watch(ctx context.Context) (<-chan struct{}, error)
+}
+
+// watchCmd starts watching v for commits, where v and the system allow it.
+func watchCmd(ctx context.Context, v Vault) tea.Cmd {
+	w, ok := v.(watcher)
+	if !ok {
+		return nil
+	}
+	return func() tea.Msg {
+		ch, err := w.Watch(ctx)
+		if err != nil {
+			return nil // polling alone, as before
+		}
+		return watchingMsg{ch: ch}
+	}
+}
+
+// nextChangeCmd waits for the watch ch to say the head may have moved.
+func nextChangeCmd(ch <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return watchEndedMsg{}
+		}
+		return changedMsg{ch: ch}
 	}
 }
 

@@ -59,6 +59,7 @@ type Model struct {
 	// numbered, and a result older than one already applied is dropped.
 	headAsked, headApplied int
 	cpAsked, cpApplied     int
+	watched                bool // the vault tells of commits at once; polling is the fallback
 }
 
 // New returns the root model for v. Its commands do their I/O under ctx.
@@ -97,7 +98,11 @@ func (m *Model) setStyles() {
 // Init implements tea.Model: it loads the head and asks the terminal for its
 // background colour.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.readHead(m.opts.PollInterval > 0), tea.RequestBackgroundColor)
+	var watch tea.Cmd
+	if m.opts.PollInterval > 0 {
+		watch = watchCmd(m.ctx, m.v)
+	}
+	return tea.Batch(m.readHead(m.opts.PollInterval > 0), watch, tea.RequestBackgroundColor)
 }
 
 // Update implements tea.Model.
@@ -118,6 +123,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onWheel(msg.Mouse())
 	case pollMsg:
 		cmd = m.readHead(true)
+	case watchingMsg:
+		m.watched = true
+		cmd = nextChangeCmd(msg.ch)
+	case changedMsg:
+		cmd = tea.Batch(m.readHead(false), nextChangeCmd(msg.ch))
+	case watchEndedMsg:
+		m.watched = false
 	case headMsg:
 		cmd = m.onHead(msg)
 	case dirsMsg:

@@ -52,7 +52,10 @@ type Options struct {
 	// one absolute times are shown in; nil means time.Now.
 	Now func() time.Time
 	// PollInterval is how often the head is checked for commits made by others;
-	// 0 means 500ms, a negative value never.
+	// 0 means 500ms, a negative value never. Where the vault can be watched
+	// (vault.Vault.Watch, on Linux), a commit shows as soon as it is made and
+	// the check runs only every watchedPoll (or PollInterval, if longer), as a
+	// fallback.
 	PollInterval time.Duration
 	// PageSize is how many history records are loaded at a time; 0 means 200.
 	PageSize int
@@ -64,6 +67,9 @@ type Options struct {
 	// "memvault-ui".
 	Agent string
 }
+
+// watchedPoll is how often the head is checked while the vault is watched.
+const watchedPoll = 5 * time.Second
 
 func (o *Options) fill() {
 	if o.Now == nil {

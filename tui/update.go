@@ -17,7 +17,11 @@ import (
 func (m *Model) onHead(msg headMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if msg.poll && m.opts.PollInterval > 0 {
-		cmds = append(cmds, pollCmd(m.opts.PollInterval))
+		every := m.opts.PollInterval
+		if m.watched {
+			every = max(every, watchedPoll)
+		}
+		cmds = append(cmds, pollCmd(every))
 	}
 	if msg.seq < m.headApplied {
 		return tea.Batch(cmds...) // an older read overtaken by a newer one

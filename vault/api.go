@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io/fs"
 	"time"
+
+	"github.com/memvault/memvault/gitlog"
 )
 
 // Root is the virtual directory every memory path lives under.
@@ -28,6 +30,8 @@ var (
 	ErrNoIdentity = errors.New("no usable identity")
 	// ErrDecrypt: no identity given can decrypt a memory file.
 	ErrDecrypt = errors.New("cannot decrypt")
+	// ErrWatchUnsupported: the system cannot watch the vault for changes (Watch).
+	ErrWatchUnsupported = gitlog.ErrWatchUnsupported
 )
 
 // Kind tells what is at a memory path.

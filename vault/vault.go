@@ -210,6 +210,13 @@ func (v *Vault) Close() error { return v.repo.Close() }
 // Dir is the vault's repository directory.
 func (v *Vault) Dir() string { return v.repo.Dir() }
 
+// Watch returns a channel that receives a value soon after the vault's branch
+// may have moved, by this process or any other, until ctx is done; then it is
+// closed. A value may stand for several commits, or for none, so a reader looks
+// at the head itself (Snapshot). Where the system cannot watch files the error
+// wraps ErrWatchUnsupported, and a reader polls instead.
+func (v *Vault) Watch(ctx context.Context) (<-chan struct{}, error) { return v.repo.Watch(ctx) }
+
 // IdentityFile is the path of the identity the vault decrypts with.
 func (v *Vault) IdentityFile() string { return v.opts.IdentityFile }
 

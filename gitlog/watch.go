@@ -1,0 +1,28 @@
+package gitlog
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrWatchUnsupported: the system gives no way to watch the repository for
+// changes, so a caller must poll.
+var ErrWatchUnsupported = errors.New("watching for changes is not supported on this system")
+
+// Watch returns a channel that receives a value soon after a branch of the
+// repository may have moved, whoever moved it (this process, another one, git
+// itself), until ctx is done; then the channel is closed. Values coalesce: one
+// may stand for several moves, and some arrive when nothing moved, so a reader
+// checks the ref itself. Where the system cannot watch files, the error wraps
+// ErrWatchUnsupported.
+func (r *Repo) Watch(ctx context.Context) (<-chan struct{}, error) {
+	return r.watch(ctx)
+}
+
+// notify sends on ch unless a value is waiting there already.
+func notify(ch chan<- struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
