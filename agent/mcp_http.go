@@ -84,7 +84,12 @@ func isLoopbackHost(ctx context.Context, host string) (bool, error) {
 	return len(ips) > 0, nil
 }
 
-// MCPHandler serves srv over MCP's streamable HTTP transport at every path.
+// MCPPath is the path of the URL to give MCP clients. Clients such as the MCP
+// Inspector take a URL that does not end in /mcp for the older SSE transport.
+const MCPPath = "/mcp"
+
+// MCPHandler serves srv over MCP's streamable HTTP transport at MCPPath, and at
+// every other path too, so a client set up with the bare address still works.
 // With opts.Token set, a request without that bearer token gets 401; the token
 // is compared in constant time. Browser requests from another origin are
 // refused, and so are requests to a loopback address naming another host (the

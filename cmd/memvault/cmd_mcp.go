@@ -40,13 +40,15 @@ protocol (view /memories first, record progress, assume interruption). The tool
 memory:///memories/..., and clients hear when the list or a subscribed file changes.
 Commits made through MCP name the client (Agent) and a session id of their own.
 
-With --http ADDR it serves MCP's streamable HTTP transport instead. An ADDR without
-a host (":8765") listens on 127.0.0.1. An address that is not loopback is refused
+With --http ADDR it serves MCP's streamable HTTP transport instead, at
+http://ADDR/mcp (give clients that URL: some take one without /mcp for the older
+SSE transport). An ADDR without a host (":8765") listens on 127.0.0.1. An address that is not loopback is refused
 unless --allow-remote is given together with a bearer token, from $` + envMCPToken + `
 or --token-file; clients then send "Authorization: Bearer <token>". A token is
 honoured on loopback too. Put a TLS proxy in front of a remote server.`,
 		Example: `  claude mcp add memvault -- memvault mcp
   memvault mcp --http 127.0.0.1:8765
+  claude mcp add --transport http memvault http://127.0.0.1:8765/mcp
   ` + envMCPToken + `=$(cat token) memvault mcp --http 0.0.0.0:8765 --allow-remote`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -86,7 +88,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at http://%s/\n", ln.Addr())
+	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at http://%s%s\n", ln.Addr(), agent.MCPPath)
 	return agent.ServeMCPHTTP(ctx, srv, ln, hopts)
 }
 

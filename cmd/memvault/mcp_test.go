@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,11 +131,20 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		cancel()
 		cmd.Wait()
 	}()
+	// The URL printed, as the README's, ends in /mcp: clients such as the MCP
+	// Inspector take a URL without it for the old SSE transport (issue 15).
 	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp$`).FindString(strings.TrimSuffix(line, "\n"))
 	if err != nil || url == "" {
-		t.Fatalf("memvault mcp --http said %q, %v; want its address", line, err)
+		t.Fatalf("memvault mcp --http said %q, %v; want its address, ending in /mcp", line, err)
 	}
+	// The root, which the README once gave, still answers.
+	root, err := mcp.NewClient(&mcp.Implementation{Name: "root", Version: "v1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: strings.TrimSuffix(url, "mcp")}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", strings.TrimSuffix(url, "mcp"), err)
+	}
+	root.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "story", Version: "v1"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
