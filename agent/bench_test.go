@@ -10,7 +10,7 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// BenchmarkViewFile1KB is a warm view of a 1 KB file, in process (DESIGN target: ≤ 1 ms).
+// BenchmarkViewFile1KB is a warm view of a 1 KB file, in process (target: ≤ 1 ms).
 func BenchmarkViewFile1KB(b *testing.B) {
 	ctx := context.Background()
 	h := agent.New(vaulttest.New(b), agent.Options{})

@@ -17,8 +17,8 @@ import (
 
 // BenchmarkProcess compares whole processes at 5,000 files: one `memvault tool`
 // create command against the naive way, encrypting a file into a git checkout
-// and running `git add` and `git commit`. DESIGN's target for memvault tool is
-// ≤ 30 ms; the naive processes are a reference. (The 10× DESIGN asks over the
+// and running `git add` and `git commit`. The target for memvault tool is
+// ≤ 30 ms; the naive processes are a reference. (The 10× asked for over the
 // naive way is measured in process: vault's BenchmarkWrite and BenchmarkNaiveGit.)
 func BenchmarkProcess(b *testing.B) {
 	const files = 5000
