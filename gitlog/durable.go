@@ -49,10 +49,18 @@ func (r *Repo) writeLoose(h Hash, z []byte) error {
 	if _, err := os.Lstat(p); err == nil {
 		return nil // objects are immutable: same name, same content
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	// A packer (ours in another process, or git gc) removes a fan-out folder
+	// once it has emptied it, which can happen between our MkdirAll and the
+	// write: make it again and retry, as git does.
+	for try := 0; ; try++ {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		err := writeFileAtomic(p, z, 0o444, false)
+		if !errors.Is(err, fs.ErrNotExist) || try == 3 {
+			return err
+		}
 	}
-	return writeFileAtomic(p, z, 0o444, false)
 }
 
 // writeRef points ref at h by rename, creating the folders its name needs.

@@ -3,8 +3,10 @@ package gitlog
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -56,6 +58,9 @@ func (r *Repo) looseObjects() (hs []Hash, files []string, err error) {
 			continue
 		}
 		es, err := os.ReadDir(filepath.Join(dir, fan.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // emptied and removed by another packer meanwhile
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("gitlog: list objects: %w", err)
 		}

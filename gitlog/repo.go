@@ -54,6 +54,7 @@ var ZeroHash = plumbing.ZeroHash
 type Repo struct {
 	dir   string
 	st    *filesystem.Storage
+	objs  lookup // st as go-git's decoders must see it: see lookup
 	trees *treeCache
 	index *historyIndex
 
@@ -113,6 +114,7 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
 	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf}
+	r.objs = lookup{Storage: st, r: r}
 	if err := r.recoverIfNeeded(); err != nil {
 		r.Close()
 		return nil, err
@@ -176,7 +178,7 @@ func (r *Repo) ReadCommit(h Hash) (*object.Commit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
 	}
-	c, err := object.DecodeCommit(r.st, o)
+	c, err := object.DecodeCommit(r.objs, o)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
 	}

@@ -1,0 +1,49 @@
+package gitlog
+
+import (
+	"errors"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// lookup is the repository's object storage as go-git's decoders see it. A
+// commit decoded by go-git keeps its storer and reads its parents and tree
+// through it later; with the raw storage those reads skipped Repo.object, so a
+// walk in a long-lived process failed with "object not found" once another
+// process had packed the objects it needed, and raced on go-git's lazily built
+// pack index. Through lookup, every such read is Repo.object's: under the read
+// lock, and looked for again after a reindex on a miss.
+type lookup struct {
+	*filesystem.Storage
+	r *Repo
+}
+
+// EncodedObject reads through Repo.object.
+func (l lookup) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return l.r.object(t, h)
+}
+
+// HasEncodedObject looks for h as Repo.object does.
+func (l lookup) HasEncodedObject(h plumbing.Hash) error {
+	l.r.readMu.Lock()
+	defer l.r.readMu.Unlock()
+	err := l.Storage.HasEncodedObject(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		l.Storage.Reindex()
+		err = l.Storage.HasEncodedObject(h)
+	}
+	return err
+}
+
+// EncodedObjectSize reads the size as Repo.object would find the object.
+func (l lookup) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	l.r.readMu.Lock()
+	defer l.r.readMu.Unlock()
+	n, err := l.Storage.EncodedObjectSize(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		l.Storage.Reindex()
+		n, err = l.Storage.EncodedObjectSize(h)
+	}
+	return n, err
+}
