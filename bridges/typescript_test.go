@@ -157,3 +157,31 @@ func reply(stop string, blocks ...string) string {
 	return `{"id":"msg_b","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[` +
 		strings.Join(blocks, ",") + `],"stop_reason":"` + stop + `","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
 }
+
+// TestTypeScriptBridgeNullID: an answer whose id is null (memvault serve could
+// not read the request's id) goes to the oldest call waiting, since answers
+// come in order; the bridge once waited for it forever (issue 15).
+func TestTypeScriptBridgeNullID(t *testing.T) {
+	dir := installTypeScript(t)
+	_, env := newVault(t)
+	script, err := filepath.Abs(filepath.Join("typescript", "nullid.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "--stack-size=20000", script, filepath.Join(dir, "out", "memvault.js"))
+	cmd.Env = env
+	var answers []struct {
+		Content string `json:"content"`
+		IsError bool   `json:"is_error"`
+	}
+	out := run(t, cmd)
+	if err := json.Unmarshal([]byte(out), &answers); err != nil || len(answers) != 2 {
+		t.Fatalf("nullid.js printed %q (%v), want two answers", out, err)
+	}
+	if a := answers[0]; !a.IsError || !strings.HasPrefix(a.Content, "Error: Invalid request: ") {
+		t.Errorf("answer to the unreadable request = %+v, want an invalid-request error", a)
+	}
+	if a := answers[1]; a.IsError || !strings.HasPrefix(a.Content, "Here're the files and directories") {
+		t.Errorf("answer to the view after it = %+v, want the listing", a)
+	}
+}

@@ -51,9 +51,13 @@ export class MemvaultServe {
     this.#proc = spawn(opts.command ?? 'memvault', args, { env: opts.env ?? process.env });
     this.#proc.stderr.pipe(process.stderr);
     createInterface({ input: this.#proc.stdout }).on('line', (line) => {
-      const answer = JSON.parse(line) as Answer & { id: number };
-      const waiter = this.#pending.get(answer.id);
-      this.#pending.delete(answer.id);
+      const answer = JSON.parse(line) as Answer & { id: number | null };
+      // Answers come in order, so one whose id is null (memvault could not read
+      // the request's) answers the oldest call waiting. A Map keeps insertion order.
+      const id = answer.id !== null && this.#pending.has(answer.id) ? answer.id : this.#pending.keys().next().value;
+      if (id === undefined) return;
+      const waiter = this.#pending.get(id);
+      this.#pending.delete(id);
       waiter?.resolve({ content: answer.content, is_error: answer.is_error });
     });
     this.#exited = new Promise((resolve) => {
