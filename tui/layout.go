@@ -15,19 +15,23 @@ func (r rect) contains(x, y int) bool {
 	return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
 }
 
-// layout places the panes. Below 120 columns or 30 rows the tree and the
-// content share the top and the history takes the full width below, so its
-// columns fit; on a larger screen the tree sits above the history on the left
-// and the content, for long diffs, takes the full height on the right. The
-// status bar and the help bar close the screen.
+// layout places the panes. Below 160 columns or 30 rows the tree and the
+// content share the top and the history takes the full width below, so all its
+// columns fit (they need 93 cells); on a larger screen the tree sits above the
+// history on the left half, 80 columns or more, which keeps the history's
+// times and agents, and the content, for long diffs, takes the full height on
+// the right. The status bar and the help bar close the screen.
 type layout struct {
 	tree, hist, content rect
 	statusY, helpY      int
 }
 
+// wideLayout is the width from which the history shares the left half.
+const wideLayout = 160
+
 func computeLayout(w, h int) layout {
 	main := h - 2
-	if w < 120 || h < 30 {
+	if w < wideLayout || h < 30 {
 		left := clamp(w*2/5, min(24, w/2), 48)
 		top := main - main*9/20
 		return layout{
@@ -123,12 +127,16 @@ func box(r rect, title string, body []string, focused bool, st *Styles) []string
 
 // overlay draws the lines of a box centred over the frame's lines.
 func overlay(frame []string, w int, boxLines []string) {
+	overlayAt(frame, w, boxLines, max((len(frame)-len(boxLines))/2, 0))
+}
+
+// overlayAt draws the lines of a box centred across the frame, from line y.
+func overlayAt(frame []string, w int, boxLines []string, y int) {
 	bw := 0
 	for _, l := range boxLines {
 		bw = max(bw, lipgloss.Width(l))
 	}
 	x := max((w-bw)/2, 0)
-	y := max((len(frame)-len(boxLines))/2, 0)
 	for i, l := range boxLines {
 		if y+i >= len(frame) {
 			break

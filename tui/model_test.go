@@ -151,7 +151,7 @@ func TestLayoutFits(t *testing.T) {
 	v, _ := newVault(t)
 	seed(t, v)
 	d := newDriver(t, v, 80, 24)
-	for _, size := range [][2]int{{80, 24}, {100, 30}, {119, 40}, {120, 30}, {200, 60}, {60, 16}} {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {119, 40}, {120, 30}, {140, 40}, {159, 40}, {160, 40}, {200, 60}, {60, 16}} {
 		d.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		lines := strings.Split(d.frame(), "\n")
 		if len(lines) != size[1] {

@@ -89,6 +89,20 @@ func TestFrames(t *testing.T) {
 				t.Errorf("after ? and esc, mode = %v, want browse", d.m.mode)
 			}
 		}},
+		// The common widths show each commit's agent and times, and the key
+		// list stays above the history (issue 15).
+		{"widths", false, func(t *testing.T, d *driver) {
+			d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+			d.keys("tab")
+			d.golden("width_100")
+			d.keys("?")
+			d.golden("width_100_help")
+			d.keys("esc")
+			d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+			d.golden("width_120")
+			d.send(tea.WindowSizeMsg{Width: 140, Height: 40})
+			d.golden("width_140")
+		}},
 		{"empty", true, func(t *testing.T, d *driver) {
 			d.golden("empty")
 		}},

@@ -40,7 +40,9 @@ func (m *Model) render() string {
 	case modeDialog:
 		overlay(frame, m.width, m.dialogBox())
 	case modeHelp:
-		overlay(frame, m.width, m.fullHelpBox())
+		// Above the history, so the commits stay in sight while the keys are read.
+		help := m.fullHelpBox()
+		overlayAt(frame, m.width, help, max(l.hist.y-len(help), 0))
 	}
 	return strings.Join(frame, "\n")
 }
