@@ -9,32 +9,93 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
-// Pack moves every loose object into one new pack and returns how many it
-// moved. A vault writes a few loose objects per commit, so after a long life it
-// holds hundreds of thousands of small files: slow to copy, back up and scan.
+// Pack moves every loose object into one new pack, merges small packs into
+// bigger ones (see consolidate), and returns how many loose objects it moved. A
+// vault writes a few loose objects per commit, so after a long life it would
+// hold hundreds of thousands of small files: slow to copy, back up and scan.
+// Commits pack by themselves past a threshold (see autoPack); Pack is for a
+// manual run.
 //
 // The pack goes in through a packSink (whole, indexed, synced), and only then
 // are the loose copies removed, so no object is ever missing: a reader in
 // another process that looks for a removed file finds the object in the pack
 // after its reindex. Writers are not held off; an object written meanwhile stays
-// loose until the next Pack. Nothing unreachable is dropped.
+// loose until the next Pack. Nothing unreachable is dropped. Two packers at once
+// take turns on memvault/pack.lock: Pack waits for its turn, an automatic pack
+// skips. A temporary pack that a killed packer or fetch left is removed.
 func (r *Repo) Pack(ctx context.Context) (int, error) {
+	return r.pack(ctx, true)
+}
+
+func (r *Repo) pack(ctx context.Context, wait bool) (int, error) {
+	unlock, ok, err := r.packLock(ctx, wait)
+	if err != nil || !ok {
+		return 0, err
+	}
+	defer unlock()
+	r.removeStaleTemps()
+	n, err := r.packLoose(ctx)
+	if err != nil {
+		return n, err
+	}
+	return n, r.consolidate(ctx)
+}
+
+// packLock takes memvault/pack.lock. With wait it waits for another packer to
+// finish; without, ok is false while one runs.
+func (r *Repo) packLock(ctx context.Context, wait bool) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(filepath.Join(r.dir, stateDir, "pack.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("gitlog: pack: %w", err)
+	}
+	for {
+		busy, err := tryLockFile(f)
+		if err != nil {
+			f.Close()
+			return nil, false, fmt.Errorf("gitlog: pack: lock: %w", err)
+		}
+		if !busy {
+			return func() { f.Close() }, true, nil // closing unlocks
+		}
+		if !wait {
+			f.Close()
+			return nil, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, false, fmt.Errorf("gitlog: pack: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// staleAfter is how long a temporary file under objects/pack goes unwritten
+// before a packer takes it for the leftover of a killed process. A live fetch
+// or pack writes to its file all the time.
+const staleAfter = time.Hour
+
+// removeStaleTemps removes the temporary packs and indexes that a killed packer
+// or fetch left behind.
+func (r *Repo) removeStaleTemps() {
+	tmps, _ := filepath.Glob(filepath.Join(r.dir, "objects", "pack", "tmp_*"))
+	for _, f := range tmps {
+		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > staleAfter {
+			os.Remove(f)
+		}
+	}
+}
+
+// packLoose moves every loose object into one new pack.
+func (r *Repo) packLoose(ctx context.Context) (int, error) {
 	hs, files, err := r.looseObjects()
 	if err != nil || len(hs) == 0 {
 		return 0, err
 	}
-	sink, err := r.newPackSink()
-	if err != nil {
-		return 0, err
-	}
-	err = writePack(contextWriter{ctx, sink}, hs, r.readObject)
-	if err != nil {
-		sink.abort()
-		return 0, fmt.Errorf("gitlog: pack: %w", err)
-	}
-	if err := sink.Close(); err != nil {
+	if err := r.writeNewPack(ctx, hs); err != nil {
 		return 0, err
 	}
 	for _, f := range files {
@@ -44,6 +105,20 @@ func (r *Repo) Pack(ctx context.Context) (int, error) {
 		os.Remove(filepath.Dir(f)) // once empty
 	}
 	return len(hs), nil
+}
+
+// writeNewPack writes the objects hs, read through the repository, as one new
+// pack.
+func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
+	sink, err := r.newPackSink()
+	if err != nil {
+		return err
+	}
+	if err := writePack(contextWriter{ctx, sink}, hs, r.readObject); err != nil {
+		sink.abort()
+		return fmt.Errorf("gitlog: pack: %w", err)
+	}
+	return sink.Close()
 }
 
 // looseObjects lists the loose objects, by name and file.

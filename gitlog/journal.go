@@ -64,8 +64,11 @@ func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObje
 		return fmt.Errorf("gitlog: write ref: %w", err)
 	}
 	if size >= checkpointBytes {
-		return r.checkpoint()
+		if err := r.checkpoint(); err != nil {
+			return err
+		}
 	}
+	r.maybeAutoPack()
 	return nil
 }
 

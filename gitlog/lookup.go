@@ -2,9 +2,11 @@ package gitlog
 
 import (
 	"errors"
+	"io/fs"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // lookup is the repository's object storage as go-git's decoders see it. A
@@ -29,7 +31,7 @@ func (l lookup) HasEncodedObject(h plumbing.Hash) error {
 	l.r.readMu.Lock()
 	defer l.r.readMu.Unlock()
 	err := l.Storage.HasEncodedObject(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	for try := 0; try < lookTries && lookAgain(err); try++ {
 		l.Storage.Reindex()
 		err = l.Storage.HasEncodedObject(h)
 	}
@@ -41,9 +43,22 @@ func (l lookup) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	l.r.readMu.Lock()
 	defer l.r.readMu.Unlock()
 	n, err := l.Storage.EncodedObjectSize(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	for try := 0; try < lookTries && lookAgain(err); try++ {
 		l.Storage.Reindex()
 		n, err = l.Storage.EncodedObjectSize(h)
 	}
 	return n, err
+}
+
+// lookTries bounds how often a read looks again. Each look lists the packs
+// anew, and a look fails again only if a packer merged away a pack between the
+// listing and the read: in a row, that takes packers that never stop.
+const lookTries = 8
+
+// lookAgain tells whether a read that failed with err should be tried again
+// after a reindex: the object was not found, or was found in a pack that has
+// been merged away since.
+func lookAgain(err error) bool {
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist) ||
+		errors.Is(err, dotgit.ErrPackfileNotFound)
 }

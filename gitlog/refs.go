@@ -221,7 +221,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 	// go-git built at open: look again after a reindex before saying none.
 	r.readMu.Lock()
 	hs, err := r.st.HashesWithPrefix(even[:len(prefix)/2])
-	if err == nil && len(hs) == 0 {
+	if err == nil && len(hs) == 0 || lookAgain(err) {
 		r.st.Reindex()
 		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
 	}

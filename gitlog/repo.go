@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -62,6 +63,10 @@ type Repo struct {
 	mu       sync.Mutex // serialises writers inside this process; lockFile does across processes
 	lockFile *os.File   // flocked by Lock
 	journal  *os.File   // opened by the first commit, under mu
+
+	autoPack   int            // gc.auto: see maybeAutoPack
+	packing    atomic.Bool    // a background pack runs
+	background sync.WaitGroup // the background pack, waited for by Close
 }
 
 // Init creates a bare repository at dir whose HEAD names Branch. It fails with an
@@ -115,6 +120,7 @@ func Open(dir string) (*Repo, error) {
 	}
 	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf}
 	r.objs = lookup{Storage: st, r: r}
+	r.autoPack = r.autoPackLimit()
 	if err := r.recoverIfNeeded(); err != nil {
 		r.Close()
 		return nil, err
@@ -133,6 +139,7 @@ func (r *Repo) Storage() *filesystem.Storage { return r.st }
 
 // Close releases the repository's open files.
 func (r *Repo) Close() error {
+	r.background.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.journal != nil {
@@ -165,7 +172,7 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 	r.readMu.Lock()
 	defer r.readMu.Unlock()
 	o, err := r.st.EncodedObject(t, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	for try := 0; try < lookTries && lookAgain(err); try++ {
 		r.st.Reindex()
 		o, err = r.st.EncodedObject(t, h)
 	}

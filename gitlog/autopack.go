@@ -1,0 +1,59 @@
+package gitlog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// A commit writes a few loose objects, and nothing else would ever pack them.
+// As git's gc.auto does, a commit samples one of the 256 fan-out folders, and
+// when it holds more than its share of the threshold, the committing process
+// packs in the background (see Pack): writers and readers go on meanwhile, a
+// second packer skips, and Close waits for a running pack so a short-lived
+// process does not leave one half done (were it killed, the next pack removes
+// what it left). The threshold is the vault's git config gc.auto, 6,700 by
+// default as in git; 0 turns automatic packing off.
+
+// DefaultAutoPack is the number of loose objects past which a commit starts
+// packing, unless the repository's config sets gc.auto.
+const DefaultAutoPack = 6700
+
+// autoPackLimit reads gc.auto from the repository's config.
+func (r *Repo) autoPackLimit() int {
+	cfg, err := r.st.Config()
+	if err != nil {
+		return DefaultAutoPack
+	}
+	s := cfg.Raw.Section("gc")
+	if !s.HasOption("auto") {
+		return DefaultAutoPack
+	}
+	n, err := strconv.Atoi(s.Option("auto"))
+	if err != nil || n < 0 {
+		return DefaultAutoPack
+	}
+	return n
+}
+
+// maybeAutoPack starts a background pack when the loose objects seem to pass
+// the threshold. It costs one small folder listing.
+func (r *Repo) maybeAutoPack() {
+	if r.autoPack <= 0 {
+		return
+	}
+	es, _ := os.ReadDir(filepath.Join(r.dir, "objects", "17"))
+	if len(es) <= (r.autoPack+255)/256 {
+		return
+	}
+	if !r.packing.CompareAndSwap(false, true) {
+		return
+	}
+	r.background.Add(1)
+	go func() {
+		defer r.background.Done()
+		defer r.packing.Store(false)
+		r.pack(context.Background(), false) // best effort: the next commit tries again
+	}()
+}

@@ -1,0 +1,290 @@
+package gitlog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+func TestGeometricSplit(t *testing.T) {
+	for _, tc := range []struct {
+		counts []uint32
+		merged int // how many of the smallest packs merge
+	}{
+		{nil, 0},
+		{[]uint32{10}, 0},
+		{[]uint32{10, 20, 40, 80}, 0},         // already a progression
+		{[]uint32{10, 10}, 2},                 // two equal packs
+		{[]uint32{5, 10, 20, 40}, 0},          // each exactly twice the one before
+		{[]uint32{6700, 6700, 13400, 1e6}, 3}, // a new pack rolls up the small ones
+		{[]uint32{1, 1, 1, 1, 1, 1000}, 5},
+		{[]uint32{100, 3, 1000, 2}, 2}, // unsorted in: the two smallest merge
+	} {
+		var packs []packFile
+		for i, c := range tc.counts {
+			packs = append(packs, packFile{base: fmt.Sprint(i), objects: c})
+		}
+		got := geometricSplit(packs)
+		if len(got) != tc.merged {
+			t.Errorf("geometricSplit(%v) merges %d packs, want %d", tc.counts, len(got), tc.merged)
+			continue
+		}
+		// After the merge, the packs must grow by a factor of two.
+		var sum uint32
+		for _, p := range got {
+			sum += p.objects
+		}
+		sizes := []uint32{}
+		if sum > 0 {
+			sizes = append(sizes, sum)
+		}
+		for _, p := range packs[len(got):] {
+			sizes = append(sizes, p.objects)
+		}
+		slices.Sort(sizes)
+		for i := 1; i < len(sizes); i++ {
+			if sizes[i] < 2*sizes[i-1] {
+				t.Errorf("geometricSplit(%v): after merging, packs %v do not double", tc.counts, sizes)
+				break
+			}
+		}
+	}
+}
+
+// setConfig sets a key in the repository's config with git itself.
+func setConfig(t *testing.T, dir, key, value string) {
+	t.Helper()
+	if out, err := exec.Command("git", "--git-dir", dir, "config", key, value).CombinedOutput(); err != nil {
+		t.Fatalf("git config %s %s: %v\n%s", key, value, err, out)
+	}
+}
+
+// looseAndPacks counts the loose objects and the packs of the repository at dir.
+func looseAndPacks(t *testing.T, dir string) (loose, packs int) {
+	t.Helper()
+	l, _ := filepath.Glob(filepath.Join(dir, "objects", "[0-9a-f][0-9a-f]", "*"))
+	p, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "pack-*.pack"))
+	return len(l), len(p)
+}
+
+// TestAutoPack makes 600 commits with a low gc.auto: the commits pack by
+// themselves, the packs stay few, and git agrees the repository is sound.
+func TestAutoPack(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setConfig(t, dir, "gc.auto", "300")
+	r.Close()
+	if r, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	const commits = 600
+	for i := range commits {
+		commit(t, r, Change{Op: Put, Path: fmt.Sprintf("m/%d/%d", i%7, i%50), Data: fmt.Appendf(nil, "%d", i)})
+	}
+	r.Close() // waits for a running pack
+	loose, packs := looseAndPacks(t, dir)
+	t.Logf("after %d commits: %d loose objects, %d packs", commits, loose, packs)
+	if packs == 0 {
+		t.Fatalf("no pack after %d commits with gc.auto 300: automatic packing never ran", commits)
+	}
+	if loose > 3*300 {
+		t.Errorf("%d loose objects after %d commits with gc.auto 300", loose, commits)
+	}
+	if packs > 8 {
+		t.Errorf("%d packs: consolidation does not keep them few", packs)
+	}
+	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck --strict: %v\n%s", err, out)
+	}
+	r, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head, _ := r.Head()
+	n := 0
+	if err := r.Walk(head, func(*object.Commit) error { n++; return nil }); err != nil || n != commits {
+		t.Errorf("walk after packing: %d commits, %v; want %d", n, err, commits)
+	}
+}
+
+// TestAutoPackOff: gc.auto 0 leaves every object loose.
+func TestAutoPackOff(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setConfig(t, dir, "gc.auto", "0")
+	r.Close()
+	if r, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		commit(t, r, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: fmt.Appendf(nil, "%d", i)})
+	}
+	r.Close()
+	if _, packs := looseAndPacks(t, dir); packs != 0 {
+		t.Errorf("gc.auto 0: %d packs, want none", packs)
+	}
+}
+
+// TestPackersAndReaders runs two packers of two openers at once, beside a
+// writer of a third, while a long-lived reader walks the history, reads every
+// tree and blob at the head, and must see every new commit: nothing fails,
+// nothing is lost, and the packs merge.
+func TestPackersAndReaders(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	open := func() *Repo {
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	reader, p1, p2 := open(), open(), open()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	packs := make([]int, 2)
+	for i, p := range []*Repo{p1, p2} {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := p.Pack(ctx); err != nil {
+					t.Errorf("packer %d: %v", i, err)
+					return
+				}
+				packs[i]++
+			}
+		})
+	}
+	var reads int
+	wg.Go(func() {
+		seen := 0
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			head, err := reader.Head()
+			if err != nil {
+				t.Errorf("reader: head: %v", err)
+				return
+			}
+			n := 0
+			if err := reader.Walk(head, func(*object.Commit) error { n++; return nil }); err != nil {
+				t.Errorf("reader: walk after %d reads: %v", reads, err)
+				return
+			}
+			if n < seen {
+				t.Errorf("reader: %d commits, fewer than the %d it saw before", n, seen)
+				return
+			}
+			seen = n
+			root, err := reader.RootTree(head)
+			if err == nil {
+				err = readAllBlobs(reader, root)
+			}
+			if err != nil {
+				t.Errorf("reader: %v", err)
+				return
+			}
+			reads++
+		}
+	})
+	const commits = 300
+	var last Hash
+	for i := range commits {
+		last = commit(t, w, Change{Op: Put, Path: fmt.Sprintf("m/%d/%d", i%5, i%30), Data: fmt.Appendf(nil, "%d", i)})
+		if i%50 == 49 {
+			time.Sleep(20 * time.Millisecond) // let the packers finish a round
+		}
+	}
+	close(done)
+	wg.Wait()
+	if packs[0]+packs[1] < 4 || reads < 4 {
+		t.Fatalf("packers ran %v times and the reader %d times: the test proves little", packs, reads)
+	}
+	n := 0
+	if err := reader.Walk(last, func(*object.Commit) error { n++; return nil }); err != nil || n != commits {
+		t.Errorf("reader sees %d commits (%v), want %d", n, err, commits)
+	}
+	if problems, err := w.Check(ctx, nil); err != nil || len(problems) != 0 {
+		t.Errorf("Check = %v, %v", problems, err)
+	}
+	if _, packs := looseAndPacks(t, dir); packs > 10 {
+		t.Errorf("%d packs after %d packer runs: they do not merge", packs, packs)
+	}
+}
+
+// readAllBlobs reads every tree and blob under tree h.
+func readAllBlobs(r *Repo, h Hash) error {
+	es, err := r.ReadTree(h)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if e.IsDir() {
+			err = readAllBlobs(r, e.Hash)
+		} else {
+			_, err = r.ReadBlob(e.Hash)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestPackRemovesStaleTemps: what a killed packer or fetch left goes at the
+// next pack; a temporary file still being written stays.
+func TestPackRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	stale := filepath.Join(dir, "objects", "pack", "tmp_pack_stale")
+	fresh := filepath.Join(dir, "objects", "pack", "tmp_pack_fresh")
+	for _, f := range []string{stale, fresh} {
+		if err := os.WriteFile(f, make([]byte, 1<<20), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleAfter)
+	os.Chtimes(stale, old, old)
+	if _, err := r.Pack(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary pack still there after Pack (%v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a temporary pack being written was removed: %v", err)
+	}
+}
