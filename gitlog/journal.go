@@ -229,6 +229,9 @@ func decodeRecord(magic uint32, p []byte) (record, bool) {
 
 // recoverIfNeeded replays the journal when it holds records from an earlier boot.
 func (r *Repo) recoverIfNeeded() error {
+	if r.readOnly {
+		return nil // nothing can be rewritten: read what the files hold
+	}
 	f, err := os.Open(r.journalPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

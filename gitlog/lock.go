@@ -14,6 +14,9 @@ import (
 // between writers and cut throughput under contention to a few dozen commits a
 // second. If ctx ends first, the goroutine releases the lock as soon as it gets it.
 func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
+	if r.readOnly {
+		return nil, fmt.Errorf("gitlog: lock: %w", ErrReadOnly)
+	}
 	r.mu.Lock()
 	f := r.lockFile
 	release := func() {

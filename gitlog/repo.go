@@ -13,11 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -43,6 +45,9 @@ var (
 	ErrNotFound = errors.New("no such entry")
 	// ErrNotDir: a path descends through a file.
 	ErrNotDir = errors.New("not a directory")
+	// ErrReadOnly: the repository is on a read-only file system or not ours to
+	// write; it can be read, not changed.
+	ErrReadOnly = errors.New("the repository is read-only")
 )
 
 // Hash is a git object name.
@@ -61,7 +66,8 @@ type Repo struct {
 
 	readMu   sync.Mutex // guards go-git's object storage, see object
 	mu       sync.Mutex // serialises writers inside this process; lockFile does across processes
-	lockFile *os.File   // flocked by Lock
+	lockFile *os.File   // flocked by Lock; nil in a read-only repository without one
+	readOnly bool       // the repository cannot be written: Lock fails
 	journal  *os.File   // opened by the first commit, under mu
 
 	autoPack   int            // gc.auto: see maybeAutoPack
@@ -110,15 +116,29 @@ func Open(dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
 		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, stateDir), 0o700); err != nil {
+	readOnly := false
+	if err := os.MkdirAll(filepath.Join(dir, stateDir), 0o700); isReadOnly(err) {
+		readOnly = true
+	} else if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
-	lf, err := os.OpenFile(filepath.Join(dir, stateDir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	lockPath := filepath.Join(dir, stateDir, "lock")
+	lf, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if isReadOnly(err) {
+		// A backup or a read-only mount: readable, never written. The lock
+		// file, if there is one, still serialises this process's readers'
+		// replay against nothing; writers get ErrReadOnly from Lock.
+		readOnly = true
+		lf, err = os.Open(lockPath)
+		if errors.Is(err, fs.ErrNotExist) {
+			lf, err = nil, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf}
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverIfNeeded(); err != nil {
@@ -127,6 +147,15 @@ func Open(dir string) (*Repo, error) {
 	}
 	return r, nil
 }
+
+// isReadOnly tells whether err says a file cannot be written here.
+func isReadOnly(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
+// ReadOnly tells whether the repository was opened read-only, because its
+// files cannot be written.
+func (r *Repo) ReadOnly() bool { return r.readOnly }
 
 // Dir is the repository's directory.
 func (r *Repo) Dir() string { return r.dir }
@@ -146,7 +175,9 @@ func (r *Repo) Close() error {
 		r.journal.Close()
 		r.journal = nil
 	}
-	r.lockFile.Close()
+	if r.lockFile != nil {
+		r.lockFile.Close()
+	}
 	r.index.close()
 	return r.st.Close()
 }

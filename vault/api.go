@@ -32,6 +32,9 @@ var (
 	ErrDecrypt = errors.New("cannot decrypt")
 	// ErrWatchUnsupported: the system cannot watch the vault for changes (Watch).
 	ErrWatchUnsupported = gitlog.ErrWatchUnsupported
+	// ErrReadOnly: the vault's files cannot be written (a read-only mount, a
+	// backup, another user's vault); it can still be read.
+	ErrReadOnly = gitlog.ErrReadOnly
 )
 
 // Kind tells what is at a memory path.

@@ -109,6 +109,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, gitlog.ErrUnreachable):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintUnreachable)
 		return exitSetup
+	case errors.Is(err, vault.ErrReadOnly):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintReadOnly)
+		return exitSetup
 	case errors.Is(err, vault.ErrConflict):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintConflict)
 		return exitAnswer
@@ -133,6 +136,8 @@ func (e *hintedError) Unwrap() error { return e.err }
 
 // Hints printed under a setup error: each says what to do next.
 const (
+	hintReadOnly = "The vault can be read (view, cat, log, fsck) but not changed here: " +
+		"write to a copy or clone of it, or remount it read-write."
 	hintRevision = "'memvault log' lists the commits and 'memvault checkpoints' the checkpoints."
 	hintInit     = "Run 'memvault init' to create a vault there, or point --vault " +
 		"(or MEMVAULT_DIR) at an existing one."
