@@ -61,7 +61,7 @@ func runCat(ctx context.Context, g *globalOptions, p, at string, out io.Writer) 
 	case errors.Is(err, vault.ErrIsDir):
 		return fmt.Errorf("cat %s: %w", name, errMemoryDir)
 	case errors.Is(err, vault.ErrNotExist) && !errors.Is(err, vault.ErrNoIdentity):
-		return fmt.Errorf("cat %s: %w", name, errNoMemory)
+		return fmt.Errorf("cat %s: %w ('memvault log %s' lists the commits that changed it)", name, errNoMemory, p)
 	case err != nil:
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,11 +36,14 @@ directory, never as commits), so a file read only on another machine may look un
 	}
 	c.Flags().StringVar(&opts.unusedFor, "unused-for", "", "delete files unused for `AGE`: 90d, 12w, 36h")
 	c.Flags().BoolVar(&opts.dryRun, "dry-run", false, "list what would be deleted, delete nothing")
-	_ = c.MarkFlagRequired("unused-for")
 	return c
 }
 
 func runExpire(ctx context.Context, g *globalOptions, opts expireOptions, out io.Writer) (err error) {
+	if opts.unusedFor == "" {
+		return &usageError{cmd: "memvault expire", err: errors.New("--unused-for AGE is required: " +
+			"how long a file must have gone unviewed and unchanged, such as 90d")}
+	}
 	age, err := parseAge(opts.unusedFor)
 	if err != nil {
 		return &usageError{cmd: "memvault expire", err: err}

@@ -106,6 +106,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, gitlog.ErrAuth):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintAuth)
 		return exitSetup
+	case errors.Is(err, gitlog.ErrNoRemote):
+		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintNoRemote)
+		return exitSetup
 	case errors.Is(err, gitlog.ErrUnreachable):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintUnreachable)
 		return exitSetup
@@ -138,6 +141,7 @@ func (e *hintedError) Unwrap() error { return e.err }
 const (
 	hintReadOnly = "The vault can be read (view, cat, log, fsck) but not changed here: " +
 		"write to a copy or clone of it, or remount it read-write."
+	hintNoRemote = "'memvault remote list' lists the remotes; 'memvault remote add origin URL' adds one."
 	hintRevision = "'memvault log' lists the commits and 'memvault checkpoints' the checkpoints."
 	hintInit     = "Run 'memvault init' to create a vault there, or point --vault " +
 		"(or MEMVAULT_DIR) at an existing one."

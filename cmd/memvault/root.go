@@ -143,7 +143,7 @@ func memoryPath(c *cobra.Command, arg string) (string, error) {
 	}
 	clean, err := vault.CleanPath(p)
 	if err != nil {
-		return "", &usageError{cmd: c.CommandPath(), err: fmt.Errorf("memory path %q: %w", arg, err)}
+		return "", &usageError{cmd: c.CommandPath(), err: err} // the error names the path
 	}
 	return clean, nil
 }
