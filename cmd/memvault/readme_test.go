@@ -29,10 +29,7 @@ func TestReadmeTrue(t *testing.T) {
 		t.Errorf("README does not say %q, as go.mod's go line asks", want)
 	}
 	// Documents named in capitals (such as LICENSE.md) and relative links must exist.
-	var named []string
-	for _, m := range regexp.MustCompile(`\b[A-Z][A-Z_]+\.md\b`).FindAllString(string(readme), -1) {
-		named = append(named, m)
-	}
+	named := regexp.MustCompile(`\b[A-Z][A-Z_]+\.md\b`).FindAllString(string(readme), -1)
 	for _, m := range regexp.MustCompile(`\]\(([^)#:]+)\)`).FindAllStringSubmatch(string(readme), -1) {
 		named = append(named, m[1])
 	}
