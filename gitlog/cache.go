@@ -5,22 +5,28 @@ import "sync"
 // treeCache keeps decoded trees by hash. Trees are immutable, so entries never go
 // stale; when full, an arbitrary half is dropped, which is cheap and good enough
 // for a working set that is mostly the trees on recently written paths.
-type treeCache struct {
+type treeCache = objCache[[]Entry]
+
+func newTreeCache(max int) *treeCache { return newObjCache[[]Entry](max) }
+
+// objCache keeps decoded objects by hash: objects are immutable, so entries never
+// go stale. When full, an arbitrary half is dropped.
+type objCache[T any] struct {
 	mu  sync.Mutex
 	max int
-	m   map[Hash][]Entry
+	m   map[Hash]T
 }
 
-func newTreeCache(max int) *treeCache { return &treeCache{max: max, m: make(map[Hash][]Entry)} }
+func newObjCache[T any](max int) *objCache[T] { return &objCache[T]{max: max, m: make(map[Hash]T)} }
 
-func (c *treeCache) get(h Hash) ([]Entry, bool) {
+func (c *objCache[T]) get(h Hash) (T, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	es, ok := c.m[h]
-	return es, ok
+	v, ok := c.m[h]
+	return v, ok
 }
 
-func (c *treeCache) put(h Hash, es []Entry) {
+func (c *objCache[T]) put(h Hash, v T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= c.max {
@@ -32,5 +38,5 @@ func (c *treeCache) put(h Hash, es []Entry) {
 			}
 		}
 	}
-	c.m[h] = es
+	c.m[h] = v
 }

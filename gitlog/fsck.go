@@ -167,8 +167,10 @@ func (r *Repo) Repair(ctx context.Context) (Hash, error) {
 	if problems, err := r.Check(ctx, nil); err != nil || len(problems) == 0 {
 		return ZeroHash, err
 	}
+	r.readMu.Lock() // go-git's storage is not safe for concurrent reads
 	iter, err := r.st.IterEncodedObjects(plumbing.CommitObject)
 	if err != nil {
+		r.readMu.Unlock()
 		return ZeroHash, fmt.Errorf("gitlog: repair: %w", err)
 	}
 	var commits []*object.Commit
@@ -180,6 +182,7 @@ func (r *Repo) Repair(ctx context.Context) (Hash, error) {
 		}
 		return nil
 	})
+	r.readMu.Unlock()
 	// Commits made within one second share a time: the deeper one is newer.
 	depth := generations(commits)
 	sort.Slice(commits, func(i, j int) bool {

@@ -353,3 +353,26 @@ func (r *Repo) IndexHistory(ctx context.Context, from Hash) error {
 	}
 	return nil
 }
+
+// IndexInBackground completes the history index from from in a goroutine of
+// its own, as IndexHistory does, so that a long-lived process (an MCP server,
+// the UI) answers its first path history at once on a history that came from
+// elsewhere. A second call replaces the first; Close stops it, keeping what it
+// indexed. Path walks meanwhile index what they meet themselves.
+func (r *Repo) IndexInBackground(from Hash) {
+	if from.IsZero() {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.bgMu.Lock()
+	if r.stopIndex != nil {
+		r.stopIndex()
+	}
+	r.stopIndex = cancel
+	r.bgMu.Unlock()
+	r.background.Add(1)
+	go func() {
+		defer r.background.Done()
+		r.IndexHistory(ctx, from) // best effort: a walk indexes what is left
+	}()
+}

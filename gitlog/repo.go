@@ -10,6 +10,7 @@
 package gitlog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
+
+// openPacks is how many pack files a Repo keeps open. Packing keeps a vault at a
+// handful of packs (see consolidate).
+const openPacks = 32
 
 // Branch is the reference that holds the current state.
 const Branch = plumbing.ReferenceName("refs/heads/main")
@@ -58,11 +63,12 @@ var ZeroHash = plumbing.ZeroHash
 
 // Repo is an open bare repository. Its methods are safe for concurrent use.
 type Repo struct {
-	dir   string
-	st    *filesystem.Storage
-	objs  lookup // st as go-git's decoders must see it: see lookup
-	trees *treeCache
-	index *historyIndex
+	dir     string
+	st      *filesystem.Storage
+	objs    lookup // st as go-git's decoders must see it: see lookup
+	trees   *treeCache
+	commits *objCache[*object.Commit] // decoded commits: a walk reads each twice, as child and as parent
+	index   *historyIndex
 
 	readMu   sync.Mutex // guards go-git's object storage, see object
 	mu       sync.Mutex // serialises writers inside this process; lockFile does across processes
@@ -72,7 +78,9 @@ type Repo struct {
 
 	autoPack   int            // gc.auto: see maybeAutoPack
 	packing    atomic.Bool    // a background pack runs
-	background sync.WaitGroup // the background pack, waited for by Close
+	background sync.WaitGroup // the background pack and indexing, waited for by Close
+	bgMu       sync.Mutex
+	stopIndex  context.CancelFunc // stops the background indexing
 }
 
 // Init creates a bare repository at dir whose HEAD names Branch. It fails with an
@@ -137,8 +145,12 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly}
+	// Opening a pack file for every object read was half the cost of indexing
+	// a cloned history (billy resolves each path component with lstat): keep
+	// up to openPacks open. A pack merged away stays readable through its open
+	// file until it is rotated out.
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks})
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverIfNeeded(); err != nil {
@@ -168,6 +180,11 @@ func (r *Repo) Storage() *filesystem.Storage { return r.st }
 
 // Close releases the repository's open files.
 func (r *Repo) Close() error {
+	r.bgMu.Lock()
+	if r.stopIndex != nil {
+		r.stopIndex()
+	}
+	r.bgMu.Unlock()
 	r.background.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -212,6 +229,9 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 
 // ReadCommit decodes the commit h.
 func (r *Repo) ReadCommit(h Hash) (*object.Commit, error) {
+	if c, ok := r.commits.get(h); ok {
+		return c, nil
+	}
 	o, err := r.object(plumbing.CommitObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
@@ -220,6 +240,7 @@ func (r *Repo) ReadCommit(h Hash) (*object.Commit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
 	}
+	r.commits.put(h, c)
 	return c, nil
 }
 

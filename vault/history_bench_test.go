@@ -2,6 +2,8 @@ package vault_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -118,4 +121,31 @@ func gogit(b *testing.B, dir string) *git.Repository {
 		b.Fatal(err)
 	}
 	return repo
+}
+
+// BenchmarkIndexHistory completes the history index of 20,000 commits that
+// arrived from elsewhere (one pack, as a clone brings them), from an empty
+// index: what the first per-file history after a clone costs.
+//
+//	go test ./vault -run '^$' -bench BenchmarkIndexHistory -benchtime 3x -count 5
+func BenchmarkIndexHistory(b *testing.B) {
+	h := vaulttest.BuildHistory(b, b.TempDir(), 20_000, 100)
+	head := plumbing.NewHash(h.Head)
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.Remove(filepath.Join(h.Dir, "memvault", "history-index")); err != nil {
+			b.Fatal(err)
+		}
+		r, err := gitlog.Open(h.Dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := r.IndexHistory(context.Background(), head); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		r.Close()
+		b.StartTimer()
+	}
 }

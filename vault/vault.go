@@ -207,6 +207,16 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 // Close releases the vault's files.
 func (v *Vault) Close() error { return v.repo.Close() }
 
+// IndexHistory starts completing the history index in the background, so that
+// a long-lived process answers its first per-file history at once even on a
+// history that a clone or sync brought. Close stops it; what it indexed is kept
+// for every later process.
+func (v *Vault) IndexHistory() {
+	if head, err := v.repo.Head(); err == nil {
+		v.repo.IndexInBackground(head)
+	}
+}
+
 // Dir is the vault's repository directory.
 func (v *Vault) Dir() string { return v.repo.Dir() }
 

@@ -76,6 +76,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		return err
 	}
 	defer closeVault(v, &err)
+	v.IndexHistory() // a long-lived process: its first per-file history answers at once
 	srv := agent.NewMCPServer(v, agent.MCPOptions{Version: moduleVersion()})
 	if opts.http == "" {
 		return agent.ServeMCPStdio(ctx, srv, in, out)

@@ -48,6 +48,7 @@ func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Re
 		return err
 	}
 	defer closeVault(v, &err)
+	v.IndexHistory() // a long-lived process: its first per-file history answers at once
 	h := agent.New(v, agent.Options{Agent: opts.agent, Session: opts.session})
 	return agent.Serve(ctx, h, in, out)
 }

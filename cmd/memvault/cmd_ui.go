@@ -69,6 +69,7 @@ func runUI(ctx context.Context, g *globalOptions, in io.Reader, out io.Writer) (
 		return err
 	}
 	defer closeVault(v, &err)
+	v.IndexHistory() // a long-lived process: its first per-file history answers at once
 	return showUI(ctx, v, in, out)
 }
 
