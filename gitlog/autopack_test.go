@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 func TestGeometricSplit(t *testing.T) {
@@ -114,7 +112,7 @@ func TestAutoPack(t *testing.T) {
 	defer r.Close()
 	head, _ := r.Head()
 	n := 0
-	if err := r.Walk(head, func(*object.Commit) error { n++; return nil }); err != nil || n != commits {
+	if err := r.Walk(head, func(*Commit) error { n++; return nil }); err != nil || n != commits {
 		t.Errorf("walk after packing: %d commits, %v; want %d", n, err, commits)
 	}
 }
@@ -195,7 +193,7 @@ func TestPackersAndReaders(t *testing.T) {
 				return
 			}
 			n := 0
-			if err := reader.Walk(head, func(*object.Commit) error { n++; return nil }); err != nil {
+			if err := reader.Walk(head, func(*Commit) error { n++; return nil }); err != nil {
 				t.Errorf("reader: walk after %d reads: %v", reads, err)
 				return
 			}
@@ -229,7 +227,7 @@ func TestPackersAndReaders(t *testing.T) {
 		t.Fatalf("packers ran %v times and the reader %d times: the test proves little", packs, reads)
 	}
 	n := 0
-	if err := reader.Walk(last, func(*object.Commit) error { n++; return nil }); err != nil || n != commits {
+	if err := reader.Walk(last, func(*Commit) error { n++; return nil }); err != nil || n != commits {
 		t.Errorf("reader sees %d commits (%v), want %d", n, err, commits)
 	}
 	if problems, err := w.Check(ctx, nil); err != nil || len(problems) != 0 {

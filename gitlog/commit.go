@@ -2,13 +2,43 @@ package gitlog
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Signature names an author or committer and the time.
-type Signature = object.Signature
+// Signature names an author, committer or tagger and the time.
+type Signature struct {
+	Name  string
+	Email string
+	When  time.Time
+}
+
+func (s Signature) git() object.Signature {
+	return object.Signature{Name: s.Name, Email: s.Email, When: s.When}
+}
+
+func signature(s object.Signature) Signature {
+	return Signature{Name: s.Name, Email: s.Email, When: s.When}
+}
+
+// Commit is a commit as gitlog's callers see it.
+type Commit struct {
+	Hash         Hash
+	TreeHash     Hash
+	ParentHashes []Hash
+	Author       Signature
+	Committer    Signature
+	Message      string
+}
+
+func commitRecord(c *object.Commit) *Commit {
+	return &Commit{
+		Hash: c.Hash, TreeHash: c.TreeHash, ParentHashes: c.ParentHashes,
+		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message,
+	}
+}
 
 // CommitInfo is what a commit says besides its tree and parents.
 type CommitInfo struct {
@@ -68,8 +98,8 @@ func (r *Repo) buildTree(base Hash, changes []Change) (root, tree Hash, b *build
 // parent's tree), into the history index.
 func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo, objs []rawObject, trees map[Hash][]Entry) (Hash, error) {
 	c := &object.Commit{
-		Author:       info.Author,
-		Committer:    info.Committer,
+		Author:       info.Author.git(),
+		Committer:    info.Committer.git(),
 		Message:      info.Message,
 		TreeHash:     tree,
 		ParentHashes: parents,

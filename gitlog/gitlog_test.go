@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 func sig() Signature { return Signature{Name: "t", Email: "t@example", When: time.Unix(1700000000, 0)} }
@@ -118,7 +116,7 @@ func TestLockSerialisesRepos(t *testing.T) {
 	wg.Wait()
 	n := 0
 	head, _ := r1.Head()
-	r1.Walk(head, func(*object.Commit) error { n++; return nil })
+	r1.Walk(head, func(*Commit) error { n++; return nil })
 	if n != 100 {
 		t.Errorf("%d commits, want 100", n)
 	}

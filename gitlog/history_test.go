@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // randomHistory commits n random change sets over a small tree of paths and
@@ -78,7 +77,7 @@ func randomHistory(t *testing.T, r *Repo, n int, seed uint64) []string {
 func bruteLog(t *testing.T, r *Repo, p string) []Hash {
 	var out []Hash
 	head, _ := r.Head()
-	err := r.Walk(head, func(c *object.Commit) error {
+	err := r.Walk(head, func(c *Commit) error {
 		changed, err := r.entryChanged(c.Hash, c.ParentHashes, p)
 		if changed {
 			out = append(out, c.Hash)
@@ -94,7 +93,7 @@ func bruteLog(t *testing.T, r *Repo, p string) []Hash {
 func walkPath(t *testing.T, r *Repo, p string) []Hash {
 	var out []Hash
 	head, _ := r.Head()
-	err := r.WalkPath(context.Background(), head, p, func(c *object.Commit, q string) (string, error) {
+	err := r.WalkPath(context.Background(), head, p, func(c *Commit, q string) (string, error) {
 		out = append(out, c.Hash)
 		return q, nil
 	})
@@ -145,7 +144,7 @@ func TestWalkPathFollows(t *testing.T) {
 	ed := commit(t, r, Change{Op: Put, Path: "m/b", Data: []byte("2")})
 	head, _ := r.Head()
 	var got []Hash
-	err := r.WalkPath(context.Background(), head, "m/b", func(c *object.Commit, p string) (string, error) {
+	err := r.WalkPath(context.Background(), head, "m/b", func(c *Commit, p string) (string, error) {
 		got = append(got, c.Hash)
 		if c.Hash == mv {
 			return "m/a", nil

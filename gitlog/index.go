@@ -239,7 +239,7 @@ func (ix *historyIndex) node(r *Repo, h Hash) (*ixNode, error) {
 	if ok {
 		return n, nil
 	}
-	c, err := r.ReadCommit(h)
+	c, err := r.readCommit(h)
 	if err != nil {
 		return nil, err
 	}

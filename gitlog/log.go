@@ -15,16 +15,16 @@ var ErrStop = errors.New("stop walk")
 // Walk calls fn for from and each of its ancestors, each once, children before
 // their parents (pre-order, first parent first), until fn returns ErrStop or an
 // error, which Walk returns unless it is ErrStop.
-func (r *Repo) Walk(from Hash, fn func(*object.Commit) error) error {
+func (r *Repo) Walk(from Hash, fn func(*Commit) error) error {
 	if from.IsZero() {
 		return nil
 	}
-	c, err := r.ReadCommit(from)
+	c, err := r.readCommit(from)
 	if err != nil {
 		return err
 	}
 	err = object.NewCommitPreorderIter(c, nil, nil).ForEach(func(c *object.Commit) error {
-		if err := fn(c); errors.Is(err, ErrStop) {
+		if err := fn(commitRecord(c)); errors.Is(err, ErrStop) {
 			return storer.ErrStop
 		} else if err != nil {
 			return err
@@ -47,7 +47,7 @@ func (r *Repo) Walk(from Hash, fn func(*object.Commit) error) error {
 // WalkPath reads only the commits it hands to fn: it learns the others' parents
 // and changed paths from the history index (see index.go), which it completes
 // for commits made elsewhere on the way.
-func (r *Repo) WalkPath(ctx context.Context, from Hash, p string, fn func(c *object.Commit, p string) (string, error)) error {
+func (r *Repo) WalkPath(ctx context.Context, from Hash, p string, fn func(c *Commit, p string) (string, error)) error {
 	if from.IsZero() {
 		return nil
 	}

@@ -44,7 +44,7 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 	mark := func(h Hash, flags uint8) error {
 		n, ok := nodes[h]
 		if !ok {
-			c, err := r.ReadCommit(h)
+			c, err := r.readCommit(h)
 			if err != nil {
 				return err
 			}
@@ -127,7 +127,7 @@ func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 			continue
 		}
 		seen[h] = true
-		c, err := r.ReadCommit(h)
+		c, err := r.readCommit(h)
 		if err != nil {
 			return false, err
 		}

@@ -26,7 +26,7 @@ type objectSource interface {
 
 type repoSource struct{ r *Repo }
 
-func (s repoSource) commit(h Hash) (*object.Commit, error) { return s.r.ReadCommit(h) }
+func (s repoSource) commit(h Hash) (*object.Commit, error) { return s.r.readCommit(h) }
 func (s repoSource) tree(h Hash) ([]Entry, error)          { return s.r.ReadTree(h) }
 
 type storerSource struct{ sto storer.EncodedObjectStorer }

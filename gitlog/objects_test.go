@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
@@ -520,7 +519,7 @@ func TestPackWhileWriting(t *testing.T) {
 	}
 	head, _ := w.Head()
 	got := 0
-	if err := w.Walk(head, func(*object.Commit) error { got++; return nil }); err != nil || got != commits {
+	if err := w.Walk(head, func(*Commit) error { got++; return nil }); err != nil || got != commits {
 		t.Errorf("%d commits reachable (%v), want %d", got, err, commits)
 	}
 	if problems, err := w.Check(ctx, nil); err != nil || len(problems) != 0 {

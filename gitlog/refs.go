@@ -74,7 +74,7 @@ func (r *Repo) CreateTag(name string, target Hash, tagger Signature, message str
 	if err := CheckRefName(name); err != nil {
 		return Tag{}, err
 	}
-	if _, err := r.ReadCommit(target); err != nil {
+	if _, err := r.readCommit(target); err != nil {
 		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, ErrNotFound)
 	}
 	ref := plumbing.ReferenceName(TagPrefix + name)
@@ -83,7 +83,7 @@ func (r *Repo) CreateTag(name string, target Hash, tagger Signature, message str
 	} else if !cur.IsZero() {
 		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, fs.ErrExist)
 	}
-	t := &object.Tag{Name: name, Tagger: tagger, Message: message, TargetType: plumbing.CommitObject, Target: target}
+	t := &object.Tag{Name: name, Tagger: tagger.git(), Message: message, TargetType: plumbing.CommitObject, Target: target}
 	mo := &plumbing.MemoryObject{}
 	if err := t.Encode(mo); err != nil {
 		return Tag{}, fmt.Errorf("gitlog: encode tag: %w", err)
@@ -157,13 +157,13 @@ func (r *Repo) peelTag(name string, h Hash) (Tag, error) {
 		if t.TargetType != plumbing.CommitObject {
 			return Tag{}, fmt.Errorf("gitlog: tag %s names a %s, not a commit", name, t.TargetType)
 		}
-		return Tag{Name: name, Object: h, Target: t.Target, Tagger: t.Tagger, Message: t.Message}, nil
+		return Tag{Name: name, Object: h, Target: t.Target, Tagger: signature(t.Tagger), Message: t.Message}, nil
 	case plumbing.CommitObject:
-		c, err := r.ReadCommit(h)
+		c, err := r.readCommit(h)
 		if err != nil {
 			return Tag{}, err
 		}
-		return Tag{Name: name, Object: h, Target: h, Tagger: c.Committer}, nil
+		return Tag{Name: name, Object: h, Target: h, Tagger: signature(c.Committer)}, nil
 	}
 	return Tag{}, fmt.Errorf("gitlog: tag %s names a %s, not a commit", name, o.Type())
 }

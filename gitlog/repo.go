@@ -227,8 +227,17 @@ func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, er
 	return o, err
 }
 
-// ReadCommit decodes the commit h.
-func (r *Repo) ReadCommit(h Hash) (*object.Commit, error) {
+// ReadCommit reads the commit h.
+func (r *Repo) ReadCommit(h Hash) (*Commit, error) {
+	c, err := r.readCommit(h)
+	if err != nil {
+		return nil, err
+	}
+	return commitRecord(c), nil
+}
+
+// readCommit decodes the commit h, for gitlog's own walks.
+func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
 	if c, ok := r.commits.get(h); ok {
 		return c, nil
 	}
@@ -249,7 +258,7 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 	if h.IsZero() {
 		return ZeroHash, nil
 	}
-	c, err := r.ReadCommit(h)
+	c, err := r.readCommit(h)
 	if err != nil {
 		return ZeroHash, err
 	}

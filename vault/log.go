@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
@@ -45,7 +43,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		return opts.Limit > 0 && len(out) >= opts.Limit
 	}
 	if tp == "" {
-		err = v.repo.Walk(head, func(c *object.Commit) error {
+		err = v.repo.Walk(head, func(c *gitlog.Commit) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -56,7 +54,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		})
 		return out, err
 	}
-	err = v.repo.WalkPath(ctx, head, tp, func(c *object.Commit, p string) (string, error) {
+	err = v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
 		r := record(c)
 		if keep(r) {
 			return p, gitlog.ErrStop
@@ -88,7 +86,7 @@ func renamedFrom(r Record, p string) string {
 	return from + rest
 }
 
-func record(c *object.Commit) Record {
+func record(c *gitlog.Commit) Record {
 	r := Record{
 		Commit:  c.Hash.String(),
 		Parents: make([]string, len(c.ParentHashes)),

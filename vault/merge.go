@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 )
@@ -593,8 +591,8 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 // followed in the order it was made. A side that is a chain of commits on the
 // base, the usual case, is read alone; a side with a merge needs the whole
 // history below the base, to know where to stop.
-func (m *merger) sideCommits(head gitlog.Hash) ([]*object.Commit, error) {
-	var chain []*object.Commit
+func (m *merger) sideCommits(head gitlog.Hash) ([]*gitlog.Commit, error) {
+	var chain []*gitlog.Commit
 	for h := head; h != m.base; {
 		if err := m.ctx.Err(); err != nil {
 			return nil, err
@@ -616,10 +614,10 @@ func (m *merger) sideCommits(head gitlog.Hash) ([]*object.Commit, error) {
 }
 
 // sideGraph is sideCommits for a side with merges.
-func (m *merger) sideGraph(head gitlog.Hash) ([]*object.Commit, error) {
+func (m *merger) sideGraph(head gitlog.Hash) ([]*gitlog.Commit, error) {
 	if m.below == nil {
 		m.below = map[gitlog.Hash]bool{}
-		if err := m.v.repo.Walk(m.base, func(c *object.Commit) error {
+		if err := m.v.repo.Walk(m.base, func(c *gitlog.Commit) error {
 			m.below[c.Hash] = true
 			return m.ctx.Err()
 		}); err != nil {
@@ -629,8 +627,8 @@ func (m *merger) sideGraph(head gitlog.Hash) ([]*object.Commit, error) {
 	}
 	below := m.below
 	// A depth-first walk that lists a commit once all its parents are listed.
-	var out []*object.Commit
-	read := map[gitlog.Hash]*object.Commit{}
+	var out []*gitlog.Commit
+	read := map[gitlog.Hash]*gitlog.Commit{}
 	done := map[gitlog.Hash]bool{}
 	stack := []gitlog.Hash{head}
 	for len(stack) > 0 {

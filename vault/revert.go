@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 )
@@ -184,7 +182,7 @@ func (v *Vault) renamesAfter(ctx context.Context, h gitlog.Hash) (renames, error
 		return nil, err
 	}
 	var rs renames
-	err = v.repo.Walk(head, func(c *object.Commit) error {
+	err = v.repo.Walk(head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
