@@ -70,6 +70,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newRekeyCommand(&g),
 		newUICommand(&g),
 		newExpireCommand(&g),
+		newExportCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)
 	root.AddCommand(append(newSyncCommands(&g), newRemoteCommand(&g))...)

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+func newExportCommand(g *globalOptions) *cobra.Command {
+	var at string
+	c := &cobra.Command{
+		Use:   "export DIR|- [--at REV]",
+		Short: "Write every memory file out as plaintext, to a folder or a tar stream",
+		Long: `Export decrypts every memory file of the vault and writes it out in PLAINTEXT:
+anyone who can read what it writes can read the memory. It says so on stderr.
+
+DIR must not exist or be empty. Each file /memories/P is written to DIR/memories/P,
+so DIR is laid out as the Anthropic SDKs' local-filesystem memory tool keeps its base
+folder, and 'memvault import DIR' brings the same files back, byte for byte. Files
+are made readable by you alone (0600), folders 0700.
+
+With "-" instead of DIR, export writes a tar stream to stdout with the same paths
+(memories/P) and modes.
+
+With --at, the files as they were at revision REV: a commit hash (or at least its first
+4 digits), main, a checkpoint name, or any of these followed by ~N.`,
+		Example: `  memvault export ./memory-backup
+  memvault export - | tar -tvf -
+  memvault export ./before --at main~5`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runExport(c.Context(), g, args[0], at, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	c.Flags().StringVar(&at, "at", "", "export the files as they were at revision `REV`")
+	return c
+}
+
+// exportSink receives the files of an export, in byte order of their paths.
+type exportSink interface {
+	dir(rel string) error
+	file(rel string, data []byte) error
+	close() error
+}
+
+func runExport(ctx context.Context, g *globalOptions, dest, at string, stdout, stderr io.Writer) (err error) {
+	v, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	snap, err := v.Snapshot(ctx)
+	if at != "" {
+		snap, err = v.SnapshotAt(ctx, at)
+	}
+	if err != nil {
+		return err
+	}
+	files, err := snap.Files(ctx)
+	if err != nil {
+		return err
+	}
+	var sink exportSink
+	where := "stdout, as a tar stream"
+	if dest == "-" {
+		sink = &tarSink{tw: tar.NewWriter(stdout), now: time.Now()}
+	} else {
+		if sink, err = newDirSink(dest); err != nil {
+			return err
+		}
+		where = dest
+	}
+	fmt.Fprintf(stderr, "memvault: export: writing %d memory files as PLAINTEXT to %s; "+
+		"anyone who can read them there can read your memory\n", len(files), where)
+	if err := exportFiles(ctx, snap, files, sink); err != nil {
+		_ = sink.close()
+		return err
+	}
+	return sink.close()
+}
+
+// exportFiles decrypts each file and hands it to sink, creating its folders first.
+func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, sink exportSink) error {
+	made := map[string]bool{".": true}
+	for _, p := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// A tree from a remote may be crafted: only a path the memory tool accepts leaves.
+		if clean, err := vault.CleanPath(p); err != nil || clean != p {
+			return fmt.Errorf("export %q: not a valid memory path; stopped there", p)
+		}
+		rel := strings.TrimPrefix(p, "/")
+		if err := mkdirs(sink, path.Dir(rel), made); err != nil {
+			return err
+		}
+		data, err := snap.ReadFile(ctx, p)
+		if err != nil {
+			return err
+		}
+		if err := sink.file(rel, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mkdirs has sink make the folder d and those above it not made yet, outermost first.
+func mkdirs(sink exportSink, d string, made map[string]bool) error {
+	if made[d] {
+		return nil
+	}
+	if err := mkdirs(sink, path.Dir(d), made); err != nil {
+		return err
+	}
+	made[d] = true
+	return sink.dir(d)
+}
+
+// dirSink writes an export into a folder that was empty, through an os.Root so no
+// name can lead outside it.
+type dirSink struct {
+	name string
+	root *os.Root
+}
+
+func newDirSink(dir string) (*dirSink, error) {
+	switch es, err := os.ReadDir(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("export: %w", err)
+	case len(es) > 0:
+		return nil, fmt.Errorf("export: %s is not empty; name a new or empty folder", dir)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return &dirSink{name: dir, root: r}, nil
+}
+
+func (s *dirSink) dir(rel string) error {
+	if err := s.root.Mkdir(rel, 0o700); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+func (s *dirSink) file(rel string, data []byte) error {
+	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("export: write %s: %w", rel, err)
+	}
+	return nil
+}
+
+func (s *dirSink) close() error { return s.root.Close() }
+
+// tarSink writes an export as a tar stream.
+type tarSink struct {
+	tw  *tar.Writer
+	now time.Time
+}
+
+func (s *tarSink) dir(rel string) error {
+	return s.header(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o700})
+}
+
+func (s *tarSink) file(rel string, data []byte) error {
+	if err := s.header(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: 0o600, Size: int64(len(data))}); err != nil {
+		return err
+	}
+	if _, err := s.tw.Write(data); err != nil {
+		return fmt.Errorf("export: write: %w", err)
+	}
+	return nil
+}
+
+func (s *tarSink) header(h *tar.Header) error {
+	h.ModTime = s.now
+	h.Format = tar.FormatPAX
+	if err := s.tw.WriteHeader(h); err != nil {
+		return fmt.Errorf("export: write: %w", err)
+	}
+	return nil
+}
+
+func (s *tarSink) close() error {
+	if err := s.tw.Close(); err != nil {
+		return fmt.Errorf("export: write: %w", err)
+	}
+	return nil
+}
