@@ -175,9 +175,6 @@ func (r *Repo) Dir() string { return r.dir }
 // StateDir is the folder for local state that must not sync (lock, caches).
 func (r *Repo) StateDir() string { return filepath.Join(r.dir, stateDir) }
 
-// Storage exposes the go-git storage for history walks and remotes.
-func (r *Repo) Storage() *filesystem.Storage { return r.st }
-
 // Close releases the repository's open files.
 func (r *Repo) Close() error {
 	r.bgMu.Lock()
