@@ -201,6 +201,7 @@ func printRecipientsResult(out io.Writer, res vault.RecipientsResult) {
 // progressBar draws re-encryption progress on a terminal, at most ten times a
 // second; elsewhere it draws nothing.
 type progressBar struct {
+	label string // what is being done: "re-encrypting" unless set
 	w     io.Writer
 	on    bool
 	last  time.Time
@@ -208,7 +209,7 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer) *progressBar {
-	return &progressBar{w: w, on: os.Getenv("TERM") != "dumb" && isTerminal(w)}
+	return &progressBar{label: "re-encrypting", w: w, on: os.Getenv("TERM") != "dumb" && isTerminal(w)}
 }
 
 func (b *progressBar) update(done, total int) {
@@ -218,7 +219,7 @@ func (b *progressBar) update(done, total int) {
 	b.last = time.Now()
 	const width = 30
 	fill := width * done / total
-	fmt.Fprintf(b.w, "\rre-encrypting [%s%s] %d/%d files", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total)
+	fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d files", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total)
 	b.drawn = true
 }
 

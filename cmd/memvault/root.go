@@ -71,6 +71,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newUICommand(&g),
 		newExpireCommand(&g),
 		newExportCommand(&g),
+		newImportCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)
 	root.AddCommand(append(newSyncCommands(&g), newRemoteCommand(&g))...)

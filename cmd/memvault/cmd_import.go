@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// importOptions are the flags of memvault import.
+type importOptions struct {
+	to        string
+	dryRun    bool
+	overwrite bool
+	history   bool
+}
+
+func newImportCommand(g *globalOptions) *cobra.Command {
+	var o importOptions
+	c := &cobra.Command{
+		Use:   "import SOURCE [--to /memories/SUB] [--dry-run] [--overwrite] [--history]",
+		Short: "Bring memory files in from a folder or a git repository, in one commit",
+		Long: `Import brings the text files of SOURCE into the vault, encrypted, in one commit
+(Memory-Command: import) written as one pack. SOURCE is a folder:
+
+  - the Anthropic SDKs' local-filesystem memory folder: name its base (the folder
+    holding memories/, by default ./memory) or the memories folder itself;
+  - a Claude Code project memory folder (~/.claude/projects/PROJECT/memory/, with
+    MEMORY.md and the files beside it);
+  - any folder of text files, such as one 'memvault export' wrote;
+  - with --history, a git repository of memory files: each commit of its history
+    (first parent, oldest first) becomes one memvault commit with its author and
+    time. A re-run brings in only the commits not brought in yet.
+
+Each file SOURCE/P becomes /memories/P (or SUB/P with --to). Every path goes through
+the memory tool's path rules. Files that are not UTF-8 text, are over the vault's file
+size limit, are symbolic links or are not regular files are skipped and listed with the
+reason, as are .git folders. A file already in the vault with other content is kept as
+it is unless --overwrite; one with the same content changes nothing, so running the
+same import again makes no commit. An import that would pass the vault's file count or
+size limits is refused whole. The commit names no path of this machine.`,
+		Example: `  memvault import ./memory                       # an SDK memory folder
+  memvault import ~/.claude/projects/-home-me-app/memory --to /memories/claude-code
+  memvault import ./backup --dry-run
+  memvault import ./letta-memory --history`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			to, err := memoryPath(c, o.to)
+			if err != nil {
+				return err
+			}
+			o.to = to
+			if o.history && o.dryRun {
+				return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--dry-run cannot be used with --history")}
+			}
+			return runImport(c.Context(), g, args[0], o, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	c.Flags().StringVar(&o.to, "to", vault.Root, "the memory folder `SUB` the files go under")
+	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "say what would be imported, and change nothing")
+	c.Flags().BoolVar(&o.overwrite, "overwrite", false, "replace files already in the vault whose content differs")
+	c.Flags().BoolVar(&o.history, "history", false, "SOURCE is a git repository: replay each of its commits")
+	return c
+}
+
+func runImport(ctx context.Context, g *globalOptions, source string, o importOptions, out, errw io.Writer) (err error) {
+	if fi, err := os.Stat(source); err != nil {
+		return fmt.Errorf("import: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("import: %s is not a folder", source)
+	}
+	v, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeVault(v, &err)
+	if o.history {
+		return importHistory(ctx, v, source, o, out, errw)
+	}
+	base := memoriesFolder(source)
+	files, skipped, err := readFolder(ctx, base, o.to, v.Limits())
+	if err != nil {
+		return err
+	}
+	bar := newProgressBar(errw)
+	bar.label = "importing"
+	res, err := v.Import(ctx, files, vault.ImportOptions{
+		Overwrite: o.overwrite, DryRun: o.dryRun, Progress: bar.update,
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	res.Skipped = append(skipped, res.Skipped...)
+	printImport(out, res, o)
+	return nil
+}
+
+// memoriesFolder is the folder whose files are imported: SOURCE/memories when
+// SOURCE is an SDK base folder (or a folder export wrote), else SOURCE.
+func memoriesFolder(source string) string {
+	m := filepath.Join(source, "memories")
+	if fi, err := os.Lstat(m); err == nil && fi.IsDir() {
+		return m
+	}
+	return source
+}
+
+// readFolder reads the files under base as files for the memory folder to. What
+// cannot be a memory file is returned in skipped, by memory path.
+func readFolder(ctx context.Context, base, to string, limits vault.Limits) (files []vault.ImportFile, skipped []vault.ImportSkip, err error) {
+	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, werr error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == base {
+			return werr
+		}
+		rel, _ := filepath.Rel(base, p)
+		mp := path.Join(to, filepath.ToSlash(rel))
+		skip := func(reason string) error {
+			skipped = append(skipped, vault.ImportSkip{Path: mp, Reason: reason})
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case werr != nil:
+			return skip("cannot be read: " + werr.Error())
+		case d.Name() == ".git":
+			return skip("git metadata, not memory (--history imports a repository's commits)")
+		case d.IsDir():
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			return skip("a symbolic link")
+		case !d.Type().IsRegular():
+			return skip("not a regular file")
+		}
+		if limits.MaxFiles > 0 && len(files) >= limits.MaxFiles {
+			return fmt.Errorf("import: %s holds more than %d files, the vault's limit (memvault.maxFiles in its config); nothing imported", base, limits.MaxFiles)
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return skip("cannot be read: " + err.Error())
+		}
+		if fi.Size() > limits.MaxFileSize {
+			return skip(fmt.Sprintf("%d bytes, over the file size limit of %d", fi.Size(), limits.MaxFileSize))
+		}
+		data, err := readLimited(p, limits.MaxFileSize)
+		if err != nil {
+			return skip("cannot be read: " + err.Error())
+		}
+		files = append(files, vault.ImportFile{Path: mp, Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("import: %w", err)
+	}
+	return files, skipped, nil
+}
+
+// readLimited reads the file at p, refusing one that grew past max meanwhile.
+func readLimited(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		err = fmt.Errorf("over the file size limit of %d", max)
+	}
+	return data, err
+}
+
+// printImport says what an import did, or would do.
+func printImport(out io.Writer, res vault.ImportResult, o importOptions) {
+	verb := map[bool]string{false: "", true: "would be "}[o.dryRun]
+	fmt.Fprintf(out, "%d files %sadded, %d %sreplaced, %d %sdeleted, %d already there\n",
+		len(res.Added), verb, len(res.Replaced), verb, len(res.Deleted), verb, res.Unchanged)
+	if len(res.Kept) > 0 {
+		fmt.Fprintf(out, "%d files kept as they are in the vault, whose content differs (--overwrite replaces them):\n", len(res.Kept))
+		for _, p := range res.Kept {
+			fmt.Fprintf(out, "  %s\n", quoteUnsafe(p))
+		}
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(out, "%d files skipped:\n", len(res.Skipped))
+		for _, s := range res.Skipped {
+			fmt.Fprintf(out, "  %s: %s\n", quoteUnsafe(s.Path), quoteUnsafe(s.Reason))
+		}
+	}
+	switch {
+	case o.dryRun:
+		fmt.Fprintln(out, "dry run: nothing changed")
+	case res.Commit == "":
+		fmt.Fprintln(out, "nothing to import: the vault is unchanged")
+	default:
+		fmt.Fprintf(out, "imported in commit %s\n", res.Commit[:12])
+	}
+}
+
+// quoteUnsafe quotes s when it holds anything a terminal could act on.
+func quoteUnsafe(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '"' }) ||
+		!utf8.ValidString(s) {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}

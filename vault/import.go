@@ -1,0 +1,385 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ImportFile is one file an import brings in: its memory path and plaintext.
+type ImportFile struct {
+	Path string
+	Data []byte
+}
+
+// ImportOptions say how Import treats what is already in the vault and how its
+// commit reads.
+type ImportOptions struct {
+	// Overwrite replaces a file whose content differs; without it such a file is
+	// kept as it is and listed in ImportResult.Kept.
+	Overwrite bool
+	// Delete lists memory files to remove in the same commit (a replayed source
+	// commit that deleted them). A path that names nothing is ignored.
+	Delete []string
+	// DryRun works out the result without committing anything.
+	DryRun bool
+	// Meta describes the commit; Command defaults to "import".
+	Meta Meta
+	// Author and When, when set, are the commit's author and time (a replayed
+	// source commit's); otherwise the agent of Meta, now.
+	Author string
+	When   time.Time
+	// SourceCommit, when set, is recorded in the Import-Commit trailer, so a
+	// re-run of a history replay knows which commits it has already brought in.
+	SourceCommit string
+	// Progress, when set, is called as files are encrypted.
+	Progress func(done, total int)
+}
+
+// ImportSkip is a file an import left out, and why.
+type ImportSkip struct {
+	Path   string
+	Reason string
+}
+
+// ImportResult says what Import did, or with DryRun what it would do.
+type ImportResult struct {
+	Commit    string   // "" when nothing changed
+	Added     []string // new files
+	Replaced  []string // files whose content the import replaced (Overwrite)
+	Deleted   []string // files Delete removed
+	Unchanged int      // files already there with the same content
+	Kept      []string // files there with other content, left as they were
+	Skipped   []ImportSkip
+}
+
+// Changed reports whether the import changes the vault.
+func (r ImportResult) Changed() bool {
+	return len(r.Added)+len(r.Replaced)+len(r.Deleted) > 0
+}
+
+// Trailers of an import commit.
+const (
+	trImported     = "Imported-Files"
+	trImportCommit = "Import-Commit"
+)
+
+// Import brings files into the vault in one commit, written as one pack. Every
+// path goes through the memory tool's path rules; a file that breaks them, is not
+// UTF-8 text, is over the file size limit, or collides with a directory is
+// skipped and listed with the reason. A file already there with the same content
+// changes nothing, so a re-run of the same import makes no commit. The whole
+// import is refused, changing nothing, when it would pass the vault's file count
+// or total size limits.
+func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptions) (ImportResult, error) {
+	var res ImportResult
+	unlock, err := v.repo.Lock(ctx)
+	if err != nil {
+		return res, fmt.Errorf("vault: %w", err)
+	}
+	defer unlock()
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return res, err
+	}
+	plan, err := v.planImport(ctx, snap, files, opts, &res)
+	if err != nil || opts.DryRun || !res.Changed() {
+		return res, err
+	}
+	changes, err := v.encryptImport(ctx, snap, plan, opts.Progress)
+	if err != nil {
+		return res, err
+	}
+	for _, p := range res.Deleted {
+		tp, _ := treePath(p)
+		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
+	}
+	h, err := v.commitImport(ctx, snap.commit, changes, opts, &res)
+	if err != nil {
+		return res, err
+	}
+	res.Commit = h.String()
+	return res, nil
+}
+
+// planImport sorts files into res and returns those to write, in path order.
+func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFile, opts ImportOptions, res *ImportResult) ([]ImportFile, error) {
+	incoming := map[string]bool{}
+	var ok []ImportFile
+	for _, f := range files {
+		if reason := v.importable(f); reason != "" {
+			res.Skipped = append(res.Skipped, ImportSkip{f.Path, reason})
+			continue
+		}
+		f.Path, _ = CleanPath(f.Path)
+		if incoming[f.Path] {
+			res.Skipped = append(res.Skipped, ImportSkip{f.Path, "named twice in the import"})
+			continue
+		}
+		incoming[f.Path] = true
+		ok = append(ok, f)
+	}
+	sort.Slice(ok, func(i, j int) bool { return ok[i].Path < ok[j].Path })
+	var plan []ImportFile
+	var addBytes int64
+	for _, f := range ok {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if reason := parentIn(f.Path, incoming); reason != "" {
+			res.Skipped = append(res.Skipped, ImportSkip{f.Path, reason})
+			continue
+		}
+		state, old, err := v.compareExisting(ctx, snap, f)
+		switch {
+		case err != nil:
+			return nil, err
+		case state == "":
+			res.Added = append(res.Added, f.Path)
+			addBytes += int64(len(f.Data))
+		case state == "same":
+			res.Unchanged++
+			continue
+		case state == "differs" && !opts.Overwrite:
+			res.Kept = append(res.Kept, f.Path)
+			continue
+		case state == "differs":
+			res.Replaced = append(res.Replaced, f.Path)
+			addBytes += int64(len(f.Data)) - old
+		default:
+			res.Skipped = append(res.Skipped, ImportSkip{f.Path, state})
+			continue
+		}
+		plan = append(plan, f)
+	}
+	for _, p := range opts.Delete {
+		cp, err := CleanPath(p)
+		if err != nil || incoming[cp] {
+			continue
+		}
+		if k, _ := snap.Stat(cp); k == KindFile {
+			res.Deleted = append(res.Deleted, cp)
+		}
+	}
+	sort.Strings(res.Deleted)
+	return plan, v.checkImportLimits(ctx, snap, len(res.Added)-len(res.Deleted), addBytes)
+}
+
+// importable returns why f cannot be a memory file, or "".
+func (v *Vault) importable(f ImportFile) string {
+	var pe *PathError
+	cp, err := CleanPath(f.Path)
+	switch {
+	case errors.As(err, &pe):
+		return "not a valid memory path: " + pe.Reason
+	case err != nil:
+		return "not a valid memory path"
+	case cp == Root:
+		return "not a file"
+	case int64(len(f.Data)) > v.limits.MaxFileSize:
+		return fmt.Sprintf("%d bytes, over the file size limit of %d", len(f.Data), v.limits.MaxFileSize)
+	case !utf8.Valid(f.Data):
+		return "not UTF-8 text"
+	}
+	return ""
+}
+
+// parentIn returns a reason when a folder above p is itself a file of the import.
+func parentIn(p string, incoming map[string]bool) string {
+	for d := p[:strings.LastIndex(p, "/")]; d != Root; d = d[:strings.LastIndex(d, "/")] {
+		if incoming[d] {
+			return "a folder of the same name as the imported file " + d
+		}
+	}
+	return ""
+}
+
+// compareExisting says what is at f.Path now: "" (nothing), "same", "differs"
+// (with the old size), or why f cannot go there.
+func (v *Vault) compareExisting(ctx context.Context, snap *Snapshot, f ImportFile) (string, int64, error) {
+	tp, _ := treePath(f.Path)
+	e, err := v.repo.Lookup(snap.root, tp)
+	switch {
+	case errors.Is(err, gitlog.ErrNotFound):
+		return "", 0, nil
+	case errors.Is(err, gitlog.ErrNotDir):
+		return "a folder above it is a file in the vault", 0, nil
+	case err != nil:
+		return "", 0, fmt.Errorf("vault: import %s: %w", f.Path, err)
+	case e.IsDir():
+		return "a folder of that name is in the vault", 0, nil
+	}
+	n, err := v.fileSize(f.Path, e.Hash)
+	if err != nil {
+		return "", 0, err
+	}
+	if n != int64(len(f.Data)) {
+		return "differs", n, nil
+	}
+	old, err := snap.ReadFile(ctx, f.Path)
+	if err != nil {
+		return "", 0, err
+	}
+	if bytes.Equal(old, f.Data) {
+		return "same", n, nil
+	}
+	return "differs", n, nil
+}
+
+// checkImportLimits refuses an import that would pass the vault's file count or
+// total size limits.
+func (v *Vault) checkImportLimits(ctx context.Context, snap *Snapshot, addFiles int, addBytes int64) error {
+	if v.limits.MaxFiles > 0 && addFiles > 0 {
+		n, err := snap.FileCount(ctx)
+		if err != nil {
+			return err
+		}
+		if n+addFiles > v.limits.MaxFiles {
+			return fmt.Errorf("vault: import: the vault would hold %d files, over its limit of %d (memvault.maxFiles in the vault's config); nothing imported: %w",
+				n+addFiles, v.limits.MaxFiles, ErrTooLarge)
+		}
+	}
+	if v.limits.MaxVaultSize > 0 && addBytes > 0 {
+		u, err := snap.Usage(ctx)
+		if err != nil {
+			return err
+		}
+		if u.Bytes+addBytes > v.limits.MaxVaultSize {
+			return fmt.Errorf("vault: import: the vault would hold %d bytes, over its limit of %d (memvault.maxVaultSize in the vault's config); nothing imported: %w",
+				u.Bytes+addBytes, v.limits.MaxVaultSize, ErrTooLarge)
+		}
+	}
+	return nil
+}
+
+// encryptImport encrypts the files of plan on every core, in plan's order.
+func (v *Vault) encryptImport(ctx context.Context, snap *Snapshot, plan []ImportFile, progress func(done, total int)) ([]gitlog.Change, error) {
+	content, err := snap.recipientsContent()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := v.keys.parseRecipients(content)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]gitlog.Change, len(plan))
+	errs := make([]error, len(plan))
+	work := make(chan int)
+	finished := make(chan struct{}, len(plan))
+	var workers, reporter sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for i := range work {
+				tp, _ := treePath(plan[i].Path)
+				ct, err := encrypt(plan[i].Data, rs)
+				changes[i], errs[i] = gitlog.Change{Op: gitlog.Put, Path: tp, Data: ct}, err
+				finished <- struct{}{}
+			}
+		})
+	}
+	reporter.Go(func() {
+		n := 0
+		for range finished {
+			n++
+			if progress != nil {
+				progress(n, len(plan))
+			}
+		}
+	})
+	for i := range plan {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	workers.Wait()
+	close(finished)
+	reporter.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return changes, nil
+}
+
+// commitImport writes the import's commit as one pack.
+func (v *Vault) commitImport(ctx context.Context, parent gitlog.Hash, changes []gitlog.Change, opts ImportOptions, res *ImportResult) (gitlog.Hash, error) {
+	meta := opts.Meta
+	if meta.Command == "" {
+		meta.Command = "import"
+	}
+	n := len(res.Added) + len(res.Replaced)
+	subject := fmt.Sprintf("%s %d files", meta.Command, n)
+	if n == 1 {
+		subject = meta.Command + " " + append(res.Added, res.Replaced...)[0]
+	}
+	if len(res.Deleted) > 0 {
+		subject += fmt.Sprintf(", delete %d", len(res.Deleted))
+	}
+	trailers := append(metaTrailers(meta, "", ""),
+		trailer{trImported, fmt.Sprint(n)}, trailer{trImportCommit, opts.SourceCommit})
+	now := v.opts.Now()
+	when := opts.When
+	if when.IsZero() {
+		when = now
+	}
+	author := firstNonEmptyString(opts.Author, meta.Agent, "memvault")
+	h, err := v.repo.CommitPacked(ctx, parent, changes, gitlog.CommitInfo{
+		Message:   formatMessage(subject, trailers),
+		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: when},
+		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+	})
+	if err != nil {
+		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
+	}
+	return h, nil
+}
+
+func firstNonEmptyString(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// ImportedCommits returns the source commits earlier history replays brought in
+// (the Import-Commit trailers of the vault's history).
+func (v *Vault) ImportedCommits(ctx context.Context) (map[string]bool, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	seen := map[string]bool{}
+	err = v.repo.Walk(head, func(c *gitlog.Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_, ts := parseMessage(c.Message)
+		for _, t := range ts {
+			if t.key == trImportCommit {
+				seen[t.value] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	return seen, nil
+}
