@@ -135,4 +135,3 @@ func (s *SourceRepo) ReadFile(f SourceFile, max int64) ([]byte, error) {
 	}
 	return data, nil
 }
-
