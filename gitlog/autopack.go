@@ -11,7 +11,8 @@ import (
 // As git's gc.auto does, a commit samples one of the 256 fan-out folders, and
 // when it holds more than its share of the threshold, the committing process
 // packs in the background (see Pack): writers and readers go on meanwhile, a
-// second packer skips, and Close waits for a running pack so a short-lived
+// second packer skips, a long merge of packs does not hold up the next packing
+// of loose objects, and Close waits for a running pack so a short-lived
 // process does not leave one half done (were it killed, the next pack removes
 // what it left). The threshold is the vault's git config gc.auto, 6,700 by
 // default as in git; 0 turns automatic packing off.
@@ -48,12 +49,22 @@ func (r *Repo) maybeAutoPack() {
 		return
 	}
 	if !r.packing.CompareAndSwap(false, true) {
-		return
+		return // this process packs the loose objects already
 	}
 	r.background.Add(1)
 	go func() {
 		defer r.background.Done()
-		defer r.packing.Store(false)
-		r.pack(context.Background(), false) // best effort: the next commit tries again
+		ctx := context.Background()
+		// Best effort: the next commit tries again.
+		_, err := r.packLoosePhase(ctx, false)
+		r.packing.Store(false)
+		if err != nil || !r.merging.CompareAndSwap(false, true) {
+			return
+		}
+		defer r.merging.Store(false)
+		if unlock, ok, _ := r.packLock(ctx, "pack-merge.lock", false); ok {
+			r.consolidate(ctx)
+			unlock()
+		}
 	}()
 }

@@ -23,31 +23,44 @@ import (
 // are the loose copies removed, so no object is ever missing: a reader in
 // another process that looks for a removed file finds the object in the pack
 // after its reindex. Writers are not held off; an object written meanwhile stays
-// loose until the next Pack. Nothing unreachable is dropped. Two packers at once
-// take turns on memvault/pack.lock: Pack waits for its turn, an automatic pack
-// skips. A temporary pack that a killed packer or fetch left is removed.
+// loose until the next Pack. Nothing unreachable is dropped. Packing the loose
+// objects and merging packs each take turns with their own kind across
+// processes (memvault/pack-loose.lock, memvault/pack-merge.lock), but not with
+// each other, so a long merge never keeps the loose objects from being packed:
+// Pack waits for its turn, an automatic pack skips. A temporary pack that a
+// killed packer or fetch left is removed.
 func (r *Repo) Pack(ctx context.Context) (int, error) {
 	return r.pack(ctx, true)
 }
 
 func (r *Repo) pack(ctx context.Context, wait bool) (int, error) {
-	unlock, ok, err := r.packLock(ctx, wait)
+	n, err := r.packLoosePhase(ctx, wait)
+	if err != nil {
+		return n, err
+	}
+	unlock, ok, err := r.packLock(ctx, "pack-merge.lock", wait)
+	if err != nil || !ok {
+		return n, err
+	}
+	defer unlock()
+	return n, r.consolidate(ctx)
+}
+
+// packLoosePhase packs the loose objects under pack-loose.lock.
+func (r *Repo) packLoosePhase(ctx context.Context, wait bool) (int, error) {
+	unlock, ok, err := r.packLock(ctx, "pack-loose.lock", wait)
 	if err != nil || !ok {
 		return 0, err
 	}
 	defer unlock()
 	r.removeStaleTemps()
-	n, err := r.packLoose(ctx)
-	if err != nil {
-		return n, err
-	}
-	return n, r.consolidate(ctx)
+	return r.packLoose(ctx)
 }
 
-// packLock takes memvault/pack.lock. With wait it waits for another packer to
-// finish; without, ok is false while one runs.
-func (r *Repo) packLock(ctx context.Context, wait bool) (unlock func(), ok bool, err error) {
-	f, err := os.OpenFile(filepath.Join(r.dir, stateDir, "pack.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+// packLock takes the lock file name in memvault/. With wait it waits for
+// another packer to finish; without, ok is false while one runs.
+func (r *Repo) packLock(ctx context.Context, name string, wait bool) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(filepath.Join(r.dir, stateDir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("gitlog: pack: %w", err)
 	}

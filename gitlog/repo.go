@@ -77,7 +77,8 @@ type Repo struct {
 	journal  *os.File   // opened by the first commit, under mu
 
 	autoPack   int            // gc.auto: see maybeAutoPack
-	packing    atomic.Bool    // a background pack runs
+	packing    atomic.Bool    // a background pack of loose objects runs
+	merging    atomic.Bool    // a background merge of packs runs
 	background sync.WaitGroup // the background pack and indexing, waited for by Close
 	bgMu       sync.Mutex
 	stopIndex  context.CancelFunc // stops the background indexing
