@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkImportProcess times a whole `memvault import` process bringing 10,000
+// files of 1 KB into a new vault (the target is ≤ 5 s), and reports the loose
+// objects it leaves (the target is < 100: the files go in as one pack).
+func BenchmarkImportProcess(b *testing.B) {
+	const files = 10_000
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "memvault")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "src", "memories")
+	for i := range files {
+		d := filepath.Join(src, fmt.Sprintf("d%02d", i%100))
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		line := fmt.Sprintf("file %d ", i)
+		data := line + strings.Repeat("x", 1023-len(line)) + "\n"
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.md", i)), []byte(data), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	identity := filepath.Join(dir, "identity")
+	loose := 0
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		v := filepath.Join(dir, fmt.Sprintf("v%d.git", i))
+		mustRun(b, bin, "--vault", v, "--identity", identity, "init")
+		b.StartTimer()
+		out := mustRun(b, bin, "--vault", v, "--identity", identity, "import", filepath.Dir(src))
+		b.StopTimer()
+		if !bytes.Contains(out, []byte("10000 files added")) {
+			b.Fatalf("import said:\n%s", out)
+		}
+		loose = countLoose(b, v)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(loose), "loose-objects")
+}
+
+func mustRun(b *testing.B, bin string, args ...string) []byte {
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		b.Fatalf("memvault %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// countLoose counts the loose object files of the repository at dir.
+func countLoose(b *testing.B, dir string) int {
+	fans, err := filepath.Glob(filepath.Join(dir, "objects", "[0-9a-f][0-9a-f]", "*"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return len(fans)
+}
