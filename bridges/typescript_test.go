@@ -50,7 +50,7 @@ func TestTypeScriptBridge(t *testing.T) {
 // installTypeScript installs the npm packages and compiles the bridge and its
 // example in a temporary directory, or skips the test when node or npm is
 // missing or the packages cannot be installed.
-func installTypeScript(t *testing.T) string {
+func installTypeScript(t testing.TB) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
