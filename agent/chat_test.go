@@ -261,12 +261,12 @@ func TestChatAPIErrors(t *testing.T) {
 
 // TestChatCutOff: a tool call cut by max_tokens is not run, and the conversation stays valid.
 func TestChatCutOff(t *testing.T) {
-	_, client := newFakeAPI(t, message("max_tokens", toolUse("toolu_cut", `{"command":"create","path":"/memories/a.md"}`)))
+	_, client := newFakeAPI(t, message("max_tokens", toolUse("toolu_cut", `{"command":"create","path":"/memories/a.md","file_text":"cut off"}`)))
 	chat, v := newChat(t, client, agent.ChatOptions{})
 	if _, err := chat.Send(context.Background(), "write it"); !errors.Is(err, agent.ErrCutOff) {
 		t.Errorf("Send = %v, want ErrCutOff", err)
 	}
-	if recs, _ := v.Log(context.Background(), vault.LogOptions{}); len(recs) != 1 { // the init commit
+	if recs := vaulttest.Log(t, v, vault.LogOptions{}); len(recs) != 1 { // the init commit
 		t.Errorf("the vault has %d commits, want only its first", len(recs))
 	}
 }

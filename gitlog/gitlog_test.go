@@ -200,8 +200,8 @@ func TestCheckAndRepair(t *testing.T) {
 	if err != nil || fixed != good {
 		t.Fatalf("Repair = %s, %v; want %s", fixed, err, good)
 	}
-	if problems, _ = r.Check(context.Background(), nil); len(problems) != 0 {
-		t.Errorf("after Repair, Check = %v", problems)
+	if problems, err = r.Check(context.Background(), nil); err != nil || len(problems) != 0 {
+		t.Errorf("after Repair, Check = %v, %v; want no problems", problems, err)
 	}
 }
 

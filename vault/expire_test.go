@@ -34,19 +34,19 @@ func TestExpire(t *testing.T) {
 	}
 	now = now.Add(20 * 24 * time.Hour)
 
-	before, _ := v.Log(ctx, vault.LogOptions{})
+	before := mustLog(t, v)
 	unused, commit, err := v.Expire(ctx, 90*24*time.Hour, true)
 	if err != nil || commit != "" || len(unused) != 1 || unused[0].Path != "/memories/old.md" {
 		t.Fatalf("Expire(90d, dry run) = %v, %q, %v; want old.md alone and no commit", unused, commit, err)
 	}
-	if after, _ := v.Log(ctx, vault.LogOptions{}); len(after) != len(before) {
+	if after := mustLog(t, v); len(after) != len(before) {
 		t.Fatalf("a dry run made a commit")
 	}
 	unused, commit, err = v.Expire(ctx, 90*24*time.Hour, false)
 	if err != nil || commit == "" || len(unused) != 1 {
 		t.Fatalf("Expire(90d) = %v, %q, %v; want old.md deleted in a commit", unused, commit, err)
 	}
-	after, _ := v.Log(ctx, vault.LogOptions{})
+	after := mustLog(t, v)
 	if len(after) != len(before)+1 || after[0].Command != "expire" {
 		t.Fatalf("Expire made %d commits (newest %q), want one expire commit", len(after)-len(before), after[0].Command)
 	}

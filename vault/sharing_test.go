@@ -72,7 +72,7 @@ func TestTwoIdentitiesShareAVault(t *testing.T) {
 			t.Errorf("bob reads n%d = %q, %v", i, got, err)
 		}
 	}
-	log, _ := alice.Log(ctx, vault.LogOptions{Limit: 1})
+	log := vaulttest.Log(t, alice, vault.LogOptions{Limit: 1})
 	if log[0].Command != "recipients-add" || !strings.Contains(log[0].Subject, bob[:20]) {
 		t.Errorf("commit = %+v, want a recipients-add naming bob", log[0])
 	}
@@ -118,7 +118,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := v.Log(ctx, vault.LogOptions{})
+	before := mustLog(t, v)
 	_, bob := newIdentity(t, vault.IdentityOptions{})
 	vaulttest.FailReencryptionAfter(15)
 	_, err = v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
@@ -126,7 +126,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 	if !errors.Is(err, keyhook.ErrInjected) || !strings.Contains(err.Error(), "15 of 40") {
 		t.Fatalf("interrupted ChangeRecipients err = %v, want the injected failure after 15 of 40", err)
 	}
-	if after, _ := v.Log(ctx, vault.LogOptions{}); len(after) != len(before) {
+	if after := mustLog(t, v); len(after) != len(before) {
 		t.Errorf("an interrupted re-encryption committed something")
 	}
 	if found := vaulttest.FindInFiles(t, v.Dir(), []byte("secret plaintext")); len(found) > 0 {
@@ -142,7 +142,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(v.Dir(), "memvault", "reencrypt")); !os.IsNotExist(err) {
 		t.Errorf("the progress file outlives the commit: %v", err)
 	}
-	if after, _ := v.Log(ctx, vault.LogOptions{}); len(after) != len(before)+1 {
+	if after := mustLog(t, v); len(after) != len(before)+1 {
 		t.Errorf("re-encryption made %d commits, want one", len(after)-len(before))
 	}
 }

@@ -126,7 +126,7 @@ func TestTxErrorsChangeNothing(t *testing.T) {
 	v := vaulttest.New(t)
 	write(t, v, "/memories/f", "1")
 	write(t, v, "/memories/d/g", "2")
-	before, _ := v.Log(ctx, vault.LogOptions{})
+	before := mustLog(t, v)
 	cases := []struct {
 		name string
 		fn   func(tx *vault.Tx) error
@@ -149,7 +149,7 @@ func TestTxErrorsChangeNothing(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
 		}
 	}
-	after, _ := v.Log(ctx, vault.LogOptions{})
+	after := mustLog(t, v)
 	if len(after) != len(before) {
 		t.Errorf("failed updates made %d commits", len(after)-len(before))
 	}
@@ -179,11 +179,11 @@ func TestCommitTrailersAndLog(t *testing.T) {
 	if recs[3].Command != "init" || len(recs[3].Parents) != 0 {
 		t.Errorf("first record = %+v, want the init commit", recs[3])
 	}
-	byPath, _ := v.Log(ctx, vault.LogOptions{Path: "/memories/dir"})
+	byPath := vaulttest.Log(t, v, vault.LogOptions{Path: "/memories/dir"})
 	if len(byPath) != 1 || byPath[0].Command != "rename" {
 		t.Errorf("Log(/memories/dir) = %+v, want the rename only", byPath)
 	}
-	limited, _ := v.Log(ctx, vault.LogOptions{Limit: 2})
+	limited := vaulttest.Log(t, v, vault.LogOptions{Limit: 2})
 	if len(limited) != 2 || limited[0].Path != "/memories/c" {
 		t.Errorf("Log(Limit 2) = %+v", limited)
 	}

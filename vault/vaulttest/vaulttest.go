@@ -30,3 +30,14 @@ func NewAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
 	tb.Cleanup(func() { v.Close() })
 	return v, opts
 }
+
+// Log returns v's history as opts selects it, failing the test if it cannot be read:
+// a "no commit was made" check that ignored Log's error would pass on a broken vault.
+func Log(tb testing.TB, v *vault.Vault, opts vault.LogOptions) []vault.Record {
+	tb.Helper()
+	recs, err := v.Log(context.Background(), opts)
+	if err != nil {
+		tb.Fatalf("log: %v", err)
+	}
+	return recs
+}
