@@ -89,6 +89,13 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth gitlog.
 	if h.IsZero() {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), ErrNotVault)
 	}
+	refused, err := admit(ctx, repo, readLimits(repo), gitlog.ZeroHash, h)
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	if len(refused) > 0 {
+		return gitlog.ZeroHash, refusedError("clone "+gitlog.Redact(url), refused)
+	}
 	unlock, err := repo.Lock(ctx)
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)

@@ -123,6 +123,13 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 	case opts.Mode == SyncPush:
 		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, ErrBehind)
 	default:
+		refused, err := admit(ctx, v.repo, v.limits, base, theirs)
+		if err != nil {
+			return true, fmt.Errorf("vault: sync: %w", err)
+		}
+		if len(refused) > 0 {
+			return true, refusedError("sync with "+opts.Remote, refused)
+		}
 		if err := v.checkRecipients(base, ours, theirs, opts.AcceptRecipients, res); err != nil {
 			return true, err
 		}

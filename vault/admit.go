@@ -1,0 +1,318 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// ErrRefused: commits that arrived from a remote hold entries this vault does
+// not admit (see admit); nothing moved.
+var ErrRefused = errors.New("the remote's history holds entries memvault does not admit")
+
+// Refusal is one entry of an arriving commit that the admission check refused.
+type Refusal struct {
+	Commit gitlog.Hash
+	Path   string // the git path, as in the tree (escape it before printing)
+	Reason string
+}
+
+// maxMetaFile bounds the files beside memories (.memvault/*, .gitattributes).
+const maxMetaFile = 1 << 20
+
+// ageHeaderSlack bounds an age header: the stanzas of many recipients,
+// post-quantum ones included.
+const ageHeaderSlack = 256 << 10
+
+// maxCiphertext is the largest age file that can hold plaintext of n bytes:
+// the header, the nonce, and a 16-byte tag per 64 KiB chunk.
+func maxCiphertext(n int64) int64 {
+	return n + (n/65536+1)*16 + 16 + ageHeaderSlack
+}
+
+// admission checks the commits between a vault's known history and what
+// arrived. Only what is new is read: a subtree or blob whose hash equals the
+// entry at the same path in a parent was checked when that parent arrived.
+type admission struct {
+	ctx     context.Context
+	repo    *gitlog.Repo
+	limits  Limits
+	seen    map[gitlog.Hash]bool
+	refused []Refusal
+}
+
+// admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
+// all of theirs' history) and returns what it refuses. A commit is admissible
+// when its top level holds only memories/ (a tree), .memvault/ (a tree of
+// regular files) and .gitattributes (a regular file); memories/ holds only
+// regular files (mode 100644) and trees; every name passes CleanPath and git's
+// own rules for names (no "/", no empty name); every memory blob is an age
+// file whose size, read from the object header before anything is inflated,
+// fits the vault's maxFileSize; and .memvault/format names the format this
+// memvault reads.
+func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash) ([]Refusal, error) {
+	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}}
+	// A commit on the first-parent chain from theirs is known only when it is
+	// base (the usual case costs one read per new commit); past a merge, a
+	// commit may be older than base, which the merge base tells.
+	type item struct {
+		h     gitlog.Hash
+		chain bool
+	}
+	stack := []item{{theirs, true}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if a.seen[it.h] {
+			continue
+		}
+		a.seen[it.h] = true
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		known, err := isKnown(repo, base, it.h, it.chain)
+		if err != nil {
+			return nil, fmt.Errorf("vault: admit %s: %w", it.h, err)
+		}
+		if known {
+			continue
+		}
+		c, err := repo.ReadCommit(it.h)
+		if err != nil {
+			return nil, fmt.Errorf("vault: admit: %w", err)
+		}
+		if err := a.commit(c); err != nil {
+			return nil, err
+		}
+		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
+			stack = append(stack, item{c.ParentHashes[i], it.chain && len(c.ParentHashes) == 1})
+		}
+	}
+	return a.refused, nil
+}
+
+// isKnown tells whether h is base or below it.
+func isKnown(repo *gitlog.Repo, base, h gitlog.Hash, chain bool) (bool, error) {
+	switch {
+	case base.IsZero():
+		return false, nil
+	case h == base:
+		return true, nil
+	case chain:
+		return false, nil
+	}
+	mb, err := repo.MergeBase(h, base)
+	return mb == h, err
+}
+
+// commit checks what commit c changed against each of its parents.
+func (a *admission) commit(c *gitlog.Commit) error {
+	var parents []gitlog.Hash
+	for _, p := range c.ParentHashes {
+		t, err := a.repo.RootTree(p)
+		if err != nil {
+			return fmt.Errorf("vault: admit %s: %w", c.Hash, err)
+		}
+		parents = append(parents, t)
+	}
+	return a.tree(c.Hash, "", c.TreeHash, parents)
+}
+
+// refuse records that commit c's entry at p is refused for reason.
+func (a *admission) refuse(c gitlog.Hash, p, reason string) {
+	a.refused = append(a.refused, Refusal{Commit: c, Path: p, Reason: reason})
+}
+
+// tree checks the entries of tree h at git path dir ("" for the root) that
+// differ from the same entry in every one of the parent trees.
+func (a *admission) tree(c gitlog.Hash, dir string, h gitlog.Hash, parents []gitlog.Hash) error {
+	es, err := a.repo.ReadTree(h)
+	if err != nil {
+		return fmt.Errorf("vault: admit %s: %w", c, err)
+	}
+	var pes [][]gitlog.Entry
+	for _, p := range parents {
+		pe, err := a.repo.ReadTree(p)
+		if err != nil {
+			return fmt.Errorf("vault: admit %s: %w", c, err)
+		}
+		pes = append(pes, pe)
+	}
+	for _, e := range es {
+		var same bool
+		var subs []gitlog.Hash
+		for _, pe := range pes {
+			for _, x := range pe {
+				if x.Name != e.Name {
+					continue
+				}
+				if x.Hash == e.Hash && x.Mode == e.Mode {
+					same = true
+				} else if x.IsDir() && e.IsDir() {
+					subs = append(subs, x.Hash)
+				}
+			}
+		}
+		if same {
+			continue
+		}
+		p := e.Name
+		if dir != "" {
+			p = dir + "/" + e.Name
+		}
+		if err := a.entry(c, dir, p, e, subs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry checks one new entry e at git path p in directory dir.
+func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []gitlog.Hash) error {
+	if reason := badGitName(e.Name); reason != "" {
+		a.refuse(c, p, reason)
+		return nil
+	}
+	switch {
+	case dir == "":
+		return a.top(c, p, e, subs)
+	case dir == ".memvault":
+		if e.Mode != filemode.Regular {
+			a.refuse(c, p, "not a regular file")
+			return nil
+		}
+		return a.meta(c, p, e)
+	case dir == memDir || strings.HasPrefix(dir, memDir+"/"):
+		return a.memory(c, p, e, subs)
+	}
+	return nil
+}
+
+// top checks an entry of the root tree.
+func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.Hash) error {
+	switch {
+	case p == memDir && e.IsDir(), p == ".memvault" && e.IsDir():
+		return a.tree(c, p, e.Hash, subs)
+	case p == ".gitattributes" && e.Mode == filemode.Regular:
+		return a.meta(c, p, e)
+	case p == memDir || p == ".memvault":
+		a.refuse(c, p, "not a directory")
+	default:
+		a.refuse(c, p, "outside the vault's layout (only memories/, .memvault/ and .gitattributes)")
+	}
+	return nil
+}
+
+// memory checks an entry under memories/.
+func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.Hash) error {
+	if _, err := CleanPath("/" + p); err != nil {
+		var pe *PathError
+		if errors.As(err, &pe) {
+			a.refuse(c, p, pe.Reason)
+		} else {
+			a.refuse(c, p, "not a memory path")
+		}
+		return nil
+	}
+	switch e.Mode {
+	case filemode.Dir:
+		return a.tree(c, p, e.Hash, subs)
+	case filemode.Regular:
+	case filemode.Symlink:
+		a.refuse(c, p, "a symbolic link")
+		return nil
+	case filemode.Submodule:
+		a.refuse(c, p, "a submodule (gitlink)")
+		return nil
+	case filemode.Executable:
+		a.refuse(c, p, "an executable file")
+		return nil
+	default:
+		a.refuse(c, p, fmt.Sprintf("unknown mode %o", uint32(e.Mode)))
+		return nil
+	}
+	limit := maxCiphertext(a.limits.MaxFileSize)
+	data, reason, err := a.blob(e.Hash, limit)
+	if err != nil || reason != "" {
+		if reason != "" {
+			a.refuse(c, p, reason)
+		}
+		return err
+	}
+	if !bytes.HasPrefix(data, []byte(ageMagic)) {
+		a.refuse(c, p, "not an age file")
+	}
+	return nil
+}
+
+// meta checks a file beside the memories: bounded, and a known format.
+func (a *admission) meta(c gitlog.Hash, p string, e gitlog.Entry) error {
+	data, reason, err := a.blob(e.Hash, maxMetaFile)
+	if err != nil || reason != "" {
+		if reason != "" {
+			a.refuse(c, p, reason)
+		}
+		return err
+	}
+	if p == formatPath && strings.TrimSpace(string(data)) != Format {
+		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads format %s", strings.TrimSpace(string(data)), Format))
+	}
+	return nil
+}
+
+// blob reads blob h when its header says it holds at most limit bytes;
+// otherwise reason says why not.
+func (a *admission) blob(h gitlog.Hash, limit int64) (data []byte, reason string, err error) {
+	n, err := a.repo.ObjectSize(h)
+	if err != nil {
+		return nil, "", fmt.Errorf("vault: admit: %w", err)
+	}
+	if n > limit {
+		return nil, fmt.Sprintf("%d bytes, over the limit of %d", n, limit), nil
+	}
+	data, err = a.repo.ReadBlob(h)
+	if err != nil {
+		return nil, "", fmt.Errorf("vault: admit: %w", err)
+	}
+	return data, "", nil
+}
+
+// badGitName returns why git itself would refuse name in a tree, or "".
+func badGitName(name string) string {
+	switch {
+	case name == "":
+		return "empty name"
+	case name == "." || name == "..":
+		return fmt.Sprintf("%q name", name)
+	case strings.ContainsRune(name, '/'):
+		return "name contains a slash"
+	case strings.IndexByte(name, 0) >= 0:
+		return "name contains NUL"
+	case len(name) > maxSegmentLen:
+		return "name over 255 bytes"
+	case gitReserved(name) && name != ".gitattributes":
+		return "reserved name in git"
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return "name contains a control character"
+		}
+	}
+	return ""
+}
+
+// refusedError names every refused entry, and says what to do.
+func refusedError(op string, rs []Refusal) error {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "\n  commit %s: %q: %s", r.Commit, r.Path, r.Reason)
+	}
+	return fmt.Errorf("vault: %s: nothing moved; %d entries refused:%s\nyour vault is unchanged and keeps working; a revert on the remote does not help, since the commits stay in its history: whoever controls the remote must put its main branch back to the last good commit (git push --force), then sync again: %w",
+		op, len(rs), b.String(), ErrRefused)
+}

@@ -1,0 +1,140 @@
+package vault_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// hostileCase is one thing an attacker pushes: a change to the tree, and a
+// phrase the refusal must hold.
+type hostileCase struct {
+	name   string
+	change func(h *gittest.Hostile) string // returns the new root tree
+	reason string
+}
+
+func hostileCases() []hostileCase {
+	age := func(h *gittest.Hostile) string {
+		return h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
+	}
+	set := func(p, mode string, blob func(h *gittest.Hostile) string) func(h *gittest.Hostile) string {
+		return func(h *gittest.Hostile) string {
+			return h.Set(h.Head()+"^{tree}", p, gittest.TreeEntry{Mode: mode, Hash: blob(h)})
+		}
+	}
+	named := func(name string) func(h *gittest.Hostile) string {
+		return func(h *gittest.Hostile) string {
+			return h.Set(h.Head()+"^{tree}", "memories/x", gittest.TreeEntry{Mode: "100644", Name: name, Hash: age(h)})
+		}
+	}
+	plain := func(h *gittest.Hostile) string { return h.Blob([]byte("plaintext\n")) }
+	return []hostileCase{
+		{"plaintext", set("memories/evil.md", "100644", plain), "not an age file"},
+		{"symlink", set("memories/link", "120000", func(h *gittest.Hostile) string { return h.Blob([]byte("/etc/passwd")) }), "symbolic link"},
+		{"gitlink", set("memories/sub", "160000", func(h *gittest.Hostile) string { return h.Head() }), "gitlink"},
+		{"executable", set("memories/run", "100755", age), "executable"},
+		{"memories blob", set("memories", "100644", age), "not a directory"},
+		{"top-level script", set("run.sh", "100644", plain), "outside the vault's layout"},
+		{"dot git", named(".git"), "reserved name"},
+		{"dot git case", named(".GiT"), "reserved name"},
+		{"dot git hfs", named(".g\u200cit"), "reserved name"},
+		{"dot git ntfs", named("git~1"), "reserved name"},
+		{"dotdot", named(".."), `".." name`},
+		{"dot", named("."), `"." name`},
+		{"slash", named("a/b"), "slash"},
+		{"newline", named("a\nb"), "control character"},
+		{"backslash", named(`a\b`), "backslash"},
+		{"long", named(strings.Repeat("n", 5000)), "over 255 bytes"},
+		{"format", set(".memvault/format", "100644", func(h *gittest.Hostile) string { return h.Blob([]byte("999\n")) }), "format"},
+		{"too big", set("memories/big.md", "100644", func(h *gittest.Hostile) string {
+			return h.Blob(append([]byte("age-encryption.org/v1\n"), make([]byte, 2<<20)...))
+		}), "over the limit"},
+	}
+}
+
+// TestSyncRefusesHostile pushes each hostile change with git plumbing to a real
+// remote and checks that the victim's sync refuses it, names the commit and the
+// reason, moves nothing, and syncs again once the remote's branch is back at
+// the last good commit.
+func TestSyncRefusesHostile(t *testing.T) {
+	for _, tc := range hostileCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			url := gittest.Bare(t, t.TempDir(), "remote")
+			a, b, opts := hostilePair(t, url)
+			write(t, a, "/memories/x/keep.md", "kept\n")
+			mustSync(t, a)
+			h := gittest.NewHostile(t, url)
+			good := h.Head()
+			bad := h.Commit(tc.change(h), "hostile\n", good)
+			h.Push(bad)
+			before := head(t, b)
+			_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
+			if !errors.Is(err, vault.ErrRefused) {
+				t.Fatalf("Sync = %v, want ErrRefused", err)
+			}
+			if !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), tc.reason) {
+				t.Errorf("Sync error %q does not name commit %s and %q", err, bad, tc.reason)
+			}
+			if got := head(t, b); got != before {
+				t.Errorf("head moved from %s to %s", before, got)
+			}
+			// The clone is refused the same way.
+			if _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, gitlog.Auth{}, nil); !errors.Is(err, vault.ErrRefused) {
+				t.Errorf("Clone = %v, want ErrRefused", err)
+			}
+			// The way forward the message gives: the remote's branch goes back
+			// to the last good commit, and sync works again.
+			h.Git("update-ref", "refs/heads/main", good)
+			h.Git("push", "-q", "--force", url, "refs/heads/main:refs/heads/main")
+			mustSync(t, a)
+			mustSync(t, b)
+			if got, err := read(t, b, "/memories/x/keep.md"); err != nil || got != "kept\n" {
+				t.Errorf("after the revert, keep.md = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestMergeRefusesHostile is the diverged case: the victim has its own commit,
+// so sync would merge; nothing moves.
+func TestMergeRefusesHostile(t *testing.T) {
+	url := gittest.Daemon(t)
+	a, b, _ := hostilePair(t, url)
+	write(t, a, "/memories/a.md", "a\n")
+	mustSync(t, a)
+	write(t, b, "/memories/b.md", "b\n")
+	h := gittest.NewHostile(t, url)
+	bad := h.Commit(h.Set(h.Head()+"^{tree}", "memories/evil.md", gittest.TreeEntry{Mode: "120000", Hash: h.Blob([]byte("x"))}), "hostile\n", h.Head())
+	h.Push(bad)
+	before := head(t, b)
+	if _, err := b.Sync(ctx, vault.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrRefused) {
+		t.Fatalf("Sync = %v, want ErrRefused", err)
+	}
+	if got := head(t, b); got != before {
+		t.Errorf("head moved from %s to %s", before, got)
+	}
+}
+
+// hostilePair is pair that also returns the options (the identity) of both.
+func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Options) {
+	t.Helper()
+	dir := t.TempDir()
+	a, opts = vaulttest.NewAt(t, dir)
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatalf("AddRemote: %v", err)
+	}
+	mustSync(t, a)
+	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	if err != nil {
+		t.Fatalf("Clone(%s): %v", url, err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return a, b, opts
+}
