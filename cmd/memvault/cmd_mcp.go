@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,7 +76,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	}
 	defer closeVault(v, &err)
 	v.IndexHistory() // a long-lived process: its first per-file history answers at once
-	srv := agent.NewMCPServer(v, agent.MCPOptions{Version: moduleVersion()})
+	srv := agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
 	if opts.http == "" {
 		return agent.ServeMCPStdio(ctx, srv, in, out)
 	}
@@ -110,13 +109,4 @@ func httpOptions(c *cobra.Command, opts mcpOptions) (agent.HTTPOptions, error) {
 			"--allow-remote needs a bearer token: set $%s or pass --token-file", envMCPToken)}
 	}
 	return h, nil
-}
-
-// moduleVersion is memvault's version as the build recorded it, for MCP
-// clients to see: a tag, a pseudo-version, or "(devel)".
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

@@ -112,6 +112,14 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("connect to memvault mcp: %v", err)
 	}
 	defer cs.Close()
+	// The serverInfo version is the one --version prints.
+	v, err := exec.Command(memvaultExe(t), "--version").Output()
+	if err != nil {
+		t.Fatalf("memvault --version: %v", err)
+	}
+	if got, want := cs.InitializeResult().ServerInfo.Version, strings.TrimPrefix(strings.TrimSpace(string(v)), "memvault version "); got != want || got == "" {
+		t.Errorf("serverInfo version %q, --version says %q", got, want)
+	}
 	storyThrough(t, cs)
 }
 

@@ -42,6 +42,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
   memvault init                      # create your vault and identity
   echo '{"command":"view","path":"/memories"}' | memvault tool
   memvault log -n 10`,
+		Version:       buildVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"runtime/debug"
+	"testing"
+)
+
+func TestVersionOf(t *testing.T) {
+	rev := "0123456789abcdef0123456789abcdef01234567"
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}}, "0123456789ab"},
+		{debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}}, "0123456789ab+dirty"},
+	} {
+		if got := versionOf(&c.bi); got != c.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
+		}
+	}
+}
+
+// --version prints what the MCP server reports as its serverInfo version.
+func TestVersionFlag(t *testing.T) {
+	var out, errw bytes.Buffer
+	if code := run(context.Background(), []string{"--version"}, nil, &out, &errw); code != 0 {
+		t.Fatalf("--version exited %d: %s", code, errw.String())
+	}
+	if want := "memvault version " + buildVersion() + "\n"; out.String() != want {
+		t.Errorf("--version printed %q, want %q", out.String(), want)
+	}
+}
