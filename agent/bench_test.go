@@ -1,8 +1,12 @@
 package agent_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -43,3 +47,50 @@ func BenchmarkStrReplace(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkServeMix is the mix of bridges' BenchmarkServeVsSDK in process, from
+// request line to answer line through Serve, on a 5,000-file vault: per group,
+// create a file, str_replace in it, view it and view a seeded file. The
+// whole-process comparison with the SDK's plain-folder backend is bridges'
+// BenchmarkServeVsSDK; this one is for profiling:
+//
+//	go test ./agent -run '^$' -bench ServeMix -benchtime 400x -cpuprofile cpu.out
+func BenchmarkServeMix(b *testing.B) {
+	const files = 5000
+	ctx := context.Background()
+	v := vaulttest.New(b)
+	vaulttest.Seed(b, v, files, 1)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- agent.Serve(ctx, agent.New(v, agent.Options{}), inR, outW) }()
+	answers := bufio.NewReader(outR)
+	call := func(input map[string]any) {
+		line, _ := json.Marshal(map[string]any{"id": 1, "input": input})
+		if _, err := inW.Write(append(line, '\n')); err != nil {
+			b.Fatal(err)
+		}
+		ans, err := answers.ReadBytes('\n')
+		if err != nil || bytes.Contains(ans, []byte(`"is_error":true`)) {
+			b.Fatalf("%s: %s %v", line, ans, err)
+		}
+	}
+	runs++
+	i := 0
+	for b.Loop() {
+		p := fmt.Sprintf("/memories/d%03d/new-%d-%d.md", i%50, runs, i)
+		call(map[string]any{"command": "create", "path": p, "file_text": string(vaulttest.Content(i)) + "status: TODO\n"})
+		call(map[string]any{"command": "str_replace", "path": p, "old_str": "status: TODO", "new_str": "status: DONE"})
+		call(map[string]any{"command": "view", "path": p})
+		call(map[string]any{"command": "view", "path": vaulttest.FilePath(i * 7919 % files)})
+		i++
+	}
+	b.StopTimer()
+	inW.Close()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
+
+// runs tells the runs of a benchmark apart, so each creates new files.
+var runs int

@@ -19,18 +19,15 @@ func (h *Handler) view(ctx context.Context, c command) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	kind, err := stat(s, c.path)
-	if err != nil {
-		return "", err
-	}
-	switch kind {
-	case vault.KindDir:
+	// One lookup: reading the path tells a file from a directory or nothing.
+	data, err := s.ReadFile(ctx, c.path)
+	switch {
+	case errors.Is(err, vault.ErrIsDir):
 		return listDir(ctx, s, c.path)
-	case vault.KindFile:
-		data, err := s.ReadFile(ctx, c.path)
-		if err != nil {
-			return "", err
-		}
+	case errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir):
+	case err != nil:
+		return "", err
+	default:
 		if bytes.Count(data, []byte{'\n'}) >= maxLines {
 			return "", fail("File %s exceeds maximum line limit of 999,999 lines.", c.path)
 		}
