@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -494,6 +495,14 @@ func TestPackWhileWriting(t *testing.T) {
 	defer packer.Close()
 	done := make(chan struct{})
 	packs := make(chan int, 1)
+	// If a commit fails the test, the packer still ends before the test's
+	// directory goes, rather than failing every Pack after it.
+	stop := sync.OnceFunc(func() { close(done) })
+	defer func() {
+		if stop(); len(packs) == 0 {
+			<-packs
+		}
+	}()
 	go func() {
 		n := 0
 		for {
@@ -513,8 +522,10 @@ func TestPackWhileWriting(t *testing.T) {
 	for i := range commits {
 		commit(t, w, Change{Op: Put, Path: fmt.Sprintf("m/%d", i%20), Data: fmt.Appendf(nil, "%d", i)})
 	}
-	close(done)
-	if n := <-packs; n < 2 {
+	stop()
+	n := <-packs
+	packs <- n // for the deferred wait
+	if n < 2 {
 		t.Fatalf("Pack ran %d times during the writes; the test proves little", n)
 	}
 	head, _ := w.Head()
