@@ -47,7 +47,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		SilenceUsage:  true,
 	}
 	root.PersistentFlags().StringVar(&g.vaultDir, "vault", "",
-		"the vault, a `DIR` (default $"+envVault+", else $XDG_DATA_HOME/memvault/default.git)")
+		"the vault, a `DIR` or a plain NAME meaning $XDG_DATA_HOME/memvault/NAME.git (default $"+envVault+", else default)")
 	root.PersistentFlags().StringVar(&g.identity, "identity", "",
 		"the identity `FILE` that decrypts it (default $"+envIdentity+", else $XDG_CONFIG_HOME/memvault/identity)")
 	root.PersistentFlags().StringVar(&g.passphraseFile, "passphrase-file", "",
@@ -73,6 +73,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newExpireCommand(&g),
 		newExportCommand(&g),
 		newImportCommand(&g),
+		newVaultsCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)
 	root.AddCommand(append(newSyncCommands(&g), newRemoteCommand(&g))...)
@@ -97,6 +98,9 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // paths resolves where the vault and the identity are: flag, then environment, then default.
 func (g *globalOptions) paths() (dir, identity string, err error) {
 	dir = firstNonEmpty(g.vaultDir, os.Getenv(envVault))
+	if dir, err = resolveVault(dir); err != nil {
+		return "", "", err
+	}
 	if dir == "" {
 		if dir, err = vault.DefaultDir(); err != nil {
 			return "", "", fmt.Errorf("find the default vault: %w", err)
