@@ -125,7 +125,8 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 			return nil, err
 		}
 		if cur != c.Old {
-			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first)", c.Name, cur)
+			// ErrForceNeeded reads as ErrRejected in transferError.
+			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first): %w", c.Name, cur, git.ErrForceNeeded)
 		}
 		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: "ok"})
 	}
@@ -429,7 +430,10 @@ func transferError(op, name, rawURL string, err error) error {
 		strings.Contains(msg, "knownhosts"):
 		sentinel = ErrAuth
 	case errors.Is(err, git.ErrForceNeeded), strings.Contains(msg, "non-fast-forward"),
-		strings.Contains(msg, "fetch first"), strings.Contains(msg, "failed to update ref"):
+		// The server's own compare-and-swap of the branch refused it: git
+		// receive-pack's statuses, recent and older.
+		strings.Contains(msg, "fetch first"), strings.Contains(msg, "failed to update ref"),
+		strings.Contains(msg, "failed to lock"), strings.Contains(msg, "cannot lock ref"):
 		sentinel = ErrRejected
 	default:
 		sentinel = ErrUnreachable

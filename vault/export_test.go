@@ -7,7 +7,3 @@ import "github.com/go-git/go-git/v5/plumbing"
 func SnapshotAtForTest(v *Vault, commit string) (*Snapshot, error) {
 	return v.snapshotAt(plumbing.NewHash(commit))
 }
-
-// MaxSyncAttempts is how many fetch–merge–push rounds Sync tries before it
-// gives up on a remote that keeps moving.
-const MaxSyncAttempts = maxSyncAttempts

@@ -35,10 +35,6 @@ const (
 // DefaultRemote is the remote Sync uses when none is named.
 const DefaultRemote = "origin"
 
-// maxSyncAttempts bounds the fetch–merge–push rounds when the remote or the
-// local branch keeps moving.
-const maxSyncAttempts = 8
-
 // SyncOptions configure Sync.
 type SyncOptions struct {
 	Remote           string // "" means DefaultRemote
@@ -68,14 +64,18 @@ type SyncResult struct {
 // branch, fast-forwards when the vault is behind, merges on plaintext when the two
 // diverged (one merge commit with both parents; overlapping edits stay in the file
 // between conflict markers and are named in the result and the commit's trailers),
-// and pushes, fetching and merging again when the push is rejected. Writers of the
-// vault are held off only while the branch moves; a commit that lands meanwhile
-// is merged in a further round.
+// and pushes. A push the remote rejects because its branch moved meanwhile
+// (another clone pushed first) starts another round of fetch, merge and push,
+// after a random back-off that grows with each rejection (said on
+// opts.Progress); only ctx bounds the rounds, so give it a deadline. Writers of
+// the vault are held off only while the branch moves; a commit that lands
+// meanwhile is merged in a further round.
 //
 // The error wraps ErrRecipientsChanged when the remote changed the recipients and
 // AcceptRecipients is not set, ErrBehind for a push that would need a merge, and
-// gitlog.ErrNoRemote, gitlog.ErrUnreachable, gitlog.ErrAuth, gitlog.ErrTimeout or
-// gitlog.ErrRejected (every round rejected) from the transfer; the vault's branch
+// gitlog.ErrNoRemote, gitlog.ErrUnreachable, gitlog.ErrAuth or gitlog.ErrTimeout
+// from the transfer; when ctx ends while the remote keeps moving, it wraps both
+// gitlog.ErrRejected and gitlog.ErrTimeout (or context.Canceled). The vault's branch
 // is left as it was, or at a complete merge, never in between.
 func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
 	if opts.Remote == "" {
@@ -83,19 +83,15 @@ func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 	}
 	topts := gitlog.TransferOptions{Auth: opts.Auth, Progress: opts.Progress}
 	var res SyncResult
-	var lastErr error
-	for attempt := 0; attempt < maxSyncAttempts; attempt++ {
+	err := retryRounds(ctx, opts.Progress, func() error {
 		theirs, err := v.repo.Fetch(ctx, opts.Remote, topts)
 		if err != nil {
-			return res, fmt.Errorf("vault: sync: %w", err)
+			return fmt.Errorf("vault: sync: %w", err)
 		}
-		done, err := v.syncRound(ctx, opts, topts, theirs, &res)
-		if done || err != nil && !errors.Is(err, gitlog.ErrStale) && !errors.Is(err, gitlog.ErrRejected) {
-			return res, err
-		}
-		lastErr = err
-	}
-	return res, fmt.Errorf("vault: sync: gave up after %d rounds: %w", maxSyncAttempts, lastErr)
+		_, err = v.syncRound(ctx, opts, topts, theirs, &res)
+		return err
+	})
+	return res, err
 }
 
 // syncRound does one fetch's worth of Sync. done is false when the round must be

@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
@@ -26,6 +28,8 @@ type movingRemote struct {
 	backend http.Handler
 	at      string
 	move    func(n int) error // the nth move, counting from 1 over the server's life
+
+	inflight sync.WaitGroup // moves under way
 
 	mu     sync.Mutex
 	moving bool // a move's own requests pass straight through
@@ -49,8 +53,10 @@ func (m *movingRemote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			m.moving = true
 			m.moved++
 			n := m.moved
+			m.inflight.Add(1)
 			m.mu.Unlock()
 			err := m.move(n)
+			m.inflight.Done()
 			m.mu.Lock()
 			m.moving = false
 			if err != nil {
@@ -70,9 +76,13 @@ func (m *movingRemote) arm(n int) {
 	m.moves, m.pushes = n, 0
 }
 
-// disarm stops the moves and returns the pushes begun since arm and the moves'
-// errors.
+// disarm stops the moves, waits for one under way, and returns the pushes begun
+// since arm and the moves' errors.
 func (m *movingRemote) disarm() (pushes int, errs []error) {
+	m.mu.Lock()
+	m.moves = 0
+	m.mu.Unlock()
+	m.inflight.Wait()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.moves = 0
@@ -81,9 +91,10 @@ func (m *movingRemote) disarm() (pushes int, errs []error) {
 
 // TestSyncPushRejected (issue 6): a push rejected because the remote moved
 // between this vault's fetch and its push fetches and merges again, and the
-// sync ends with a pushed merge holding both sides. A remote that moves before
-// every push makes Sync give up after a bounded number of rounds, with an error
-// wrapping gitlog.ErrRejected and the vault intact.
+// sync ends with a pushed merge holding both sides. Against a remote that moves
+// before every push, Sync keeps merging again until its context's deadline
+// (issue 19: not a fixed number of rounds), then fails with an error wrapping
+// gitlog.ErrRejected and gitlog.ErrTimeout, and the vault intact.
 func TestSyncPushRejected(t *testing.T) {
 	for _, at := range []string{"advertisement", "update"} {
 		t.Run(at, func(t *testing.T) {
@@ -145,16 +156,22 @@ func TestSyncPushRejected(t *testing.T) {
 				mustSync(t, b)
 				before := head(t, a)
 				m.arm(-1)
-				_, err := a.Sync(ctx, vault.SyncOptions{Host: "a"})
+				sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				_, err := a.Sync(sctx, vault.SyncOptions{Host: "a"})
+				ended := sctx.Err()
+				cancel()
 				pushes, errs := m.disarm()
 				if len(errs) > 0 {
 					t.Fatalf("a move failed: %v", errs)
 				}
-				if !errors.Is(err, gitlog.ErrRejected) {
-					t.Fatalf("Sync against a remote that always moves = %v, want an error wrapping gitlog.ErrRejected", err)
+				if !errors.Is(err, gitlog.ErrRejected) || !errors.Is(err, gitlog.ErrTimeout) {
+					t.Fatalf("Sync against a remote that always moves = %v, want an error wrapping gitlog.ErrRejected and gitlog.ErrTimeout", err)
 				}
-				if pushes != vault.MaxSyncAttempts {
-					t.Errorf("a's sync began %d pushes, want %d (maxSyncAttempts)", pushes, vault.MaxSyncAttempts)
+				if !errors.Is(ended, context.DeadlineExceeded) {
+					t.Errorf("Sync gave up before its context's deadline (ctx.Err() = %v), want it to keep trying until then", ended)
+				}
+				if pushes < 2 {
+					t.Errorf("a's sync began %d pushes, want several: each rejection starts another round", pushes)
 				}
 				// Intact: every local commit is still in the history, and the head
 				// is a complete merge of what the last fetch brought.
@@ -178,15 +195,19 @@ func TestSyncPushRejected(t *testing.T) {
 					names = append(names, p)
 				}
 				sort.Strings(names)
-				// Moves 2 to MaxSyncAttempts+1 came before each push; the last
-				// round's fetch saw all of them but the last.
-				want := []string{"/memories/a.md", "/memories/a2.md", "/memories/b.md", "/memories/b2.md"}
-				for n := 1; n <= vault.MaxSyncAttempts; n++ {
-					want = append(want, fmt.Sprintf("/memories/moved-%d.md", n))
+				// Round j's fetch saw moves 1 to j, and push j set off move j+1.
+				// The deadline ended it in a back-off or a fetch (a holds moves 1
+				// to pushes), or between a merge and its push (1 to pushes+1).
+				want := func(moves int) string {
+					w := []string{"/memories/a.md", "/memories/a2.md", "/memories/b.md", "/memories/b2.md"}
+					for n := 1; n <= moves; n++ {
+						w = append(w, fmt.Sprintf("/memories/moved-%d.md", n))
+					}
+					sort.Strings(w)
+					return strings.Join(w, " ")
 				}
-				sort.Strings(want)
-				if strings.Join(names, " ") != strings.Join(want, " ") {
-					t.Errorf("a's files after giving up = %v, want %v", names, want)
+				if got := strings.Join(names, " "); got != want(pushes) && got != want(pushes+1) {
+					t.Errorf("a's files after giving up = %v, want %v (or one move more)", got, want(pushes))
 				}
 				if problems, err := a.Fsck(ctx); err != nil || len(problems) > 0 {
 					t.Errorf("Fsck after giving up = %v, %v", problems, err)
@@ -197,8 +218,16 @@ func TestSyncPushRejected(t *testing.T) {
 				if head(t, a) != head(t, b) {
 					t.Errorf("heads differ after the remote held still")
 				}
-				if n := len(files(t, b)); n != len(want)+1 {
-					t.Errorf("b holds %d files, want %d", n, len(want)+1)
+				// Move 1 came in "moves once", moves 2 to pushes+1 here.
+				for _, v := range []*vault.Vault{a, b} {
+					var got []string
+					for p := range files(t, v) {
+						got = append(got, p)
+					}
+					sort.Strings(got)
+					if strings.Join(got, " ") != want(pushes+1) {
+						t.Errorf("after the remote held still a vault holds %v, want %v", got, want(pushes+1))
+					}
 				}
 			})
 		})
