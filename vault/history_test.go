@@ -3,6 +3,7 @@ package vault_test
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -274,4 +275,36 @@ func blobBytes(t *testing.T, v *vault.Vault, rev, p string) []byte {
 		t.Fatalf("blob of %s at %s: %v", p, rev, err)
 	}
 	return ct
+}
+
+func TestResolveAtTime(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	now := start
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: func() time.Time { return now }}
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "v.git"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	var cs []string
+	for i := range 4 { // commits on Jan 2, 3, 4, 5 at midnight UTC
+		now = start.Add(time.Duration(i) * 24 * time.Hour)
+		cs = append(cs, put(t, v, fmt.Sprintf("/memories/f%d", i), "x"))
+	}
+	now = start.Add(4*24*time.Hour + time.Hour) // Jan 6, 01:00
+	for rev, want := range map[string]string{
+		"main@{2026-01-04}": cs[2], "@{2026-01-04T12:00:00Z}": cs[2], "main@{2026-01-03T23:59:59Z}": cs[1], "main@{2026-01-02T23:59:59Z}": cs[0],
+		"@{1h}": cs[3], "@{2d}": cs[2], "HEAD@{2d ago}": cs[2], "@{25h}": cs[3], "@{49h}": cs[2],
+		"main@{2026-01-04}~1": cs[1], cs[1] + "@{1w}": "", cs[3][:8] + "@{2026-01-02}": cs[0],
+		"main@{2026-01-01}": "", "@{99999999d}": "", "main@{yesterday}": "", "main@{2d": "", "main@{}": "",
+	} {
+		got, err := v.Resolve(ctx, rev)
+		switch {
+		case want == "" && !errors.Is(err, vault.ErrUnknownRevision):
+			t.Errorf("Resolve(%q) = %q, %v; want ErrUnknownRevision", rev, got, err)
+		case want != "" && (err != nil || got != want):
+			t.Errorf("Resolve(%q) = %q, %v; want %q", rev, got, err, want)
+		}
+	}
 }

@@ -21,6 +21,11 @@ var ErrUnknownRevision = errors.New("unknown revision")
 //     other commit starts with;
 //   - "main" or "HEAD": the current state;
 //   - a checkpoint name (a checkpoint wins over an abbreviated hash it looks like);
+//   - any of these followed by "@{DATE}": the last commit at or before DATE
+//     found walking first parents back from it (git reads @{DATE} from the
+//     reflog; a vault has none, so this is the first-parent approximation).
+//     DATE is an RFC 3339 time or date (midnight UTC) or an age such as "2d",
+//     "3h", "30m", "1w"; "@{DATE}" alone starts from main;
 //   - any of these followed by "~N" (N commits back along first parents; "~" is
 //     "~1") or "^" (one back), repeated as in "main~2^"; or "~N" alone, from main.
 //
@@ -48,13 +53,33 @@ func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
 	unknown := func(why string) error {
 		return fmt.Errorf("vault: %w %q: %s", ErrUnknownRevision, rev, why)
 	}
-	base, steps, ok := splitRevision(rev)
+	atBase, date, rest, hasAt, bad := splitAt(rev)
+	if bad {
+		return gitlog.ZeroHash, unknown("no closing } after @{")
+	}
+	plain := rev
+	if hasAt {
+		if atBase == "" {
+			atBase = "HEAD"
+		}
+		plain = atBase + "~0" + rest
+	}
+	base, steps, ok := splitRevision(plain)
 	if !ok {
 		return gitlog.ZeroHash, unknown("not a revision")
 	}
 	h, why, err := v.resolveBase(base)
 	if err != nil {
 		return gitlog.ZeroHash, err
+	}
+	if why == "" && hasAt {
+		t, terr := parseRevTime(date, v.opts.Now())
+		if terr != nil {
+			return gitlog.ZeroHash, unknown(terr.Error())
+		}
+		if h, why, err = v.atOrBefore(h, t); err != nil {
+			return gitlog.ZeroHash, fmt.Errorf("vault: revision %q: %w", rev, err)
+		}
 	}
 	if why != "" {
 		return gitlog.ZeroHash, unknown(why)

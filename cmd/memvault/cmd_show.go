@@ -14,7 +14,10 @@ import (
 // revisionHelp explains revisions in the help of every command that takes one.
 const revisionHelp = `A revision is a commit hash (or at least its first 4 digits), main (the current
 state), a checkpoint name, or any of these followed by ~N for N commits before it
-(main~1 is the commit before the last); ~N alone counts back from main.`
+(main~1 is the commit before the last); ~N alone counts back from main. Any of these
+followed by @{DATE} is the last commit at or before DATE along first parents: DATE is
+2026-11-24T10:00:00Z, 2026-11-24 (midnight UTC) or an age such as 3h or 2d (main@{2d}
+is main as it was two days ago).`
 
 func newShowCommand(g *globalOptions) *cobra.Command {
 	var asJSON bool
