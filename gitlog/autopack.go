@@ -2,15 +2,17 @@ package gitlog
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 )
 
 // A commit writes a few loose objects, and nothing else would ever pack them.
-// As git's gc.auto does, a commit samples one of the 256 fan-out folders, and
-// when it holds more than its share of the threshold, the committing process
-// packs in the background (see Pack): writers and readers go on meanwhile, a
+// As git's gc.auto does, a commit samples the 256 fan-out folders (see
+// looseEstimate), and when they hold more than their share of the threshold,
+// the committing process packs in the background (see Pack): writers and
+// readers go on meanwhile, a
 // second packer skips, a long merge of packs does not hold up the next packing
 // of loose objects, and Close waits for a running pack so a short-lived
 // process does not leave one half done (were it killed, the next pack removes
@@ -39,13 +41,9 @@ func (r *Repo) autoPackLimit() int {
 }
 
 // maybeAutoPack starts a background pack when the loose objects seem to pass
-// the threshold. It costs one small folder listing.
+// the threshold. At the default it costs three small folder listings.
 func (r *Repo) maybeAutoPack() {
-	if r.autoPack <= 0 {
-		return
-	}
-	es, _ := os.ReadDir(filepath.Join(r.dir, "objects", "17"))
-	if len(es) <= (r.autoPack+255)/256 {
+	if r.autoPack <= 0 || r.looseEstimate() <= r.autoPack {
 		return
 	}
 	if !r.packing.CompareAndSwap(false, true) {
@@ -67,4 +65,18 @@ func (r *Repo) maybeAutoPack() {
 			unlock()
 		}
 	}()
+}
+
+// looseEstimate estimates the loose objects from a sample of the 256 fan-out
+// folders, as git's gc.auto does with one. Object names are uniform, so a
+// folder holds a 256th of them; the sample is large enough to expect about 64
+// objects at the threshold, so that a low threshold is not decided by chance.
+func (r *Repo) looseEstimate() int {
+	k := min(256, max(1, (256*64+r.autoPack-1)/r.autoPack))
+	n := 0
+	for i := range k {
+		es, _ := os.ReadDir(filepath.Join(r.dir, "objects", fmt.Sprintf("%02x", (0x17+i)%256)))
+		n += len(es)
+	}
+	return n * 256 / k
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/memvault/memvault/vault"
@@ -23,6 +25,30 @@ var (
 // The figure for 100,000 commits at the default threshold:
 //
 //	go test ./vault -run TestAutoPackLongHistory -autopack.commits 100000 -autopack.gcauto 6700 -timeout 30m -v
+//
+// countObjects asks git how many objects the repository holds loose and packed,
+// and in how many packs.
+func countObjects(t *testing.T, repo string) (loose, inPack, packs int) {
+	t.Helper()
+	out, err := exec.Command("git", "--git-dir", repo, "count-objects", "-v").Output()
+	if err != nil {
+		t.Fatalf("git count-objects: %v", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "count":
+			loose = n
+		case "in-pack":
+			inPack = n
+		case "packs":
+			packs = n
+		}
+	}
+	return loose, inPack, packs
+}
+
 func TestAutoPackLongHistory(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -45,16 +71,20 @@ func TestAutoPackLongHistory(t *testing.T) {
 		}
 	}
 	v.Close() // waits for a running pack
-	loose, _ := filepath.Glob(filepath.Join(repo, "objects", "[0-9a-f][0-9a-f]", "*"))
-	packs, _ := filepath.Glob(filepath.Join(repo, "objects", "pack", "pack-*.pack"))
-	t.Logf("%d commits, gc.auto %d: %d loose objects, %d packs", *autoPackCommits, *autoPackLimit, len(loose), len(packs))
-	// The threshold is estimated from one fan-out folder of 256, as git does:
-	// allow for the estimate's spread.
-	if max := *autoPackLimit + *autoPackLimit/20 + 300; len(loose) > max {
-		t.Errorf("%d loose objects, want at most %d", len(loose), max)
+	loose, inPack, packs := countObjects(t, repo)
+	t.Logf("%d commits, gc.auto %d: %d loose objects, %d packed in %d packs", *autoPackCommits, *autoPackLimit, loose, inPack, packs)
+	if packs == 0 || packs > 10 {
+		t.Errorf("%d packs, want 1 to 10", packs)
 	}
-	if len(packs) == 0 || len(packs) > 10 {
-		t.Errorf("%d packs, want 1 to 10", len(packs))
+	// Packing runs beside the writes, and on a loaded machine it falls behind
+	// by what is written while it runs; so the default, short run only checks
+	// that it keeps up on the whole. A long run (the flags) checks the bound.
+	if *autoPackCommits >= 10000 {
+		if max := *autoPackLimit + 300; loose > max {
+			t.Errorf("%d loose objects, want at most %d", loose, max)
+		}
+	} else if loose > (loose+inPack)/3 {
+		t.Errorf("%d of %d objects are loose: packing does not keep up", loose, loose+inPack)
 	}
 	if out, err := exec.Command("git", "--git-dir", repo, "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck --strict: %v\n%s", err, out)
