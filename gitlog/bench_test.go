@@ -26,13 +26,13 @@ func BenchmarkCommit(b *testing.B) {
 }
 
 func commitB(b *testing.B, r *Repo, p string, data []byte) {
-	unlock, err := r.Lock(context.Background())
+	wl, err := r.Lock(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer unlock()
+	defer wl.Unlock()
 	head, _ := r.Head()
-	if _, err := r.Commit(head, []Change{{Op: Put, Path: p, Data: data}}, CommitInfo{Message: "m\n"}); err != nil {
+	if _, err := wl.Commit(head, []Change{{Op: Put, Path: p, Data: data}}, CommitInfo{Message: "m\n"}); err != nil {
 		b.Fatal(err)
 	}
 }

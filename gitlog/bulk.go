@@ -13,7 +13,8 @@ import (
 // import of ten thousand files is then one pack file to write and sync instead of
 // ten thousand loose objects. Its errors are Commit's; a pack written for a commit
 // that then fails (ErrStale) holds only unreferenced objects, which gc removes.
-func (r *Repo) CommitPacked(ctx context.Context, parent Hash, changes []Change, info CommitInfo) (Hash, error) {
+func (w *Writer) CommitPacked(ctx context.Context, parent Hash, changes []Change, info CommitInfo) (Hash, error) {
+	r := w.r
 	root, tree, b, err := r.buildTree(parent, changes)
 	if err != nil {
 		return ZeroHash, err

@@ -49,11 +49,12 @@ type CommitInfo struct {
 
 // Commit applies changes, in order, to the tree of parent and commits the result on
 // Branch with parent as its only parent (none for ZeroHash). Only the trees on the
-// changed paths are rewritten. The caller must hold the lock (see Lock). It returns
+// changed paths are rewritten. It returns
 // an error wrapping ErrStale if Branch no longer points at parent, ErrNotFound if a
 // Delete or Move names nothing, and ErrNotDir if a path descends through a file;
 // nothing is written then. The commit is durable when Commit returns.
-func (r *Repo) Commit(parent Hash, changes []Change, info CommitInfo) (Hash, error) {
+func (w *Writer) Commit(parent Hash, changes []Change, info CommitInfo) (Hash, error) {
+	r := w.r
 	root, tree, b, err := r.buildTree(parent, changes)
 	if err != nil {
 		return ZeroHash, err

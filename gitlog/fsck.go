@@ -162,8 +162,9 @@ func (c *checker) tree(h Hash, path string, head bool) {
 // Repair points Branch at the newest commit (by committer time) whose whole
 // history checks out, when Branch is unreadable or names a broken commit. It
 // deletes nothing. It returns the commit chosen, or ZeroHash if Branch was sound.
-// The caller must hold the lock.
-func (r *Repo) Repair(ctx context.Context) (Hash, error) {
+// It runs under the writer lock w.
+func (w *Writer) Repair(ctx context.Context) (Hash, error) {
+	r := w.r
 	if problems, err := r.Check(ctx, nil); err != nil || len(problems) == 0 {
 		return ZeroHash, err
 	}

@@ -16,16 +16,16 @@ func sig() Signature { return Signature{Name: "t", Email: "t@example", When: tim
 
 func commit(t *testing.T, r *Repo, changes ...Change) Hash {
 	t.Helper()
-	unlock, err := r.Lock(context.Background())
+	wl, err := r.Lock(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unlock()
+	defer wl.Unlock()
 	head, err := r.Head()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := r.Commit(head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	h, err := wl.Commit(head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
 	if err != nil {
 		t.Fatalf("Commit(%v): %v", changes, err)
 	}
@@ -69,9 +69,9 @@ func TestCommitChanges(t *testing.T) {
 	if _, err := r.Lookup(root, "m/x"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("emptied directory m/x still there: %v", err)
 	}
-	unlock, _ := r.Lock(context.Background())
-	_, err = r.Commit(head, []Change{{Op: Put, Path: "m/c.txt/d", Data: nil}}, CommitInfo{Author: sig(), Committer: sig()})
-	unlock()
+	wl, _ := r.Lock(context.Background())
+	_, err = wl.Commit(head, []Change{{Op: Put, Path: "m/c.txt/d", Data: nil}}, CommitInfo{Author: sig(), Committer: sig()})
+	wl.Unlock()
 	if !errors.Is(err, ErrNotDir) {
 		t.Errorf("put under a file: err = %v, want ErrNotDir", err)
 	}
@@ -91,9 +91,9 @@ func TestCommitChanges(t *testing.T) {
 func TestStaleParent(t *testing.T) {
 	r, _ := Init(t.TempDir())
 	commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
-	unlock, _ := r.Lock(context.Background())
-	defer unlock()
-	_, err := r.Commit(ZeroHash, []Change{{Op: Put, Path: "b", Data: []byte("2")}}, CommitInfo{Author: sig(), Committer: sig()})
+	wl, _ := r.Lock(context.Background())
+	defer wl.Unlock()
+	_, err := wl.Commit(ZeroHash, []Change{{Op: Put, Path: "b", Data: []byte("2")}}, CommitInfo{Author: sig(), Committer: sig()})
 	if !errors.Is(err, ErrStale) {
 		t.Errorf("Commit on an old parent: err = %v, want ErrStale", err)
 	}
@@ -194,9 +194,9 @@ func TestCheckAndRepair(t *testing.T) {
 	if problems, _ = r.Check(context.Background(), nil); len(problems) != 1 {
 		t.Fatalf("Check with a corrupt ref = %v", problems)
 	}
-	unlock, _ := r.Lock(context.Background())
-	fixed, err := r.Repair(context.Background())
-	unlock()
+	wl, _ := r.Lock(context.Background())
+	fixed, err := wl.Repair(context.Background())
+	wl.Unlock()
 	if err != nil || fixed != good {
 		t.Fatalf("Repair = %s, %v; want %s", fixed, err, good)
 	}

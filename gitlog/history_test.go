@@ -47,9 +47,9 @@ func randomHistory(t *testing.T, r *Repo, n int, seed uint64) []string {
 			e, _ := r.Lookup(root, files[rng.IntN(len(files))])
 			c = Change{Op: Link, Path: "m/old" + fmt.Sprint(rng.IntN(2)), Hash: e.Hash}
 		}
-		unlock, _ := r.Lock(context.Background())
-		_, err := r.Commit(head, []Change{c}, CommitInfo{Message: fmt.Sprintf("c%d\n", i), Author: sig(), Committer: sig()})
-		unlock()
+		wl, _ := r.Lock(context.Background())
+		_, err := wl.Commit(head, []Change{c}, CommitInfo{Message: fmt.Sprintf("c%d\n", i), Author: sig(), Committer: sig()})
+		wl.Unlock()
 		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrNotDir) && !strings.Contains(err.Error(), "into itself") {
 			t.Fatalf("commit %d %+v: %v", i, c, err)
 		}
@@ -171,10 +171,10 @@ func TestLink(t *testing.T) {
 			t.Errorf("after Link, read %s = %q, %v; want %q", p, got, err, want)
 		}
 	}
-	unlock, _ := r.Lock(context.Background())
-	defer unlock()
+	wl, _ := r.Lock(context.Background())
+	defer wl.Unlock()
 	head, _ := r.Head()
-	_, err := r.Commit(head, []Change{{Op: Link, Path: "m/z", Hash: plumbing.NewHash(strings.Repeat("ab", 20))}}, CommitInfo{Author: sig(), Committer: sig()})
+	_, err := wl.Commit(head, []Change{{Op: Link, Path: "m/z", Hash: plumbing.NewHash(strings.Repeat("ab", 20))}}, CommitInfo{Author: sig(), Committer: sig()})
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("Link of a missing object: err = %v, want ErrNotFound", err)
 	}
@@ -188,14 +188,14 @@ func TestTags(t *testing.T) {
 	r, _ := Init(dir)
 	c1 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
 	c2 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("2")})
-	unlock, _ := r.Lock(context.Background())
-	_, err := r.CreateTag("before/v1", c1, sig(), "first\n")
+	wl, _ := r.Lock(context.Background())
+	_, err := wl.CreateTag("before/v1", c1, sig(), "first\n")
 	if err == nil {
-		_, err = r.CreateTag("after", c2, sig(), "second\n")
+		_, err = wl.CreateTag("after", c2, sig(), "second\n")
 	}
-	_, errExist := r.CreateTag("after", c1, sig(), "again\n")
-	_, errBad := r.CreateTag("a..b", c1, sig(), "")
-	unlock()
+	_, errExist := wl.CreateTag("after", c1, sig(), "again\n")
+	_, errBad := wl.CreateTag("a..b", c1, sig(), "")
+	wl.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,9 +230,9 @@ func TestTagReplayAfterCrash(t *testing.T) {
 	dir := t.TempDir()
 	r, _ := Init(dir)
 	c := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
-	unlock, _ := r.Lock(context.Background())
-	tag, err := r.CreateTag("cp", c, sig(), "m\n")
-	unlock()
+	wl, _ := r.Lock(context.Background())
+	tag, err := wl.CreateTag("cp", c, sig(), "m\n")
+	wl.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,12 +259,12 @@ func TestUpdateRef(t *testing.T) {
 	r, _ := Init(t.TempDir())
 	c1 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
 	c2 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("2")})
-	unlock, _ := r.Lock(context.Background())
-	defer unlock()
-	if err := r.UpdateRef(Branch, c1, c1); !errors.Is(err, ErrStale) {
+	wl, _ := r.Lock(context.Background())
+	defer wl.Unlock()
+	if err := wl.UpdateRef(Branch, c1, c1); !errors.Is(err, ErrStale) {
 		t.Errorf("UpdateRef from a value it does not hold: err = %v, want ErrStale", err)
 	}
-	if err := r.UpdateRef(Branch, c2, c1); err != nil {
+	if err := wl.UpdateRef(Branch, c2, c1); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := r.Head(); h != c1 {
@@ -321,8 +321,8 @@ func TestWalkPathMerge(t *testing.T) {
 	r, _ := Init(t.TempDir())
 	c1 := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
 	c2 := commit(t, r, Change{Op: Put, Path: "b", Data: []byte("1")})
-	unlock, _ := r.Lock(context.Background())
-	defer unlock()
+	wl, _ := r.Lock(context.Background())
+	defer wl.Unlock()
 	info := CommitInfo{Message: "m\n", Author: sig(), Committer: sig()}
 	must := func(h Hash, err error) Hash {
 		t.Helper()
@@ -331,14 +331,14 @@ func TestWalkPathMerge(t *testing.T) {
 		}
 		return h
 	}
-	if err := r.UpdateRef(Branch, c2, c1); err != nil {
+	if err := wl.UpdateRef(Branch, c2, c1); err != nil {
 		t.Fatal(err)
 	}
-	side := must(r.Commit(c1, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
-	if err := r.UpdateRef(Branch, side, c2); err != nil {
+	side := must(wl.Commit(c1, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
+	if err := wl.UpdateRef(Branch, side, c2); err != nil {
 		t.Fatal(err)
 	}
-	x := must(r.Commit(c2, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
+	x := must(wl.Commit(c2, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
 	tree, _ := r.RootTree(x)
 	base, _ := r.RootTree(c2)
 	merge := must(r.commitTree(x, tree, base, []Hash{c2, side}, info, nil, nil))

@@ -251,7 +251,7 @@ func (r *Repo) recoverIfNeeded() error {
 
 // replay rewrites what a crash may have lost, under the lock.
 func (r *Repo) replay() error {
-	unlock, err := r.Lock(context.Background())
+	unlock, err := r.lock(context.Background())
 	if err != nil {
 		return err
 	}

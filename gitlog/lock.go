@@ -5,15 +5,35 @@ import (
 	"fmt"
 )
 
+// Writer is the repository's writer lock, held. Every change of a branch or tag
+// is a method of Writer, so a change made without the lock does not compile.
+// Unlock releases it; the Writer must not be used after.
+type Writer struct {
+	r      *Repo
+	unlock func()
+}
+
+// Unlock releases the writer lock.
+func (w *Writer) Unlock() { w.unlock() }
+
 // Lock takes the repository's writer lock: a mutex for this process and an flock
 // on memvault/lock for every process. It waits until the lock is free or ctx is
-// done. The returned function releases it.
+// done. It returns an error wrapping ErrReadOnly if the repository cannot be
+// written.
 //
 // The wait is a blocking flock in its own goroutine, so the kernel hands the lock
 // to the next waiter the moment it is released; polling with back-off left it idle
 // between writers and cut throughput under contention to a few dozen commits a
 // second. If ctx ends first, the goroutine releases the lock as soon as it gets it.
-func (r *Repo) Lock(ctx context.Context) (unlock func(), err error) {
+func (r *Repo) Lock(ctx context.Context) (*Writer, error) {
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{r: r, unlock: unlock}, nil
+}
+
+func (r *Repo) lock(ctx context.Context) (unlock func(), err error) {
 	if r.readOnly {
 		return nil, fmt.Errorf("gitlog: lock: %w", ErrReadOnly)
 	}

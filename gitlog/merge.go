@@ -10,7 +10,8 @@ import (
 // the lock and has the objects of theirs in the repository (after Fetch). The error
 // wraps ErrStale if Branch no longer points at ours, ErrNotFound and ErrNotDir as
 // for Commit; nothing is written then.
-func (r *Repo) CommitMerge(ours, theirs Hash, changes []Change, info CommitInfo) (Hash, error) {
+func (w *Writer) CommitMerge(ours, theirs Hash, changes []Change, info CommitInfo) (Hash, error) {
+	r := w.r
 	if ours.IsZero() || theirs.IsZero() {
 		return ZeroHash, fmt.Errorf("gitlog: merge needs two commits")
 	}

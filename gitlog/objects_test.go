@@ -64,7 +64,7 @@ func branchyHistory(t *testing.T, r *Repo, rng *rand.Rand, n int) []Hash {
 	paths := []string{"m/a.md", "m/b.md", "m/d/x.md", "m/d/y.md", "m/d/e/z.md", "top.md"}
 	var commits []Hash
 	for i := range n {
-		unlock, err := r.Lock(ctx)
+		wl, err := r.Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func branchyHistory(t *testing.T, r *Repo, rng *rand.Rand, n int) []Hash {
 		if len(commits) > 0 && rng.IntN(3) == 0 {
 			parent = commits[rng.IntN(len(commits))]
 		}
-		if err := r.UpdateRef(Branch, head, parent); err != nil {
+		if err := wl.UpdateRef(Branch, head, parent); err != nil {
 			t.Fatal(err)
 		}
 		present := map[string]bool{}
@@ -101,11 +101,11 @@ func branchyHistory(t *testing.T, r *Repo, rng *rand.Rand, n int) []Hash {
 			if other == parent {
 				other = commits[0]
 			}
-			h, err = r.CommitMerge(parent, other, changes, info)
+			h, err = wl.CommitMerge(parent, other, changes, info)
 		} else {
-			h, err = r.Commit(parent, changes, info)
+			h, err = wl.Commit(parent, changes, info)
 		}
-		unlock()
+		wl.Unlock()
 		if err != nil {
 			t.Fatalf("commit %d: %v", i, err)
 		}
@@ -453,9 +453,9 @@ func TestPackedByAnotherOpener(t *testing.T) {
 		t.Fatal(err)
 	}
 	packByOther()
-	unlock, _ := r.Lock(ctx)
-	_, err = r.Commit(c1, []Change{{Op: Link, Path: "m/old", Hash: old.Hash}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
-	unlock()
+	wl, _ := r.Lock(ctx)
+	_, err = wl.Commit(c1, []Change{{Op: Link, Path: "m/old", Hash: old.Hash}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	wl.Unlock()
 	if err != nil {
 		t.Errorf("a link to a blob another opener packed: %v", err)
 	}
@@ -466,9 +466,9 @@ func TestPackedByAnotherOpener(t *testing.T) {
 		t.Errorf("CommitsWithPrefix of a commit another opener packed = %v, %v", hs, err)
 	}
 
-	unlock, _ = r.Lock(ctx)
-	_, err = r.CreateTag("t1", c3, sig(), "m")
-	unlock()
+	wl, _ = r.Lock(ctx)
+	_, err = wl.CreateTag("t1", c3, sig(), "m")
+	wl.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,10 @@ func (r *Repo) Ref(name plumbing.ReferenceName) (Hash, error) {
 // through the journal, so the move is durable and replayed after a crash like a
 // commit's. The objects new needs must be in the repository (written by Commit, or
 // by a fetch); UpdateRef first makes every file of the repository durable, so a
-// crash cannot leave ref naming objects that were never flushed. The caller must
-// hold the lock. It returns an error wrapping ErrStale if ref does not hold old.
-func (r *Repo) UpdateRef(ref plumbing.ReferenceName, old, new Hash) error {
+// crash cannot leave ref naming objects that were never flushed. It returns an
+// error wrapping ErrStale if ref does not hold old.
+func (w *Writer) UpdateRef(ref plumbing.ReferenceName, old, new Hash) error {
+	r := w.r
 	if err := syncFS(r.dir); err != nil {
 		return fmt.Errorf("gitlog: move %s: %w", ref, err)
 	}
@@ -67,10 +68,11 @@ type Tag struct {
 }
 
 // CreateTag writes an annotated tag object naming target and points
-// refs/tags/<name> at it through the journal. The caller must hold the lock. It
+// refs/tags/<name> at it through the journal. It
 // returns an error wrapping ErrBadRefName for a name git would refuse,
 // fs.ErrExist if the tag exists, and ErrNotFound if target is not a commit.
-func (r *Repo) CreateTag(name string, target Hash, tagger Signature, message string) (Tag, error) {
+func (w *Writer) CreateTag(name string, target Hash, tagger Signature, message string) (Tag, error) {
+	r := w.r
 	if err := CheckRefName(name); err != nil {
 		return Tag{}, err
 	}

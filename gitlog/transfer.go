@@ -278,7 +278,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if !ok || h == old {
 		return old, nil
 	}
-	unlock, err := r.Lock(ctx)
+	unlock, err := r.lock(ctx)
 	if err != nil {
 		return ZeroHash, err
 	}
@@ -317,7 +317,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return transferError("push", name, rc.URLs[0], err)
 	}
-	unlock, err := r.Lock(ctx)
+	unlock, err := r.lock(ctx)
 	if err != nil {
 		return err
 	}

@@ -45,13 +45,13 @@ func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoi
 	if msg = strings.TrimSpace(msg); msg == "" {
 		msg = "checkpoint " + name
 	}
-	unlock, err := v.repo.Lock(ctx)
+	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("vault: %w", err)
 	}
-	defer unlock()
+	defer w.Unlock()
 	tagger := gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: v.opts.Now()}
-	t, err := v.repo.CreateTag(name, h, tagger, msg+"\n")
+	t, err := w.CreateTag(name, h, tagger, msg+"\n")
 	if errors.Is(err, fs.ErrExist) {
 		return Checkpoint{}, existsError(fmt.Sprintf("vault: checkpoint %q already exists", name))
 	}

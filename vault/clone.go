@@ -96,12 +96,12 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth gitlog.
 	if len(refused) > 0 {
 		return gitlog.ZeroHash, refusedError("clone "+gitlog.Redact(url), refused)
 	}
-	unlock, err := repo.Lock(ctx)
+	w, err := repo.Lock(ctx)
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
-	defer unlock()
-	if err := repo.UpdateRef(gitlog.Branch, gitlog.ZeroHash, h); err != nil {
+	defer w.Unlock()
+	if err := w.UpdateRef(gitlog.Branch, gitlog.ZeroHash, h); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
 	return h, nil

@@ -12,9 +12,9 @@ import (
 type ageRecipient = age.Recipient
 
 // commit writes changes on top of parent with the message and trailers of the
-// design: subject "<command> <path>" ("rename <old> -> <new>"), then trailers. The
-// caller holds the lock.
-func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlog.Change, meta Meta) error {
+// design: subject "<command> <path>" ("rename <old> -> <new>"), then trailers,
+// under the writer lock w.
+func (v *Vault) commit(w *gitlog.Writer, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, meta Meta) error {
 	subject := meta.Command
 	if path != "" {
 		subject += " " + path
@@ -25,19 +25,19 @@ func (v *Vault) commit(parent gitlog.Hash, path, newPath string, changes []gitlo
 	if len(changes) > 1 && path != "" {
 		subject += fmt.Sprintf(" (+%d more)", len(changes)-1)
 	}
-	_, err := v.writeCommit(parent, subject, metaTrailers(meta, path, newPath), changes, meta.Agent, "agent")
+	_, err := v.writeCommit(w, parent, subject, metaTrailers(meta, path, newPath), changes, meta.Agent, "agent")
 	return err
 }
 
 // writeCommit commits changes on top of parent with the subject and the
-// trailers that have a value, authored by agent (orElse when there is none).
-// The caller holds the lock.
-func (v *Vault) writeCommit(parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string) (gitlog.Hash, error) {
+// trailers that have a value, authored by agent (orElse when there is none),
+// under the writer lock w.
+func (v *Vault) writeCommit(w *gitlog.Writer, parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string) (gitlog.Hash, error) {
 	now := v.opts.Now()
 	if agent == "" {
 		agent = orElse
 	}
-	h, err := v.repo.Commit(parent, changes, gitlog.CommitInfo{
+	h, err := w.Commit(parent, changes, gitlog.CommitInfo{
 		Message:   formatMessage(subject, trailers),
 		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},

@@ -112,12 +112,12 @@ func RepairAt(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("vault: repair %s: %w", dir, err)
 	}
 	defer repo.Close()
-	unlock, err := repo.Lock(ctx)
+	w, err := repo.Lock(ctx)
 	if err != nil {
 		return "", fmt.Errorf("vault: repair: %w", err)
 	}
-	defer unlock()
-	h, err := repo.Repair(ctx)
+	defer w.Unlock()
+	h, err := w.Repair(ctx)
 	if err != nil || h.IsZero() {
 		return "", err
 	}

@@ -21,11 +21,11 @@ func TestFsckFindsPlaintext(t *testing.T) {
 	if problems, err := v.Fsck(ctx); err != nil || len(problems) != 0 {
 		t.Fatalf("Fsck on a new vault = %v, %v", problems, err)
 	}
-	unlock, _ := v.repo.Lock(ctx)
+	w, _ := v.repo.Lock(ctx)
 	head, _ := v.repo.Head()
-	_, err = v.repo.Commit(head, []gitlog.Change{{Op: gitlog.Put, Path: "memories/leak.md", Data: []byte("secret in the clear")}},
+	_, err = w.Commit(head, []gitlog.Change{{Op: gitlog.Put, Path: "memories/leak.md", Data: []byte("secret in the clear")}},
 		gitlog.CommitInfo{Message: "leak\n"})
-	unlock()
+	w.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}

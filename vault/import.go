@@ -82,11 +82,11 @@ const (
 // or total size limits.
 func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptions) (ImportResult, error) {
 	var res ImportResult
-	unlock, err := v.repo.Lock(ctx)
+	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return res, fmt.Errorf("vault: %w", err)
 	}
-	defer unlock()
+	defer w.Unlock()
 	snap, err := v.Snapshot(ctx)
 	if err != nil {
 		return res, err
@@ -103,7 +103,7 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 		tp, _ := treePath(p)
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
 	}
-	h, err := v.commitImport(ctx, snap.commit, changes, opts, &res)
+	h, err := v.commitImport(ctx, w, snap.commit, changes, opts, &res)
 	if err != nil {
 		return res, err
 	}
@@ -317,7 +317,7 @@ func (v *Vault) encryptImport(ctx context.Context, snap *Snapshot, plan []Import
 }
 
 // commitImport writes the import's commit as one pack.
-func (v *Vault) commitImport(ctx context.Context, parent gitlog.Hash, changes []gitlog.Change, opts ImportOptions, res *ImportResult) (gitlog.Hash, error) {
+func (v *Vault) commitImport(ctx context.Context, w *gitlog.Writer, parent gitlog.Hash, changes []gitlog.Change, opts ImportOptions, res *ImportResult) (gitlog.Hash, error) {
 	meta := opts.Meta
 	if meta.Command == "" {
 		meta.Command = "import"
@@ -338,7 +338,7 @@ func (v *Vault) commitImport(ctx context.Context, parent gitlog.Hash, changes []
 		when = now
 	}
 	author := firstNonEmptyString(opts.Author, meta.Agent, "memvault")
-	h, err := v.repo.CommitPacked(ctx, parent, changes, gitlog.CommitInfo{
+	h, err := w.CommitPacked(ctx, parent, changes, gitlog.CommitInfo{
 		Message:   formatMessage(subject, trailers),
 		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: when},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},

@@ -176,11 +176,11 @@ func (v *Vault) newReencryption(target *recipientsFile, report func(int, int)) (
 // state (another writer may have committed since), re-encrypts what is not
 // done yet and commits. It returns the commit and the number of files in it.
 func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientChange, keep []Recipient, re *reencryption, res *RecipientsResult) (string, int, error) {
-	unlock, err := v.repo.Lock(ctx)
+	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return "", 0, fmt.Errorf("vault: %w", err)
 	}
-	defer unlock()
+	defer w.Unlock()
 	snap, err := v.Snapshot(ctx)
 	if err != nil {
 		return "", 0, err
@@ -208,7 +208,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: f.path, Data: re.done[f.hash]})
 	}
 	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.bytes()})
-	h, err := v.commitBulk(snap.commit, changes, recipientsMeta(meta, latest), recipientTrailers(latest, len(files)))
+	h, err := v.commitBulk(w, snap.commit, changes, recipientsMeta(meta, latest), recipientTrailers(latest, len(files)))
 	if err != nil {
 		return "", 0, err
 	}
@@ -250,8 +250,8 @@ func recipientTrailers(res RecipientsResult, files int) []trailer {
 
 // commitBulk commits changes that are not one memory command: subject
 // "<command> <first key>[ (+N more)]", the trailers of meta, then extra. The
-// caller holds the lock.
-func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Meta, extra []trailer) (gitlog.Hash, error) {
+// commit runs under the writer lock w.
+func (v *Vault) commitBulk(w *gitlog.Writer, parent gitlog.Hash, changes []gitlog.Change, meta Meta, extra []trailer) (gitlog.Hash, error) {
 	subject := meta.Command
 	if len(extra) > 1 {
 		_, first, _ := strings.Cut(extra[0].value, " ")
@@ -260,5 +260,5 @@ func (v *Vault) commitBulk(parent gitlog.Hash, changes []gitlog.Change, meta Met
 			subject += fmt.Sprintf(" (+%d more)", len(extra)-2)
 		}
 	}
-	return v.writeCommit(parent, subject, append(metaTrailers(meta, "", ""), extra...), changes, meta.Agent, "memvault")
+	return v.writeCommit(w, parent, subject, append(metaTrailers(meta, "", ""), extra...), changes, meta.Agent, "memvault")
 }

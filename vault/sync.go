@@ -152,12 +152,12 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 // error wraps gitlog.ErrStale when the branch moved meanwhile.
 func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, theirs gitlog.Hash, res *SyncResult) (gitlog.Hash, error) {
 	if base == ours {
-		unlock, err := v.repo.Lock(ctx)
+		w, err := v.repo.Lock(ctx)
 		if err != nil {
 			return ours, fmt.Errorf("vault: %w", err)
 		}
-		defer unlock()
-		if err := v.repo.UpdateRef(gitlog.Branch, ours, theirs); err != nil {
+		defer w.Unlock()
+		if err := w.UpdateRef(gitlog.Branch, ours, theirs); err != nil {
 			return ours, fmt.Errorf("vault: fast-forward: %w", err)
 		}
 		res.Action = "fast-forward"
@@ -171,12 +171,12 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, err
 	}
-	unlock, err := v.repo.Lock(ctx)
+	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return ours, fmt.Errorf("vault: %w", err)
 	}
-	defer unlock()
-	h, err := v.repo.CommitMerge(ours, theirs, changes, v.mergeInfo(opts.Remote, conflicts))
+	defer w.Unlock()
+	h, err := w.CommitMerge(ours, theirs, changes, v.mergeInfo(opts.Remote, conflicts))
 	if err != nil {
 		return ours, fmt.Errorf("vault: merge: %w", err)
 	}

@@ -35,11 +35,11 @@ type Tx struct {
 // nothing is committed and Update returns that error unchanged. Nothing staged
 // means no commit.
 func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) error {
-	unlock, err := v.repo.Lock(ctx)
+	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return fmt.Errorf("vault: %w", err)
 	}
-	defer unlock()
+	defer w.Unlock()
 	snap, err := v.Snapshot(ctx)
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) er
 	if len(tx.changes) == 0 {
 		return nil
 	}
-	return v.commit(snap.commit, tx.path, tx.newPath, tx.changes, meta)
+	return v.commit(w, snap.commit, tx.path, tx.newPath, tx.changes, meta)
 }
 
 // WriteFile stages p's content as plain, encrypted to the vault's recipients,

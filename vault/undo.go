@@ -109,11 +109,11 @@ type undoer struct {
 // from commit content, and commits what it staged as one commit described by
 // meta, command, path and source.
 func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, content gitlog.Hash, plan func(u *undoer) error) (*UndoResult, error) {
-	unlock, err := v.repo.Lock(ctx)
+	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	defer unlock()
+	defer w.Unlock()
 	head, err := v.Snapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, 
 		return res, nil
 	}
 	meta.Command, meta.Source = command, src.String()
-	if err := v.commit(head.commit, path, "", u.changes, meta); err != nil {
+	if err := v.commit(w, head.commit, path, "", u.changes, meta); err != nil {
 		return nil, err
 	}
 	h, err := v.repo.Head()

@@ -39,10 +39,10 @@ func TestUndoReencryptsToNewRecipients(t *testing.T) {
 	os.WriteFile(otherFile, []byte(other.String()+"\n"), 0o600)
 	snap, _ := v.Snapshot(ctx)
 	content, _ := snap.recipientsContent()
-	unlock, _ := v.repo.Lock(ctx)
+	w, _ := v.repo.Lock(ctx)
 	head, _ := v.repo.Head()
-	err = v.commit(head, "", "", []gitlog.Change{{Op: gitlog.Put, Path: recipientsPath, Data: append(content, other.Recipient().String()+"\n"...)}}, Meta{Command: "recipients"})
-	unlock()
+	err = v.commit(w, head, "", "", []gitlog.Change{{Op: gitlog.Put, Path: recipientsPath, Data: append(content, other.Recipient().String()+"\n"...)}}, Meta{Command: "recipients"})
+	w.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}

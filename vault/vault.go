@@ -150,14 +150,14 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	}
 	v := newVault(repo, opts)
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
-	unlock, err := repo.Lock(ctx)
+	w, err := repo.Lock(ctx)
 	if err == nil {
-		err = v.commit(gitlog.ZeroHash, "", "", []gitlog.Change{
+		err = v.commit(w, gitlog.ZeroHash, "", "", []gitlog.Change{
 			{Op: gitlog.Put, Path: formatPath, Data: []byte(Format + "\n")},
 			{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
 			{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
 		}, Meta{Command: "init"})
-		unlock()
+		w.Unlock()
 	}
 	repo.Close()
 	if err != nil {

@@ -61,13 +61,13 @@ func BuildHistory(tb testing.TB, dir string, commits, files int) History {
 		tb.Fatalf("build history: %v", err)
 	}
 	defer r.Close()
-	unlock, err := r.Lock(context.Background())
+	wl, err := r.Lock(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
 	old, _ := r.Head()
-	err = r.UpdateRef(gitlog.Branch, old, head)
-	unlock()
+	err = wl.UpdateRef(gitlog.Branch, old, head)
+	wl.Unlock()
 	if err != nil {
 		tb.Fatalf("build history: %v", err)
 	}
