@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"sync"
@@ -123,13 +124,17 @@ func gogit(b *testing.B, dir string) *git.Repository {
 	return repo
 }
 
+// indexCommits sizes BenchmarkIndexHistory's history.
+var indexCommits = flag.Int("index.commits", 20_000, "BenchmarkIndexHistory: how many commits")
+
 // BenchmarkIndexHistory completes the history index of 20,000 commits that
 // arrived from elsewhere (one pack, as a clone brings them), from an empty
 // index: what the first per-file history after a clone costs.
 //
 //	go test ./vault -run '^$' -bench BenchmarkIndexHistory -benchtime 3x -count 5
+//	go test ./vault -run '^$' -bench BenchmarkIndexHistory -benchtime 1x -count 3 -index.commits 100000
 func BenchmarkIndexHistory(b *testing.B) {
-	h := vaulttest.BuildHistory(b, b.TempDir(), 20_000, 100)
+	h := vaulttest.BuildHistory(b, b.TempDir(), *indexCommits, 100)
 	head := plumbing.NewHash(h.Head)
 	for b.Loop() {
 		b.StopTimer()
