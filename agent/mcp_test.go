@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,12 +255,22 @@ func TestMCPLegacyClient(t *testing.T) {
 			t.Fatalf("write %s: %v", line, err)
 		}
 	}
+	// recv returns the next answer, passing over notifications: the server may
+	// send one at any time (a list_changed after the create, from the refresh
+	// that initialized started), so an answer is not always the next line.
 	recv := func() string {
-		if !out.Scan() {
-			t.Fatalf("no answer: %v", out.Err())
+		for out.Scan() {
+			if !strings.HasPrefix(out.Text(), `{"jsonrpc":"2.0","method":`) {
+				return out.Text()
+			}
 		}
-		return out.Text()
+		t.Fatalf("no answer: %v", out.Err())
+		return ""
 	}
+	// The server writes into a pipe: whatever it still says after the test
+	// stops reading must not block it, or Run never returns.
+	drain := sync.OnceFunc(func() { go io.Copy(io.Discard, outR) })
+	defer drain()
 	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-ai","version":"0.1.0"}}}`)
 	if got := recv(); !strings.Contains(got, `"protocolVersion":"2025-06-18"`) || !strings.Contains(got, `"name":"memvault"`) {
 		t.Fatalf("initialize answer = %s", got)
@@ -276,6 +287,7 @@ func TestMCPLegacyClient(t *testing.T) {
 		t.Errorf("tools/call answer =\n%s\nwant\n%s", got, want)
 	}
 	inW.Close()
+	drain()
 	if err := <-done; err != nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 		t.Errorf("Run = %v", err)
 	}
