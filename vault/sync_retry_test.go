@@ -76,6 +76,45 @@ func (m *movingRemote) arm(n int) {
 	m.moves, m.pushes = n, 0
 }
 
+// begun returns the pushes begun since arm.
+func (m *movingRemote) begun() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pushes
+}
+
+// deadlineAfter returns a context whose deadline passes (Err is
+// context.DeadlineExceeded) as soon as reached reports true, looked at every
+// few milliseconds; it bounds only a test that would otherwise hang, at a
+// minute.
+func deadlineAfter(parent context.Context, reached func() bool) context.Context {
+	ctx := &passedDeadline{Context: parent, done: make(chan struct{})}
+	go func() {
+		defer close(ctx.done)
+		for end := time.Now().Add(time.Minute); !reached() && time.Now().Before(end); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return ctx
+}
+
+// passedDeadline is a context whose deadline passes when done closes.
+type passedDeadline struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *passedDeadline) Done() <-chan struct{} { return c.done }
+
+func (c *passedDeadline) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 // disarm stops the moves, waits for one under way, and returns the pushes begun
 // since arm and the moves' errors.
 func (m *movingRemote) disarm() (pushes int, errs []error) {
@@ -156,10 +195,13 @@ func TestSyncPushRejected(t *testing.T) {
 				mustSync(t, b)
 				before := head(t, a)
 				m.arm(-1)
-				sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				// The deadline passes once the remote has refused a few rounds,
+				// not at a fixed time: on a loaded machine one round (a fetch,
+				// a merge, the other machine's push) can take seconds, and a
+				// deadline met before the first refusal proves nothing here.
+				sctx := deadlineAfter(ctx, func() bool { return m.begun() >= 3 })
 				_, err := a.Sync(sctx, vault.SyncOptions{Host: "a"})
 				ended := sctx.Err()
-				cancel()
 				pushes, errs := m.disarm()
 				if len(errs) > 0 {
 					t.Fatalf("a move failed: %v", errs)
