@@ -87,6 +87,9 @@ func NewNaive(tb testing.TB, dir string, files int) *Naive {
 	return n
 }
 
+// For is n used by tb: a checkout made once serves every run of a benchmark.
+func (n *Naive) For(tb testing.TB) *Naive { c := *n; c.tb = tb; return &c }
+
 // Dir is the checkout.
 func (n *Naive) Dir() string { return n.dir }
 
@@ -96,6 +99,11 @@ func (n *Naive) Write(p string, data []byte) {
 	n.git("add", rel)
 	n.git("commit", "-q", "-m", "str_replace "+p)
 }
+
+// Put encrypts data to p's file in the checkout and runs no git: the part of
+// Write before git, for a baseline that commits another way. It returns the
+// file's path relative to the checkout.
+func (n *Naive) Put(p string, data []byte) string { return n.put(p, data) }
 
 // Git runs git in the checkout.
 func (n *Naive) git(args ...string) {
