@@ -36,13 +36,15 @@ func harden() {
 
 // lockMemory keeps every page of the process in RAM, those mapped now and those
 // mapped later, each locked when first touched (MCL_ONFAULT), so that the
-// runtime's large address reservations cost no memory.
-func lockMemory() error {
+// runtime's large address reservations cost no memory. A variable, as
+// memlockLimit is, so that a test can see harden's decision under a limit the
+// machine will not grant.
+var lockMemory = func() error {
 	return unix.Mlockall(unix.MCL_CURRENT | unix.MCL_FUTURE | unix.MCL_ONFAULT)
 }
 
 // memlockLimit is the process's soft RLIMIT_MEMLOCK, in bytes.
-func memlockLimit() (uint64, error) {
+var memlockLimit = func() (uint64, error) {
 	var l unix.Rlimit
 	err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &l)
 	return l.Cur, err

@@ -25,7 +25,7 @@ func TestHardening(t *testing.T) {
 	// Whether this machine lets a process raise its memlock limit to unlimited
 	// (it takes CAP_SYS_RESOURCE, or a hard limit already unlimited).
 	canUnlimit := exec.Command("sh", "-c", "ulimit -l unlimited").Run() == nil
-	const skipUnlimit = "skipped: cannot raise the memlock limit to unlimited here, so the locked binary is untested (TestLockMemory still locks)"
+	const skipUnlimit = "skipped: cannot raise the memlock limit to unlimited here, so the locked binary is untested (TestLockMemory still locks, and TestHardenMemlockDecision checks the decision under an unlimited limit)"
 
 	// The core limit any process started under ulimit -c 1024 has (sh counts
 	// in blocks of 512 or 1024 bytes).
@@ -223,4 +223,45 @@ func procLocked(t *testing.T, pid int) int64 {
 		t.Fatalf("/proc/%d/status has no VmLck:\n%s", pid, status)
 	}
 	return vmLck(status)
+}
+
+// TestHardenMemlockDecision runs harden's decision under memlock limits this
+// machine may not grant (an unlimited one takes CAP_SYS_RESOURCE, so
+// TestHardening skips it here): harden locks memory only under an unlimited
+// limit, and fsck's note names the limit it saw. The limit is injected; the
+// lock is recorded, not made, so the test process stays as it is.
+func TestHardenMemlockDecision(t *testing.T) {
+	t.Setenv(envDebugDumpable, "1") // harden leaves the test process dumpable
+	oldLimit, oldLock := memlockLimit, lockMemory
+	t.Cleanup(func() { memlockLimit, lockMemory = oldLimit, oldLock })
+	if lockedKB() > 0 {
+		t.Fatalf("the test process has VmLck %d kB before any test locks it", lockedKB())
+	}
+	for _, tt := range []struct {
+		name  string
+		limit uint64
+		err   error
+		lock  bool
+		note  string // the end of fsck's note on memory
+	}{
+		{"unlimited", unix.RLIM_INFINITY, nil, true, "(the memlock limit is unlimited, but the system refused to lock)"},
+		{"1 MiB", 1 << 20, nil, false, "it is 1024 KiB. Start memvault after 'ulimit -l unlimited' (LimitMEMLOCK=infinity for a systemd service) to lock it"},
+		{"one byte short of unlimited", unix.RLIM_INFINITY - 1, nil, false, "to lock it"},
+		{"zero", 0, nil, false, "it is 0 KiB. Start memvault after 'ulimit -l unlimited' (LimitMEMLOCK=infinity for a systemd service) to lock it"},
+		{"unreadable", unix.RLIM_INFINITY, unix.EPERM, false, "memory is not locked, so decrypted memories may be written to swap"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			memlockLimit = func() (uint64, error) { return tt.limit, tt.err }
+			locked := false
+			lockMemory = func() error { locked = true; return unix.EPERM }
+			harden()
+			if locked != tt.lock {
+				t.Errorf("harden under a memlock limit of %d (err %v) locked memory: %v, want %v", tt.limit, tt.err, locked, tt.lock)
+			}
+			notes := hardeningNotes()
+			if len(notes) == 0 || !strings.HasPrefix(notes[len(notes)-1], "memory is not locked") || !strings.HasSuffix(notes[len(notes)-1], tt.note) {
+				t.Errorf("hardeningNotes under a memlock limit of %d (err %v) = %q, want the last to end %q", tt.limit, tt.err, notes, tt.note)
+			}
+		})
+	}
 }
