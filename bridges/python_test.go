@@ -75,7 +75,7 @@ print(json.dumps(out))
 
 func TestPythonBridge(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("skipped: python3 is not installed")
+		skipUnlessCI(t, "python3 is not installed")
 	}
 	lib := t.TempDir()
 	tools := filepath.Join(lib, "anthropic", "lib", "tools")

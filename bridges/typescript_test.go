@@ -49,12 +49,12 @@ func TestTypeScriptBridge(t *testing.T) {
 
 // installTypeScript installs the npm packages and compiles the bridge and its
 // example in a temporary directory, or skips the test when node or npm is
-// missing or the packages cannot be installed.
+// missing or the packages cannot be installed (and fails it under CI).
 func installTypeScript(t testing.TB) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("skipped: %s is not installed (apt-get install nodejs npm)", tool)
+			skipUnlessCI(t, "%s is not installed (apt-get install nodejs npm)", tool)
 		}
 	}
 	dir := t.TempDir()
@@ -70,7 +70,7 @@ func installTypeScript(t testing.TB) string {
 	install := exec.Command("npm", append([]string{"install", "--prefer-offline", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, npmPackages...)...)
 	install.Dir = dir
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("skipped: npm cannot install %v: %v\n%s", npmPackages, err, out)
+		skipUnlessCI(t, "npm cannot install %v: %v\n%s", npmPackages, err, out)
 	}
 	tsc := exec.Command(filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", dir)
 	if out, err := tsc.CombinedOutput(); err != nil {
