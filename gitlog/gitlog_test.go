@@ -185,14 +185,14 @@ func TestCheckAndRepair(t *testing.T) {
 	bad := commit(t, r, Change{Op: Put, Path: "m/c", Data: []byte("3")})
 	e, _ := r.Lookup(mustTree(t, r, bad), "m/c")
 	os.Remove(r.loosePath(e.Hash))
-	problems, _ = r.Check(context.Background(), nil)
-	if len(problems) != 1 || problems[0].Object != e.Hash {
-		t.Fatalf("Check with a missing blob = %v, want one problem naming %s", problems, e.Hash)
+	problems, err = r.Check(context.Background(), nil)
+	if err != nil || len(problems) != 1 || problems[0].Object != e.Hash {
+		t.Fatalf("Check with a missing blob = %v, %v; want one problem naming %s", problems, err, e.Hash)
 	}
 	// A corrupt ref.
 	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte("garbage\n"), 0o644)
-	if problems, _ = r.Check(context.Background(), nil); len(problems) != 1 {
-		t.Fatalf("Check with a corrupt ref = %v", problems)
+	if problems, err = r.Check(context.Background(), nil); err != nil || len(problems) != 1 {
+		t.Fatalf("Check with a corrupt ref = %v, %v; want one problem", problems, err)
 	}
 	wl, _ := r.Lock(context.Background())
 	fixed, err := wl.Repair(context.Background())
