@@ -37,6 +37,13 @@ func Lines(text []byte) []string {
 // It is Myers' algorithm in linear space; the hunks are a shortest edit script
 // unless a stretch of the texts differs by more than a few thousand lines.
 func Diff(a, b []string) []Hunk {
+	d := newDiffer(a, b)
+	d.compare(0, len(a), 0, len(b))
+	return d.hunks()
+}
+
+// newDiffer numbers the lines of a and b, equal lines alike, for compare.
+func newDiffer(a, b []string) *differ {
 	ids := map[string]int{}
 	num := func(ls []string) []int {
 		out := make([]int, len(ls))
@@ -53,13 +60,15 @@ func Diff(a, b []string) []Hunk {
 	d := &differ{a: num(a), b: num(b)}
 	d.delA = make([]bool, len(a))
 	d.insB = make([]bool, len(b))
-	d.compare(0, len(a), 0, len(b))
-	return d.hunks()
+	return d
 }
 
 type differ struct {
 	a, b       []int
 	delA, insB []bool
+	// steps counts the search's work: the diagonals it extends and the pairs of
+	// lines it compares. A test reads it to hold the cost to its bound.
+	steps int
 }
 
 func (d *differ) compare(aLo, aHi, bLo, bHi int) {
@@ -105,10 +114,11 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, ok bool) {
 	}
 	delta := n - m
 	odd := delta%2 != 0
-	fwd := func(i, j int) bool { return d.a[aLo+i] == d.b[bLo+j] }
-	bwd := func(i, j int) bool { return d.a[aHi-i-1] == d.b[bHi-j-1] }
+	fwd := func(i, j int) bool { d.steps++; return d.a[aLo+i] == d.b[bLo+j] }
+	bwd := func(i, j int) bool { d.steps++; return d.a[aHi-i-1] == d.b[bHi-j-1] }
 	for dd := 0; dd <= maxD && dd <= maxCost; dd++ {
 		for k := -dd; k <= dd; k += 2 {
+			d.steps++
 			x, y, ok := reach(vf, off, k, dd, n, m, fwd)
 			if !ok {
 				continue
@@ -118,6 +128,7 @@ func (d *differ) middle(aLo, aHi, bLo, bHi int) (x, y int, ok bool) {
 			}
 		}
 		for k := -dd; k <= dd; k += 2 {
+			d.steps++
 			x, _, ok := reach(vb, off, k, dd, n, m, bwd)
 			if !ok {
 				continue
