@@ -79,6 +79,10 @@ func NewNaive(tb testing.TB, dir string, files int) *Naive {
 	}
 	n := &Naive{tb: tb, dir: dir, id: id}
 	n.git("init", "-q", "-b", "main")
+	// git commit may start git gc --auto; detached, it outlives the benchmark
+	// and races the removal of its temporary directory. In the foreground it
+	// falls inside one write's time, which the median does not see.
+	n.git("config", "gc.autoDetach", "false")
 	for i := range files {
 		n.put(FilePath(i), Content(i))
 	}
