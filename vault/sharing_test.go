@@ -1,9 +1,11 @@
 package vault_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,6 +104,34 @@ func TestTwoIdentitiesShareAVault(t *testing.T) {
 	}
 }
 
+// gitFileBlobs is, as git ls-tree reads the vault's main branch, the blob of
+// each memory file, by its path in the tree.
+func gitFileBlobs(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("git", "--git-dir", dir, "ls-tree", "-r", "main", "memories/").Output()
+	if err != nil {
+		t.Fatalf("git ls-tree: %v", err)
+	}
+	blobs := map[string]string{}
+	for line := range strings.Lines(string(out)) {
+		meta, path, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+		if f := strings.Fields(meta); len(f) == 3 && f[1] == "blob" {
+			blobs[path] = f[2]
+		}
+	}
+	return blobs
+}
+
+// gitBlob is the content of blob h, as git cat-file reads it.
+func gitBlob(t *testing.T, dir, h string) []byte {
+	t.Helper()
+	out, err := exec.Command("git", "--git-dir", dir, "cat-file", "blob", h).Output()
+	if err != nil {
+		t.Fatalf("git cat-file blob %s: %v", h, err)
+	}
+	return out
+}
+
 // Issue 7: a re-encryption interrupted after some files is resumed, and the
 // re-run re-encrypts only the files left.
 func TestInterruptedReencryptionResumes(t *testing.T) {
@@ -119,6 +149,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := mustLog(t, v)
+	original := gitFileBlobs(t, v.Dir())
 	_, bob := newIdentity(t, vault.IdentityOptions{})
 	vaulttest.FailReencryptionAfter(15)
 	_, err = v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
@@ -132,12 +163,34 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 	if found := vaulttest.FindInFiles(t, v.Dir(), []byte("secret plaintext")); len(found) > 0 {
 		t.Errorf("plaintext on disk after an interruption: %v", found)
 	}
+	// The ciphertexts the interrupted run made, as they lie in its progress file.
+	progress, err := os.ReadFile(filepath.Join(v.Dir(), "memvault", "reencrypt"))
+	if err != nil {
+		t.Fatalf("the interrupted run left no progress file: %v", err)
+	}
 	res, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Files != n || res.Resumed != 15 {
 		t.Errorf("resumed ChangeRecipients = %d files, %d resumed; want %d, 15", res.Files, res.Resumed, n)
+	}
+	// What git holds, not what memvault counts: every file has a new ciphertext
+	// (age's are random, so no two encryptions give the same one), and 15 of
+	// them are, byte for byte, ciphertexts the interrupted run made: the
+	// resumed run took those as they were and encrypted only the other 25.
+	final := gitFileBlobs(t, v.Dir())
+	kept := 0
+	for p, blob := range final {
+		if blob == original[p] {
+			t.Errorf("%s keeps its ciphertext %s from before the change", p, blob)
+		}
+		if bytes.Contains(progress, gitBlob(t, v.Dir(), blob)) {
+			kept++
+		}
+	}
+	if len(final) != n || kept != 15 {
+		t.Errorf("after the resumed run, git's tree holds %d files, %d of them with a ciphertext the interrupted run made; want %d, 15", len(final), kept, n)
 	}
 	if _, err := os.Stat(filepath.Join(v.Dir(), "memvault", "reencrypt")); !os.IsNotExist(err) {
 		t.Errorf("the progress file outlives the commit: %v", err)
