@@ -171,15 +171,28 @@ func TestSyncCancelled(t *testing.T) {
 		write(t, b, "/memories/y.md", strings.Repeat("b\n", i+1))
 	}
 	mustSync(t, a)
+	var cut []time.Duration // deadlines that cut a sync off
 	for d := time.Millisecond; d < time.Second; d *= 2 {
 		cctx, cancel := context.WithTimeout(ctx, d)
 		_, err := b.Sync(cctx, vault.SyncOptions{})
+		ended := cctx.Err()
 		cancel()
 		files(t, b) // every file still decrypts
 		if err == nil {
 			break
 		}
+		// A failure before the deadline is one of the sync's own, not a cut.
+		// (Not every cut wraps gitlog.ErrTimeout: one during the fetch's
+		// request reads as gitlog.ErrUnreachable.)
+		if !errors.Is(ended, context.DeadlineExceeded) {
+			t.Fatalf("Sync with a deadline of %v failed before it: %v", d, err)
+		}
+		cut = append(cut, d)
 	}
+	if len(cut) == 0 {
+		t.Fatal("no deadline cut a sync off: the test proves nothing")
+	}
+	t.Logf("deadlines %v cut a sync off", cut)
 	mustSync(t, b)
 	mustSync(t, a)
 	if head(t, a) != head(t, b) {
