@@ -56,8 +56,8 @@ func (c *credential) GoString() string { return c.String() }
 // config) for rawURL's, sets *auth to them and runs transfer once more. The
 // helpers then learn the outcome, as with git: approve when the server took the
 // credentials, reject when it refused them (401).
-// a.Username, else $MEMVAULT_GIT_USERNAME, else the URL's user is passed to the
-// helpers as the username wanted. Without the git binary, or when no helper
+// a.Username, else the URL's user is passed to the helpers as the username
+// wanted. Without the git binary, or when no helper
 // answers, the first error is returned as it was.
 //
 // Fetch and Push wrap their go-git call in it; retrying the whole call is safe
@@ -86,14 +86,11 @@ func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a Auth, 
 	return err
 }
 
-// helperUser is the username to ask the helpers about: the one given in a, in
-// $MEMVAULT_GIT_USERNAME or in the URL, or "" to take whichever they hold.
+// helperUser is the username to ask the helpers about: the one given in a or in
+// the URL, or "" to take whichever they hold.
 func helperUser(rawURL string, a Auth) string {
 	if a.Username != "" {
 		return a.Username
-	}
-	if u := os.Getenv("MEMVAULT_GIT_USERNAME"); u != "" {
-		return u
 	}
 	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
 		return u.User.Username()

@@ -71,9 +71,6 @@ func helperSetup(t *testing.T, store string) (logFile, storeFile string) {
 	t.Setenv("XDG_CONFIG_HOME", dir)
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range []string{"MEMVAULT_GIT_USERNAME", "MEMVAULT_GIT_PASSWORD", "MEMVAULT_GIT_TOKEN"} {
-		t.Setenv(k, "")
-	}
 	return logFile, storeFile
 }
 
@@ -283,32 +280,29 @@ func gitConfig(t *testing.T, dir, key, value string) {
 	}
 }
 
-// TestAuthMethodOrder: https credentials come from Auth, then the environment
-// ($MEMVAULT_GIT_PASSWORD before $MEMVAULT_GIT_TOKEN), then the URL, with
-// x-access-token as the user of a token alone; none gives no auth at all.
+// TestAuthMethodOrder: https credentials come from Auth, then the URL, with
+// x-access-token as the user of a token alone; none gives no auth at all. The
+// environment plays no part: the command line reads it (issue 14).
 func TestAuthMethodOrder(t *testing.T) {
 	const url = "https://urluser:urlpass@git.example/v.git"
 	tests := []struct {
 		name               string
 		auth               Auth
-		envUser, envPass   string
-		envToken           string
 		rawURL             string
 		wantUser, wantPass string
 		wantNone           bool
 	}{
-		{name: "flags win", auth: Auth{Username: "u", Password: "p"}, envUser: "eu", envPass: "ep", rawURL: url, wantUser: "u", wantPass: "p"},
-		{name: "environment before the URL", envUser: "eu", envPass: "ep", rawURL: url, wantUser: "eu", wantPass: "ep"},
-		{name: "password before token", envPass: "ep", envToken: "et", rawURL: url, wantUser: "x-access-token", wantPass: "ep"},
-		{name: "a token alone", envToken: "et", rawURL: "https://git.example/v.git", wantUser: "x-access-token", wantPass: "et"},
+		{name: "Auth wins", auth: Auth{Username: "u", Password: "p"}, rawURL: url, wantUser: "u", wantPass: "p"},
+		{name: "a token alone", auth: Auth{Password: "et"}, rawURL: "https://git.example/v.git", wantUser: "x-access-token", wantPass: "et"},
 		{name: "the URL last", rawURL: url, wantUser: "urluser", wantPass: "urlpass"},
+		{name: "a user alone is no password", auth: Auth{Username: "u"}, rawURL: "https://git.example/v.git", wantNone: true},
 		{name: "none", rawURL: "https://git.example/v.git", wantNone: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("MEMVAULT_GIT_USERNAME", tt.envUser)
-			t.Setenv("MEMVAULT_GIT_PASSWORD", tt.envPass)
-			t.Setenv("MEMVAULT_GIT_TOKEN", tt.envToken)
+			for _, k := range []string{"MEMVAULT_GIT_USERNAME", "MEMVAULT_GIT_PASSWORD", "MEMVAULT_GIT_TOKEN"} {
+				t.Setenv(k, "from-the-environment")
+			}
 			am, err := authMethod(tt.rawURL, tt.auth)
 			if err != nil {
 				t.Fatal(err)

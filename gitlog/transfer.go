@@ -28,10 +28,12 @@ import (
 )
 
 // Auth holds credentials for a transfer. The zero value means: none for http and
-// git://, the SSH agent and ~/.ssh/known_hosts for ssh.
+// git://, the SSH agent and ~/.ssh/known_hosts for ssh. gitlog reads no
+// environment variable for them; the caller fills them in.
 type Auth struct {
-	Username string // http basic user, or the ssh user ("git" when empty)
+	Username string // the http basic-auth user
 	Password string // http password or token; never shown in errors
+	SSHUser  string // the ssh user; "" means the URL's, else "git"
 	SSHKey   string // a private key file for ssh instead of the agent
 	// SSHKeyPassphrase unlocks SSHKey when it is encrypted.
 	SSHKeyPassphrase string
@@ -448,8 +450,7 @@ func transferError(op, name, rawURL string, err error) error {
 }
 
 // authMethod builds go-git's auth for the URL's transport from a, falling back
-// to $MEMVAULT_GIT_USERNAME, $MEMVAULT_GIT_PASSWORD and $MEMVAULT_GIT_TOKEN for
-// http(s), and to a user and password written in the URL itself.
+// for http(s) to a user and password written in the URL itself.
 func authMethod(rawURL string, a Auth) (transport.AuthMethod, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
@@ -458,15 +459,6 @@ func authMethod(rawURL string, a Auth) (transport.AuthMethod, error) {
 	switch ep.Protocol {
 	case "http", "https":
 		user, pass := a.Username, a.Password
-		if user == "" {
-			user = os.Getenv("MEMVAULT_GIT_USERNAME")
-		}
-		if pass == "" {
-			pass = os.Getenv("MEMVAULT_GIT_PASSWORD")
-		}
-		if pass == "" {
-			pass = os.Getenv("MEMVAULT_GIT_TOKEN")
-		}
 		if pass == "" && ep.Password != "" {
 			user, pass = ep.User, ep.Password
 		}
@@ -478,7 +470,7 @@ func authMethod(rawURL string, a Auth) (transport.AuthMethod, error) {
 		}
 		return &githttp.BasicAuth{Username: user, Password: pass}, nil
 	case "ssh":
-		user := a.Username
+		user := a.SSHUser
 		if user == "" {
 			user = ep.User
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/internal/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
@@ -86,7 +85,7 @@ func TestSyncRefusesHostile(t *testing.T) {
 				t.Errorf("head moved from %s to %s", before, got)
 			}
 			// The clone is refused the same way.
-			if _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, gitlog.Auth{}, nil); !errors.Is(err, vault.ErrRefused) {
+			if _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrRefused) {
 				t.Errorf("Clone = %v, want ErrRefused", err)
 			}
 			// The way forward the message gives: the remote's branch goes back
@@ -131,7 +130,7 @@ func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Option
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}

@@ -19,9 +19,9 @@ var ErrNotRecipient = errors.New("the identity is not one of the vault's recipie
 // opts.IdentityFile must be one of the vault's recipients. On any error dir is
 // removed again. The error wraps ErrNotRecipient (the message names the
 // identity's recipient, for a current recipient to add), ErrNoIdentity,
-// ErrNotVault when the remote holds no vault, and the transfer errors of
-// gitlog.Fetch.
-func Clone(ctx context.Context, url, dir string, opts Options, auth gitlog.Auth, progress io.Writer) (v *Vault, err error) {
+// ErrNotVault when the remote holds no vault, and ErrUnreachable, ErrAuth or
+// ErrTimeout from the transfer.
+func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (v *Vault, err error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
@@ -77,12 +77,12 @@ func Clone(ctx context.Context, url, dir string, opts Options, auth gitlog.Auth,
 }
 
 // cloneFetch fetches url's main branch into repo and points main at it.
-func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth gitlog.Auth, progress io.Writer) (gitlog.Hash, error) {
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credentials, progress io.Writer) (gitlog.Hash, error) {
 	defer repo.Close()
 	if err := repo.AddRemote(DefaultRemote, url); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
-	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: auth, Progress: progress})
+	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: auth.auth(), Progress: progress})
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
@@ -120,12 +120,22 @@ func removeClone(dir string, existed bool) {
 	}
 }
 
-// Remotes lists the vault's remotes.
-func (v *Vault) Remotes() ([]gitlog.Remote, error) { return v.repo.Remotes() }
+// Remotes lists the vault's remotes, their URLs without passwords.
+func (v *Vault) Remotes() ([]Remote, error) {
+	rs, err := v.repo.Remotes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Remote, len(rs))
+	for i, r := range rs {
+		out[i] = Remote{Name: r.Name, URL: gitlog.Redact(r.URL)}
+	}
+	return out, nil
+}
 
-// AddRemote records a remote; the error wraps gitlog.ErrRemoteExists or
-// gitlog.ErrBadRefName.
+// AddRemote records a remote; the error wraps ErrRemoteExists or
+// ErrBadRemoteName.
 func (v *Vault) AddRemote(name, url string) error { return v.repo.AddRemote(name, url) }
 
-// RemoveRemote forgets a remote; the error wraps gitlog.ErrNoRemote.
+// RemoveRemote forgets a remote; the error wraps ErrNoRemote.
 func (v *Vault) RemoveRemote(name string) error { return v.repo.RemoveRemote(name) }

@@ -358,9 +358,9 @@ func firstNonEmptyString(s ...string) string {
 	return ""
 }
 
-// ImportedCommits returns the source commits earlier history replays brought in
+// importedCommits returns the source commits earlier history replays brought in
 // (the Import-Commit trailers of the vault's history).
-func (v *Vault) ImportedCommits(ctx context.Context) (map[string]bool, error) {
+func (v *Vault) importedCommits(ctx context.Context) (map[string]bool, error) {
 	head, err := v.repo.Head()
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)

@@ -39,7 +39,7 @@ const DefaultRemote = "origin"
 type SyncOptions struct {
 	Remote           string // "" means DefaultRemote
 	Mode             SyncMode
-	Auth             gitlog.Auth
+	Auth             Credentials
 	Progress         io.Writer // the server's progress; nil for none
 	AcceptRecipients bool      // take a change of recipients made on the remote
 	Host             string    // names this machine in conflict markers; "" means the host name
@@ -73,15 +73,15 @@ type SyncResult struct {
 //
 // The error wraps ErrRecipientsChanged when the remote changed the recipients and
 // AcceptRecipients is not set, ErrBehind for a push that would need a merge, and
-// gitlog.ErrNoRemote, gitlog.ErrUnreachable, gitlog.ErrAuth or gitlog.ErrTimeout
-// from the transfer; when ctx ends while the remote keeps moving, it wraps both
-// gitlog.ErrRejected and gitlog.ErrTimeout (or context.Canceled). The vault's branch
+// ErrNoRemote, ErrUnreachable, ErrAuth or ErrTimeout from the transfer; when ctx
+// ends while the remote keeps moving, it wraps both ErrRejected and ErrTimeout
+// (or context.Canceled). The vault's branch
 // is left as it was, or at a complete merge, never in between.
 func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
 	if opts.Remote == "" {
 		opts.Remote = DefaultRemote
 	}
-	topts := gitlog.TransferOptions{Auth: opts.Auth, Progress: opts.Progress}
+	topts := gitlog.TransferOptions{Auth: opts.Auth.auth(), Progress: opts.Progress}
 	var res SyncResult
 	err := retryRounds(ctx, opts.Progress, func() error {
 		theirs, err := v.repo.Fetch(ctx, opts.Remote, topts)

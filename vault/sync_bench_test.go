@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -37,7 +36,7 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,7 +77,7 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

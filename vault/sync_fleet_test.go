@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -66,7 +65,7 @@ func newFleet(t testing.TB, url string, n int) *fleet {
 	}
 	f := &fleet{url: url}
 	for i := range n {
-		v, err := vault.Clone(ctx, url, filepath.Join(dir, fmt.Sprintf("agent-%02d.git", i)), opts, gitlog.Auth{}, nil)
+		v, err := vault.Clone(ctx, url, filepath.Join(dir, fmt.Sprintf("agent-%02d.git", i)), opts, vault.Credentials{}, nil)
 		if err != nil {
 			t.Fatalf("Clone %d: %v", i, err)
 		}

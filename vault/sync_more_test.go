@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -68,12 +67,12 @@ func TestSyncRemoteFailures(t *testing.T) {
 	dead.Close()
 	for _, tc := range []struct {
 		name, url string
-		auth      gitlog.Auth
+		auth      vault.Credentials
 		want      error
 	}{
-		{"unreachable", deadURL, gitlog.Auth{}, gitlog.ErrUnreachable},
-		{"auth refused", srv.URL + "/vault.git", gitlog.Auth{Username: "u", Password: "s3cret-token"}, gitlog.ErrAuth},
-		{"no such remote", "", gitlog.Auth{}, gitlog.ErrNoRemote},
+		{"unreachable", deadURL, vault.Credentials{}, vault.ErrUnreachable},
+		{"auth refused", srv.URL + "/vault.git", vault.Credentials{Username: "u", Password: "s3cret-token"}, vault.ErrAuth},
+		{"no such remote", "", vault.Credentials{}, vault.ErrNoRemote},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -111,7 +110,7 @@ func TestCloneNotRecipient(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "clone.git")
-	_, err = vault.Clone(ctx, url, dir, vault.Options{IdentityFile: stranger}, gitlog.Auth{}, nil)
+	_, err = vault.Clone(ctx, url, dir, vault.Options{IdentityFile: stranger}, vault.Credentials{}, nil)
 	if !errors.Is(err, vault.ErrNotRecipient) || !strings.Contains(err.Error(), info.Recipients[0].Key) {
 		t.Errorf("Clone with a stranger's identity = %v, want ErrNotRecipient naming its key", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -161,7 +160,7 @@ func TestSyncRenameThroughMerge(t *testing.T) {
 	write(t, a, "/memories/g.md", "g1\ng2\n")
 	mustSync(t, a)
 	mustSync(t, b)
-	c, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, gitlog.Auth{}, nil)
+	c, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

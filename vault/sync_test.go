@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -23,7 +22,7 @@ func pair(t *testing.T, url string) (a, b *vault.Vault) {
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
@@ -65,7 +64,7 @@ func pairAt(t *testing.T, url string, c *clock) (a, b *vault.Vault) {
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	if b, err = vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil); err != nil {
+	if b, err = vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil); err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
 	t.Cleanup(func() { b.Close() })

@@ -84,7 +84,7 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 	}
 	defer closeVault(v, &err)
 	if o.history {
-		return importHistory(ctx, v, source, o, out, errw)
+		return importHistory(ctx, v, source, o, out)
 	}
 	base := memoriesFolder(source)
 	files, skipped, err := readFolder(ctx, base, o.to, v.Limits())

@@ -6,8 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-
-	"github.com/memvault/memvault/gitlog"
 )
 
 func newRemoteCommand(g *globalOptions) *cobra.Command {
@@ -81,7 +79,7 @@ func runRemoteList(ctx context.Context, g *globalOptions, out io.Writer) (err er
 		return err
 	}
 	for _, r := range rs {
-		fmt.Fprintf(out, "%s\t%s\n", r.Name, gitlog.Redact(r.URL))
+		fmt.Fprintf(out, "%s\t%s\n", r.Name, r.URL)
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -22,8 +21,31 @@ import (
 // $MEMVAULT_GIT_PASSWORD, or a git credential helper) than on the command line,
 // where other users see it.
 type transferFlags struct {
-	auth    gitlog.Auth
-	timeout time.Duration
+	username   string // https and ssh
+	sshKey     string
+	knownHosts string
+	timeout    time.Duration
+}
+
+// credentials are the transfer's credentials: the flags, completed from the
+// environment.
+func (f *transferFlags) credentials() vault.Credentials {
+	return transferCredentials(f.username, f.sshKey, f.knownHosts, os.Getenv)
+}
+
+// transferCredentials is the one place memvault reads credentials from the
+// environment: $MEMVAULT_GIT_USERNAME when --username is not given, and
+// $MEMVAULT_GIT_PASSWORD, else $MEMVAULT_GIT_TOKEN, all for https only. --username
+// names the ssh user too; without it ssh takes the URL's user.
+func transferCredentials(username, sshKey, knownHosts string, getenv func(string) string) vault.Credentials {
+	c := vault.Credentials{Username: username, SSHUser: username, SSHKeyFile: sshKey, KnownHostsFile: knownHosts}
+	if c.Username == "" {
+		c.Username = getenv("MEMVAULT_GIT_USERNAME")
+	}
+	if c.Password = getenv("MEMVAULT_GIT_PASSWORD"); c.Password == "" {
+		c.Password = getenv("MEMVAULT_GIT_TOKEN")
+	}
+	return c
 }
 
 // defaultTransferTimeout bounds a push, pull, sync or clone without --timeout.
@@ -34,9 +56,9 @@ type transferFlags struct {
 const defaultTransferTimeout = 10 * time.Minute
 
 func (f *transferFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.auth.Username, "username", "", "the `USER` for https basic auth, or the ssh user (default $MEMVAULT_GIT_USERNAME)")
-	c.Flags().StringVar(&f.auth.SSHKey, "ssh-key", "", "an ssh private key `FILE` instead of the ssh agent")
-	c.Flags().StringVar(&f.auth.KnownHosts, "known-hosts", "", "a known_hosts `FILE` to check the ssh host against (default ~/.ssh/known_hosts)")
+	c.Flags().StringVar(&f.username, "username", "", "the `USER` for https basic auth, or the ssh user (default $MEMVAULT_GIT_USERNAME)")
+	c.Flags().StringVar(&f.sshKey, "ssh-key", "", "an ssh private key `FILE` instead of the ssh agent")
+	c.Flags().StringVar(&f.knownHosts, "known-hosts", "", "a known_hosts `FILE` to check the ssh host against (default ~/.ssh/known_hosts)")
 	c.Flags().DurationVar(&f.timeout, "timeout", defaultTransferTimeout, "give up when the whole transfer takes longer than `DURATION` (0: no limit)")
 }
 
@@ -61,14 +83,14 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 }
 
 // timedOut makes the error of a transfer that ctx's deadline (--timeout d) cut
-// off wrap gitlog.ErrTimeout, whatever step it stopped in (a merge or the lock
+// off wrap vault.ErrTimeout, whatever step it stopped in (a merge or the lock
 // report only the context's error), and name the limit.
 func timedOut(ctx context.Context, d time.Duration, err error) error {
 	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
-	if !errors.Is(err, gitlog.ErrTimeout) {
-		err = fmt.Errorf("%w: %w", err, gitlog.ErrTimeout)
+	if !errors.Is(err, vault.ErrTimeout) {
+		err = fmt.Errorf("%w: %w", err, vault.ErrTimeout)
 	}
 	return fmt.Errorf("gave up after --timeout %s: %w", d, err)
 }
@@ -92,7 +114,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			Long:  long,
 			Args:  usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(c *cobra.Command, args []string) error {
-				opts := vault.SyncOptions{Mode: mode, Auth: tf.auth, AcceptRecipients: accept, Progress: progressTo(c.ErrOrStderr())}
+				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, Progress: progressTo(c.ErrOrStderr())}
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
@@ -209,11 +231,11 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	}
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
-	v, err := vault.Clone(tctx, url, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, tf.auth, progress)
+	v, err := vault.Clone(tctx, url, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, tf.credentials(), progress)
 	if err != nil {
 		return timedOut(tctx, tf.timeout, err)
 	}
 	defer v.Close()
-	fmt.Fprintf(out, "cloned %s into %s\n", gitlog.Redact(url), dir)
+	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -30,10 +29,10 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("vault: identity: %w", vault.ErrNoIdentity), exitSetup, "--identity"},
 		{fmt.Errorf("vault: read: %w", vault.ErrDecrypt), exitSetup, "--identity"},
 		{fmt.Errorf("agent: %w", context.Canceled), exitInterrupt, "interrupted"},
-		{fmt.Errorf("vault: sync: %w", gitlog.ErrTimeout), exitSetup, "--timeout"},
-		{fmt.Errorf("vault: sync: %w", gitlog.ErrAuth), exitSetup, "credential helper"},
-		{fmt.Errorf("vault: sync: %w", gitlog.ErrUnreachable), exitSetup, "memvault remote list"},
-		{fmt.Errorf("vault: sync: %w: %w", gitlog.ErrUnreachable, gitlog.ErrTimeout), exitSetup, "--timeout"},
+		{fmt.Errorf("vault: sync: %w", vault.ErrTimeout), exitSetup, "--timeout"},
+		{fmt.Errorf("vault: sync: %w", vault.ErrAuth), exitSetup, "credential helper"},
+		{fmt.Errorf("vault: sync: %w", vault.ErrUnreachable), exitSetup, "memvault remote list"},
+		{fmt.Errorf("vault: sync: %w: %w", vault.ErrUnreachable, vault.ErrTimeout), exitSetup, "--timeout"},
 		{errors.New("disk on fire"), exitSetup, "memvault: disk on fire"},
 	}
 	for _, tt := range tests {

@@ -15,7 +15,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -100,16 +99,16 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &hinted):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", hinted.err, hinted.hint)
 		return exitSetup
-	case errors.Is(err, gitlog.ErrTimeout):
+	case errors.Is(err, vault.ErrTimeout):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintTimeout)
 		return exitSetup
-	case errors.Is(err, gitlog.ErrAuth):
+	case errors.Is(err, vault.ErrAuth):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintAuth)
 		return exitSetup
-	case errors.Is(err, gitlog.ErrNoRemote):
+	case errors.Is(err, vault.ErrNoRemote):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintNoRemote)
 		return exitSetup
-	case errors.Is(err, gitlog.ErrUnreachable):
+	case errors.Is(err, vault.ErrUnreachable):
 		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintUnreachable)
 		return exitSetup
 	case errors.Is(err, vault.ErrReadOnly):

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -26,15 +25,13 @@ func TestSyncKilled(t *testing.T) {
 	p := newProcess(t, root)
 	p.run(t, "", "init")
 	remote := filepath.Join(root, "remote.git")
-	r, err := gitlog.Init(remote)
-	if err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remote).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
 	}
-	r.Close()
 	p.run(t, "", "remote", "add", "origin", "file://"+remote)
 	p.run(t, "", "sync")
 	opts := vault.Options{IdentityFile: p.identity}
-	other, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, gitlog.Auth{}, nil)
+	other, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,136 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// maxSourceCommits bounds the history ImportHistory replays.
+const maxSourceCommits = 100_000
+
+// HistoryImport says what ImportHistory did.
+type HistoryImport struct {
+	ImportResult     // over all the commits replayed; Commit is the last one made
+	Commits      int // first-parent commits in the source
+	Replayed     int // of them, those that changed the vault
+}
+
+// ImportHistory replays each first-parent commit of the git repository at source
+// (a working tree or a bare repository), oldest first, as one Import into the
+// memory folder to, with the commit's author and time. A file deleted by a source
+// commit is deleted in the vault too; symbolic links, submodules and files over
+// the file size limit are skipped and listed. Commits an earlier run brought in
+// (by their Import-Commit trailer) are passed over, so a re-run brings in only
+// what is new. overwrite is as for ImportOptions, and holds for the first commit
+// replayed; the later ones replace what the earlier ones wrote.
+func (v *Vault) ImportHistory(ctx context.Context, source, to string, overwrite bool) (HistoryImport, error) {
+	var total HistoryImport
+	src, err := gitlog.OpenSource(source)
+	if err != nil {
+		return total, fmt.Errorf("vault: import: %w", err)
+	}
+	commits, err := src.History(ctx, maxSourceCommits)
+	if err != nil {
+		return total, fmt.Errorf("vault: import: %w", err)
+	}
+	total.Commits = len(commits)
+	done, err := v.importedCommits(ctx)
+	if err != nil {
+		return total, err
+	}
+	skipped := map[string]bool{}
+	var prev []string
+	for i, c := range commits {
+		files, skips, err := v.sourceFiles(ctx, src, c.TreeHash, to)
+		if err != nil {
+			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
+		}
+		gone := deletedSince(prev, files)
+		prev = prev[:0]
+		for _, f := range files {
+			prev = append(prev, f.Path)
+		}
+		if done[c.Hash.String()] {
+			continue
+		}
+		res, err := v.Import(ctx, files, ImportOptions{
+			Overwrite: overwrite || i > 0, Delete: gone,
+			Author: c.Author.Name, When: c.Author.When, SourceCommit: c.Hash.String(),
+		})
+		if err != nil {
+			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
+		}
+		if res.Changed() {
+			total.Replayed++
+		}
+		total.Added = append(total.Added, res.Added...)
+		total.Replaced = append(total.Replaced, res.Replaced...)
+		total.Deleted = append(total.Deleted, res.Deleted...)
+		total.Kept = append(total.Kept, res.Kept...)
+		total.Unchanged = res.Unchanged
+		for _, s := range append(skips, res.Skipped...) {
+			if key := s.Path + "\x00" + s.Reason; !skipped[key] {
+				skipped[key] = true
+				total.Skipped = append(total.Skipped, s)
+			}
+		}
+		if res.Commit != "" {
+			total.Commit = res.Commit
+		}
+	}
+	return total, nil
+}
+
+// deletedSince lists the paths of prev that files no longer holds.
+func deletedSince(prev []string, files []ImportFile) []string {
+	names := make(map[string]bool, len(files))
+	for _, f := range files {
+		names[f.Path] = true
+	}
+	var gone []string
+	for _, p := range prev {
+		if !names[p] {
+			gone = append(gone, p)
+		}
+	}
+	return gone
+}
+
+// sourceFiles reads the files of a source tree as files for the memory folder to.
+func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gitlog.Hash, to string) (files []ImportFile, skipped []ImportSkip, err error) {
+	limits := v.Limits()
+	max := limits.MaxFiles
+	if max <= 0 {
+		max = DefaultMaxFiles
+	}
+	entries, err := src.Files(ctx, tree, max)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		mp := path.Join(to, e.Path)
+		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
+		switch {
+		case e.Mode == filemode.Symlink:
+			skip("a symbolic link")
+			continue
+		case e.Mode == filemode.Submodule:
+			skip("a submodule")
+			continue
+		case e.Size > limits.MaxFileSize:
+			skip(fmt.Sprintf("%d bytes, over the file size limit of %d", e.Size, limits.MaxFileSize))
+			continue
+		}
+		data, err := src.ReadFile(e, limits.MaxFileSize)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, ImportFile{Path: mp, Data: data})
+	}
+	return files, skipped, nil
+}
