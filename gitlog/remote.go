@@ -22,7 +22,7 @@ var (
 	// ErrAuth: the remote refused the credentials, or asked for some.
 	ErrAuth = errors.New("remote refused authentication")
 	// ErrTimeout: the transfer ran out of time.
-	ErrTimeout = errors.New("remote timed out")
+	ErrTimeout = errors.New("timed out")
 	// ErrRejected: the remote refused the push, its branch having moved
 	// (non-fast-forward).
 	ErrRejected = errors.New("push rejected: the remote branch moved")

@@ -50,7 +50,7 @@ var (
 	ErrUnreachable = gitlog.ErrUnreachable
 	// ErrAuth: the remote refused the credentials, or asked for some.
 	ErrAuth = gitlog.ErrAuth
-	// ErrTimeout: the transfer, or the sync around it, ran out of time.
+	// ErrTimeout: a transfer, or the sync or clone around it, ran out of time.
 	ErrTimeout = gitlog.ErrTimeout
 	// ErrRejected: the remote refused a push, its branch having moved meanwhile.
 	ErrRejected = gitlog.ErrRejected

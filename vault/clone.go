@@ -19,9 +19,10 @@ var ErrNotRecipient = errors.New("the identity is not one of the vault's recipie
 // opts.IdentityFile must be one of the vault's recipients. On any error dir is
 // removed again. The error wraps ErrNotRecipient (the message names the
 // identity's recipient, for a current recipient to add), ErrNoIdentity,
-// ErrNotVault when the remote holds no vault, and ErrUnreachable, ErrAuth or
-// ErrTimeout from the transfer.
+// ErrNotVault when the remote holds no vault, ErrUnreachable or ErrAuth from the
+// transfer, and ErrTimeout when ctx's deadline passed, whatever step it stopped.
 func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (v *Vault, err error) {
+	defer func() { err = timedOut(ctx, err) }()
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}

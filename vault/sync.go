@@ -73,9 +73,11 @@ type SyncResult struct {
 //
 // The error wraps ErrRecipientsChanged when the remote changed the recipients and
 // AcceptRecipients is not set, ErrBehind for a push that would need a merge, and
-// ErrNoRemote, ErrUnreachable, ErrAuth or ErrTimeout from the transfer; when ctx
-// ends while the remote keeps moving, it wraps both ErrRejected and ErrTimeout
-// (or context.Canceled). The vault's branch
+// ErrNoRemote, ErrUnreachable or ErrAuth from the transfer. When ctx's deadline
+// passes, whichever step it stops (the fetch, the wait for the vault's lock, the
+// admission check, the merge, the push), the error wraps ErrTimeout, and also
+// ErrRejected when the remote kept moving; when ctx is cancelled, it wraps
+// context.Canceled. The vault's branch
 // is left as it was, or at a complete merge, never in between.
 func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
 	if opts.Remote == "" {
@@ -91,7 +93,7 @@ func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 		_, err = v.syncRound(ctx, opts, topts, theirs, &res)
 		return err
 	})
-	return res, err
+	return res, timedOut(ctx, err)
 }
 
 // syncRound does one fetch's worth of Sync. done is false when the round must be

@@ -35,7 +35,7 @@ func backoff(n int) time.Duration {
 // the round merged: again at once) or the remote's (gitlog.ErrRejected: again
 // after a back-off, said on progress). Only ctx bounds the rounds. When ctx
 // ends after a rejection, the error wraps both the last rejection and
-// gitlog.ErrTimeout (a deadline) or context.Canceled.
+// ErrTimeout (a deadline) or context.Canceled.
 func retryRounds(ctx context.Context, progress io.Writer, round func() error) error {
 	var rejected error
 	for n := 0; ; {
@@ -70,9 +70,20 @@ func retryRounds(ctx context.Context, progress io.Writer, round func() error) er
 // gaveUp is the error of a sync that ctx stopped after n rounds the remote
 // rejected, the last with rejected.
 func gaveUp(ctx context.Context, n int, rejected error) error {
-	why := error(gitlog.ErrTimeout)
+	why := error(ErrTimeout)
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		why = ctx.Err()
 	}
 	return fmt.Errorf("vault: sync: %w after %d rounds, the remote's branch moving before each push (another clone kept pushing first; sync again): %w", why, n, rejected)
+}
+
+// timedOut makes err wrap ErrTimeout when ctx's deadline has passed, whichever
+// step of a sync or clone it stopped: a transfer says so itself, but a wait for
+// the vault's lock, the admission check or a merge return only the context's
+// error.
+func timedOut(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, ErrTimeout) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, ErrTimeout)
 }

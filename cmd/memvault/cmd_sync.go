@@ -82,15 +82,11 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	return context.WithTimeout(ctx, d)
 }
 
-// timedOut makes the error of a transfer that ctx's deadline (--timeout d) cut
-// off wrap vault.ErrTimeout, whatever step it stopped in (a merge or the lock
-// report only the context's error), and name the limit.
-func timedOut(ctx context.Context, d time.Duration, err error) error {
-	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+// gaveUpAfter names the --timeout d in the error of a transfer that ran out of
+// it (ctx is the one d bounded); vault's error already says it timed out.
+func gaveUpAfter(ctx context.Context, d time.Duration, err error) error {
+	if !errors.Is(err, vault.ErrTimeout) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return err
-	}
-	if !errors.Is(err, vault.ErrTimeout) {
-		err = fmt.Errorf("%w: %w", err, vault.ErrTimeout)
 	}
 	return fmt.Errorf("gave up after --timeout %s: %w", d, err)
 }
@@ -155,7 +151,7 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	tctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	res, err := v.Sync(tctx, opts)
-	err = timedOut(tctx, timeout, err)
+	err = gaveUpAfter(tctx, timeout, err)
 	if res.RecipientsChanged {
 		fmt.Fprintf(out, "The remote changed the vault's recipients to:\n%s", indent(res.Recipients))
 	}
@@ -233,7 +229,7 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	defer cancel()
 	v, err := vault.Clone(tctx, url, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, tf.credentials(), progress)
 	if err != nil {
-		return timedOut(tctx, tf.timeout, err)
+		return gaveUpAfter(tctx, tf.timeout, err)
 	}
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)

@@ -157,35 +157,36 @@ func vaultHead(t *testing.T, dir string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func TestTimedOut(t *testing.T) {
+// TestGaveUpAfter: the CLI names the --timeout limit in an error that wraps
+// vault.ErrTimeout once the limit's deadline passed, and leaves every other
+// error as it is: wrapping ErrTimeout is vault's work (issue 14).
+func TestGaveUpAfter(t *testing.T) {
 	expired, cancel := context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()
 	cancelled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	live := context.Background()
+	timeout := fmt.Errorf("vault: sync: %w", vault.ErrTimeout)
 	other := errors.New("disk on fire")
 	tests := []struct {
-		name        string
-		ctx         context.Context
-		err         error
-		wantTimeout bool
+		name     string
+		ctx      context.Context
+		err      error
+		wantName bool
 	}{
 		{"no error", expired, nil, false},
-		{"transfer timed out", expired, fmt.Errorf("vault: sync: %w", vault.ErrTimeout), true},
-		{"deadline in a merge", expired, fmt.Errorf("vault: merge: %w", context.DeadlineExceeded), true},
-		{"other error, deadline passed", expired, other, true},
-		{"other error in time", live, other, false},
+		{"timed out at the limit", expired, timeout, true},
+		{"a network timeout before the limit", live, timeout, false},
+		{"other error, deadline passed", expired, other, false},
 		{"interrupted", cancelled, fmt.Errorf("vault: sync: %w", context.Canceled), false},
 	}
 	for _, tt := range tests {
-		got := timedOut(tt.ctx, time.Second, tt.err)
+		got := gaveUpAfter(tt.ctx, time.Second, tt.err)
 		switch {
-		case tt.err == nil && got != nil:
-			t.Errorf("%s: timedOut(nil) = %v, want nil", tt.name, got)
-		case tt.wantTimeout && (!errors.Is(got, vault.ErrTimeout) || !strings.Contains(got.Error(), "--timeout 1s")):
-			t.Errorf("%s: timedOut(%v) = %v, want it to wrap ErrTimeout and name --timeout 1s", tt.name, tt.err, got)
-		case !tt.wantTimeout && got != tt.err:
-			t.Errorf("%s: timedOut(%v) = %v, want it unchanged", tt.name, tt.err, got)
+		case tt.wantName && (!errors.Is(got, vault.ErrTimeout) || !strings.Contains(got.Error(), "--timeout 1s")):
+			t.Errorf("%s: gaveUpAfter(%v) = %v, want it to wrap ErrTimeout and name --timeout 1s", tt.name, tt.err, got)
+		case !tt.wantName && got != tt.err:
+			t.Errorf("%s: gaveUpAfter(%v) = %v, want it unchanged", tt.name, tt.err, got)
 		}
 	}
 }
