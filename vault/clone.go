@@ -73,8 +73,8 @@ func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if len(id.Recipients) > 0 {
 		mine = id.Recipients[0].Key
 	}
-	return nil, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it; ask someone who can to run `memvault recipients add %s` and push: %w",
-		gitlog.Redact(url), h, opts.IdentityFile, mine, mine, ErrNotRecipient)
+	return nil, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
+		gitlog.Redact(url), h, opts.IdentityFile, mine, ErrNotRecipient)
 }
 
 // cloneFetch fetches url's main branch into repo and points main at it.

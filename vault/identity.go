@@ -81,7 +81,7 @@ func readIdentityFile(path string, pass func(string) ([]byte, error), unlock boo
 func readKeyFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("vault: identity %s does not exist (run memvault init, or pass --identity): %w", path, ErrNoIdentity)
+		return nil, fmt.Errorf("vault: identity %s does not exist: %w", path, ErrNoIdentity)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("vault: identity %s cannot be opened (%v): %w", path, errors.Unwrap(err), ErrNoIdentity)

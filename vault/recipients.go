@@ -23,6 +23,11 @@ import (
 // identity in use could no longer decrypt).
 var ErrRecipients = errors.New("invalid recipients")
 
+// ErrMixedRecipients: a recipient set that mixes post-quantum and classical
+// keys. It wraps ErrRecipients.
+var ErrMixedRecipients = fmt.Errorf("%w: post-quantum and classical keys cannot be mixed; "+
+	"every recipient must be post-quantum, or none", ErrRecipients)
+
 // Recipient types, as Recipient.Type names them. A plugin key's type is
 // "plugin:" followed by the plugin's name ("plugin:yubikey").
 const (
@@ -244,11 +249,10 @@ func (f *recipientsFile) check() error {
 		}
 	}
 	if pq != nil && classical != nil {
-		return fmt.Errorf("vault: recipients %s (post-quantum) and %s (%s) cannot be mixed: "+
+		return fmt.Errorf("vault: recipients %s (post-quantum) and %s (%s): "+
 			"age refuses to encrypt a file to both, since anyone who breaks the classical key "+
-			"(as a future quantum computer could) would read what the post-quantum key protects; "+
-			"make every recipient post-quantum (memvault identity new --pq gives such a key) or none: %w",
-			quoteKey(pq.Key), quoteKey(classical.Key), classical.Type, ErrRecipients)
+			"(as a future quantum computer could) would read what the post-quantum key protects: %w",
+			quoteKey(pq.Key), quoteKey(classical.Key), classical.Type, ErrMixedRecipients)
 	}
 	return nil
 }

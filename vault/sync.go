@@ -20,7 +20,7 @@ var ErrRecipientsChanged = errors.New("the remote changed the vault's recipients
 
 // ErrBehind: a push found commits on the remote that the vault lacks; pull or
 // sync first.
-var ErrBehind = errors.New("the remote has commits this vault lacks (run memvault sync)")
+var ErrBehind = errors.New("the remote has commits this vault lacks")
 
 // SyncMode says which ways Sync goes.
 type SyncMode int
@@ -253,5 +253,5 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 	if accept {
 		return nil
 	}
-	return fmt.Errorf("vault: sync: %w (nothing was changed; sync again with --accept-recipients to take them)", ErrRecipientsChanged)
+	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrRecipientsChanged)
 }

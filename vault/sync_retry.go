@@ -74,7 +74,7 @@ func gaveUp(ctx context.Context, n int, rejected error) error {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		why = ctx.Err()
 	}
-	return fmt.Errorf("vault: sync: %w after %d rounds, the remote's branch moving before each push (another clone kept pushing first; sync again): %w", why, n, rejected)
+	return fmt.Errorf("vault: sync: %w after %d rounds, the remote's branch moving before each push (another clone kept pushing first): %w", why, n, rejected)
 }
 
 // timedOut makes err wrap ErrTimeout when ctx's deadline has passed, whichever

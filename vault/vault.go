@@ -33,7 +33,7 @@ var ErrNotVault = errors.New("not a memvault vault")
 
 // ErrDamaged: the vault's branch is unreadable or names a missing commit;
 // RepairAt mends that.
-var ErrDamaged = errors.New("the vault's main branch is damaged (memvault fsck --repair mends it)")
+var ErrDamaged = errors.New("the vault's main branch is damaged")
 
 // Format is the version of the storage format this package writes.
 const Format = "1"

@@ -60,7 +60,7 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 	}
 	v, err := g.open(ctx)
 	if errors.Is(err, vault.ErrDamaged) {
-		fmt.Fprintf(out, "%v\n", err)
+		fmt.Fprintf(out, "%v\n%s\n", err, hintFor(err))
 		return errFsckProblems
 	}
 	if err != nil {

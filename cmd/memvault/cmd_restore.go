@@ -113,10 +113,6 @@ commits nothing.
 	return c
 }
 
-// hintConflict is printed under a revert that does not apply.
-const hintConflict = "Nothing was changed. Edit the files yourself, or take one back whole with " +
-	"'memvault restore PATH --at REV~1'."
-
 func runUndo(ctx context.Context, g *globalOptions, verb, rev string, asJSON bool, out io.Writer) (err error) {
 	v, err := g.open(ctx)
 	if err != nil {

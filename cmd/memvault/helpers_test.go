@@ -33,6 +33,13 @@ func TestExitCode(t *testing.T) {
 		{fmt.Errorf("vault: sync: %w", vault.ErrAuth), exitSetup, "credential helper"},
 		{fmt.Errorf("vault: sync: %w", vault.ErrUnreachable), exitSetup, "memvault remote list"},
 		{fmt.Errorf("vault: sync: %w: %w", vault.ErrUnreachable, vault.ErrTimeout), exitSetup, "--timeout"},
+		{fmt.Errorf("vault: push to origin: %w", vault.ErrBehind), exitSetup, "Run 'memvault sync'"},
+		{fmt.Errorf("vault: sync: %w", vault.ErrRecipientsChanged), exitSetup, "--accept-recipients"},
+		{fmt.Errorf("vault: clone: %w", vault.ErrNotRecipient), exitSetup, "'memvault recipients add'"},
+		{fmt.Errorf("vault: open: %w", vault.ErrDamaged), exitSetup, "'memvault fsck --repair'"},
+		{fmt.Errorf("vault: recipients: %w", vault.ErrMixedRecipients), exitSetup, "'memvault identity new --pq'"},
+		{fmt.Errorf("vault: sync: %w after 3 rounds: %w", vault.ErrTimeout, vault.ErrRejected), exitSetup, "Another clone kept pushing first"},
+		{fmt.Errorf("revert: %w", vault.ErrConflict), exitAnswer, "memvault restore PATH"},
 		{errors.New("disk on fire"), exitSetup, "memvault: disk on fire"},
 	}
 	for _, tt := range tests {

@@ -65,10 +65,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // exitCode maps the error a command returned to the process's exit status, printing
-// the message and, where one helps, what to do next. This is the only place that does.
+// the message and, where one helps, what to do next (hintFor). This is the only
+// place that does.
 func exitCode(err error, stderr io.Writer) int {
 	var usage *usageError
-	var hinted *hintedError
 	switch {
 	case err == nil:
 		return exitOK
@@ -81,49 +81,60 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &usage):
 		fmt.Fprintf(stderr, "memvault: %v\nRun '%s --help' for usage.\n", err, usage.cmd)
 		return exitSetup
-	case errors.Is(err, vault.ErrNotVault):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintInit)
-		return exitSetup
-	case errors.Is(err, vault.ErrNoIdentity):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintIdentity)
-		return exitSetup
-	case errors.Is(err, vault.ErrDecrypt):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintDecrypt)
-		return exitSetup
-	case errors.Is(err, vault.ErrPassphrase):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintPassphrase)
-		return exitSetup
-	case errors.Is(err, vault.ErrUnknownRevision):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintRevision)
-		return exitSetup
-	case errors.As(err, &hinted):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", hinted.err, hinted.hint)
-		return exitSetup
-	case errors.Is(err, vault.ErrTimeout):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintTimeout)
-		return exitSetup
-	case errors.Is(err, vault.ErrAuth):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintAuth)
-		return exitSetup
-	case errors.Is(err, vault.ErrNoRemote):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintNoRemote)
-		return exitSetup
-	case errors.Is(err, vault.ErrUnreachable):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintUnreachable)
-		return exitSetup
-	case errors.Is(err, vault.ErrReadOnly):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintReadOnly)
-		return exitSetup
-	case errors.Is(err, vault.ErrConflict):
-		fmt.Fprintf(stderr, "memvault: %v\n%s\n", err, hintConflict)
-		return exitAnswer
-	case errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir), errors.Is(err, errFsckProblems):
-		fmt.Fprintf(stderr, "memvault: %v\n", err)
-		return exitAnswer
-	default:
-		fmt.Fprintf(stderr, "memvault: %v\n", err)
-		return exitSetup
 	}
+	fmt.Fprintf(stderr, "memvault: %v\n", err)
+	if hint := hintFor(err); hint != "" {
+		fmt.Fprintln(stderr, hint)
+	}
+	switch {
+	case errors.Is(err, vault.ErrConflict), errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir),
+		errors.Is(err, errFsckProblems):
+		return exitAnswer
+	}
+	return exitSetup
+}
+
+// hints says, for what went wrong, what a person at the command line can do
+// next. Library errors say only what happened; the advice is here, in one
+// table. hintFor takes the first entry err wraps, so the more telling comes
+// first (a sync that ran out of time because the remote kept moving is about
+// the remote moving).
+var hints = []struct {
+	err  error
+	hint string
+}{
+	{vault.ErrNotVault, hintInit},
+	{vault.ErrNoIdentity, hintIdentity},
+	{vault.ErrDecrypt, hintDecrypt},
+	{vault.ErrPassphrase, hintPassphrase},
+	{vault.ErrUnknownRevision, hintRevision},
+	{vault.ErrDamaged, hintDamaged},
+	{vault.ErrMixedRecipients, hintMixedRecipients},
+	{vault.ErrRejected, hintRejected},
+	{vault.ErrTimeout, hintTimeout},
+	{vault.ErrAuth, hintAuth},
+	{vault.ErrNoRemote, hintNoRemote},
+	{vault.ErrUnreachable, hintUnreachable},
+	{vault.ErrBehind, hintBehind},
+	{vault.ErrRecipientsChanged, hintRecipientsChanged},
+	{vault.ErrNotRecipient, hintNotRecipient},
+	{vault.ErrReadOnly, hintReadOnly},
+	{vault.ErrConflict, hintConflict},
+}
+
+// hintFor is what to do next about err: a command's own hint (hintedError),
+// else the first of hints that err wraps, else "".
+func hintFor(err error) string {
+	var hinted *hintedError
+	if errors.As(err, &hinted) {
+		return hinted.hint
+	}
+	for _, h := range hints {
+		if errors.Is(err, h.err) {
+			return h.hint
+		}
+	}
+	return ""
 }
 
 // hintedError is a setup error with what to do next, for an error only one
@@ -161,4 +172,19 @@ const (
 		"~/.ssh/known_hosts (or --known-hosts)."
 	hintUnreachable = "Check the remote's URL ('memvault remote list'), the network, and that the " +
 		"repository exists on the host."
+	hintRejected = "Another clone kept pushing first, so each merge was out of date before it " +
+		"could be pushed; nothing was left half done. Run 'memvault sync' again, or allow more " +
+		"time with --timeout."
+	hintBehind = "Run 'memvault sync' (or 'memvault pull') to merge the remote's commits first; " +
+		"push then has nothing to refuse."
+	hintRecipientsChanged = "Nothing was changed. If you trust the new recipients listed above, " +
+		"sync again with --accept-recipients to take them."
+	hintNotRecipient = "Ask someone who can read the vault to run 'memvault recipients add' with " +
+		"the recipient named above and push, then clone again."
+	hintDamaged         = "Run 'memvault fsck --repair': it points main at the newest sound commit."
+	hintMixedRecipients = "'memvault identity new --pq' makes a post-quantum key; add such keys " +
+		"and remove the classical ones, or use no post-quantum key at all."
+	// hintConflict is printed under a revert that does not apply.
+	hintConflict = "Nothing was changed. Edit the files yourself, or take one back whole with " +
+		"'memvault restore PATH --at REV~1'."
 )
