@@ -1,0 +1,163 @@
+package gitlog
+
+// The local-path server: file:// URLs and plain paths are served in process by
+// go-git's server with memvault's own upload-pack (what to send, from
+// missingObjects) and receive-pack (a compare-and-swap of each ref under an
+// flock, the pack installed whole and synced). transfer.go is the client that
+// talks to it, as to any other server.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	"github.com/go-git/go-git/v5/utils/ioutil"
+)
+
+// localTransport makes file:// and plain paths work in process, without the git
+// binary that go-git's default file transport runs.
+var localTransport sync.Once
+
+func installLocal() {
+	localTransport.Do(func() { client.InstallProtocol("file", localServer{server.DefaultServer}) })
+}
+
+// localServer is go-git's in-process server, except that upload-pack chooses
+// what to send with missingObjects: go-git's own server reads every tree of the
+// client's history to know what to leave out, and fails with "object not found"
+// on a "have" it does not hold, which a client that diverged always has.
+type localServer struct{ transport.Transport }
+
+func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+	sess, err := s.Transport.NewUploadPackSession(ep, auth)
+	if err != nil {
+		return nil, err
+	}
+	sto, err := loadLocal(ep, sess)
+	return &localUpload{UploadPackSession: sess, sto: sto}, err
+}
+
+// NewReceivePackSession serves a push to a local repository with localReceive.
+func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
+	sess, err := s.Transport.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return nil, err
+	}
+	sto, err := loadLocal(ep, sess)
+	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, err
+}
+
+// loadLocal opens the storage of the repository a session serves, closing the
+// session when it cannot.
+func loadLocal(ep *transport.Endpoint, sess io.Closer) (storer.Storer, error) {
+	sto, err := server.DefaultLoader.Load(ep)
+	if err != nil {
+		sess.Close()
+	}
+	return sto, err
+}
+
+// localReceive takes a push into a local repository in place of go-git's
+// receive-pack, which sets each ref whatever it holds (of two pushes at once the
+// later dropped the other's commits), syncs nothing (a shared folder could lose
+// an acknowledged push in a power cut), and reads the pack a few bytes at a time.
+//
+// An flock on the repository's config file (git never flocks it) serializes
+// memvault's pushes to it. Under it, each ref must still hold the old value the
+// push names; the pack goes in through a packSink, whole and synced, and then the
+// refs move, each synced too.
+type localReceive struct {
+	transport.ReceivePackSession
+	dir string
+	sto storer.ReferenceStorer
+}
+
+func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
+	f, err := os.Open(filepath.Join(s.dir, "config"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // and so unlocked
+	if err := lockFileWait(f); err != nil {
+		return nil, fmt.Errorf("gitlog: lock %s: %w", s.dir, err)
+	}
+	rs := &packp.ReportStatus{UnpackStatus: "ok"}
+	for _, c := range req.Commands {
+		if !strings.HasPrefix(string(c.Name), "refs/heads/") || c.New.IsZero() {
+			return nil, fmt.Errorf("gitlog: a push to a local path updates branches only, not %s", c.Name)
+		}
+		var cur Hash
+		ref, err := s.sto.Reference(c.Name)
+		switch {
+		case err == nil:
+			cur = ref.Hash()
+		case !errors.Is(err, plumbing.ErrReferenceNotFound):
+			return nil, err
+		}
+		if cur != c.Old {
+			// ErrForceNeeded reads as ErrRejected in transferError.
+			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first): %w", c.Name, cur, git.ErrForceNeeded)
+		}
+		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: "ok"})
+	}
+	if req.Packfile != nil {
+		sink, err := newPackSink(s.dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		_, err = io.Copy(sink, ioutil.NewContextReadCloser(ctx, req.Packfile))
+		if cerr := sink.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range req.Commands {
+		p := filepath.Join(s.dir, filepath.FromSlash(string(c.Name)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		// The temporary file outside refs/, where it would be a ref itself.
+		if err := writeFileAtomicVia(s.dir, p, []byte(c.New.String()+"\n"), 0o644, true); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
+}
+
+type localUpload struct {
+	transport.UploadPackSession
+	sto storer.EncodedObjectStorer
+}
+
+func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
+	if req.IsEmpty() {
+		return nil, transport.ErrEmptyUploadPackRequest
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
+		return nil, errors.New("gitlog: shallow fetches are not served")
+	}
+	objs, err := missingObjects(ctx, storerSource{u.sto}, req.Wants, req.Haves)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writePack(pw, objs, storerReader(u.sto))) }()
+	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
+}
