@@ -99,6 +99,49 @@ func TestStaleParent(t *testing.T) {
 	}
 }
 
+// TestLockWaitEndsWithContext (issue 14): Lock waits until the lock is free or
+// ctx is done, whether another process (here another opening) or another
+// goroutine of this one holds it; once it is free, Lock takes it.
+func TestLockWaitEndsWithContext(t *testing.T) {
+	dir := t.TempDir()
+	r1, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r1.Close()
+	r2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	held, err := r1.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		r    *Repo
+	}{{"another opening", r2}, {"another goroutine", r1}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		w, err := tc.r.Lock(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			if w != nil {
+				w.Unlock()
+			}
+			t.Errorf("Lock while %s holds the lock = %v, want an error wrapping context.DeadlineExceeded", tc.name, err)
+		}
+	}
+	held.Unlock()
+	for _, r := range []*Repo{r1, r2} {
+		w, err := r.Lock(context.Background())
+		if err != nil {
+			t.Fatalf("Lock once free = %v", err)
+		}
+		w.Unlock()
+	}
+}
+
 func TestLockSerialisesRepos(t *testing.T) {
 	dir := t.TempDir()
 	r1, _ := Init(dir)

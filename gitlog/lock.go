@@ -37,7 +37,9 @@ func (r *Repo) lock(ctx context.Context) (unlock func(), err error) {
 	if r.readOnly {
 		return nil, fmt.Errorf("gitlog: lock: %w", ErrReadOnly)
 	}
-	r.mu.Lock()
+	if err := r.mu.lockContext(ctx); err != nil {
+		return nil, fmt.Errorf("gitlog: lock: %w", err)
+	}
 	f := r.lockFile
 	release := func() {
 		unlockFile(f)
@@ -68,5 +70,23 @@ func (r *Repo) lock(ctx context.Context) (unlock func(), err error) {
 			r.mu.Unlock()
 		}()
 		return nil, fmt.Errorf("gitlog: lock: %w", ctx.Err())
+	}
+}
+
+// ctxMutex is a mutex (a channel with room for one) whose wait can end with a
+// context: a writer in this process holding the lock long must not keep another
+// goroutine's Lock past its deadline, which sync.Mutex would.
+type ctxMutex chan struct{}
+
+func (m ctxMutex) Lock()   { m <- struct{}{} }
+func (m ctxMutex) Unlock() { <-m }
+
+// lockContext locks m, or returns ctx's error if ctx ends first.
+func (m ctxMutex) lockContext(ctx context.Context) error {
+	select {
+	case m <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

@@ -71,7 +71,7 @@ type Repo struct {
 	index   *historyIndex
 
 	readMu   sync.Mutex // guards go-git's object storage, see object
-	mu       sync.Mutex // serialises writers inside this process; lockFile does across processes
+	mu       ctxMutex   // serialises writers inside this process; lockFile does across processes
 	lockFile *os.File   // flocked by Lock; nil in a read-only repository without one
 	readOnly bool       // the repository cannot be written: Lock fails
 	journal  *os.File   // opened by the first commit, under mu
@@ -151,7 +151,7 @@ func Open(dir string) (*Repo, error) {
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1)}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverIfNeeded(); err != nil {

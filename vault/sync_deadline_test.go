@@ -11,13 +11,17 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// holdLock takes v's writer lock through another opening of the same vault (as
-// another process would) and keeps it until the test ends or release is called.
-func holdLock(t *testing.T, v *vault.Vault) (release func()) {
+// holdLock takes v's writer lock, through another opening of the same vault (as
+// another process would) when apart, else through v itself (as another
+// goroutine would), and keeps it until the test ends or release is called.
+func holdLock(t *testing.T, v *vault.Vault, apart bool) (release func()) {
 	t.Helper()
-	other, err := vault.Open(ctx, v.Dir(), vault.Options{IdentityFile: v.IdentityFile()})
-	if err != nil {
-		t.Fatal(err)
+	other := v
+	if apart {
+		var err error
+		if other, err = vault.Open(ctx, v.Dir(), vault.Options{IdentityFile: v.IdentityFile()}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	held, done, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
@@ -35,7 +39,9 @@ func holdLock(t *testing.T, v *vault.Vault) (release func()) {
 			released = true
 			close(stop)
 			<-done
-			other.Close()
+			if apart {
+				other.Close()
+			}
 		}
 	}
 	t.Cleanup(release)
@@ -44,10 +50,19 @@ func holdLock(t *testing.T, v *vault.Vault) (release func()) {
 
 // TestSyncDeadline (issue 14): a deadline that passes while a sync waits for
 // the vault's lock, in the fetch or in the merge, fails the sync with an error
-// wrapping vault.ErrTimeout, as one in a transfer does, and moves nothing.
+// wrapping vault.ErrTimeout, as one in a transfer does, and moves nothing;
+// whether the lock is held by another process or by another goroutine.
 func TestSyncDeadline(t *testing.T) {
-	for _, step := range []string{"fetch", "merge"} {
-		t.Run(step, func(t *testing.T) {
+	for _, tc := range []struct {
+		step  string
+		apart bool
+	}{{"fetch", true}, {"merge", true}, {"fetch", false}, {"merge", false}} {
+		step := tc.step
+		name := step + ", lock held by another process"
+		if !tc.apart {
+			name = step + ", lock held by another goroutine"
+		}
+		t.Run(name, func(t *testing.T) {
 			a, b := pair(t, fileRemote(t))
 			write(t, b, "/memories/b.md", "from b\n")
 			mustSync(t, b)
@@ -62,7 +77,7 @@ func TestSyncDeadline(t *testing.T) {
 				}
 			}
 			before := head(t, a)
-			release := holdLock(t, a)
+			release := holdLock(t, a, tc.apart)
 			dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			defer cancel()
 			_, err := a.Sync(dctx, vault.SyncOptions{Host: "test"})
