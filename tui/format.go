@@ -4,44 +4,33 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/memvault/memvault/internal/escape"
 )
 
 // tabWidth is how many columns a tab in a memory file takes.
 const tabWidth = 4
 
 // sanitize makes text from the vault safe to draw: memory files and commit
-// messages are written by an agent, and a control character or escape sequence
-// in them must not reach the terminal. Tabs become spaces; other control
-// characters and invalid UTF-8 show as U+FFFD.
+// messages are written by an agent, maybe a collaborator's, and a control
+// character or escape sequence in them must not reach the terminal. Tabs
+// become spaces; other controls, bidi controls and invalid bytes show as
+// their escapes (\x1b, \u202e, \xff), as in the CLI.
 func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	s = escape.Line(s)
+	if !strings.Contains(s, "\t") {
 		return s
 	}
 	var b strings.Builder
 	col := 0
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case r == '\t':
+	for _, r := range s {
+		if r == '\t' {
 			k := tabWidth - col%tabWidth
 			b.WriteString(strings.Repeat(" ", k))
 			col += k
 			continue
-		case r == utf8.RuneError && n == 1, unicode.IsControl(r), r == 0x200e, r == 0x200f,
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			r = '\ufffd' // bidi overrides would reorder what the user reads
 		}
 		b.WriteRune(r)
 		col++

@@ -102,10 +102,12 @@ func TestSanitize(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"plain text", "plain text"},
 		{"a\tb", "a   b"},
-		{"\x1b[31mred", "\ufffd[31mred"},
-		{"bell\x07", "bell\ufffd"},
-		{"rtl\u202eoverride", "rtl\ufffdoverride"},
-		{"bad \xff utf8", "bad \ufffd utf8"},
+		{"\x1b[31mred", `\x1b[31mred`},
+		{"bell\x07", `bell\a`},
+		{"rtl\u202eoverride", `rtl\u202eoverride`},
+		{"bad \xff utf8", `bad \xff utf8`},
+		{"forged\nline\r", `forged\nline\r`},
+		{"\x1b\tx", `\x1b` + "    x"},
 		{"naïve 日本", "naïve 日本"},
 	}
 	for _, tt := range tests {

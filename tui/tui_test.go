@@ -187,8 +187,8 @@ func TestControlCharacters(t *testing.T) {
 			t.Errorf("the frame holds %q from a memory file", bad)
 		}
 	}
-	if !strings.Contains(d.frame(), "a\ufffd]0;pwned\ufffdb    c\ufffdd") {
-		t.Errorf("the file's text is not shown with its control characters replaced:\n%s", d.frame())
+	if !strings.Contains(d.frame(), `a\x1b]0;pwned\ab    c\u202ed`) {
+		t.Errorf("the file's text is not shown with its control characters escaped:\n%s", d.frame())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 )
 
@@ -26,7 +27,9 @@ type FileChange struct {
 	NewPath string     `json:"new_path"` // where a renamed file went; "" otherwise
 	Status  FileStatus `json:"status"`
 	// Diff is the change of the file's plaintext as a unified diff, headed
-	// "--- <path>" and "+++ <path>" ("/dev/null" for a missing side); "" for a
+	// "--- <path>" and "+++ <path>" ("/dev/null" for a missing side; a path
+	// holding a control or bidi character or a '"' is quoted in Go syntax, as
+	// git quotes unusual names); "" for a
 	// rename without edits, and where a result lists files without diffs.
 	Diff string `json:"diff"`
 }
@@ -166,7 +169,7 @@ func (v *Vault) renderDiff(fc *FileChange, tc gitlog.TreeChange) (keep bool, err
 		if h.IsZero() {
 			continue
 		}
-		names[i] = fc.Path
+		names[i] = escape.Name(fc.Path) // quoted, as git does, when it is unusual
 		if texts[i], err = v.readBlob(fc.Path, h); err != nil {
 			return false, err
 		}

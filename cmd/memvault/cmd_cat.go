@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -17,7 +18,10 @@ func newCatCommand(g *globalOptions) *cobra.Command {
 		Use:   "cat PATH [--at REV]",
 		Short: "Print the plaintext of one memory file",
 		Long: `Cat decrypts one memory file of the vault's current state and prints it exactly,
-adding nothing (not even a final newline the file does not have).
+adding nothing (not even a final newline the file does not have). On a terminal,
+control characters other than newline and tab, and bidi controls, are shown
+escaped (\x1b, \u202e), since the file may be someone else's; piped or redirected,
+the bytes are exact.
 
 PATH is a memory path such as /memories/notes/todo.md. A path that does not start
 with "/" is taken under /memories, so notes/todo.md is the same file. A missing file
@@ -67,6 +71,10 @@ func runCat(ctx context.Context, g *globalOptions, p, at string, out io.Writer) 
 		return fmt.Errorf("cat %s: %w ('memvault log %s' lists the commits that changed it)", name, errNoMemory, p)
 	case err != nil:
 		return err
+	}
+	if isTerminal(out) {
+		// The file may be a collaborator's: a terminal gets its controls escaped.
+		data = []byte(escape.Text(string(data)))
 	}
 	if _, err := out.Write(data); err != nil {
 		return fmt.Errorf("cat: write: %w", err)

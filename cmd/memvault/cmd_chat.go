@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/internal/escape"
 )
 
 // chatOptions are the flags of `memvault chat`.
@@ -114,6 +115,9 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 		if err != nil {
 			return err
 		}
+		if isTerminal(out) {
+			reply = escape.Text(reply) // the model may repeat what a memory file holds
+		}
 		_, err = fmt.Fprintln(out, reply)
 		return err
 	}
@@ -162,10 +166,5 @@ func describeCall(tc agent.ToolCall) string {
 		}
 		s += " (" + first + ")"
 	}
-	return "  " + strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
+	return "  " + escape.Line(s)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -61,7 +62,7 @@ func runCheckpoint(ctx context.Context, g *globalOptions, name, rev, msg string,
 	if asJSON {
 		return writeRecordJSON(out, "checkpoint", cp)
 	}
-	_, err = fmt.Fprintf(out, "checkpoint %s at %s\n", cp.Name, stylesFor(out).yellow(shortHash(cp.Commit)))
+	_, err = fmt.Fprintf(out, "checkpoint %s at %s\n", escape.Name(cp.Name), stylesFor(out).yellow(shortHash(cp.Commit)))
 	return err
 }
 
@@ -101,8 +102,8 @@ func runCheckpoints(ctx context.Context, g *globalOptions, asJSON bool, out io.W
 			continue
 		}
 		subject, _, _ := strings.Cut(cp.Message, "\n")
-		if _, err := fmt.Fprintf(out, "%s  %s  %s  %s\n", st.bold(cp.Name), st.yellow(shortHash(cp.Commit)),
-			cp.Time.Local().Format("2006-01-02 15:04:05"), subject); err != nil {
+		if _, err := fmt.Fprintf(out, "%s  %s  %s  %s\n", st.bold(escape.Name(cp.Name)), st.yellow(shortHash(cp.Commit)),
+			cp.Time.Local().Format("2006-01-02 15:04:05"), escape.Name(subject)); err != nil {
 			return fmt.Errorf("checkpoints: write: %w", err)
 		}
 	}

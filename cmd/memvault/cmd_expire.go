@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/internal/escape"
 )
 
 // expireOptions are the flags of `memvault expire`.
@@ -66,7 +68,7 @@ func runExpire(ctx context.Context, g *globalOptions, opts expireOptions, out io
 		if !u.LastUsed.IsZero() {
 			last = "last used " + u.LastUsed.Local().Format(time.DateOnly)
 		}
-		fmt.Fprintf(out, "%s %s (%s)\n", verb, u.Path, last)
+		fmt.Fprintf(out, "%s %s (%s)\n", verb, escape.Name(u.Path), last)
 	}
 	switch {
 	case len(unused) == 0:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -60,7 +61,7 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 	}
 	v, err := g.open(ctx)
 	if errors.Is(err, vault.ErrDamaged) {
-		fmt.Fprintf(out, "%v\n%s\n", err, hintFor(err))
+		fmt.Fprintf(out, "%s\n%s\n", escape.Text(err.Error()), hintFor(err))
 		return errFsckProblems
 	}
 	if err != nil {
@@ -72,10 +73,10 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 		return err
 	}
 	for _, p := range problems {
-		fmt.Fprintln(out, p)
+		fmt.Fprintln(out, escape.Text(p))
 	}
 	for _, w := range v.PermissionWarnings() {
-		fmt.Fprintln(out, "warning: "+w)
+		fmt.Fprintln(out, "warning: "+escape.Text(w))
 	}
 	for _, n := range hardeningNotes() {
 		fmt.Fprintln(out, "note: "+n)

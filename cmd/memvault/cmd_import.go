@@ -8,11 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -191,13 +190,13 @@ func printImport(out io.Writer, res vault.ImportResult, o importOptions) {
 	if len(res.Kept) > 0 {
 		fmt.Fprintf(out, "%d files kept as they are in the vault, whose content differs (--overwrite replaces them):\n", len(res.Kept))
 		for _, p := range res.Kept {
-			fmt.Fprintf(out, "  %s\n", quoteUnsafe(p))
+			fmt.Fprintf(out, "  %s\n", escape.Name(p))
 		}
 	}
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(out, "%d files skipped:\n", len(res.Skipped))
 		for _, s := range res.Skipped {
-			fmt.Fprintf(out, "  %s: %s\n", quoteUnsafe(s.Path), quoteUnsafe(s.Reason))
+			fmt.Fprintf(out, "  %s: %s\n", escape.Name(s.Path), escape.Text(s.Reason))
 		}
 	}
 	switch {
@@ -208,13 +207,4 @@ func printImport(out io.Writer, res vault.ImportResult, o importOptions) {
 	default:
 		fmt.Fprintf(out, "imported in commit %s\n", res.Commit[:12])
 	}
-}
-
-// quoteUnsafe quotes s when it holds anything a terminal could act on.
-func quoteUnsafe(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '"' }) ||
-		!utf8.ValidString(s) {
-		return fmt.Sprintf("%q", s)
-	}
-	return s
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -97,37 +97,35 @@ func runLog(ctx context.Context, g *globalOptions, opts logOptions, out io.Write
 
 // writeLogJSON writes one JSON object a line. A root commit's parents are [], not null.
 func writeLogJSON(out io.Writer, recs []vault.Record) error {
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 	for _, r := range recs {
 		if r.Parents == nil {
 			r.Parents = []string{}
 		}
-		if err := enc.Encode(r); err != nil {
-			return fmt.Errorf("log: write: %w", err)
+		if err := writeRecordJSON(out, "log", r); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // writeLogText writes one readable line a commit:
-// short hash, local time, command, path(s), tool-use id.
+// short hash, local time, command, path(s), tool-use id, each escaped.
 func writeLogText(out io.Writer, recs []vault.Record, st styles) error {
 	for _, r := range recs {
-		what := r.Subject
+		what := escape.Name(r.Subject)
 		if r.Command != "" {
-			what = fmt.Sprintf("%-11s  %s", r.Command, r.Path)
+			what = fmt.Sprintf("%-11s  %s", escape.Name(r.Command), escape.Name(r.Path))
 			if r.NewPath != "" {
-				what += " -> " + r.NewPath
+				what += " -> " + escape.Name(r.NewPath)
 			}
 			if r.Source != "" {
-				what += "  " + st.dim("from "+shortHash(r.Source))
+				what += "  " + st.dim("from "+escape.Name(shortHash(r.Source)))
 			}
 		}
 		line := fmt.Sprintf("%s  %s  %s", st.yellow(shortHash(r.Commit)),
 			r.Time.Local().Format("2006-01-02 15:04:05"), what)
 		if r.ToolUseID != "" {
-			line += "  " + st.dim(r.ToolUseID)
+			line += "  " + st.dim(escape.Name(r.ToolUseID))
 		}
 		if _, err := fmt.Fprintln(out, strings.TrimRight(line, " ")); err != nil {
 			return fmt.Errorf("log: write: %w", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -64,15 +64,17 @@ func runRecipientsList(ctx context.Context, g *globalOptions, asJSON bool, out i
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(out)
 	for _, r := range rs {
 		if asJSON {
-			enc.Encode(map[string]any{"key": r.Key, "type": r.Type, "comment": r.Comment, "post_quantum": r.PostQuantum})
+			rec := map[string]any{"key": r.Key, "type": r.Type, "comment": r.Comment, "post_quantum": r.PostQuantum}
+			if err := writeRecordJSON(out, "recipients", rec); err != nil {
+				return err
+			}
 			continue
 		}
-		line := fmt.Sprintf("%-14s %s", r.Type, r.Key)
+		line := fmt.Sprintf("%-14s %s", escape.Name(r.Type), escape.Name(r.Key))
 		if r.Comment != "" {
-			line += "  # " + r.Comment
+			line += "  # " + escape.Name(r.Comment)
 		}
 		fmt.Fprintln(out, line)
 	}

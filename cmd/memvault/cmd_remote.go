@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/internal/escape"
 )
 
 func newRemoteCommand(g *globalOptions) *cobra.Command {
@@ -79,7 +81,7 @@ func runRemoteList(ctx context.Context, g *globalOptions, out io.Writer) (err er
 		return err
 	}
 	for _, r := range rs {
-		fmt.Fprintf(out, "%s\t%s\n", r.Name, r.URL)
+		fmt.Fprintf(out, "%s\t%s\n", escape.Name(r.Name), escape.Name(r.URL))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -67,13 +68,13 @@ func runShow(ctx context.Context, g *globalOptions, rev string, asJSON bool, out
 	st := stylesFor(out)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.yellow("commit "+ch.Commit))
-	fmt.Fprintf(&b, "Author: %s\nDate:   %s\n\n    %s\n\n", ch.Author, ch.Time.Local().Format("2006-01-02 15:04:05 -0700"), ch.Subject)
+	fmt.Fprintf(&b, "Author: %s\nDate:   %s\n\n    %s\n\n", escape.Name(ch.Author), ch.Time.Local().Format("2006-01-02 15:04:05 -0700"), escape.Name(ch.Subject))
 	for _, t := range [][2]string{
 		{"Memory-Command", ch.Command}, {"Memory-Path", ch.Path}, {"Memory-New-Path", ch.NewPath},
 		{"Memory-Source", ch.Source}, {"Tool-Use-Id", ch.ToolUseID}, {"Agent", ch.Agent}, {"Session", ch.Session},
 	} {
 		if t[1] != "" {
-			fmt.Fprintf(&b, "    %s: %s\n", t[0], t[1])
+			fmt.Fprintf(&b, "    %s: %s\n", t[0], escape.Name(t[1]))
 		}
 	}
 	if _, err := io.WriteString(out, b.String()); err != nil {

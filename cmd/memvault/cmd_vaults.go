@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -96,7 +97,7 @@ func describeVault(ctx context.Context, g *globalOptions, name, dir string) stri
 	}
 	v, err := vault.Open(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase})
 	if err != nil {
-		return fmt.Sprintf("%-20s cannot be opened: %s", quoteUnsafe(name), quoteUnsafe(err.Error()))
+		return fmt.Sprintf("%-20s cannot be opened: %s", escape.Name(name), escape.Text(err.Error()))
 	}
 	defer v.Close()
 	files, last, remotes := "?", "never", "-"
@@ -115,5 +116,5 @@ func describeVault(ctx context.Context, g *globalOptions, name, dir string) stri
 		}
 		remotes = strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%-20s %7s  %-20s  %s", quoteUnsafe(name), files, last, quoteUnsafe(remotes))
+	return fmt.Sprintf("%-20s %7s  %-20s  %s", escape.Name(name), files, last, escape.Name(remotes))
 }

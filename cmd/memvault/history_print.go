@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,14 +9,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
-// writeRecordJSON writes v as one line of JSON.
+// writeRecordJSON writes v as one line of JSON, with the C1 and bidi controls
+// that encoding/json leaves raw escaped too: the values are the same, and a
+// terminal it is printed on obeys none of them.
 func writeRecordJSON(out io.Writer, what string, v any) error {
-	enc := json.NewEncoder(out)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := out.Write(escape.JSON(b.Bytes())); err != nil {
 		return fmt.Errorf("%s: write: %w", what, err)
 	}
 	return nil
@@ -37,23 +45,24 @@ func statusLetter(s vault.FileStatus) string {
 // writeFileList writes one line a changed file: its status letter and path(s).
 func writeFileList(out io.Writer, files []vault.FileChange, st styles) {
 	for _, f := range files {
-		line := fmt.Sprintf("%s %s", statusLetter(f.Status), f.Path)
+		line := fmt.Sprintf("%s %s", statusLetter(f.Status), escape.Name(f.Path))
 		if f.NewPath != "" {
-			line += " -> " + f.NewPath
+			line += " -> " + escape.Name(f.NewPath)
 		}
 		fmt.Fprintln(out, "  "+st.bold(line))
 	}
 }
 
 // writeDiffs writes each file's unified diff, coloured on a terminal; a rename
-// without edits gets git's rename lines.
+// without edits gets git's rename lines. The content was written by an agent,
+// maybe a collaborator's: its controls are escaped, newlines and tabs kept.
 func writeDiffs(out io.Writer, files []vault.FileChange, st styles) error {
 	var b strings.Builder
 	for _, f := range files {
 		if f.Status == vault.Renamed {
-			fmt.Fprintf(&b, "%s\n%s\n", st.bold("rename from "+f.Path), st.bold("rename to "+f.NewPath))
+			fmt.Fprintf(&b, "%s\n%s\n", st.bold("rename from "+escape.Name(f.Path)), st.bold("rename to "+escape.Name(f.NewPath)))
 		}
-		for _, line := range strings.SplitAfter(f.Diff, "\n") {
+		for _, line := range strings.SplitAfter(escape.Text(f.Diff), "\n") {
 			text := strings.TrimSuffix(line, "\n")
 			switch {
 			case text == "":

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -79,10 +80,10 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "memvault: interrupted")
 		return exitInterrupt
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "memvault: %v\nRun '%s --help' for usage.\n", err, usage.cmd)
+		fmt.Fprintf(stderr, "memvault: %s\nRun '%s --help' for usage.\n", safeError(err), usage.cmd)
 		return exitSetup
 	}
-	fmt.Fprintf(stderr, "memvault: %v\n", err)
+	fmt.Fprintf(stderr, "memvault: %s\n", safeError(err))
 	if hint := hintFor(err); hint != "" {
 		fmt.Fprintln(stderr, hint)
 	}
@@ -136,6 +137,10 @@ func hintFor(err error) string {
 	}
 	return ""
 }
+
+// safeError is err's message with what a terminal would obey escaped: an
+// error may name a path, a remote or a revision that came from the repository.
+func safeError(err error) string { return escape.Text(err.Error()) }
 
 // hintedError is a setup error with what to do next, for an error only one
 // command meets.

@@ -10,12 +10,16 @@
 // Name is for one value (a path, a subject, a trailer, a comment): it comes
 // back unchanged when it is safe, else quoted in Go syntax, so a quoted name
 // is always one that was escaped. Text is for file contents and diffs, where
-// newlines and tabs are the text's own and stay.
+// newlines and tabs are the text's own and stay; Line is for one line of it.
 //
-// JSON output needs none of this: encoding/json escapes control characters.
+// JSON is for output that encoding/json wrote: it escapes C0 controls but
+// leaves C1 and bidi controls as they are, which JSON writes the same value
+// with as \u escapes.
 package escape
 
 import (
+	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -69,6 +73,20 @@ func Text(s string) string {
 	return b.String()
 }
 
+// Line is Text for one line of a screen: a newline or carriage return is
+// escaped too, and only tabs stay.
+func Line(s string) string {
+	if !needs(s, lineEscapes) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	write(&b, s, lineEscapes)
+	return b.String()
+}
+
+func lineEscapes(s string, i int, r rune) bool { return r != '\t' && unsafe(r) }
+
 func textEscapes(s string, i int, r rune) bool {
 	switch r {
 	case '\n', '\t':
@@ -116,6 +134,28 @@ func write(b *strings.Builder, s string, esc func(s string, i int, r rune) bool)
 		}
 		i += n
 	}
+}
+
+// JSON returns b, JSON text as encoding/json writes it (valid UTF-8, C0
+// controls already escaped), with every other unsafe character written as a
+// \u escape. Such characters can only be inside strings, whose values do not
+// change, so the JSON decodes to exactly what b did.
+func JSON(b []byte) []byte {
+	wide := func(r rune) bool { return r >= 0x80 && unsafe(r) }
+	if !bytes.ContainsFunc(b, wide) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if wide(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 func hex2(c byte) string {

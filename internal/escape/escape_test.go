@@ -1,6 +1,9 @@
 package escape
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +59,38 @@ func TestText(t *testing.T) {
 	}
 }
 
+func TestLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\tb über", "a\tb über"},
+		{"forged\nline", `forged\nline`},
+		{"crlf\r\n", `crlf\r\n`},
+		{"\x1b]0;title\a", `\x1b]0;title\a`},
+	}
+	for _, tt := range tests {
+		if got := Line(tt.in); got != tt.want {
+			t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	in := map[string]string{"agent": "mallory\u202eyrollam", "session": "s\u009b2J", "tool": "t\x1b", "name": "日本 \u2066"}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := JSON(b)
+	for _, bad := range []string{"\u202e", "\u009b", "\x1b", "\u2066"} {
+		if bytes.Contains(got, []byte(bad)) {
+			t.Errorf("JSON(%s) = %s, holds %q raw", b, got, bad)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(got, &back); err != nil || !maps.Equal(back, in) {
+		t.Errorf("JSON(%s) = %s, which decodes to %q, %v; want %q", b, got, back, err, in)
+	}
+}
+
 // FuzzEscape checks that nothing a terminal obeys survives: the output is valid
 // UTF-8 with no control but (in Text) newline, tab and a line-ending CR, and
 // no bidi control; and that a quoted Name unquotes to what it was.
@@ -64,7 +99,7 @@ func FuzzEscape(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Name(s), Text(s)} {
+		for _, out := range []string{Name(s), Text(s), Line(s)} {
 			if !utf8.ValidString(out) {
 				t.Fatalf("escape of %q = %q: not UTF-8", s, out)
 			}
@@ -80,6 +115,11 @@ func FuzzEscape(f *testing.F) {
 		}
 		if back, err := strconv.Unquote(n); n != s && (err != nil || back != s) {
 			t.Fatalf("Name(%q) = %s, which unquotes to %q, %v", s, n, back, err)
+		}
+		for _, r := range Line(s) {
+			if r != '\t' && unsafe(r) {
+				t.Fatalf("Line(%q) = %q holds %U", s, Line(s), r)
+			}
 		}
 		x := Text(s)
 		for i, r := range x {
