@@ -54,10 +54,13 @@ type SyncResult struct {
 	// MovedAside are the Conflicts that are files moved aside, to a new name,
 	// because the other side made their name a directory.
 	MovedAside []string
-	// RecipientsChanged is set when the remote changed .memvault/recipients;
-	// Recipients then holds the remote's file (public keys only).
+	// RecipientsChanged is set when the remote changed .memvault/recipients.
+	// RecipientsAdded and RecipientsRemoved are then the keys the remote's
+	// change adds and removes, as sets of keys (comments, order and blank
+	// lines aside); both are empty when it changed only those.
 	RecipientsChanged bool
-	Recipients        string
+	RecipientsAdded   []Recipient
+	RecipientsRemoved []Recipient
 }
 
 // Sync brings the vault and a remote together: it fetches the remote's main
@@ -230,7 +233,9 @@ func (v *Vault) mergeInfo(remote string, conflicts []string) gitlog.CommitInfo {
 }
 
 // checkRecipients refuses, unless accept, a recipients file that theirs changed
-// since base to something ours does not hold.
+// since base to something ours does not hold, and says in res which keys the
+// remote's change adds and removes. Those come from the parsed files, never
+// from their text: a comment is the remote's to write.
 func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
 	read := func(c gitlog.Hash) ([]byte, error) {
 		s, err := v.snapshotAt(c)
@@ -249,9 +254,31 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {
 		return nil
 	}
-	res.RecipientsChanged, res.Recipients = true, string(rs[2])
+	was, err := parseRecipientsFile(rs[0])
+	if err != nil {
+		return fmt.Errorf("vault: sync: the recipients before the remote's change: %w", err)
+	}
+	now, err := parseRecipientsFile(rs[2])
+	if err != nil {
+		return fmt.Errorf("vault: sync: the remote's recipients: %w", err)
+	}
+	res.RecipientsChanged = true
+	res.RecipientsAdded, res.RecipientsRemoved = keysMissing(was, now), keysMissing(now, was)
 	if accept {
 		return nil
 	}
 	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrRecipientsChanged)
+}
+
+// keysMissing returns the recipients of b whose keys a lacks, each once.
+func keysMissing(a, b *recipientsFile) []Recipient {
+	var out []Recipient
+	seen := map[string]bool{}
+	for _, e := range b.entries {
+		if a.index(e.Key) < 0 && !seen[e.Key] {
+			seen[e.Key] = true
+			out = append(out, e.Recipient)
+		}
+	}
+	return out
 }

@@ -32,7 +32,8 @@ func TestSyncRecipientsFromRemote(t *testing.T) {
 	write(t, a, "/memories/mine.md", "local\n")
 	before := head(t, a)
 	res, err := a.Sync(ctx, vault.SyncOptions{})
-	if !errors.Is(err, vault.ErrRecipientsChanged) || !res.RecipientsChanged || !strings.Contains(res.Recipients, key) {
+	if !errors.Is(err, vault.ErrRecipientsChanged) || !res.RecipientsChanged ||
+		len(res.RecipientsAdded) != 1 || res.RecipientsAdded[0].Key != key || len(res.RecipientsRemoved) != 0 {
 		t.Fatalf("Sync after a remote recipients change = %+v, %v; want ErrRecipientsChanged naming the new key", res, err)
 	}
 	if head(t, a) != before {

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -153,7 +153,7 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	res, err := v.Sync(tctx, opts)
 	err = gaveUpAfter(tctx, timeout, err)
 	if res.RecipientsChanged {
-		fmt.Fprintf(out, "The remote changed the vault's recipients to:\n%s", indent(res.Recipients))
+		writeRecipientsNotice(out, res, !errors.Is(err, vault.ErrRecipientsChanged))
 	}
 	if err != nil {
 		return err
@@ -165,25 +165,40 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	fmt.Fprintln(out)
 	for _, p := range res.Conflicts {
 		if slices.Contains(res.MovedAside, p) {
-			fmt.Fprintf(out, "conflict: %s (a file moved aside: the other side made its name a directory; rename it to settle it)\n", p)
+			fmt.Fprintf(out, "conflict: %s (a file moved aside: the other side made its name a directory; rename it to settle it)\n", escape.Name(p))
 			continue
 		}
-		fmt.Fprintf(out, "conflict: %s (both versions kept between markers; edit the file to settle it)\n", p)
+		fmt.Fprintf(out, "conflict: %s (both versions kept between markers; edit the file to settle it)\n", escape.Name(p))
 	}
 	return nil
 }
 
-func indent(s string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(s, "\n") {
-		if l != "" {
-			b.WriteString("  " + l)
-		}
+// writeRecipientsNotice lists the keys the remote's change of recipients adds
+// and removes, from the parsed files: a comment in the file is the remote's to
+// write, so it is shown only escaped, after the key it belongs to.
+func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
+	if taken {
+		fmt.Fprintln(out, "The remote changed the vault's recipients (taken, with --accept-recipients):")
+	} else {
+		fmt.Fprintln(out, "The remote changed the vault's recipients (not taken):")
 	}
-	if !strings.HasSuffix(b.String(), "\n") {
-		b.WriteString("\n")
+	for _, r := range res.RecipientsAdded {
+		fmt.Fprintf(out, "  added    %s\n", describeRecipient(r))
 	}
-	return b.String()
+	for _, r := range res.RecipientsRemoved {
+		fmt.Fprintf(out, "  removed  %s\n", describeRecipient(r))
+	}
+	if len(res.RecipientsAdded)+len(res.RecipientsRemoved) == 0 {
+		fmt.Fprintln(out, "  no key added or removed: only comments, order or blank lines changed")
+	}
+}
+
+func describeRecipient(r vault.Recipient) string {
+	s := escape.Name(r.Key) + "  (" + escape.Name(r.Type) + ")"
+	if r.Comment != "" {
+		s += "  # " + escape.Name(r.Comment)
+	}
+	return s
 }
 
 func newCloneCommand(g *globalOptions) *cobra.Command {
