@@ -37,6 +37,7 @@ func checkNoRaw(t *testing.T, what, out string) {
 // victim is a vault with one memory file, pushed to a git daemon.
 type victim struct {
 	cli       func(stdin string, args ...string) (string, int, string)
+	flags     []string // --vault DIR --identity FILE
 	dir, url  string
 	recipient string
 }
@@ -45,7 +46,8 @@ func newVictim(t *testing.T) *victim {
 	t.Helper()
 	root := t.TempDir()
 	v := &victim{dir: filepath.Join(root, "vault.git"), url: gittest.Daemon(t)}
-	v.cli = cliFor("--vault", v.dir, "--identity", filepath.Join(root, "identity"))
+	v.flags = []string{"--vault", v.dir, "--identity", filepath.Join(root, "identity")}
+	v.cli = cliFor(v.flags...)
 	v.must(t, "", "init")
 	v.must(t, `{"command":"create","path":"/memories/notes.md","file_text":"hello\n"}`, "tool")
 	v.must(t, "", "remote", "add", "origin", v.url)
