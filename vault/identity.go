@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"filippo.io/age"
 	"filippo.io/age/agessh"
@@ -78,8 +80,12 @@ func readIdentityFile(path string, pass func(string) ([]byte, error), unlock boo
 	return parseAgeIdentities(path, data, pass)
 }
 
+// readKeyFile reads the identity file at path, which must be a regular file:
+// a FIFO, a device or a directory is refused at once. The open does not block
+// (O_NONBLOCK: opening a FIFO would wait for a writer), and the type is read
+// from the opened file, so the path cannot be swapped between check and read.
 func readKeyFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("vault: identity %s does not exist: %w", path, ErrNoIdentity)
 	}
@@ -87,6 +93,14 @@ func readKeyFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("vault: identity %s cannot be opened (%v): %w", path, errors.Unwrap(err), ErrNoIdentity)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("vault: identity %s cannot be read (%v): %w", path, errors.Unwrap(err), ErrNoIdentity)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("vault: identity %s is %s, not a regular file: give the path of an identity file: %w",
+			path, fileKind(fi.Mode()), ErrNoIdentity)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIdentitySize+1))
 	if err != nil {
 		return nil, fmt.Errorf("vault: identity %s cannot be read (%v): %w", path, errors.Unwrap(err), ErrNoIdentity)
@@ -95,6 +109,21 @@ func readKeyFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("vault: identity %s is too large to be an identity file: %w", path, ErrNoIdentity)
 	}
 	return data, nil
+}
+
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // askPassphrase asks pass for the passphrase described by what.
