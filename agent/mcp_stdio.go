@@ -1,13 +1,16 @@
 package agent
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,11 +18,24 @@ import (
 // process's stdin and stdout, until in ends or ctx does. Requests read before
 // the end of in are answered before it counts, so a client (or a script) may
 // close its side right after its last request. It returns nil when in ends.
-func ServeMCPStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
+//
+// A line that is not one JSON-RPC message gets a JSON-RPC error answer and
+// serving goes on, as Serve does: not JSON, cut short or nested too deep
+// (parse error, id null), a batch or JSON that is no message (invalid
+// request), or longer than maxLine bytes (invalid request, with the id when
+// the line starts with it; maxLine 0 means DefaultMaxLine). The SDK's own
+// reader would end the session at the first such line.
+func ServeMCPStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
 	p := &pending{changed: make(chan struct{})}
+	w := &countWriter{w: out, p: p}
 	t := &mcp.IOTransport{
-		Reader: &drainReader{ctx: ctx, r: in, p: p},
-		Writer: &countWriter{w: out, p: p},
+		Reader: &frontReader{ctx: ctx, r: bufio.NewReader(in), max: maxLine, p: p, w: w},
+		Writer: w,
+		// The front passes only whole messages of at most maxLine bytes.
+		MaxLineLength: -1,
 	}
 	err := srv.Run(ctx, t)
 	if ctx.Err() == nil && (err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF)) {
@@ -60,7 +76,7 @@ func (p *pending) wait(ctx context.Context) {
 	}
 }
 
-// message is what drainReader and countWriter look at in a JSON-RPC line.
+// message is what countWriter looks at in a JSON-RPC line.
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -84,38 +100,108 @@ func (l *lines) feed(b []byte, fn func(message)) {
 	}
 }
 
-// drainReader counts the requests read (a method and an id) and holds the end
-// of input back until they are answered.
-type drainReader struct {
+// frontReader reads the client's lines for the SDK, one at a time: a line
+// that is one JSON-RPC message passes, trimmed, with the requests counted; any
+// other gets its error answer here. At the end of input it holds the end back
+// until the requests read are answered.
+type frontReader struct {
 	ctx context.Context
-	r   io.Reader
+	r   *bufio.Reader
+	max int
 	p   *pending
-	l   lines
+	w   *countWriter
+	buf []byte // what is left of the line being passed
+	err error  // the error that ended the input, given once buf is read
 }
 
-func (d *drainReader) Read(b []byte) (int, error) {
-	n, err := d.r.Read(b)
-	d.l.feed(b[:n], func(m message) {
-		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
-			d.p.add(1)
+func (f *frontReader) Read(b []byte) (int, error) {
+	for len(f.buf) == 0 {
+		if f.err != nil {
+			return 0, f.err
 		}
-	})
-	if err == io.EOF {
-		d.p.wait(d.ctx)
+		req := readLine(f.r, f.max)
+		if req.err != nil {
+			if req.err == io.EOF {
+				f.p.wait(f.ctx)
+			}
+			f.err = req.err
+			continue
+		}
+		line := bytes.TrimSpace(req.line)
+		if !req.tooLong && len(line) == 0 {
+			continue
+		}
+		msg, refusal := f.check(req, line)
+		if refusal != nil {
+			if err := f.w.reply(refusal); err != nil {
+				f.err = err
+			}
+			continue
+		}
+		if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+			f.p.add(1)
+		}
+		f.buf = append(line, '\n')
 	}
-	return n, err
+	n := copy(b, f.buf)
+	f.buf = f.buf[n:]
+	return n, nil
 }
 
-func (d *drainReader) Close() error { return nil }
+func (f *frontReader) Close() error { return nil }
 
-// countWriter counts the answers written (an id and no method).
+// check decodes a line as the SDK will, or returns the error answer to write.
+func (f *frontReader) check(req request, line []byte) (jsonrpc.Message, []byte) {
+	if req.tooLong {
+		return nil, rpcError(leadingID(req.head), jsonrpc.CodeInvalidRequest,
+			"request line longer than "+strconv.Itoa(f.max)+" bytes, so nothing was run: send less at once, "+
+				"or raise the limit in the vault's config: git --git-dir=VAULT config memvault.maxRequestLine BYTES")
+	}
+	var raw json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		// Not JSON, cut short, or nested deeper than encoding/json goes.
+		return nil, rpcError(nil, jsonrpc.CodeParseError, "parse error: "+err.Error())
+	}
+	if line[0] == '[' {
+		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "invalid request: batches are not supported; send one message a line")
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		var m message
+		_ = json.Unmarshal(line, &m)
+		return nil, rpcError(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+	}
+	return msg, nil
+}
+
+// rpcError renders a JSON-RPC error answer line. id is echoed when it is a
+// string or a number; else the answer's id is null.
+func rpcError(id json.RawMessage, code int, text string) []byte {
+	if len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(text) // a string always encodes
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"error":{"code":` + strconv.Itoa(code) + `,"message":`)
+	b.Write(msg)
+	b.WriteString("}}\n")
+	return b.Bytes()
+}
+
+// countWriter counts the answers written (an id and no method). Its lock
+// keeps the front's error answers whole between the SDK's lines.
 type countWriter struct {
-	w io.Writer
-	p *pending
-	l lines
+	mu sync.Mutex
+	w  io.Writer
+	p  *pending
+	l  lines
 }
 
 func (c *countWriter) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	n, err := c.w.Write(b)
 	c.l.feed(b[:n], func(m message) {
 		if m.Method == "" && len(m.ID) > 0 && string(m.ID) != "null" {
@@ -123,6 +209,14 @@ func (c *countWriter) Write(b []byte) (int, error) {
 		}
 	})
 	return n, err
+}
+
+// reply writes an answer of the front's own: it answers no counted request.
+func (c *countWriter) reply(b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.w.Write(b)
+	return err
 }
 
 func (c *countWriter) Close() error { return nil }

@@ -308,7 +308,7 @@ func TestServeMCPStdio(t *testing.T) {
 {"jsonrpc":"2.0","id":3,"method":"tools/list"}
 `)
 	var out bytes.Buffer
-	if err := agent.ServeMCPStdio(context.Background(), agent.NewMCPServer(v, agent.MCPOptions{Poll: -1}), in, &out); err != nil {
+	if err := agent.ServeMCPStdio(context.Background(), agent.NewMCPServer(v, agent.MCPOptions{Poll: -1}), in, &out, 0); err != nil {
 		t.Fatalf("ServeMCPStdio = %v", err)
 	}
 	ids := map[string]bool{}

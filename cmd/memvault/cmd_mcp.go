@@ -78,7 +78,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	v.IndexHistory() // a long-lived process: its first per-file history answers at once
 	srv := agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
 	if opts.http == "" {
-		return agent.ServeMCPStdio(ctx, srv, in, out)
+		return agent.ServeMCPStdio(ctx, srv, in, out, v.Limits().MaxRequestLine)
 	}
 	ln, err := agent.ListenMCP(ctx, opts.http, hopts)
 	if errors.Is(err, agent.ErrNotLoopback) {
