@@ -27,7 +27,25 @@ type HTTPOptions struct {
 	// AllowRemote permits listening on an address that is not loopback.
 	// It takes effect only with a Token.
 	AllowRemote bool
+	// BodyTimeout bounds, in ServeMCPHTTP, how long a request (its headers
+	// and body) may take to arrive; 0 means DefaultBodyTimeout. The event
+	// streams the server sends are not bounded by it.
+	BodyTimeout time.Duration
+	// MaxBody bounds a request's body, in bytes; a longer one gets 413. 0
+	// means DefaultMaxLine, the limit of a memvault serve line.
+	MaxBody int64
 }
+
+// DefaultBodyTimeout is how long a request body may take unless HTTPOptions
+// says otherwise: a DefaultMaxLine body at 140 KB/s.
+const DefaultBodyTimeout = time.Minute
+
+// headerTimeout bounds how long a request's headers may take, and idleTimeout
+// how long a kept-alive connection may wait for its next request.
+const (
+	headerTimeout = 10 * time.Second
+	idleTimeout   = 2 * time.Minute
+)
 
 // ListenMCP listens on the TCP address addr for MCP over HTTP. An address
 // without a host ("8080" or ":8080") means 127.0.0.1. Unless opts.AllowRemote
@@ -90,13 +108,18 @@ const MCPPath = "/mcp"
 
 // MCPHandler serves srv over MCP's streamable HTTP transport at MCPPath, and at
 // every other path too, so a client set up with the bare address still works.
+// A request body may hold at most opts.MaxBody bytes.
 // With opts.Token set, a request without that bearer token gets 401; the token
 // is compared in constant time. Browser requests from another origin are
 // refused, and so are requests to a loopback address naming another host (the
 // SDK's protection against DNS rebinding).
 func MCPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
+	maxBody := opts.MaxBody
+	if maxBody <= 0 {
+		maxBody = DefaultMaxLine
+	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: time.Hour})
+		&mcp.StreamableHTTPOptions{SessionTimeout: time.Hour, MaxRequestBodyBytes: maxBody})
 	h = http.NewCrossOriginProtection().Handler(h)
 	if opts.Token == "" {
 		return h
@@ -118,7 +141,21 @@ func MCPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 // ServeMCPHTTP serves srv over streamable HTTP on ln, as MCPHandler does,
 // until ctx ends; then it shuts the server down and returns nil. It closes ln.
 func ServeMCPHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPOptions) error {
-	hs := &http.Server{Handler: MCPHandler(srv, opts), ReadHeaderTimeout: 10 * time.Second}
+	// ReadTimeout bounds the headers and body of each request: a client that
+	// sends its headers and trickles the body (or sends none) would otherwise
+	// hold a connection and a handler for good. It does not end the event
+	// streams: net/http lifts the read deadline once a body has been read.
+	// No WriteTimeout, which would.
+	timeout := opts.BodyTimeout
+	if timeout <= 0 {
+		timeout = DefaultBodyTimeout
+	}
+	hs := &http.Server{
+		Handler:           MCPHandler(srv, opts),
+		ReadHeaderTimeout: min(headerTimeout, timeout),
+		ReadTimeout:       timeout,
+		IdleTimeout:       idleTimeout,
+	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -80,6 +80,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	if opts.http == "" {
 		return agent.ServeMCPStdio(ctx, srv, in, out, v.Limits().MaxRequestLine)
 	}
+	hopts.MaxBody = int64(v.Limits().MaxRequestLine)
 	ln, err := agent.ListenMCP(ctx, opts.http, hopts)
 	if errors.Is(err, agent.ErrNotLoopback) {
 		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+

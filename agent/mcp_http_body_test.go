@@ -1,0 +1,157 @@
+package agent_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// TestMCPHTTPBodyTimeout (issue 13): a client that sends a request's headers
+// and then trickles its body is cut off once the body timeout passes, instead
+// of holding a connection and a handler for as long as it likes; a body over
+// MaxBody is refused; a session's
+// event stream, a long GET, lives on past that timeout and still brings the
+// server's notifications (a server ReadTimeout would end it).
+func TestMCPHTTPBodyTimeout(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	v := vaulttest.New(t)
+	opts := agent.HTTPOptions{BodyTimeout: timeout, MaxBody: 4096}
+	ln, err := agent.ListenMCP(ctx, "127.0.0.1:0", opts)
+	if err != nil {
+		t.Fatalf("ListenMCP: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- agent.ServeMCPHTTP(ctx, agent.NewMCPServer(v, agent.MCPOptions{Poll: 100 * time.Millisecond}), ln, opts)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeMCPHTTP = %v", err)
+		}
+	})
+	addr := ln.Addr().String()
+
+	// A session whose event stream (the standalone GET) this test holds itself.
+	url := "http://" + addr + agent.MCPPath
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stream", Version: "v1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer cs.Close()
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET the event stream: %v", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET the event stream: %s", res.Status)
+	}
+	const ended = "\x00ended" // no line of an event stream
+	opened := time.Now()
+	events := make(chan string, 64) // the stream's lines, then ended
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			events <- sc.Text()
+		}
+		events <- ended
+	}()
+
+	// Headers, then one byte of a 1,000-byte body every 50ms: 50s in all.
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n", agent.MCPPath, addr)
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if _, err := conn.Write([]byte(" ")); err != nil {
+				return
+			}
+		}
+	}()
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, _ := io.ReadAll(conn) // until the server closes; a reset ends it too
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("a trickled body held the connection %v; want it cut off after about %v", took, timeout)
+	} else {
+		t.Logf("a trickled body was cut off after %v: %q", took.Round(time.Millisecond), firstLine(resp))
+	}
+	if strings.HasPrefix(string(resp), "HTTP/1.1 200") {
+		t.Errorf("a trickled body got %q, want no success", firstLine(resp))
+	}
+
+	// A body over MaxBody is refused whole.
+	big := `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`
+	post, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(big))
+	post.Header.Set("Content-Type", "application/json")
+	post.Header.Set("Accept", "application/json, text/event-stream")
+	post.Header.Set("Mcp-Session-Id", cs.ID())
+	post.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	if res, err := http.DefaultClient.Do(post); err != nil {
+		t.Errorf("POST of 5 KB: %v", err)
+	} else {
+		res.Body.Close()
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("POST of 5 KB with MaxBody 4096: %s, want 413", res.Status)
+		}
+	}
+
+	// By now the event stream has been open for several body timeouts.
+	time.Sleep(3 * timeout)
+	err = v.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error {
+		return tx.WriteFile(ctx, "/memories/late.md", []byte("late\n"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		line := waitFor(t, events, "resources/list_changed on the event stream")
+		if line == ended {
+			t.Fatalf("the event stream ended %v after it was opened, before the change was sent", time.Since(opened))
+		}
+		if strings.Contains(line, "notifications/resources/list_changed") {
+			break
+		}
+	}
+	if got, isErr := callMemory(t, cs, `{"command":"view","path":"/memories/late.md"}`, ""); isErr {
+		t.Errorf("view after the body timeout = %q, error", got)
+	}
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\r\n")
+	return s
+}
