@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,9 +97,36 @@ func gaveUpAfter(ctx context.Context, d time.Duration, err error) error {
 // nowhere when piped.
 func progressTo(w io.Writer) io.Writer {
 	if isTerminal(w) {
-		return w
+		return progressWriter{w}
 	}
 	return nil
+}
+
+// progressWriter passes progress to a terminal with everything escaped but the
+// carriage returns and newlines progress lines are made of: a git server's
+// own messages (sideband) come from the remote, and could hold escape
+// sequences as much as a name could.
+type progressWriter struct{ w io.Writer }
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	var out strings.Builder
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			i = len(b)
+		}
+		out.WriteString(escape.Line(string(b[:i])))
+		if i < len(b) {
+			out.WriteByte(b[i])
+			i++
+		}
+		b = b[i:]
+	}
+	if _, err := io.WriteString(p.w, out.String()); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 func newSyncCommands(g *globalOptions) []*cobra.Command {

@@ -199,3 +199,20 @@ func TestDamagedNamesEscaped(t *testing.T) {
 		t.Errorf("remote list = %q, want the remote's name and URL quoted", remotes)
 	}
 }
+
+// TestProgressWriterEscapes (issue 13): a git server's own messages reach the
+// terminal as progress; escape sequences in them are escaped, while the
+// carriage returns and newlines that progress lines are made of stay.
+func TestProgressWriterEscapes(t *testing.T) {
+	var b bytes.Buffer
+	w := progressWriter{&b}
+	for _, chunk := range []string{"Counting objects:  50%\r", "Counting objects: 100%\n", "remote: hook \x1b[2K\x1b]0;pwned\a", " says \u202ehi\n"} {
+		if n, err := w.Write([]byte(chunk)); n != len(chunk) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v; want %d, nil", chunk, n, err, len(chunk))
+		}
+	}
+	want := "Counting objects:  50%\rCounting objects: 100%\nremote: hook \\x1b[2K\\x1b]0;pwned\\a says \\u202ehi\n"
+	if b.String() != want {
+		t.Errorf("progress = %q, want %q", b.String(), want)
+	}
+}
