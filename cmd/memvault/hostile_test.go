@@ -162,9 +162,10 @@ func TestHostileHistoryEscaped(t *testing.T) {
 // TestDamagedNamesEscaped: names that sync's admission refuses (a newline, an
 // escape sequence, a bidi override) can still be in a vault damaged by hand,
 // or written before the check existed: here they are written straight into
-// the victim's repository with git plumbing, and its config gets a remote
-// whose name holds an escape sequence. show, diff and remote list print them
-// quoted, escaped, one line each.
+// the victim's repository with git plumbing, with a checkpoint tag of the
+// same kind, and its config gets a remote whose name holds an escape
+// sequence. show, diff, checkpoints and remote list print them quoted,
+// escaped, one line each.
 func TestDamagedNamesEscaped(t *testing.T) {
 	v := newVictim(t)
 	h := gittest.NewHostile(t, v.dir) // the victim's own vault, pushed to directly
@@ -188,6 +189,17 @@ func TestDamagedNamesEscaped(t *testing.T) {
 	checkNoRaw(t, "diff", diff)
 	if !strings.HasPrefix(diff, "--- /dev/null\n+++ "+quoted+"\n") {
 		t.Errorf("diff = %q, want its header to name the file quoted", diff)
+	}
+
+	// A checkpoint (an annotated tag) whose name reverses text and whose
+	// message erases a line: git allows both in a ref and a tag.
+	if out, err := exec.Command(gittest.Git(t), "--git-dir", v.dir, "tag", "-a", "cp\u202eevil", "-m", "kept\x1b[2K\rfine", "main").CombinedOutput(); err != nil {
+		t.Fatalf("git tag: %v\n%s", err, out)
+	}
+	cps := v.must(t, "", "checkpoints")
+	checkNoRaw(t, "checkpoints", cps)
+	if !strings.Contains(cps, `"cp\u202eevil"`) || !strings.Contains(cps, `"kept\x1b[2K\rfine"`) {
+		t.Errorf("checkpoints = %q, want the name and message quoted", cps)
 	}
 
 	if out, err := exec.Command(gittest.Git(t), "--git-dir", v.dir, "config", "remote.evil\x1b[31m\u202e.url", "file:///nowhere\x1b[2K").CombinedOutput(); err != nil {
