@@ -86,6 +86,17 @@ const memoryInputSchema = `{
   "required": ["command"]
 }`
 
+// memoryTool is the MCP memory tool: the memory tool's command object in, its answer out.
+func memoryTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:        "memory",
+		Title:       "Memory",
+		Description: memoryToolDescription,
+		InputSchema: json.RawMessage(memoryInputSchema),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}
+}
+
 // toolUseIDKeys are the _meta keys of a tools/call request that may carry the
 // model's tool_use id, so a commit made through MCP can still name it: ours, and
 // the one Claude Code sends when it does.
@@ -121,20 +132,8 @@ func NewMCPServer(store MCPStore, opts MCPOptions) *mcp.Server {
 		},
 	})
 	m.res = newResourceSync(store, m.srv)
-	m.srv.AddTool(&mcp.Tool{
-		Name:        "memory",
-		Title:       "Memory",
-		Description: memoryToolDescription,
-		InputSchema: json.RawMessage(memoryInputSchema),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, m.callMemory)
-	m.srv.AddTool(&mcp.Tool{
-		Name:        "history",
-		Title:       "Memory history",
-		Description: historyToolDescription,
-		InputSchema: json.RawMessage(historyInputSchema),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-	}, m.callHistory)
+	m.srv.AddTool(memoryTool(), m.callMemory)
+	m.srv.AddTool(historyTool(), m.callHistory)
 	// Lists and reads see the vault as it is now, whatever the last poll saw.
 	m.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

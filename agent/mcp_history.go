@@ -29,6 +29,17 @@ const historyInputSchema = `{
   }
 }`
 
+// historyTool is the MCP history tool: recent commits, of the vault or a path.
+func historyTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:        "history",
+		Title:       "Memory history",
+		Description: historyToolDescription,
+		InputSchema: json.RawMessage(historyInputSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}
+}
+
 // callHistory answers the history tool.
 func (m *mcpServer) callHistory(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	opts, msg := historyOptions(req.Params.Arguments)

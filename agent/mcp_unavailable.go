@@ -1,0 +1,31 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// NewMCPUnavailable returns an MCP server for a program that could not open its
+// vault (a damaged vault, an identity that cannot be read). It offers the same
+// tools as NewMCPServer, so a client lists them as usual, and answers every
+// call with reason as an error result (isError): a client that never shows the
+// server's stderr, and the model behind it, still learn why memory does not
+// work and what to do. reason is the whole answer, the fix included. It offers
+// no resources.
+func NewMCPUnavailable(reason string, opts MCPOptions) *mcp.Server {
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "memvault", Title: "memvault", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "memvault is your persistent memory, through the memory tool, but it could not start:\n\n" + reason,
+		Logger:       opts.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	fail := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(reason, true), nil
+	}
+	srv.AddTool(memoryTool(), fail)
+	srv.AddTool(historyTool(), fail)
+	return srv
+}
