@@ -89,7 +89,7 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 			return &usageError{cmd: c.CommandPath(), err: errors.New("-p -: the prompt on stdin is empty")}
 		}
 	}
-	v, err := g.open(ctx)
+	v, err := g.openFace(ctx, errOut, g.passphrase)
 	if err != nil {
 		return err
 	}

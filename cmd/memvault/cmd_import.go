@@ -77,7 +77,13 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 	} else if !fi.IsDir() {
 		return fmt.Errorf("import: %s is not a folder", source)
 	}
-	v, err := g.open(ctx)
+	// Bringing memory in may be the first thing done with a vault; a dry run
+	// creates nothing.
+	open := func() (*vault.Vault, error) { return g.openFace(ctx, errw, g.passphrase) }
+	if o.dryRun {
+		open = func() (*vault.Vault, error) { return g.open(ctx) }
+	}
+	v, err := open()
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/agent"
@@ -70,13 +71,23 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 			return err
 		}
 	}
-	v, err := g.open(ctx)
+	v, down, err := g.openServer(ctx, errOut, "memvault mcp")
 	if err != nil {
 		return err
 	}
-	defer closeVault(v, &err)
-	v.IndexHistory() // a long-lived process: its first per-file history answers at once
-	srv := agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
+	var srv *mcp.Server
+	if down != "" {
+		srv = agent.NewMCPUnavailable(down, agent.MCPOptions{Version: buildVersion()})
+		defer func() {
+			if err == nil {
+				err = errReported
+			}
+		}()
+	} else {
+		defer closeVault(v, &err)
+		v.IndexHistory() // a long-lived process: its first per-file history answers at once
+		srv = agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
+	}
 	if opts.http == "" {
 		return agent.ServeMCPStdio(ctx, srv, in, out, v.Limits().MaxRequestLine)
 	}

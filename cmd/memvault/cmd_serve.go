@@ -34,7 +34,7 @@ cleanly at the end of stdin.`,
   memvault serve --agent support-bot --session 2025-06-01`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runServe(c.Context(), g, opts, c.InOrStdin(), c.OutOrStdout())
+			return runServe(c.Context(), g, opts, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	c.Flags().StringVar(&opts.agent, "agent", "", "`NAME` of the agent, recorded in each commit")
@@ -42,10 +42,16 @@ cleanly at the end of stdin.`,
 	return c
 }
 
-func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Reader, out io.Writer) (err error) {
-	v, err := g.open(ctx)
+func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Reader, out, errOut io.Writer) (err error) {
+	v, down, err := g.openServer(ctx, errOut, "memvault serve")
 	if err != nil {
 		return err
+	}
+	if down != "" {
+		if err := agent.ServeUnavailable(ctx, down, in, out); err != nil {
+			return err
+		}
+		return errReported
 	}
 	defer closeVault(v, &err)
 	v.IndexHistory() // a long-lived process: its first per-file history answers at once

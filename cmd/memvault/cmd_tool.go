@@ -43,7 +43,7 @@ Each successful create, str_replace, insert, delete or rename is one commit; --t
     memvault tool --tool-use-id toolu_01A --agent my-agent`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runTool(c.Context(), g, opts, c.InOrStdin(), c.OutOrStdout())
+			return runTool(c.Context(), g, opts, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	c.Flags().StringVar(&opts.toolUseID, "tool-use-id", "", "the tool_use block's `ID`, recorded in the commit")
@@ -52,7 +52,7 @@ Each successful create, str_replace, insert, delete or rename is one commit; --t
 	return c
 }
 
-func runTool(ctx context.Context, g *globalOptions, opts toolOptions, in io.Reader, out io.Writer) (err error) {
+func runTool(ctx context.Context, g *globalOptions, opts toolOptions, in io.Reader, out, errOut io.Writer) (err error) {
 	input, err := io.ReadAll(io.LimitReader(in, maxToolInput+1))
 	if err != nil {
 		return fmt.Errorf("tool: read stdin: %w", err)
@@ -60,7 +60,7 @@ func runTool(ctx context.Context, g *globalOptions, opts toolOptions, in io.Read
 	if len(input) > maxToolInput {
 		return fmt.Errorf("tool: input over %d MiB", maxToolInput>>20)
 	}
-	v, err := g.open(ctx)
+	v, err := g.openFace(ctx, errOut, g.passphrase)
 	if err != nil {
 		return err
 	}

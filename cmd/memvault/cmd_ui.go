@@ -46,16 +46,16 @@ UI says so where a file's content would be. NO_COLOR turns colours off.`,
   memvault --vault ~/agents/support.git ui`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runUI(c.Context(), g, c.InOrStdin(), c.OutOrStdout())
+			return runUI(c.Context(), g, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 }
 
-func runUI(ctx context.Context, g *globalOptions, in io.Reader, out io.Writer) (err error) {
+func runUI(ctx context.Context, g *globalOptions, in io.Reader, out, errOut io.Writer) (err error) {
 	if !isTerminal(in) || !isTerminal(out) {
 		return errNoTerminal
 	}
-	dir, identity, err := g.paths()
+	_, identity, err := g.paths()
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func runUI(ctx context.Context, g *globalOptions, in io.Reader, out io.Writer) (
 	// here and never asks. A missing or wrong identity is no reason not to
 	// start: the UI shows what it can and says what is wrong.
 	pass := g.passphraseBefore(identity)
-	v, err := vault.Open(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: pass})
+	v, err := g.openFace(ctx, errOut, pass)
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,8 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errErrorAnswer):
 		// The answer itself is on stdout; stderr stays quiet, as the tool contract wants.
 		return exitAnswer
+	case errors.Is(err, errReported):
+		return exitSetup // said on stderr, and to the clients, already
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "memvault: interrupted")
 		return exitInterrupt
@@ -93,6 +95,21 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitAnswer
 	}
 	return exitSetup
+}
+
+// setupHint returns what to show of a setup error and what to do next, or ""
+// when there is no advice, from the one table of hints: for the clients of a
+// server that could not start, who cannot see stderr.
+func setupHint(err error) (shown error, hint string) {
+	var usage *usageError
+	var hinted *hintedError
+	switch {
+	case errors.As(err, &usage):
+		return err, "Run '" + usage.cmd + " --help' for usage."
+	case errors.As(err, &hinted):
+		return hinted.err, hinted.hint
+	}
+	return err, hintFor(err)
 }
 
 // hints says, for what went wrong, what a person at the command line can do
@@ -160,6 +177,8 @@ const (
 	hintRevision = "'memvault log' lists the commits and 'memvault checkpoints' the checkpoints."
 	hintInit     = "Run 'memvault init' to create a vault there, or point --vault " +
 		"(or MEMVAULT_DIR) at an existing one."
+	hintDamaged = "Run 'memvault fsck' on the vault (with the same --vault) to see what is damaged; " +
+		"'memvault fsck --repair' points its branch back at the last sound commit and deletes nothing."
 	hintIdentity = "Point --identity (or MEMVAULT_IDENTITY) at the identity file the vault " +
 		"was made with; 'memvault init' creates one if you have none."
 	hintDecrypt = "The identity in use is not one the vault's files are encrypted to: " +
@@ -186,7 +205,6 @@ const (
 		"sync again with --accept-recipients to take them."
 	hintNotRecipient = "Ask someone who can read the vault to run 'memvault recipients add' with " +
 		"the recipient named above and push, then clone again."
-	hintDamaged         = "Run 'memvault fsck --repair': it points main at the newest sound commit."
 	hintMixedRecipients = "'memvault identity new --pq' makes a post-quantum key; add such keys " +
 		"and remove the classical ones, or use no post-quantum key at all."
 	// hintConflict is printed under a revert that does not apply.
