@@ -20,15 +20,23 @@ type HistoryImport struct {
 	Replayed     int // of them, those that changed the vault
 }
 
+// HistoryOptions say how ImportHistory replays a source history.
+type HistoryOptions struct {
+	To        string                // the memory folder the source's files go to
+	Overwrite bool                  // as for ImportOptions, for the first commit replayed
+	DryRun    bool                  // say what would change, change nothing
+	Progress  func(done, total int) // called before each source commit and at the end, when set
+}
+
 // ImportHistory replays each first-parent commit of the git repository at source
 // (a working tree or a bare repository), oldest first, as one Import into the
-// memory folder to, with the commit's author and time. A file deleted by a source
+// memory folder opts.To, with the commit's author and time. A file deleted by a source
 // commit is deleted in the vault too; symbolic links, submodules and files over
 // the file size limit are skipped and listed. Commits an earlier run brought in
 // (by their Import-Commit trailer) are passed over, so a re-run brings in only
-// what is new. overwrite is as for ImportOptions, and holds for the first commit
-// replayed; the later ones replace what the earlier ones wrote.
-func (v *Vault) ImportHistory(ctx context.Context, source, to string, overwrite bool) (HistoryImport, error) {
+// what is new. opts.Overwrite holds for the first commit replayed; the later ones
+// replace what the earlier ones wrote.
+func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (HistoryImport, error) {
 	var total HistoryImport
 	src, err := gitlog.OpenSource(source)
 	if err != nil {
@@ -45,8 +53,13 @@ func (v *Vault) ImportHistory(ctx context.Context, source, to string, overwrite 
 	}
 	skipped := map[string]bool{}
 	var prev []string
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(int, int) {}
+	}
 	for i, c := range commits {
-		files, skips, err := v.sourceFiles(ctx, src, c.TreeHash, to)
+		progress(i, len(commits))
+		files, skips, err := v.sourceFiles(ctx, src, c.TreeHash, opts.To)
 		if err != nil {
 			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
 		}
@@ -59,7 +72,7 @@ func (v *Vault) ImportHistory(ctx context.Context, source, to string, overwrite 
 			continue
 		}
 		res, err := v.Import(ctx, files, ImportOptions{
-			Overwrite: overwrite || i > 0, Delete: gone,
+			Overwrite: opts.Overwrite || i > 0, Delete: gone,
 			Author: c.Author.Name, When: c.Author.When, SourceCommit: c.Hash.String(),
 		})
 		if err != nil {
@@ -83,6 +96,7 @@ func (v *Vault) ImportHistory(ctx context.Context, source, to string, overwrite 
 			total.Commit = res.Commit
 		}
 	}
+	progress(len(commits), len(commits))
 	return total, nil
 }
 

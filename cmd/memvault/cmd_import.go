@@ -89,7 +89,7 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 	}
 	defer closeVault(v, &err)
 	if o.history {
-		return importHistory(ctx, v, source, o, out)
+		return importHistory(ctx, v, source, o, out, errw)
 	}
 	base := memoriesFolder(source)
 	files, skipped, err := readFolder(ctx, base, o.to, v.Limits())

@@ -204,6 +204,7 @@ func printRecipientsResult(out io.Writer, res vault.RecipientsResult) {
 // second; elsewhere it draws nothing.
 type progressBar struct {
 	label string // what is being done: "re-encrypting" unless set
+	unit  string // what is counted: "files" unless set
 	w     io.Writer
 	on    bool
 	last  time.Time
@@ -211,7 +212,7 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer) *progressBar {
-	return &progressBar{label: "re-encrypting", w: w, on: os.Getenv("TERM") != "dumb" && isTerminal(w)}
+	return &progressBar{label: "re-encrypting", unit: "files", w: w, on: os.Getenv("TERM") != "dumb" && isTerminal(w)}
 }
 
 func (b *progressBar) update(done, total int) {
@@ -221,12 +222,14 @@ func (b *progressBar) update(done, total int) {
 	b.last = time.Now()
 	const width = 30
 	fill := width * done / total
-	fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d files", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total)
+	fmt.Fprintf(b.w, "\r%s [%s%s] %d/%d %s", b.label, strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, b.unit)
 	b.drawn = true
 }
 
+// done ends the bar's line; once is enough, whatever the number of calls.
 func (b *progressBar) done() {
 	if b.drawn {
 		fmt.Fprintln(b.w)
+		b.drawn = false
 	}
 }

@@ -10,8 +10,14 @@ import (
 
 // importHistory replays the history of the git repository at source into the
 // vault (vault.ImportHistory) and says what it did.
-func importHistory(ctx context.Context, v *vault.Vault, source string, o importOptions, out io.Writer) error {
-	res, err := v.ImportHistory(ctx, source, o.to, o.overwrite)
+func importHistory(ctx context.Context, v *vault.Vault, source string, o importOptions, out, errw io.Writer) error {
+	bar := newProgressBar(errw) // on a terminal only
+	bar.label, bar.unit = "replaying", "source commits"
+	defer bar.done()
+	res, err := v.ImportHistory(ctx, source, vault.HistoryOptions{
+		To: o.to, Overwrite: o.overwrite, Progress: bar.update,
+	})
+	bar.done()
 	if err != nil {
 		return err
 	}
