@@ -55,7 +55,7 @@ func (g *globalOptions) openServer(ctx context.Context, errOut io.Writer, what s
 	if ctx.Err() != nil {
 		return nil, "", ctx.Err()
 	}
-	shown, hint := setupHint(err)
+	hint, shown := setupHint(err)
 	fmt.Fprintf(errOut, "memvault: %v\n", shown)
 	if hint != "" {
 		fmt.Fprintln(errOut, hint)

@@ -97,19 +97,19 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitSetup
 }
 
-// setupHint returns what to show of a setup error and what to do next, or ""
-// when there is no advice, from the one table of hints: for the clients of a
-// server that could not start, who cannot see stderr.
-func setupHint(err error) (shown error, hint string) {
+// setupHint returns what to do next after a setup error ("" when there is no
+// advice) and what to show of the error, from the one table of hints: for the
+// clients of a server that could not start, who cannot see stderr.
+func setupHint(err error) (hint string, shown error) {
 	var usage *usageError
 	var hinted *hintedError
 	switch {
 	case errors.As(err, &usage):
-		return err, "Run '" + usage.cmd + " --help' for usage."
+		return "Run '" + usage.cmd + " --help' for usage.", err
 	case errors.As(err, &hinted):
-		return hinted.err, hinted.hint
+		return hinted.hint, hinted.err
 	}
-	return err, hintFor(err)
+	return hintFor(err), err
 }
 
 // hints says, for what went wrong, what a person at the command line can do
