@@ -17,6 +17,8 @@ func newInitCommand(g *globalOptions) *cobra.Command {
 		Long: `Init creates the vault (a bare git repository) and, when the identity file does not
 exist yet, a new age X25519 identity (mode 0600) whose recipient the vault encrypts to.
 It is safe to run again: an existing vault or identity is left as it is and init says so.
+Init is optional: tool, serve, mcp, chat, ui and import create a missing vault (and
+the identity, if there is none) on first use in the same way, and say so on stderr.
 
 Keep the identity safe and out of any repository: without it the memory cannot be read.`,
 		Example: `  memvault init

@@ -13,7 +13,7 @@ import (
 // each client the same; exitCode prints nothing more.
 var errReported = errors.New("memvault could not start (the reason was given)")
 
-// openFace opens the vault of a face (tool, serve, mcp, chat, ui). On first
+// openFace opens the vault of a face (tool, serve, mcp, chat, ui, import). On first
 // use, a vault that does not exist yet is created as init would, with the
 // identity if there is none, and errOut says so. A vault or an identity that
 // exists but cannot be read is an error, never re-created. pass answers a
