@@ -39,6 +39,9 @@ protocol (view /memories first, record progress, assume interruption). The tool
 "history" lists recent commits. Every memory file is also a read-only resource
 memory:///memories/..., and clients hear when the list or a subscribed file changes.
 Commits made through MCP name the client (Agent) and a session id of their own.
+A vault that does not exist yet is created on first use. When the vault or the identity
+cannot be read, mcp says why on stderr and still serves: the tools are listed, and every
+call answers with the reason and the fix as an error, for clients that hide stderr.
 
 With --http ADDR it serves MCP's streamable HTTP transport instead, at
 http://ADDR/mcp (give clients that URL: some take one without /mcp for the older

@@ -29,7 +29,11 @@ Each line on stdin is one request, and each gets one line on stdout, in order:
   {"id": <the same>, "content": "<answer>", "is_error": false}
 
 tool_use_id is optional. A malformed line gets an error line, never a crash. Serve ends
-cleanly at the end of stdin.`,
+cleanly at the end of stdin.
+
+A vault that does not exist yet is created on first use. When the vault or the identity
+cannot be read, serve says why on stderr and answers every line with the reason and the
+fix as an error line, for bridges that never show stderr; it then exits with status 2.`,
 		Example: `  printf '%s\n' '{"id":1,"input":{"command":"view","path":"/memories"}}' | memvault serve
   memvault serve --agent support-bot --session 2025-06-01`,
 		Args: usageArgs(cobra.NoArgs),
