@@ -2,6 +2,7 @@ package bridges_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,35 +49,60 @@ func TestTypeScriptBridge(t *testing.T) {
 }
 
 // installTypeScript installs the npm packages and compiles the bridge and its
-// example in a temporary directory, or skips the test when node or npm is
-// missing or the packages cannot be installed (and fails it under CI).
+// example, once for the whole test process, or skips the test when node or npm
+// is missing or the packages cannot be installed. In CI (CI=true), which
+// installs node and npm, either is a failure: a skip there would pass without
+// testing. Tests only read the folder, but for files of their own.
 func installTypeScript(t testing.TB) string {
 	t.Helper()
+	tsOnce.Do(func() { tsDir, tsMissing, tsErr = installTypeScriptOnce() })
+	switch {
+	case tsMissing != "":
+		skipUnlessCI(t, "%s", tsMissing)
+	case tsErr != nil:
+		t.Fatal(tsErr)
+	}
+	return tsDir
+}
+
+// The TypeScript install shared by the tests of one process, under the
+// folder TestMain removes.
+var (
+	tsOnce    sync.Once
+	tsDir     string
+	tsMissing string // why node, npm or the packages are not there
+	tsErr     error
+)
+
+func installTypeScriptOnce() (dir, missing string, err error) {
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			skipUnlessCI(t, "%s is not installed (apt-get install nodejs npm)", tool)
+			return "", tool + " is not installed (apt-get install nodejs npm)", nil
 		}
 	}
-	dir := t.TempDir()
+	dir = filepath.Join(memvaultDir, "typescript")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
 	for _, f := range []string{"memvault.ts", "example.ts", "tsconfig.json"} {
 		b, err := os.ReadFile(filepath.Join("typescript", f))
 		if err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 	}
 	install := exec.Command("npm", append([]string{"install", "--prefer-offline", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, npmPackages...)...)
 	install.Dir = dir
 	if out, err := install.CombinedOutput(); err != nil {
-		skipUnlessCI(t, "npm cannot install %v: %v\n%s", npmPackages, err, out)
+		return "", fmt.Sprintf("npm cannot install %v: %v\n%s", npmPackages, err, out), nil
 	}
 	tsc := exec.Command(filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", dir)
 	if out, err := tsc.CombinedOutput(); err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
+		return "", "", fmt.Errorf("tsc: %v\n%s", err, out)
 	}
-	return dir
+	return dir, "", nil
 }
 
 // messagesAPI plays the Messages API for one turn: the scenario's tool_use

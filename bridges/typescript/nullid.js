@@ -7,7 +7,8 @@ const { MemvaultServe } = require(process.argv[2]);
 function within(p, what) {
   return Promise.race([
     p,
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer to ${what} within 30s`)), 30000)),
+    // unref: a timer still pending must not keep node running once the answers are in.
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer to ${what} within 30s`)), 30000).unref()),
   ]);
 }
 
