@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -223,4 +224,43 @@ func TestUnlock(t *testing.T) {
 		}
 		v.Close()
 	}
+}
+
+// TestInitLeavesLostBranch: init on a vault whose main branch is gone, but
+// whose objects are there, refuses rather than hide the history behind a new
+// first commit; a repository with no objects yet (an init cut off before its
+// commit) is completed.
+func TestInitLeavesLostBranch(t *testing.T) {
+	tmp := t.TempDir()
+	dir, opts := filepath.Join(tmp, "v.git"), vault.Options{IdentityFile: filepath.Join(tmp, "identity")}
+	v, _, err := vault.Init(ctx, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, v, "/memories/a.md", "keep me\n")
+	v.Close()
+	if err := os.Remove(filepath.Join(dir, "refs", "heads", "main")); err != nil {
+		t.Fatal(err)
+	}
+	before := diskFiles(t, tmp)
+	if v, _, err := vault.Init(ctx, dir, opts); !errors.Is(err, vault.ErrHoldsObjects) {
+		if err == nil {
+			v.Close()
+		}
+		t.Fatalf("Init on a vault whose main is gone = %v, want ErrHoldsObjects", err)
+	}
+	if after := diskFiles(t, tmp); !maps.Equal(before, after) {
+		t.Errorf("Init changed the disk:\nbefore %v\nafter  %v", keys(before), keys(after))
+	}
+
+	// A bare repository with nothing in it yet: Init makes the vault there.
+	empty := filepath.Join(tmp, "cut-off.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", empty).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v\n%s", err, out)
+	}
+	v, res, err := vault.Init(ctx, empty, opts)
+	if err != nil || !res.VaultCreated {
+		t.Fatalf("Init on an empty repository = %+v, %v; want a vault made there", res, err)
+	}
+	v.Close()
 }

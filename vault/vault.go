@@ -35,6 +35,11 @@ var ErrNotVault = errors.New("not a memvault vault")
 // RepairAt mends that.
 var ErrDamaged = errors.New("the vault's main branch is damaged")
 
+// ErrHoldsObjects: Init found a git repository that holds objects but no
+// vault on its main branch, such as a vault whose branch was lost, and left it
+// as it is rather than hide its history behind a new first commit.
+var ErrHoldsObjects = errors.New("the repository holds objects but no vault on its main branch (a vault whose branch was lost, or another repository); left as it is")
+
 // Format is the version of the storage format this package writes.
 const Format = "1"
 
@@ -125,6 +130,8 @@ func (o *Options) fill() error {
 // Init creates a vault at dir whose files are encrypted to the identity at
 // opts.IdentityFile, generating that identity (mode 0600) if the file does not
 // exist. If dir already holds a vault, Init opens it and reports VaultCreated false.
+// A git repository at dir that holds objects but no vault on its main branch is
+// left as it is, with an error wrapping ErrHoldsObjects.
 func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
 	var res InitResult
 	if err := opts.fill(); err != nil {
@@ -142,6 +149,17 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 		return nil, res, err
 	}
 	repo, err := gitlog.Open(dir)
+	if err == nil {
+		// No vault on main, yet objects: a vault whose branch was lost (or
+		// another repository). A new first commit would hide its history.
+		if held, herr := repo.HoldsObjects(); herr != nil || held {
+			repo.Close()
+			if herr != nil {
+				return nil, res, fmt.Errorf("vault: init %s: %w", dir, herr)
+			}
+			return nil, res, fmt.Errorf("vault: init %s: %w", dir, ErrHoldsObjects)
+		}
+	}
 	if errors.Is(err, gitlog.ErrNotRepo) {
 		repo, err = gitlog.Init(dir)
 	}

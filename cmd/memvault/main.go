@@ -127,6 +127,7 @@ var hints = []struct {
 	{vault.ErrPassphrase, hintPassphrase},
 	{vault.ErrUnknownRevision, hintRevision},
 	{vault.ErrDamaged, hintDamaged},
+	{vault.ErrHoldsObjects, hintHoldsObjects},
 	{vault.ErrMixedRecipients, hintMixedRecipients},
 	{vault.ErrRejected, hintRejected},
 	{vault.ErrTimeout, hintTimeout},
@@ -179,6 +180,9 @@ const (
 		"(or MEMVAULT_DIR) at an existing one."
 	hintDamaged = "Run 'memvault fsck' on the vault (with the same --vault) to see what is damaged; " +
 		"'memvault fsck --repair' points its branch back at the last sound commit and deletes nothing."
+	hintHoldsObjects = "Nothing was changed. 'git --git-dir=VAULT fsck --lost-found' lists the commits no " +
+		"branch names, and 'git --git-dir=VAULT update-ref refs/heads/main COMMIT' brings one back; " +
+		"to start a new vault, move the folder away or point --vault elsewhere."
 	hintIdentity = "Point --identity (or MEMVAULT_IDENTITY) at the identity file the vault " +
 		"was made with; 'memvault init' creates one if you have none."
 	hintDecrypt = "The identity in use is not one the vault's files are encrypted to: " +
