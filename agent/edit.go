@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -11,21 +10,21 @@ import (
 
 // edit runs a mutating command inside tx and returns its answer, or the failure
 // that answers it. Each command's checks run in the order the contract lists them.
-func edit(ctx context.Context, tx *vault.Tx, c command, limits vault.Limits) (string, error) {
+func edit(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	switch c.name {
 	case "create":
-		return create(ctx, tx, c, limits)
+		return create(ctx, tx, c)
 	case "str_replace":
-		return strReplace(ctx, tx, c, limits)
+		return strReplace(ctx, tx, c)
 	case "insert":
-		return insert(ctx, tx, c, limits)
+		return insert(ctx, tx, c)
 	case "delete":
 		return remove(tx, c)
 	}
 	return rename(tx, c)
 }
 
-func create(ctx context.Context, tx *vault.Tx, c command, limits vault.Limits) (string, error) {
+func create(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	switch k, err := stat(tx.Snapshot, c.path); {
 	case err != nil:
 		return "", err
@@ -35,13 +34,13 @@ func create(ctx context.Context, tx *vault.Tx, c command, limits vault.Limits) (
 	if err := noFileAncestor(tx.Snapshot, c.path); err != nil {
 		return "", err
 	}
-	if err := write(ctx, tx, c.path, c.fileText, limits); err != nil {
+	if err := write(ctx, tx, c.path, c.fileText); err != nil {
 		return "", err
 	}
 	return "File created successfully at: " + c.path, nil
 }
 
-func strReplace(ctx context.Context, tx *vault.Tx, c command, limits vault.Limits) (string, error) {
+func strReplace(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	content, err := readFile(ctx, tx, c.path)
 	if err != nil {
 		return "", err
@@ -59,14 +58,14 @@ func strReplace(ctx context.Context, tx *vault.Tx, c command, limits vault.Limit
 	}
 	i := starts[0]
 	edited := content[:i] + c.newStr + content[i+len(c.oldStr):]
-	if err := write(ctx, tx, c.path, edited, limits); err != nil {
+	if err := write(ctx, tx, c.path, edited); err != nil {
 		return "", err
 	}
 	k := 1 + strings.Count(content[:i], "\n")
 	return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + snippet(edited, k), nil
 }
 
-func insert(ctx context.Context, tx *vault.Tx, c command, limits vault.Limits) (string, error) {
+func insert(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	content, err := readFile(ctx, tx, c.path)
 	if err != nil {
 		return "", err
@@ -87,7 +86,7 @@ func insert(ctx context.Context, tx *vault.Tx, c command, limits vault.Limits) (
 		off := lineOffset(content, int(at.n))
 		edited = content[:off] + text + "\n" + content[off:]
 	}
-	if err := write(ctx, tx, c.path, edited, limits); err != nil {
+	if err := write(ctx, tx, c.path, edited); err != nil {
 		return "", err
 	}
 	return "The file " + c.path + " has been edited.", nil
@@ -164,22 +163,11 @@ func noFileAncestor(s *vault.Snapshot, p string) error {
 	return nil
 }
 
-// write stages data as the content of file p. The size limit applies to every
-// write, so str_replace and insert that would make a file too large fail with
+// write stages data as the content of file p. The vault checks the size
+// limits, so str_replace and insert that would make a file too large fail with
 // the same answer as create.
-func write(ctx context.Context, tx *vault.Tx, p, data string, limits vault.Limits) error {
-	tooLarge := fail("File %s would be %d bytes, over the limit of %d bytes", p, len(data), limits.MaxFileSize)
-	if limits.MaxFileSize > 0 && int64(len(data)) > limits.MaxFileSize {
-		return tooLarge
-	}
-	if err := checkQuota(ctx, tx, p, int64(len(data)), limits); err != nil {
-		return err
-	}
-	err := tx.WriteFile(ctx, p, []byte(data))
-	if errors.Is(err, vault.ErrTooLarge) {
-		return tooLarge
-	}
-	return err
+func write(ctx context.Context, tx *vault.Tx, p, data string) error {
+	return limitFailure(tx.WriteFile(ctx, p, []byte(data)))
 }
 
 // occurrences returns where old starts in content, occurrences not overlapping.

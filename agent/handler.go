@@ -112,7 +112,7 @@ func (h *Handler) mutate(ctx context.Context, c command, toolUseID string) (stri
 	var content string
 	err = h.store.Update(ctx, meta, func(tx *vault.Tx) error {
 		var err error
-		content, err = edit(ctx, tx, c, limits)
+		content, err = edit(ctx, tx, c)
 		return err
 	})
 	return content + note, err

@@ -54,7 +54,7 @@ func BenchmarkServeVsSDK(b *testing.B) {
 		b.Fatal(err)
 	}
 	tree := b.TempDir()
-	env := seedVault(b, tree)
+	env := seedVault(b, filepath.Join(tree, "memvault"))
 	seedFolder(b, filepath.Join(tree, "sdk"))
 
 	backends := []*backend{
@@ -62,7 +62,9 @@ func BenchmarkServeVsSDK(b *testing.B) {
 		startBackend(b, "sdk", os.Environ(), "node", filepath.Join(dir, "sdkserve.js"), filepath.Join(tree, "sdk")),
 	}
 	if *serveBaseline != "" {
-		backends = append(backends, startBackend(b, "baseline", env, *serveBaseline, "serve"))
+		// A vault of its own: the mix creates the same paths in every backend.
+		baseEnv := seedVault(b, filepath.Join(tree, "baseline"))
+		backends = append(backends, startBackend(b, "baseline", baseEnv, *serveBaseline, "serve"))
 	}
 	// Warm up: node compiles, both fill their caches of the directory tree.
 	for _, be := range backends {

@@ -260,3 +260,11 @@ func encodeTree(m map[string]Entry) ([]byte, []Entry) {
 	}
 	return buf.Bytes(), es
 }
+
+// BlobHash is the name git gives a blob of data: the hash a Put of data
+// commits it under.
+func BlobHash(data []byte) Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
+
+// LinkEntry returns the entry a Link of object h puts in a tree: a tree or a
+// regular file. The error wraps ErrNotFound if h is neither in the repository.
+func (r *Repo) LinkEntry(h Hash) (Entry, error) { return r.entryFor(h) }

@@ -4,6 +4,7 @@ package vault
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"time"
 
@@ -26,6 +27,10 @@ var (
 	ErrNotDir = errors.New("not a directory")
 	// ErrTooLarge: content over the vault's file-size limit.
 	ErrTooLarge = errors.New("over the file size limit")
+	// ErrTooManyFiles: a change would take the vault over its file count limit.
+	ErrTooManyFiles = errors.New("over the vault's file count limit")
+	// ErrVaultFull: a change would take the vault over its total size limit.
+	ErrVaultFull = errors.New("over the vault's size limit")
 	// ErrNoIdentity: the identity file is missing or unreadable.
 	ErrNoIdentity = errors.New("no usable identity")
 	// ErrDecrypt: no identity given can decrypt a memory file.
@@ -122,6 +127,31 @@ type Limits struct {
 	// off, warn, redact or reject; "" means the agent's default (warn).
 	SecretPolicy string
 }
+
+// LimitError is the error of a change that would take a file or the vault over
+// one of the vault's limits. It wraps ErrTooLarge (MaxFileSize), ErrTooManyFiles
+// (MaxFiles) or ErrVaultFull (MaxVaultSize).
+type LimitError struct {
+	Path  string // the memory path whose change passes the limit
+	Would int64  // the file's size, or the vault's file count or size, after the change
+	Limit int64
+	Err   error // ErrTooLarge, ErrTooManyFiles or ErrVaultFull
+}
+
+// Error says which limit, by how much, and the config key that raises it.
+func (e *LimitError) Error() string {
+	what, key := "bytes", "maxFileSize"
+	switch e.Err {
+	case ErrTooManyFiles:
+		what, key = "files", "maxFiles"
+	case ErrVaultFull:
+		key = "maxVaultSize"
+	}
+	return fmt.Sprintf("vault: write %s: %d %s, %v of %d (memvault.%s in the vault's config)", e.Path, e.Would, what, e.Err, e.Limit, key)
+}
+
+// Unwrap returns the limit's sentinel.
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // DefaultLimits are the limits of a vault whose config names none.
 var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000,

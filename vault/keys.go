@@ -26,11 +26,12 @@ type keyring struct {
 	err error
 
 	rmu        sync.Mutex
-	recipients map[string][]age.Recipient // recipients file content -> parsed
+	recipients map[string][]age.Recipient      // recipients file content -> parsed
+	byBlob     map[gitlog.Hash][]age.Recipient // recipients file blob -> parsed: a write reads no blob
 }
 
 func newKeyring(opts Options, repo *gitlog.Repo) *keyring {
-	return &keyring{path: opts.IdentityFile, pass: opts.Passphrase, repo: repo, recipients: map[string][]age.Recipient{}}
+	return &keyring{path: opts.IdentityFile, pass: opts.Passphrase, repo: repo, recipients: map[string][]age.Recipient{}, byBlob: map[gitlog.Hash][]age.Recipient{}}
 }
 
 // identity loads the identity once per keyring, so a passphrase is asked for

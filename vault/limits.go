@@ -2,8 +2,10 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/config"
@@ -140,4 +142,144 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bo
 	}
 	v.trees.put(h, treeStat{u: u, sized: sized})
 	return u, nil
+}
+
+// growth is what a change set adds to the vault: files and bytes of plaintext,
+// negative when it takes away more than it adds, and the memory paths of the
+// first changes that added each.
+type growth struct {
+	files                int
+	bytes                int64
+	filesPath, bytesPath string
+}
+
+// add counts a change at memory path p that adds files and bytes.
+func (g *growth) add(p string, files int, bytes int64) {
+	if files > 0 && g.filesPath == "" {
+		g.filesPath = p
+	}
+	if bytes > 0 && g.bytesPath == "" {
+		g.bytesPath = p
+	}
+	g.files += files
+	g.bytes += bytes
+}
+
+// limited tells whether the vault has a limit on its file count or its size,
+// and so whether changes must be counted at all.
+func (l Limits) limited() bool { return l.MaxFiles > 0 || l.MaxVaultSize > 0 }
+
+// entryUsage is what entry e holds: a file, or a directory's files. The sizes
+// are read only when the vault limits its size.
+func (v *Vault) entryUsage(ctx context.Context, p string, e gitlog.Entry) (Usage, error) {
+	if e.IsDir() {
+		return v.treeUsage(ctx, p, e.Hash, v.limits.MaxVaultSize > 0)
+	}
+	u := Usage{Files: 1}
+	if v.limits.MaxVaultSize > 0 {
+		n, err := v.fileSize(p, e.Hash)
+		if err != nil {
+			return u, err
+		}
+		u.Bytes = n
+	}
+	return u, nil
+}
+
+// checkGrowth fails a change set that grows the vault at base past its limit on
+// files or on total size, with a *LimitError. A change set that adds no file
+// passes the file limit and one that adds no bytes passes the size limit, so a
+// vault over a limit (lowered in the config, or reached through a merge) can
+// always be shrunk back under it.
+//
+// This is the one place the vault's file count and size limits are enforced:
+// every change made through Update, and every restore, revert and rollback,
+// comes here before it is committed. Sync's merges do not: a merge joins what
+// two replicas hold already, and refusing it would leave the replicas apart
+// for good or drop one side's memories, so a merge may take a vault over its
+// limits, after which only changes that shrink it pass.
+func (v *Vault) checkGrowth(ctx context.Context, base *Snapshot, g growth) error {
+	l := v.limits
+	if l.MaxFiles > 0 && g.files > 0 {
+		n, err := base.FileCount(ctx)
+		if err != nil {
+			return err
+		}
+		if n+g.files > l.MaxFiles {
+			return &LimitError{Path: g.filesPath, Would: int64(n + g.files), Limit: int64(l.MaxFiles), Err: ErrTooManyFiles}
+		}
+	}
+	if l.MaxVaultSize > 0 && g.bytes > 0 {
+		u, err := base.Usage(ctx)
+		if err != nil {
+			return err
+		}
+		if n := u.Bytes + g.bytes; n > l.MaxVaultSize {
+			return &LimitError{Path: g.bytesPath, Would: n, Limit: l.MaxVaultSize, Err: ErrVaultFull}
+		}
+	}
+	return nil
+}
+
+// changesGrowth is what changes, made on the tree root, add to the vault. A
+// change at a path an earlier change deleted (or deleted a parent of) counts
+// as adding to nothing. A file it puts over the file size limit fails it with
+// a *LimitError.
+func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []gitlog.Change) (growth, error) {
+	var g growth
+	var deleted []string
+	gone := func(tp string) bool {
+		for _, d := range deleted {
+			if tp == d || strings.HasPrefix(tp, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range changes {
+		if c.Op == gitlog.Move || !strings.HasPrefix(c.Path, memDir+"/") && c.Path != memDir {
+			continue
+		}
+		p := memPath(c.Path)
+		var old, nu Usage
+		if !gone(c.Path) {
+			e, err := v.repo.Lookup(root, c.Path)
+			switch {
+			case err == nil:
+				if old, err = v.entryUsage(ctx, p, e); err != nil {
+					return g, err
+				}
+			case !errors.Is(err, gitlog.ErrNotFound) && !errors.Is(err, gitlog.ErrNotDir):
+				return g, fmt.Errorf("vault: %s: %w", p, err)
+			}
+		}
+		switch c.Op {
+		case gitlog.Delete:
+			deleted = append(deleted, c.Path)
+		case gitlog.Put:
+			n, err := plainSize(c.Data)
+			if err != nil {
+				return g, fmt.Errorf("vault: %s: %w", p, err)
+			}
+			nu = Usage{Files: 1, Bytes: n}
+		case gitlog.Link:
+			e, err := v.repo.LinkEntry(c.Hash)
+			if err != nil {
+				return g, fmt.Errorf("vault: %s: %w", p, err)
+			}
+			if nu, err = v.entryUsage(ctx, p, e); err != nil {
+				return g, err
+			}
+			if !e.IsDir() {
+				if nu.Bytes, err = v.fileSize(p, e.Hash); err != nil {
+					return g, err
+				}
+			}
+		}
+		if c.Op != gitlog.Delete && nu.Files == 1 && nu.Bytes > v.limits.MaxFileSize {
+			return g, &LimitError{Path: p, Would: nu.Bytes, Limit: v.limits.MaxFileSize, Err: ErrTooLarge}
+		}
+		g.add(p, nu.Files-old.Files, nu.Bytes-old.Bytes)
+	}
+	return g, nil
 }

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,14 @@ type Tx struct {
 	changes []gitlog.Change
 	path    string
 	newPath string
+	grow    growth        // what the staged changes add to the vault, when it has limits
+	written []writtenBlob // plaintext of the blobs staged, for the cache once committed
+}
+
+// writtenBlob is a blob a Tx staged and its plaintext.
+type writtenBlob struct {
+	hash  gitlog.Hash
+	plain []byte
 }
 
 // Update takes the vault's writer lock (waiting for other goroutines and
@@ -51,19 +60,31 @@ func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) er
 	if len(tx.changes) == 0 {
 		return nil
 	}
-	return v.commit(w, snap.commit, tx.path, tx.newPath, tx.changes, meta)
+	if err := v.commit(w, snap.commit, tx.path, tx.newPath, tx.changes, meta); err != nil {
+		return err
+	}
+	// What was just encrypted is not decrypted again: the next read of these
+	// blobs (a str_replace after a create, a view after either) finds them here.
+	for _, b := range tx.written {
+		v.cache.put(b.hash, b.plain)
+	}
+	return nil
 }
 
 // WriteFile stages p's content as plain, encrypted to the vault's recipients,
 // creating parent directories. The error wraps ErrIsDir if p is a directory,
-// ErrNotDir if an ancestor is a file, ErrTooLarge if plain is over the limit.
+// ErrNotDir if an ancestor is a file, and is a *LimitError if plain is over the
+// file size limit (wrapping ErrTooLarge) or the write would take the vault over
+// its limit on files (ErrTooManyFiles) or on total size (ErrVaultFull), counting
+// what the Tx staged before; the limits are checked in that order.
 func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 	tp, err := treePath(p)
 	if err != nil {
 		return err
 	}
-	if n := int64(len(plain)); n > tx.v.limits.MaxFileSize {
-		return fmt.Errorf("vault: write %s: %d bytes: %w", p, n, ErrTooLarge)
+	limits := tx.v.limits
+	if n := int64(len(plain)); n > limits.MaxFileSize {
+		return &LimitError{Path: memPath(tp), Would: n, Limit: limits.MaxFileSize, Err: ErrTooLarge}
 	}
 	e, err := tx.v.repo.Lookup(tx.root, tp)
 	switch {
@@ -74,6 +95,20 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 	case err != nil && !errors.Is(err, gitlog.ErrNotFound):
 		return fmt.Errorf("vault: write %s: %w", p, err)
 	}
+	if limits.limited() {
+		var old Usage
+		if err == nil {
+			if old, err = tx.v.entryUsage(ctx, memPath(tp), e); err != nil {
+				return err
+			}
+		}
+		g := tx.grow
+		g.add(memPath(tp), 1-old.Files, int64(len(plain))-old.Bytes)
+		if err := tx.v.checkGrowth(ctx, tx.Snapshot, g); err != nil {
+			return err
+		}
+		tx.grow = g
+	}
 	rs, err := tx.recipients()
 	if err != nil {
 		return err
@@ -82,6 +117,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 	if err != nil {
 		return err
 	}
+	tx.written = append(tx.written, writtenBlob{hash: gitlog.BlobHash(ct), plain: bytes.Clone(plain)})
 	return tx.stage(p, "", gitlog.Change{Op: gitlog.Put, Path: tp, Data: ct})
 }
 
@@ -95,10 +131,19 @@ func (tx *Tx) Remove(p string) error {
 	if tp == memDir {
 		return fmt.Errorf("vault: remove %s: %w", p, ErrRoot)
 	}
-	if _, found, err := tx.lookup(p); err != nil {
+	e, found, err := tx.lookup(p)
+	if err != nil {
 		return err
 	} else if !found {
 		return fmt.Errorf("vault: remove %s: %w", p, ErrNotExist)
+	}
+	if tx.v.limits.limited() {
+		// Counted so that later writes in the same Tx may use the room.
+		u, err := tx.v.entryUsage(context.Background(), memPath(tp), e)
+		if err != nil {
+			return err
+		}
+		tx.grow.add(memPath(tp), -u.Files, -u.Bytes)
 	}
 	return tx.stage(p, "", gitlog.Change{Op: gitlog.Delete, Path: tp})
 }
@@ -151,12 +196,34 @@ func (tx *Tx) stage(p, newPath string, c gitlog.Change) error {
 	return nil
 }
 
+// recipients returns the recipients the snapshot's files are encrypted to,
+// remembered by the hash of the recipients file.
 func (tx *Tx) recipients() ([]ageRecipient, error) {
-	content, err := tx.recipientsContent()
+	e, err := tx.v.repo.Lookup(tx.root, recipientsPath)
 	if err != nil {
+		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
+	}
+	k := tx.v.keys
+	k.rmu.Lock()
+	rs, ok := k.byBlob[e.Hash]
+	k.rmu.Unlock()
+	if ok {
+		return rs, nil
+	}
+	content, err := tx.v.repo.ReadBlob(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %s: %w", recipientsPath, err)
+	}
+	if rs, err = k.parseRecipients(content); err != nil {
 		return nil, err
 	}
-	return tx.v.keys.parseRecipients(content)
+	k.rmu.Lock()
+	if len(k.byBlob) > 64 {
+		clear(k.byBlob)
+	}
+	k.byBlob[e.Hash] = rs
+	k.rmu.Unlock()
+	return rs, nil
 }
 
 func sortEntries(es []Entry) {

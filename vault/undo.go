@@ -44,8 +44,10 @@ type UndoResult struct {
 // asked (its Command and Source are set here). Nothing changes, and no commit is
 // made, when path is already as it was. The error wraps ErrUnknownRevision for a
 // bad rev, ErrNotExist when nothing was at path then, ErrNotDir when a parent of
-// path is a file now, and ErrNoIdentity or ErrDecrypt when content must be
-// re-encrypted (the recipients changed since rev) and cannot be read.
+// path is a file now, ErrNoIdentity or ErrDecrypt when content must be
+// re-encrypted (the recipients changed since rev) and cannot be read, and is a
+// *LimitError when the restored files would take the vault over its limits (as
+// a write would: see Tx.WriteFile).
 func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*UndoResult, error) {
 	tp, err := treePath(path)
 	if err != nil {
@@ -131,6 +133,17 @@ func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, 
 	res := &UndoResult{Source: src.String()}
 	if len(u.changes) == 0 {
 		return res, nil
+	}
+	// An undo obeys the limits a write does: restoring what was deleted
+	// must not take the vault past them either.
+	{
+		g, err := v.changesGrowth(ctx, head.root, u.changes)
+		if err == nil {
+			err = v.checkGrowth(ctx, head, g)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	meta.Command, meta.Source = command, src.String()
 	if err := v.commit(w, head.commit, path, "", u.changes, meta); err != nil {
