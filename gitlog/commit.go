@@ -128,6 +128,11 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	for h, es := range trees {
 		r.trees.put(h, es)
 	}
+	// The next write starts from this commit: keep it decoded from the bytes
+	// written, so it reads back from the cache exactly as from the disk.
+	if dc, err := object.DecodeCommit(r.objs, mo); err == nil && dc.Hash == co.hash {
+		r.commits.put(co.hash, dc)
+	}
 	r.index.add(r, co.hash, tree, base, parents)
 	return co.hash, nil
 }

@@ -199,6 +199,17 @@ func (r *Repo) Close() error {
 
 // Head returns the commit Branch points at, or ZeroHash before the first commit.
 func (r *Repo) Head() (Hash, error) {
+	// A loose ref, as every commit leaves it, is read with one open; go-git's
+	// reader checks each folder of the path first (seven system calls). Anything
+	// else (packed refs, a damaged file) goes through go-git.
+	var buf [64]byte
+	if f, err := os.Open(filepath.Join(r.dir, filepath.FromSlash(string(Branch)))); err == nil {
+		n, _ := io.ReadFull(f, buf[:])
+		f.Close()
+		if line := strings.TrimRight(string(buf[:n]), "\r\n"); len(line) == 40 && isHex(line) {
+			return plumbing.NewHash(line), nil
+		}
+	}
 	ref, err := r.st.Reference(Branch)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return ZeroHash, nil
@@ -207,6 +218,15 @@ func (r *Repo) Head() (Hash, error) {
 		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", Branch, err)
 	}
 	return ref.Hash(), nil
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // object reads object h of type t. go-git loads the list of packs and their
