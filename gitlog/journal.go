@@ -5,8 +5,8 @@ package gitlog
 // Syncing each new object file, its directory, the ref and its directory costs a
 // dozen fsyncs a commit (about 5 ms here). Instead, Commit appends every object it
 // wrote and the branch's old and new values to memvault/journal as one checksummed
-// record and syncs that one file; then it puts the loose objects and the ref in
-// place by rename, without syncing them. Every checkpointBytes of journal, one
+// record and syncs that one file; it puts the loose objects in place by rename
+// while that sync runs, and the ref once it is done, without syncing them. Every checkpointBytes of journal, one
 // syncfs makes all those files durable and the journal starts over.
 //
 // After a machine crash, the next Open replays the journal: it rewrites any object
@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -51,12 +52,22 @@ func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObje
 	for i, o := range objs {
 		loose[i] = looseBytes(o)
 	}
+	// The loose objects go in place while the journal syncs, each in its own
+	// goroutine: creating a file waits on the file system's own journal, and
+	// the waits overlap. Only the branch must wait for the sync. An object put
+	// in place before a crash that loses its record is one nothing names.
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Go(func() { errs[i] = r.writeLoose(o.hash, loose[i]) })
+	}
 	size, err := r.appendJournal(encodeRecord(ref, old, new, objs, loose))
+	wg.Wait()
 	if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
-	for i, o := range objs {
-		if err := r.writeLoose(o.hash, loose[i]); err != nil {
+	for _, err := range errs {
+		if err != nil {
 			return fmt.Errorf("gitlog: write object: %w", err)
 		}
 	}
