@@ -65,13 +65,36 @@ func (r *Repo) writeLoose(h Hash, z []byte) error {
 
 // writeRef points ref at h by rename, creating the folders its name needs.
 func (r *Repo) writeRef(ref plumbing.ReferenceName, h Hash) error {
-	p := filepath.Join(r.dir, filepath.FromSlash(string(ref)))
+	tmp, err := r.prepareRef(ref, h)
+	if err != nil {
+		return err
+	}
+	return r.placeRef(ref, tmp)
+}
+
+// prepareRef writes the value of ref pointing at h to a temporary file, for
+// placeRef to put in place: the file can be made while the journal syncs, and
+// only the rename has to wait for it.
+func (r *Repo) prepareRef(ref plumbing.ReferenceName, h Hash) (tmp string, err error) {
 	if ref != Branch {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
+		if err := os.MkdirAll(filepath.Dir(r.refPath(ref)), 0o755); err != nil {
+			return "", err
 		}
 	}
-	return writeFileAtomicVia(r.StateDir(), p, []byte(h.String()+"\n"), 0o644, false)
+	return writeTemp(r.StateDir(), []byte(h.String()+"\n"), 0o644, false)
+}
+
+// placeRef renames the file prepareRef wrote over ref, or removes it on failure.
+func (r *Repo) placeRef(ref plumbing.ReferenceName, tmp string) error {
+	if err := os.Rename(tmp, r.refPath(ref)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func (r *Repo) refPath(ref plumbing.ReferenceName) string {
+	return filepath.Join(r.dir, filepath.FromSlash(string(ref)))
 }
 
 // writeFileAtomic writes data to a temporary file beside p and renames it over p,

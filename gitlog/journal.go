@@ -56,22 +56,35 @@ func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObje
 	// goroutine: creating a file waits on the file system's own journal, and
 	// the waits overlap. Only the branch must wait for the sync. An object put
 	// in place before a crash that loses its record is one nothing names.
+	// The new value of the ref is written to its temporary file meanwhile too.
 	errs := make([]error, len(objs))
 	var wg sync.WaitGroup
 	for i, o := range objs {
 		wg.Go(func() { errs[i] = r.writeLoose(o.hash, loose[i]) })
 	}
+	var refTmp string
+	var refErr error
+	wg.Go(func() { refTmp, refErr = r.prepareRef(ref, new) })
 	size, err := r.appendJournal(encodeRecord(ref, old, new, objs, loose))
 	wg.Wait()
-	if err != nil {
-		return fmt.Errorf("gitlog: journal: %w", err)
-	}
-	for _, err := range errs {
+	if err == nil {
+		err = errors.Join(errs...)
 		if err != nil {
-			return fmt.Errorf("gitlog: write object: %w", err)
+			err = fmt.Errorf("gitlog: write object: %w", err)
 		}
+	} else {
+		err = fmt.Errorf("gitlog: journal: %w", err)
 	}
-	if err := r.writeRef(ref, new); err != nil {
+	if err == nil && refErr != nil {
+		err = fmt.Errorf("gitlog: write ref: %w", refErr)
+	}
+	if err != nil {
+		if refErr == nil {
+			os.Remove(refTmp)
+		}
+		return err
+	}
+	if err := r.placeRef(ref, refTmp); err != nil {
 		return fmt.Errorf("gitlog: write ref: %w", err)
 	}
 	if size >= checkpointBytes {
