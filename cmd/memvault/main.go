@@ -48,6 +48,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func main() {
 	harden() // before anything is decrypted: no plaintext in core dumps, nor in swap when allowed
+	limitMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
