@@ -38,11 +38,3 @@ func (r *Repo) HoldsObjects() (bool, error) {
 	return false, nil
 }
 
-func isHex(s string) bool {
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
