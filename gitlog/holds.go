@@ -37,4 +37,3 @@ func (r *Repo) HoldsObjects() (bool, error) {
 	}
 	return false, nil
 }
-
