@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ type mcpOptions struct {
 	http        string // --http ADDR; "" serves stdio
 	allowRemote bool
 	tokenFile   string
+	syncEvery   time.Duration // --sync-every; 0: no syncing
 }
 
 func newMCPCommand(g *globalOptions) *cobra.Command {
@@ -61,6 +63,7 @@ honoured on loopback too. Put a TLS proxy in front of a remote server.`,
 	c.Flags().StringVar(&opts.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	c.Flags().BoolVar(&opts.allowRemote, "allow-remote", false, "with --http, allow an address that is not loopback (needs a token)")
 	c.Flags().StringVar(&opts.tokenFile, "token-file", "", "read the bearer token for --http from `FILE` (default $"+envMCPToken+")")
+	c.Flags().DurationVar(&opts.syncEvery, "sync-every", 0, syncEveryUsage)
 	return c
 }
 
@@ -89,6 +92,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	} else {
 		defer closeVault(v, &err)
 		v.IndexHistory() // a long-lived process: its first per-file history answers at once
+		defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
 		srv = agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
 	}
 	if opts.http == "" {

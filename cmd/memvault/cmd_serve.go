@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,8 +12,9 @@ import (
 
 // serveOptions are the flags of `memvault serve`.
 type serveOptions struct {
-	agent   string
-	session string
+	agent     string
+	session   string
+	syncEvery time.Duration // --sync-every; 0: no syncing
 }
 
 func newServeCommand(g *globalOptions) *cobra.Command {
@@ -43,6 +45,7 @@ fix as an error line, for bridges that never show stderr; it then exits with sta
 	}
 	c.Flags().StringVar(&opts.agent, "agent", "", "`NAME` of the agent, recorded in each commit")
 	c.Flags().StringVar(&opts.session, "session", "", "session or conversation `ID`, recorded in each commit")
+	c.Flags().DurationVar(&opts.syncEvery, "sync-every", 0, syncEveryUsage)
 	return c
 }
 
@@ -59,6 +62,7 @@ func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Re
 	}
 	defer closeVault(v, &err)
 	v.IndexHistory() // a long-lived process: its first per-file history answers at once
+	defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
 	h := agent.New(v, agent.Options{Agent: opts.agent, Session: opts.session})
 	return agent.Serve(ctx, h, in, out)
 }

@@ -132,7 +132,8 @@ func (p progressWriter) Write(b []byte) (int, error) {
 func newSyncCommands(g *globalOptions) []*cobra.Command {
 	mk := func(use string, mode vault.SyncMode, short, long string) *cobra.Command {
 		var tf transferFlags
-		var accept bool
+		var accept, watch bool
+		var every time.Duration
 		c := &cobra.Command{
 			Use:   use + " [REMOTE]",
 			Short: short,
@@ -143,12 +144,22 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
+				if watch {
+					if accept {
+						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients on its own: run sync --accept-recipients once, after checking them")}
+					}
+					return runSyncWatch(c.Context(), g, opts, every, tf.timeout, c.ErrOrStderr())
+				}
 				return runSync(c.Context(), g, opts, tf.timeout, c.OutOrStdout())
 			},
 		}
 		tf.register(c)
 		if mode != vault.SyncPush {
 			c.Flags().BoolVar(&accept, "accept-recipients", false, "take a change of the vault's recipients made on the remote")
+		}
+		if mode == vault.SyncBoth {
+			c.Flags().BoolVar(&watch, "watch", false, "keep syncing until interrupted: soon after each write, and every --every")
+			c.Flags().DurationVar(&every, "every", vault.DefaultSyncEvery, "with --watch, sync this often to bring in others' changes")
 		}
 		return c
 	}
@@ -158,9 +169,16 @@ lines and encrypted again. Overlapping edits stay in the file between conflict
 markers (<<<<<<< ours (host, time) / ======= / >>>>>>> theirs (remote, time)), so no
 memory is lost; the merge commit names each such file. A change of the recipients
 made on the remote is shown and taken only with --accept-recipients.`
+	const watchHelp = `With --watch, sync keeps running until interrupted (Ctrl-C, SIGTERM): it syncs at
+once, about a second after any write to the vault (by any process), and every
+--every (default 30s) to bring in what others pushed, each sync bounded by
+--timeout, and logs one line per sync on stderr. When a sync fails (the remote
+is down) it tries again after a random wait that doubles up to 5 minutes. A
+change of recipients made on the remote is never taken: the loop says so and
+waits for a person to run sync --accept-recipients.`
 	return []*cobra.Command{
 		mk("sync", vault.SyncBoth, "Fetch, merge and push: bring the vault and a remote together",
-			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+transferHelp),
+			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+watchHelp+"\n\n"+transferHelp),
 		mk("pull", vault.SyncPull, "Fetch and merge a remote's changes, without pushing",
 			"Pull fetches the remote's main branch and fast-forwards or merges it.\n\n"+merge+"\n\n"+transferHelp),
 		mk("push", vault.SyncPush, "Push the vault to a remote that is behind",
