@@ -68,7 +68,20 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 // EncodedObject, HasEncodedObject and EncodedObjectSize go through r's read
 // lock: go-git's fetch reads local commits (to tell the server what it has), and
 // its storage builds its pack index lazily, unsafe beside other readers.
+//
+// A miss is the usual answer to go-git asking whether the repository already
+// has the commit the remote advertises, so it is not looked for again after
+// reindexing every pack (Repo.object's way with a miss): that decoded the
+// index of the whole history up to lookTries times per fetch, and made every
+// round of a busy fleet cost the length of its history (issue 19). A commit
+// another process fetched a moment ago is then fetched again, which is harmless.
 func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	s.r.readMu.Lock()
+	err := s.Storer.HasEncodedObject(h)
+	s.r.readMu.Unlock()
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, plumbing.ErrObjectNotFound
+	}
 	typ, data, err := s.r.readObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, plumbing.ErrObjectNotFound // unwrapped: go-git compares with ==

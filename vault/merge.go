@@ -34,7 +34,6 @@ type merger struct {
 	recipients               []ageRecipient
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
-	below                    map[gitlog.Hash]bool // the commits reachable from base, if a side has merges
 }
 
 // side is one path's blob in the base and on each side; ZeroHash where absent.

@@ -126,8 +126,8 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 // base, each after its parents: commit times cannot give that order, for many
 // commits share a second, and a chain of renames (a to b, then c to a) must be
 // followed in the order it was made. A side that is a chain of commits on the
-// base, the usual case, is read alone; a side with a merge needs the whole
-// history below the base, to know where to stop.
+// base, the usual case, is read alone; a side with a merge is walked as
+// sideGraph (merge_side.go) says.
 func (m *merger) sideCommits(head gitlog.Hash) ([]*gitlog.Commit, error) {
 	var chain []*gitlog.Commit
 	for h := head; h != m.base; {
@@ -148,53 +148,4 @@ func (m *merger) sideCommits(head gitlog.Hash) ([]*gitlog.Commit, error) {
 		chain[i], chain[j] = chain[j], chain[i]
 	}
 	return chain, nil
-}
-
-// sideGraph is sideCommits for a side with merges.
-func (m *merger) sideGraph(head gitlog.Hash) ([]*gitlog.Commit, error) {
-	if m.below == nil {
-		m.below = map[gitlog.Hash]bool{}
-		if err := m.v.repo.Walk(m.base, func(c *gitlog.Commit) error {
-			m.below[c.Hash] = true
-			return m.ctx.Err()
-		}); err != nil {
-			m.below = nil
-			return nil, fmt.Errorf("vault: merge: %w", err)
-		}
-	}
-	below := m.below
-	// A depth-first walk that lists a commit once all its parents are listed.
-	var out []*gitlog.Commit
-	read := map[gitlog.Hash]*gitlog.Commit{}
-	done := map[gitlog.Hash]bool{}
-	stack := []gitlog.Hash{head}
-	for len(stack) > 0 {
-		h := stack[len(stack)-1]
-		if done[h] || below[h] {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		c, ok := read[h]
-		if !ok {
-			var err error
-			if c, err = m.v.repo.ReadCommit(h); err != nil {
-				return nil, fmt.Errorf("vault: merge: %w", err)
-			}
-			read[h] = c
-		}
-		waiting := false
-		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
-			if p := c.ParentHashes[i]; !done[p] && !below[p] {
-				stack = append(stack, p)
-				waiting = true
-			}
-		}
-		if waiting {
-			continue
-		}
-		stack = stack[:len(stack)-1]
-		done[h] = true
-		out = append(out, c)
-	}
-	return out, nil
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/internal/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
@@ -127,7 +126,7 @@ func TestSyncWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	b, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +179,8 @@ func TestSyncWatch(t *testing.T) {
 		for _, r := range w.w.since(w.n) {
 			switch {
 			case r.Err == nil:
-			case !errors.Is(r.Err, gitlog.ErrUnreachable):
-				t.Errorf("%s: a sync with the remote down failed with %v, want an error wrapping gitlog.ErrUnreachable", w.name, r.Err)
+			case !errors.Is(r.Err, vault.ErrUnreachable):
+				t.Errorf("%s: a sync with the remote down failed with %v, want an error wrapping vault.ErrUnreachable", w.name, r.Err)
 			case r.Retry <= 0 || r.Retry > 400*time.Millisecond:
 				t.Errorf("%s: failure %d: retry in %v, want within (0, RetryCap 400ms]", w.name, r.Failures, r.Retry)
 			}
