@@ -177,3 +177,63 @@ func TestSyncWatchProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSyncNeverBlocks (issue 19): serve --sync-every against a remote
+// that takes the connection and never answers. The sync in the background
+// hangs, and every memory tool call is still answered at once; at the end of
+// its input serve stops, the hung sync with it.
+func TestServeSyncNeverBlocks(t *testing.T) {
+	root := t.TempDir()
+	p := newProcess(t, root)
+	p.run(t, "", "init")
+	p.run(t, "", "remote", "add", "origin", "git://"+silentServer(t)+"/vault.git")
+	pctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(pctx, p.exe, "serve", "--sync-every", "100ms")
+	cmd.Env = p.env
+	cmd.WaitDelay = 10 * time.Second
+	logs := &lockedBuffer{}
+	cmd.Stderr = logs
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answers := bufio.NewScanner(out)
+	for i := range 20 {
+		t0 := time.Now()
+		line, _ := json.Marshal(map[string]any{"id": i, "input": map[string]any{
+			"command": "create", "path": fmt.Sprintf("/memories/n%d.md", i), "file_text": "note\n"}})
+		if _, err := in.Write(append(line, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		if !answers.Scan() {
+			t.Fatalf("serve ended: %v\n%s", answers.Err(), logs)
+		}
+		if !strings.Contains(answers.Text(), "File created successfully") {
+			t.Errorf("create %d = %s", i, answers.Text())
+		}
+		// A write takes milliseconds; a sync waiting on the remote would
+		// take until its 2-minute timeout.
+		if d := time.Since(t0); d > 10*time.Second {
+			t.Errorf("create %d took %v while a sync hung", i, d)
+		}
+	}
+	in.Close()
+	t0 := time.Now()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve at the end of its input: %v, want status 0\n%s", err, logs)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("serve took %v to stop with a sync hung", d)
+	}
+	if strings.Contains(logs.String(), "memvault: sync (") {
+		t.Errorf("serve logged a sync outcome, but the remote never answered:\n%s", logs)
+	}
+}
