@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -41,7 +40,7 @@ func TestSyncSideClockSkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, gitlog.Auth{}, nil)
+	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,9 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := v.SyncWatch(ctx, watchOptions(vault.SyncOptions{}, every, 0, log)); err != nil {
+		// Credentials from the environment, as sync without flags takes them.
+		opts := vault.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
+		if err := v.SyncWatch(ctx, watchOptions(opts, every, 0, log)); err != nil {
 			fmt.Fprintf(log, "memvault: sync: %s\n", logSafe(err.Error()))
 		}
 	}()
