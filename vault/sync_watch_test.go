@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -296,8 +296,8 @@ func TestSyncWatchRefusals(t *testing.T) {
 		for _, r := range reports {
 			if errors.Is(r.Err, vault.ErrRecipientsChanged) {
 				k++
-				if !r.Result.RecipientsChanged || !strings.Contains(r.Result.Recipients, key) {
-					t.Errorf("report %+v does not show the remote's recipients with %s", r.Result, key)
+				if !r.Result.RecipientsChanged || !slices.ContainsFunc(r.Result.RecipientsAdded, func(rc vault.Recipient) bool { return rc.Key == key }) {
+					t.Errorf("report %+v does not show the remote's added recipient %s", r.Result, key)
 				}
 			}
 		}
