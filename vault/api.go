@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
@@ -192,4 +193,11 @@ type LogOptions struct {
 	Skip    int       // leave out this many of the first records that match (a page's offset)
 	Since   time.Time // only commits made at or after this time, when set
 	Command string    // only commits of this memory command (create, rename, revert, ...), when set
+	// Pickaxe, when set, keeps the commits whose decrypted change against their
+	// first parent changes the number of times this text occurs in a file
+	// (git log -S). A file moved without an edit is no change.
+	Pickaxe string
+	// PickaxeRegexp, when set, keeps the commits whose decrypted change adds or
+	// removes a line it matches (git log -G).
+	PickaxeRegexp *regexp.Regexp
 }

@@ -10,7 +10,7 @@ import (
 // Log returns the vault's history, newest first: every commit, or with opts.Path
 // those that changed what is at that path (a file, or anything under a
 // directory), following it back through the rename commands that moved it there.
-// Since and Command filter the records; Skip and Limit then page through them.
+// Since, Command and the pickaxe (Pickaxe, PickaxeRegexp) filter the records; Skip and Limit then page through them.
 //
 // A path's history compares the path's entry from commit to parent, never a
 // whole tree diff, and reads only the commits that touched it (see
@@ -30,24 +30,37 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	}
 	var out []Record
 	skip := opts.Skip
+	var px *pickaxe
+	if opts.PickaxeRegexp != nil {
+		px = &pickaxe{re: opts.PickaxeRegexp, quick: wholeText(opts.PickaxeRegexp)}
+	} else if opts.Pickaxe != "" {
+		px = &pickaxe{text: opts.Pickaxe}
+	}
 	// keep applies the filters and the page; it tells when the page is full.
-	keep := func(r Record) bool {
+	keep := func(r Record, c *gitlog.Commit, p string) (bool, error) {
 		if !opts.Since.IsZero() && r.Time.Before(opts.Since) || opts.Command != "" && r.Command != opts.Command {
-			return false
+			return false, nil
+		}
+		if px != nil {
+			if hit, err := v.pickaxeHit(ctx, c, p, *px); err != nil || !hit {
+				return false, err
+			}
 		}
 		if skip > 0 {
 			skip--
-			return false
+			return false, nil
 		}
 		out = append(out, r)
-		return opts.Limit > 0 && len(out) >= opts.Limit
+		return opts.Limit > 0 && len(out) >= opts.Limit, nil
 	}
 	if tp == "" {
 		err = v.repo.Walk(head, func(c *gitlog.Commit) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if keep(record(c)) {
+			if full, err := keep(record(c), c, memDir); err != nil {
+				return err
+			} else if full {
 				return gitlog.ErrStop
 			}
 			return nil
@@ -56,7 +69,9 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	}
 	err = v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
 		r := record(c)
-		if keep(r) {
+		if full, err := keep(r, c, p); err != nil {
+			return p, err
+		} else if full {
 			return p, gitlog.ErrStop
 		}
 		return renamedFrom(r, p), nil

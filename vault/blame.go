@@ -1,0 +1,270 @@
+package vault
+
+// Blame reads a file's history once, along first parents, following renames:
+// each version the path held is decrypted once (in parallel), and consecutive
+// versions are compared with the same line diff as everything else here
+// (textdiff). A kept line keeps its attribution; an inserted line belongs to the
+// commit that inserted it. That is git blame's answer on a linear history.
+//
+// What git cannot say: an undo (restore, revert, rollback) or a sync merge that
+// puts a line back names itself as the line's commit, as git would, and names
+// as Origin the commit that first wrote that line. "Back" means: the same text
+// was in an earlier version of this file (along the walk, gaps where the file
+// was deleted included) and had been removed since; for a merge, also a line of
+// the merged side's version of the file, attributed by blaming that side. A
+// line that has an Origin keeps it while it stays.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/textdiff"
+)
+
+// BlameLine is one line of a file with the commit that brought it.
+type BlameLine struct {
+	Number int    `json:"line"`   // 1-based
+	Text   string `json:"text"`   // without its "\n"
+	Commit string `json:"commit"` // the commit whose change put the line here
+	Path   string `json:"path"`   // the file's memory path in that commit
+	// Origin is, for a line an undo or a sync merge brought back, the commit
+	// that first wrote it (its Path then in OriginPath); "" otherwise.
+	Origin     string `json:"origin,omitempty"`
+	OriginPath string `json:"origin_path,omitempty"`
+}
+
+// Blame is a file's lines with their commits.
+type Blame struct {
+	Path   string      `json:"path"`   // the memory path blamed
+	Commit string      `json:"commit"` // the revision it was read at
+	Lines  []BlameLine `json:"lines"`
+	// Commits holds the record of every commit the lines name, by full hash.
+	Commits map[string]Record `json:"commits"`
+}
+
+// Blame attributes each line of the memory file at path, as it is at revision
+// rev (see Resolve; "" is main), to the commit that brought it, following the
+// file back through renames. See the top of blame.go for what an undo or a sync
+// merge that brings a line back is given. The error is a *PathError for an
+// invalid path, wraps ErrUnknownRevision for a bad rev, ErrNotExist when no file
+// was at path then, ErrIsDir for a directory, and ErrNoIdentity or ErrDecrypt
+// when a version cannot be decrypted.
+func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
+	tp, err := treePath(path)
+	if err != nil {
+		return nil, err
+	}
+	if rev == "" {
+		rev = "HEAD"
+	}
+	h, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+	}
+	e, err := v.repo.Lookup(root, tp)
+	switch {
+	case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
+		return nil, fmt.Errorf("vault: blame %s: no file there at %s: %w", memPath(tp), shortHash(h), ErrNotExist)
+	case err != nil:
+		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+	case e.IsDir():
+		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), ErrIsDir)
+	}
+	b := &blamer{v: v, memo: map[memoKey]*blameState{}, index: map[gitlog.Hash]int32{}}
+	st, err := b.blame(ctx, h, tp, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := &Blame{Path: memPath(tp), Commit: h.String(), Lines: make([]BlameLine, len(st.lines)), Commits: map[string]Record{}}
+	for i, l := range st.lines {
+		a := st.attrs[i]
+		c := b.commits[a.c]
+		bl := BlameLine{Number: i + 1, Text: strings.TrimSuffix(l, "\n"), Commit: c.rec.Commit, Path: memPath(c.path)}
+		out.Commits[c.rec.Commit] = c.rec
+		if a.o >= 0 {
+			o := b.commits[a.o]
+			bl.Origin, bl.OriginPath = o.rec.Commit, memPath(o.path)
+			out.Commits[o.rec.Commit] = o.rec
+		}
+		out.Lines[i] = bl
+	}
+	return out, nil
+}
+
+// attr is one line's attribution: indexes into blamer.commits; o is -1 when the
+// line has no origin apart from c.
+type attr struct{ c, o int32 }
+
+// origin is the commit that first wrote the line.
+func (a attr) origin() attr {
+	if a.o >= 0 {
+		return attr{a.o, -1}
+	}
+	return attr{a.c, -1}
+}
+
+type memoKey struct {
+	h gitlog.Hash
+	p string
+}
+
+type blameState struct {
+	lines []string
+	attrs []attr
+}
+
+type blameCommit struct {
+	rec  Record
+	path string // tree path of the file in this commit
+}
+
+// blamer holds one Blame call's commits and the states it has worked out, so
+// that blaming a merge's other side stops where it meets known history.
+type blamer struct {
+	v       *Vault
+	commits []blameCommit
+	index   map[gitlog.Hash]int32
+	memo    map[memoKey]*blameState // by commit that changed the file (the walk's versions) and its path
+}
+
+// maxMergeDepth bounds how deep blaming a merge's other side may recurse.
+const maxMergeDepth = 4
+
+type blameVersion struct {
+	hash   gitlog.Hash
+	c      *gitlog.Commit
+	path   string
+	parent gitlog.Hash // the merged side (second parent) of a merge
+	blob   gitlog.Hash // zero: no file here
+}
+
+// blame works out the state of the file at tree path tp in commit from.
+func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth int) (*blameState, error) {
+	var vers []blameVersion
+	var base *blameState
+	err := b.v.repo.WalkPathFirstParent(ctx, from, tp, func(c *gitlog.Commit, p string) (string, error) {
+		if st, ok := b.memo[memoKey{c.Hash, p}]; ok {
+			base = st
+			return p, gitlog.ErrStop
+		}
+		ver := blameVersion{hash: c.Hash, c: c, path: p}
+		if len(c.ParentHashes) > 1 {
+			ver.parent = c.ParentHashes[1]
+		}
+		if e, err := b.v.repo.Lookup(c.TreeHash, p); err == nil && !e.IsDir() {
+			ver.blob = e.Hash
+		} else if err != nil && !errors.Is(err, gitlog.ErrNotFound) && !errors.Is(err, gitlog.ErrNotDir) {
+			return p, err
+		}
+		vers = append(vers, ver)
+		return renamedFrom(record(c), p), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+	}
+	refs := make([]fileRef, len(vers))
+	for i, ver := range vers {
+		refs[i] = fileRef{path: ver.path, hash: ver.blob}
+	}
+	texts, err := b.v.readAll(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	cur := &blameState{}
+	if base != nil {
+		cur = base
+	}
+	gone := map[string]attr{} // removed lines, by text: their origin
+	for i := len(vers) - 1; i >= 0; i-- {
+		ver := vers[i]
+		ci := b.commit(ver)
+		if ver.blob.IsZero() {
+			for j, l := range cur.lines {
+				gone[l] = cur.attrs[j].origin()
+			}
+			cur = &blameState{}
+			b.memo[memoKey{ver.hash, ver.path}] = cur
+			continue
+		}
+		next := &blameState{lines: textdiff.Lines(texts[i])}
+		next.attrs = make([]attr, len(next.lines))
+		rec := &b.commits[ci].rec
+		bringsBack := rec.Command == "restore" || rec.Command == "revert" || rec.Command == "rollback" || rec.Command == "merge"
+		var theirs map[string]attr
+		if rec.Command == "merge" && !ver.parent.IsZero() && depth < maxMergeDepth {
+			if theirs, err = b.side(ctx, ver.parent, ver.path, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		ai := 0 // next line of cur
+		keep := func(a0, b0 int) {
+			for ai < a0 {
+				next.attrs[b0-(a0-ai)] = cur.attrs[ai]
+				ai++
+			}
+		}
+		for _, hk := range textdiff.Diff(cur.lines, next.lines) {
+			keep(hk.A0, hk.B0)
+			for j := hk.A0; j < hk.A1; j++ {
+				gone[cur.lines[j]] = cur.attrs[j].origin()
+			}
+			ai = hk.A1
+			for j := hk.B0; j < hk.B1; j++ {
+				a := attr{ci, -1}
+				if bringsBack {
+					if o, ok := gone[next.lines[j]]; ok {
+						a.o = o.c
+					} else if o, ok := theirs[next.lines[j]]; ok {
+						a.o = o.c
+					}
+				}
+				next.attrs[j] = a
+			}
+		}
+		keep(len(cur.lines), len(next.lines))
+		cur = next
+		b.memo[memoKey{ver.hash, ver.path}] = cur
+	}
+	if base == nil && len(vers) == 0 {
+		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), ErrNotExist)
+	}
+	return cur, nil
+}
+
+// side blames the file at tree path tp in commit h (a merge's other side) and
+// returns its lines' origins by text.
+func (b *blamer) side(ctx context.Context, h gitlog.Hash, tp string, depth int) (map[string]attr, error) {
+	root, err := b.v.repo.RootTree(h)
+	if err != nil {
+		return nil, err
+	}
+	if e, err := b.v.repo.Lookup(root, tp); err != nil || e.IsDir() {
+		return nil, nil // nothing there on that side
+	}
+	st, err := b.blame(ctx, h, tp, depth)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]attr, len(st.lines))
+	for i, l := range st.lines {
+		out[l] = st.attrs[i].origin()
+	}
+	return out, nil
+}
+
+func (b *blamer) commit(ver blameVersion) int32 {
+	if i, ok := b.index[ver.hash]; ok {
+		return i
+	}
+	i := int32(len(b.commits))
+	b.commits = append(b.commits, blameCommit{rec: record(ver.c), path: ver.path})
+	b.index[ver.hash] = i
+	return i
+}

@@ -1,0 +1,266 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/textdiff"
+)
+
+// GrepOptions select what Grep searches and how much it returns.
+type GrepOptions struct {
+	Rev     string   // the revision searched (see Resolve); "" is main
+	Paths   []string // memory files or directories to search; none: all of /memories
+	Context int      // lines shown before and after each matching line
+	// MaxLines, when above 0, stops the search once this many lines (matches
+	// and context) have been gathered; Truncated then says so.
+	MaxLines int
+}
+
+// GrepLine is one line of a file that Grep returns: a match, or context.
+type GrepLine struct {
+	Number int    `json:"line"` // 1-based
+	Text   string `json:"text"` // without its "\n"
+	Match  bool   `json:"match"`
+}
+
+// GrepFile is a file with at least one matching line.
+type GrepFile struct {
+	Path    string     `json:"path"`
+	Matches int        `json:"matches"` // matching lines
+	Lines   []GrepLine `json:"lines"`   // matches and their context, in order
+}
+
+// GrepResult is what Grep found.
+type GrepResult struct {
+	Commit    string     `json:"commit"` // the revision searched
+	Files     []GrepFile `json:"files"`  // in byte order of path
+	Truncated bool       `json:"truncated"`
+}
+
+// Grep searches the decrypted memory files at opts.Rev for lines that re
+// matches, line by line (a line is matched without its "\n"). Files are
+// decrypted in memory, in parallel, once per process. The error is a
+// *PathError for an invalid path, wraps ErrUnknownRevision for a bad rev,
+// ErrNotExist for a path with nothing there, and ErrNoIdentity or ErrDecrypt
+// when a file cannot be decrypted.
+func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (*GrepResult, error) {
+	tps := []string{memDir}
+	if len(opts.Paths) > 0 {
+		tps = tps[:0]
+		for _, p := range opts.Paths {
+			tp, err := treePath(p)
+			if err != nil {
+				return nil, err
+			}
+			tps = append(tps, tp)
+		}
+	}
+	rev := opts.Rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	h, err := v.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return nil, fmt.Errorf("vault: grep: %w", err)
+	}
+	var refs []fileRef
+	seen := map[string]bool{}
+	for _, tp := range tps {
+		e, err := v.repo.Lookup(root, tp)
+		switch {
+		case tp == memDir && errors.Is(err, gitlog.ErrNotFound):
+			continue // an empty vault
+		case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
+			return nil, fmt.Errorf("vault: grep %s: %w", memPath(tp), ErrNotExist)
+		case err != nil:
+			return nil, fmt.Errorf("vault: grep %s: %w", memPath(tp), err)
+		}
+		found := []fileRef{{path: tp, hash: e.Hash}}
+		if e.IsDir() {
+			if found, err = v.filesUnder(tp, e.Hash); err != nil {
+				return nil, err
+			}
+		}
+		for _, r := range found {
+			if !seen[r.path] {
+				seen[r.path] = true
+				refs = append(refs, r)
+			}
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].path < refs[j].path })
+	texts, err := v.readAll(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	res := &GrepResult{Commit: h.String()}
+	total := 0
+	quick := wholeText(re)
+	for i, text := range texts {
+		if quick != nil && !quick.Match(text) {
+			continue
+		}
+		f := grepFile(re, text, opts.Context)
+		if f.Matches == 0 {
+			continue
+		}
+		f.Path = memPath(refs[i].path)
+		if opts.MaxLines > 0 && total+len(f.Lines) > opts.MaxLines {
+			f.Lines = f.Lines[:opts.MaxLines-total]
+			res.Truncated = true
+		}
+		total += len(f.Lines)
+		if len(f.Lines) > 0 {
+			res.Files = append(res.Files, f)
+		}
+		if res.Truncated {
+			break
+		}
+	}
+	return res, nil
+}
+
+// filesUnder lists the files under the directory at tree path tp (tree h).
+func (v *Vault) filesUnder(tp string, h gitlog.Hash) ([]fileRef, error) {
+	var out []fileRef
+	var walk func(dir string, h gitlog.Hash) error
+	walk = func(dir string, h gitlog.Hash) error {
+		es, err := v.repo.ReadTree(h)
+		if err != nil {
+			return fmt.Errorf("vault: grep %s: %w", memPath(dir), err)
+		}
+		for _, c := range es {
+			p := dir + "/" + c.Name
+			if c.IsDir() {
+				if err := walk(p, c.Hash); err != nil {
+					return err
+				}
+				continue
+			}
+			out = append(out, fileRef{path: p, hash: c.Hash})
+		}
+		return nil
+	}
+	return out, walk(tp, h)
+}
+
+// grepFile returns the matching lines of text with ctx lines around each.
+func grepFile(re *regexp.Regexp, text []byte, ctx int) GrepFile {
+	var f GrepFile
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	shown := -1 // the last line index added to f.Lines
+	for i, l := range lines {
+		l = bytes.TrimSuffix(l, []byte("\n"))
+		if !re.Match(l) {
+			continue
+		}
+		f.Matches++
+		for j := max(shown+1, i-ctx); j < i; j++ {
+			f.Lines = append(f.Lines, GrepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
+		}
+		f.Lines = append(f.Lines, GrepLine{Number: i + 1, Text: string(l), Match: true})
+		shown = i
+		// Context after is added lazily: up to ctx lines, stopping at the next match.
+		for j := i + 1; j <= min(i+ctx, len(lines)-1); j++ {
+			if re.Match(bytes.TrimSuffix(lines[j], []byte("\n"))) {
+				break
+			}
+			f.Lines = append(f.Lines, GrepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
+			shown = j
+		}
+	}
+	return f
+}
+
+// pickaxe is the content filter of Log: -S's text or -G's expression.
+type pickaxe struct {
+	text  string
+	re    *regexp.Regexp
+	quick *regexp.Regexp // wholeText(re)
+}
+
+// wholeText returns an expression that matches a whole text wherever re
+// matches one of its lines (and perhaps elsewhere), so that a text it does not
+// match can be skipped without splitting it into lines; nil when there is none.
+func wholeText(re *regexp.Regexp) *regexp.Regexp {
+	s := re.String()
+	if strings.Contains(s, `\A`) || strings.Contains(s, `\z`) {
+		return nil
+	}
+	q, err := regexp.Compile("(?m:" + s + ")")
+	if err != nil {
+		return nil
+	}
+	return q
+}
+
+// hit tells whether commit c's change of the files at or under tree path tp,
+// against its first parent, adds or removes the pickaxe's text: for text, the
+// number of its occurrences in a file differs before and after (git log -S);
+// for re, an added or removed line matches (git log -G). A file moved without
+// an edit is no change.
+func (v *Vault) pickaxeHit(ctx context.Context, c *gitlog.Commit, tp string, px pickaxe) (bool, error) {
+	var parentTree gitlog.Hash
+	if len(c.ParentHashes) > 0 {
+		var err error
+		if parentTree, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
+			return false, fmt.Errorf("vault: log: %w", err)
+		}
+	}
+	tcs, err := v.repo.DiffTrees(parentTree, c.TreeHash, tp)
+	if err != nil {
+		return false, fmt.Errorf("vault: log: %w", err)
+	}
+	renamedTo, isTarget := pairRenames(tcs)
+	var refs []fileRef
+	for i, tc := range tcs {
+		if _, moved := renamedTo[i]; moved || isTarget[i] {
+			continue
+		}
+		refs = append(refs, fileRef{tc.Path, tc.From}, fileRef{tc.Path, tc.To})
+	}
+	texts, err := v.readAll(ctx, refs)
+	if err != nil {
+		return false, err
+	}
+	for i := 0; i < len(texts); i += 2 {
+		a, b := texts[i], texts[i+1]
+		if px.re == nil {
+			if bytes.Count(a, []byte(px.text)) != bytes.Count(b, []byte(px.text)) {
+				return true, nil
+			}
+			continue
+		}
+		if px.quick != nil && !px.quick.Match(a) && !px.quick.Match(b) {
+			continue
+		}
+		la, lb := textdiff.Lines(a), textdiff.Lines(b)
+		for _, hk := range textdiff.Diff(la, lb) {
+			for _, l := range la[hk.A0:hk.A1] {
+				if px.re.MatchString(strings.TrimSuffix(l, "\n")) {
+					return true, nil
+				}
+			}
+			for _, l := range lb[hk.B0:hk.B1] {
+				if px.re.MatchString(strings.TrimSuffix(l, "\n")) {
+					return true, nil
+				}
+			}
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,90 @@
+package vault
+
+// Provenance answers questions about content from decrypted history held in
+// memory only: which commit brought a line (Blame), where text is now (Grep),
+// and which commits added or removed text (the pickaxe of LogOptions). Every
+// version of a file is decrypted at most once per call (and once per process
+// through the plaintext cache), on all cores.
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// fileRef names one version of a memory file: its tree path and its blob.
+// (Declared in reencrypt.go.)
+
+// readAll decrypts the blobs of refs, in parallel, into out (same order). A
+// zero hash reads as nil (no file).
+func (v *Vault) readAll(ctx context.Context, refs []fileRef) ([][]byte, error) {
+	out := make([][]byte, len(refs))
+	workers := min(runtime.GOMAXPROCS(0), len(refs))
+	if workers <= 1 {
+		for i, r := range refs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if r.hash.IsZero() {
+				continue
+			}
+			b, err := v.readShared(memPath(r.path), r.hash)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = b
+		}
+		return out, nil
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		next  int
+		first error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := first != nil || i >= len(refs)
+				mu.Unlock()
+				if stop {
+					return
+				}
+				err := ctx.Err()
+				if err == nil && !refs[i].hash.IsZero() {
+					out[i], err = v.readShared(memPath(refs[i].path), refs[i].hash)
+				}
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// readShared is readBlob without the copy: the caller must not modify the
+// result, which may be the plaintext cache's own.
+func (v *Vault) readShared(p string, h gitlog.Hash) ([]byte, error) {
+	if b, ok := v.cache.get(h); ok {
+		return b, nil
+	}
+	b, err := v.readBlob(p, h)
+	return b, err
+}
