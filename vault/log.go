@@ -69,7 +69,11 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	}
 	err = v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
 		r := record(c)
-		if full, err := keep(r, c, p); err != nil {
+		scope := p
+		if renamedFrom(r, p) != p {
+			scope = memDir // see the move whole, so that it is no change
+		}
+		if full, err := keep(r, c, scope); err != nil {
 			return p, err
 		} else if full {
 			return p, gitlog.ErrStop

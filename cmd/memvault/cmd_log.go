@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type logOptions struct {
 	since   string // as given; parsed by parseSince
 	command string
 	json    bool
+	// pickaxe: -S TEXT, or -G REGEX (pickaxeRe)
+	pickaxe   string
+	pickaxeRe string
 }
 
 func newLogCommand(g *globalOptions) *cobra.Command {
@@ -34,12 +38,16 @@ commit hash, the time, the memory command, its path(s) and the tool-use id that 
 With PATH, only the commits that changed that file or directory (a path that does not
 start with "/" is taken under /memories), following it back through the renames that
 moved it there. A restore, revert or rollback names the commit it took its content
-from. Log reads no file contents and needs no identity.
+from. Log reads no file contents and needs no identity, unless -S or -G asks it to.
 
 --since keeps the commits made since a time: a date (2025-06-01), a date and time
 (2025-06-01 14:30, or RFC 3339), or a duration ago (90m, 12h, 3d, 2w). --command keeps
 one memory command's commits (create, str_replace, insert, delete, rename, restore,
-revert, rollback, ...). -n and --skip then page through what is left.
+revert, rollback, ...). -S TEXT keeps the commits whose decrypted change adds or removes
+TEXT (the number of times it occurs in a file differs before and after), -G REGEX those
+whose change adds or removes a line the Go regular expression matches, as git log -S
+and -G do; these decrypt the changes, in memory, and need the identity. -n and --skip
+then page through what is left.
 
 With --json, each commit is one JSON object on its own line, with the fields commit,
 parents, time (RFC 3339), author, command, path, new_path, tool_use_id, agent, session,
@@ -47,6 +55,8 @@ source and subject.`,
 		Example: `  memvault log
   memvault log -n 5 /memories/progress.md
   memvault log --since 2d --command delete
+  memvault log -S 'prefers tea' /memories/user_profile.md
+  memvault log -G '^- deadline'
   memvault log -n 20 --skip 20
   memvault log --json | jq -r 'select(.tool_use_id != "") | .tool_use_id'`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
@@ -59,6 +69,15 @@ source and subject.`,
 			}
 			if _, err := parseSince(opts.since, time.Now()); err != nil {
 				return &usageError{cmd: c.CommandPath(), err: err}
+			}
+			if opts.pickaxe != "" && opts.pickaxeRe != "" {
+				return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("-S and -G: give one of them")}
+			}
+			if c.Flags().Changed("pickaxe") && opts.pickaxe == "" || c.Flags().Changed("pickaxe-regexp") && opts.pickaxeRe == "" {
+				return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("-S and -G want a non-empty text")}
+			}
+			if _, err := regexp.Compile(opts.pickaxeRe); err != nil {
+				return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("-G %q: %w", opts.pickaxeRe, err)}
 			}
 			if len(args) == 1 {
 				p, err := memoryPath(c, args[0])
@@ -75,6 +94,8 @@ source and subject.`,
 	c.Flags().StringVar(&opts.since, "since", "", "only commits made since `T`: a date, a date and time, or a duration ago (3d)")
 	c.Flags().StringVar(&opts.command, "command", "", "only commits of the memory command `C`")
 	c.Flags().BoolVar(&opts.json, "json", false, "print one JSON object a line")
+	c.Flags().StringVarP(&opts.pickaxe, "pickaxe", "S", "", "only commits whose change adds or removes `TEXT`")
+	c.Flags().StringVarP(&opts.pickaxeRe, "pickaxe-regexp", "G", "", "only commits whose change adds or removes a line matching `REGEX`")
 	return c
 }
 
@@ -85,7 +106,11 @@ func runLog(ctx context.Context, g *globalOptions, opts logOptions, out io.Write
 	}
 	defer closeVault(v, &err)
 	since, _ := parseSince(opts.since, time.Now())
-	recs, err := v.Log(ctx, vault.LogOptions{Path: opts.path, Limit: opts.limit, Skip: opts.skip, Since: since, Command: opts.command})
+	lo := vault.LogOptions{Path: opts.path, Limit: opts.limit, Skip: opts.skip, Since: since, Command: opts.command, Pickaxe: opts.pickaxe}
+	if opts.pickaxeRe != "" {
+		lo.PickaxeRegexp = regexp.MustCompile(opts.pickaxeRe) // checked in RunE
+	}
+	recs, err := v.Log(ctx, lo)
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newVaultsCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)
+	root.AddCommand(provenanceCommands(&g)...)
 	root.AddCommand(append(newSyncCommands(&g), newRemoteCommand(&g))...)
 	// A root called with no command, or an unknown one, is a usage error too.
 	root.Args = usageArgs(cobra.NoArgs)
