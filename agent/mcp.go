@@ -104,7 +104,8 @@ var toolUseIDKeys = []string{"memvault/toolUseId", "claudecode/toolUseId"}
 
 // NewMCPServer returns an MCP server exposing store: the tool "memory", whose
 // input is the memory tool's command object and whose answers are those of a
-// Handler (is_error as isError); the tool "history", recent commits; and every
+// Handler (is_error as isError); the tool "history", recent commits; the tools
+// "search" and "blame" when store is a ProvenanceStore; and every
 // memory file as a read-only resource memory:///memories/..., with list-changed
 // and, for subscribers, updated notifications when the vault changes.
 //
@@ -134,6 +135,7 @@ func NewMCPServer(store MCPStore, opts MCPOptions) *mcp.Server {
 	m.res = newResourceSync(store, m.srv)
 	m.srv.AddTool(memoryTool(), m.callMemory)
 	m.srv.AddTool(historyTool(), m.callHistory)
+	m.addProvenanceTools()
 	// Lists and reads see the vault as it is now, whatever the last poll saw.
 	m.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -110,8 +110,8 @@ func TestMCPTools(t *testing.T) {
 		tools[tool.Name] = tool
 	}
 	mem, hist := tools["memory"], tools["history"]
-	if mem == nil || hist == nil || len(tools) != 2 {
-		t.Fatalf("ListTools = %v, want memory and history", slices.Collect(maps.Keys(tools)))
+	if mem == nil || hist == nil || tools["search"] == nil || tools["blame"] == nil || len(tools) != 4 {
+		t.Fatalf("ListTools = %v, want memory, history, search and blame", slices.Collect(maps.Keys(tools)))
 	}
 	for _, want := range []string{"ALWAYS VIEW YOUR MEMORY DIRECTORY", "record status, progress", "ASSUME INTERRUPTION", "str_replace"} {
 		if !strings.Contains(mem.Description, want) {

@@ -54,8 +54,8 @@ func storyThrough(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
 	ctx := context.Background()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 2 {
-		t.Fatalf("ListTools = %v, %v; want memory and history", tools, err)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("ListTools = %v, %v; want memory, history, search and blame", tools, err)
 	}
 	dir := t.TempDir()
 	cli := cliFor("--vault", filepath.Join(dir, "vault.git"), "--identity", filepath.Join(dir, "identity"))
