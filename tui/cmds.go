@@ -69,10 +69,11 @@ type (
 // logReq asks for history: a page after skip records of scope, or with fresh
 // the newest page, to merge after the head moved.
 type logReq struct {
-	scope string
-	skip  int
-	limit int
-	fresh bool
+	scope   string
+	pickaxe string
+	skip    int
+	limit   int
+	fresh   bool
 }
 
 func headCmd(ctx context.Context, v Vault, poll bool, seq int) tea.Cmd {
@@ -165,7 +166,7 @@ func walkCmd(ctx context.Context, snap *vault.Snapshot) tea.Cmd {
 // logCmd loads the records req asks for.
 func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 	return func() tea.Msg {
-		recs, err := v.Log(ctx, vault.LogOptions{Path: req.scope, Skip: req.skip, Limit: req.limit})
+		recs, err := v.Log(ctx, vault.LogOptions{Path: req.scope, Pickaxe: req.pickaxe, Skip: req.skip, Limit: req.limit})
 		return logMsg{req: req, recs: recs, err: err}
 	}
 }

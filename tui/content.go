@@ -49,6 +49,7 @@ type contentModel struct {
 	lines  []string
 
 	offset int
+	cursor int   // the selected line of a blame or search, or a line jumped to; -1 for none
 	wrapW  int   // the width rows were wrapped at
 	rows   []row // the display rows at wrapW
 }
@@ -63,7 +64,7 @@ type row struct {
 // set replaces what the pane shows, from the top.
 func (c *contentModel) set(req contentReq, title string, kind bodyKind, header, lines []string) {
 	c.want, c.title, c.kind, c.header, c.lines = req, title, kind, header, lines
-	c.offset, c.wrapW, c.rows = 0, 0, nil
+	c.offset, c.wrapW, c.rows, c.cursor = 0, 0, nil, -1
 }
 
 // wrap computes the display rows for text width w.
@@ -82,7 +83,14 @@ func (c *contentModel) wrap(w int) {
 	if c.kind == bodyText {
 		tw = max(c.wrapW-c.gutter(), 1)
 	}
+	if c.isProvList() {
+		tw = max(c.wrapW-1, 1) // the cursor's mark
+	}
 	for i, l := range c.lines {
+		if c.isProvList() { // one row a line, so the cursor moves by lines: cut, not wrapped
+			c.rows = append(c.rows, row{text: ansi.Truncate(l, tw, "…"), line: i, num: i + 1})
+			continue
+		}
 		for j, piece := range wrapLine(l, tw) {
 			r := row{text: piece, line: i}
 			if j == 0 {
@@ -121,12 +129,21 @@ func (c *contentModel) renderRow(r row, w int, st *Styles) string {
 	if r.line < 0 {
 		return pad(st.Faint.Render(r.text), w)
 	}
+	if c.isProvList() {
+		if r.line == c.cursor {
+			return st.Cursor.Render(pad("›"+r.text, w))
+		}
+		return pad(" "+r.text, w)
+	}
 	switch c.kind {
 	case bodyText:
 		g := c.gutter() - 3
 		num := strings.Repeat(" ", g)
 		if r.num > 0 {
 			num = fmt.Sprintf("%*d", g, r.num)
+		}
+		if r.line == c.cursor {
+			return pad(st.Cursor.Render(num+" │ ")+r.text, w)
 		}
 		return pad(st.LineNumber.Render(num+" │ ")+r.text, w)
 	case bodyDiff:

@@ -16,8 +16,9 @@ type historyModel struct {
 	loading bool
 	err     error
 
-	filter string
-	view   []int // indices into recs that pass the filter, in order
+	filter  string
+	pickaxe string // only commits whose change adds or removes this text (log -S)
+	view    []int  // indices into recs that pass the filter, in order
 
 	cursor int // index into view
 	offset int
@@ -36,7 +37,7 @@ func (h *historyModel) selected() *vault.Record {
 
 // reset empties the pane for a new scope.
 func (h *historyModel) reset(scope string) {
-	*h = historyModel{scope: scope, filter: h.filter, marks: h.marks}
+	*h = historyModel{scope: scope, filter: h.filter, pickaxe: h.pickaxe, marks: h.marks}
 }
 
 // appendPage adds the next page of records, less those already there: a page

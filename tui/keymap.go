@@ -26,6 +26,9 @@ type KeyMap struct {
 	Revert     key.Binding
 	Rollback   key.Binding
 	Checkpoint key.Binding
+	Blame      key.Binding // who wrote each line of the selected file
+	Search     key.Binding // search the content of every file
+	Pickaxe    key.Binding // the history's commits that add or remove a text
 
 	Confirm key.Binding // in a dialog
 	Submit  key.Binding // accept a filter or a checkpoint name
@@ -59,6 +62,9 @@ func DefaultKeyMap() KeyMap {
 		Revert:     b([]string{"t"}, "t", "revert commit"),
 		Rollback:   b([]string{"R"}, "R", "roll back vault"),
 		Checkpoint: b([]string{"c"}, "c", "checkpoint"),
+		Blame:      b([]string{"b"}, "b", "blame file"),
+		Search:     b([]string{"s"}, "s", "search content"),
+		Pickaxe:    b([]string{"S"}, "S", "history by text"),
 		Confirm:    b([]string{"enter", "y"}, "enter/y", "confirm"),
 		Submit:     b([]string{"enter"}, "enter", "accept"),
 		Cancel:     b([]string{"esc"}, "esc", "back"),
@@ -81,8 +87,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
-		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Cancel},
-		{k.Restore, k.Revert, k.Rollback, k.Help, k.Quit},
+		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Cancel},
+		{k.Restore, k.Revert, k.Rollback, k.Search, k.Pickaxe, k.Help, k.Quit},
 	}
 }
 
@@ -90,11 +96,13 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 type mode int
 
 const (
-	modeBrowse mode = iota
-	modeFilter      // typing a filter
-	modeDialog      // a confirmation
-	modePrompt      // typing a checkpoint name
-	modeHelp        // the full help is open
+	modeBrowse  mode = iota
+	modeFilter       // typing a filter
+	modeDialog       // a confirmation
+	modePrompt       // typing a checkpoint name
+	modeHelp         // the full help is open
+	modeSearch       // typing a search of the files' content
+	modePickaxe      // typing the text the history's commits must add or remove
 )
 
 // enable turns on the bindings that apply in mode m with the focus on pane p,
@@ -114,7 +122,10 @@ func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
 	k.Revert.SetEnabled(browse && commit)
 	k.Rollback.SetEnabled(browse && commit)
 	k.Confirm.SetEnabled(m == modeDialog)
-	k.Submit.SetEnabled(m == modeFilter || m == modePrompt)
+	k.Submit.SetEnabled(m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe)
+	k.Blame.SetEnabled(browse && file)
+	k.Search.SetEnabled(browse)
+	k.Pickaxe.SetEnabled(browse)
 	k.Cancel.SetEnabled(true)
 	k.Help.SetEnabled(browse || m == modeHelp)
 	k.Quit.SetEnabled(browse || m == modeHelp)

@@ -55,6 +55,9 @@ type Model struct {
 
 	cancelLog context.CancelFunc // stops a history load that a newer one replaced
 
+	prov     []provRef // what each row of a blame or search in the content pane leads to
+	jumpLine int       // the line a search result opens its file at
+
 	// Reads of the head and of the checkpoints run concurrently; each is
 	// numbered, and a result older than one already applied is dropped.
 	headAsked, headApplied int
@@ -140,6 +143,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onLog(msg)
 	case contentMsg:
 		m.onContent(msg)
+		m.jumpTo()
+	case provMsg:
+		m.onProv(msg)
 	case checkpointsMsg:
 		m.onCheckpoints(msg)
 	case planMsg:
@@ -147,7 +153,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		cmd = m.onAction(msg)
 	default:
-		if m.mode == modeFilter || m.mode == modePrompt {
+		if m.mode == modeFilter || m.mode == modePrompt || m.mode == modeSearch || m.mode == modePickaxe {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}

@@ -83,7 +83,7 @@ func (m *Model) onWalk(msg walkMsg) {
 // for the newest records to merge in.
 func (m *Model) loadHistory(fresh bool) tea.Cmd {
 	m.hist.loading = true
-	req := logReq{scope: m.hist.scope, limit: m.opts.PageSize, fresh: fresh}
+	req := logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, limit: m.opts.PageSize, fresh: fresh}
 	if fresh {
 		return logCmd(m.ctx, m.v, req) // never cancelled: it brings new commits
 	}
@@ -100,7 +100,7 @@ func (m *Model) moreHistory() tea.Cmd {
 	if m.hist.filter != "" {
 		limit *= 5 // a filter passes few records; fetch more at once
 	}
-	return logCmd(m.pageContext(), m.v, logReq{scope: m.hist.scope, skip: len(m.hist.recs), limit: limit})
+	return logCmd(m.pageContext(), m.v, logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, skip: len(m.hist.recs), limit: limit})
 }
 
 // pageContext returns the context of a new history load, cancelling the one
@@ -115,7 +115,7 @@ func (m *Model) pageContext() context.Context {
 }
 
 func (m *Model) onLog(msg logMsg) tea.Cmd {
-	if msg.req.scope != m.hist.scope || msg.req.skip > len(m.hist.recs) {
+	if msg.req.scope != m.hist.scope || msg.req.pickaxe != m.hist.pickaxe || msg.req.skip > len(m.hist.recs) {
 		return nil // a page of another scope, or of one since reset
 	}
 	m.hist.loading = false
@@ -204,6 +204,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case modeFilter:
 		return m.filterKey(msg)
+	case modeSearch, modePickaxe:
+		return m.askKey(msg)
 	case modeHelp:
 		if key.Matches(msg, m.keys.Quit) && msg.String() != "q" {
 			return tea.Quit
@@ -253,7 +255,18 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.plan(msg)
 	case key.Matches(msg, k.Checkpoint):
 		return m.startPrompt()
+	case key.Matches(msg, k.Blame):
+		return m.startBlame()
+	case key.Matches(msg, k.Search):
+		return m.startAsk(modeSearch, "search: ", "")
+	case key.Matches(msg, k.Pickaxe):
+		return m.startAsk(modePickaxe, "history that adds or removes: ", m.hist.pickaxe)
 	default:
+		if m.focus == paneContent && m.content.isProvList() {
+			if cmd, ok := m.provKey(msg); ok {
+				return cmd
+			}
+		}
 		return m.navKey(msg)
 	}
 	return nil
@@ -276,6 +289,8 @@ func (m *Model) cancel() tea.Cmd {
 		return m.follow(false)
 	case m.tree.filter != "" || m.hist.filter != "":
 		return m.applyFilter("")
+	case m.hist.pickaxe != "":
+		return m.setPickaxe("")
 	case m.focus == paneContent:
 		m.focus = m.source
 	}

@@ -128,6 +128,9 @@ func (m *Model) histTitle() string {
 	if m.hist.filter != "" {
 		t += " · /" + sanitize(m.hist.filter)
 	}
+	if m.hist.pickaxe != "" {
+		t += " · -S " + sanitize(m.hist.pickaxe)
+	}
 	return t
 }
 
@@ -193,7 +196,7 @@ func (m *Model) rightWidths(h int) (agent, toolUse int) {
 // statusBar is one line: a message, or where the user is.
 func (m *Model) statusBar() string {
 	w := m.width
-	if m.mode == modeFilter || m.mode == modePrompt {
+	if m.mode == modeFilter || m.mode == modePrompt || m.mode == modeSearch || m.mode == modePickaxe {
 		return pad(m.input.View(), w)
 	}
 	if m.status != "" {

@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// TestBlameFrames: b on a file shows who wrote each line; moving down and
+// enter opens the commit of the selected line.
+func TestBlameFrames(t *testing.T) {
+	v, _ := newVault(t)
+	seed(t, v)
+	write(t, v, vault.Meta{Command: "str_replace", Agent: "bob", ToolUseID: "toolu_07Stu"}, "/memories/user/preferences.md",
+		"# Preferences\n\n- Answers in British English\n- Tabs, not spaces\n")
+	if _, err := v.Restore(context.Background(), vault.Meta{Agent: "alice"}, "/memories/user/preferences.md", "main~1"); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, v, 100, 30)
+	d.keys("G", "l", "j") // user/preferences.md
+	d.keys("b")
+	d.golden("blame")
+	if d.m.focus != paneContent || d.m.content.kind != bodyBlame || len(d.m.prov) != 5 {
+		t.Fatalf("after b: focus %v, content kind %v with %d rows; want the blame of 5 lines, focused", d.m.focus, d.m.content.kind, len(d.m.prov))
+	}
+	d.keys("j", "j", "j", "j")
+	d.golden("blame_cursor")
+	d.keys("enter")
+	want := d.m.prov[4].commit
+	if d.m.content.want.show != showCommit || d.m.content.want.rev != want {
+		t.Fatalf("enter on line 5 shows %+v, want the commit %s", d.m.content.want, want)
+	}
+	d.golden("blame_open")
+}
+
+// TestSearchFrames: s searches every file's content; enter opens the file at
+// the line.
+func TestSearchFrames(t *testing.T) {
+	v, _ := newVault(t)
+	seed(t, v)
+	d := newDriver(t, v, 100, 30)
+	d.keys("s")
+	d.typeText("(?i)COMMIT")
+	d.golden("search_typing")
+	d.keys("enter")
+	d.golden("search")
+	if len(d.m.prov) != 2 {
+		t.Fatalf("search found %d lines, want 2", len(d.m.prov))
+	}
+	d.keys("j", "enter")
+	if d.m.content.want.show != showFile || d.m.content.want.path != "/memories/user/preferences.md" || d.m.content.cursor != 3 {
+		t.Fatalf("enter on the second match shows %+v at line index %d, want preferences.md at index 3", d.m.content.want, d.m.content.cursor)
+	}
+	d.golden("search_open")
+}
+
+// TestPickaxeFrames: S keeps the commits whose change adds or removes a text;
+// esc shows every commit again.
+func TestPickaxeFrames(t *testing.T) {
+	v, _ := newVault(t)
+	seed(t, v)
+	d := newDriver(t, v, 100, 30)
+	d.keys("S")
+	d.typeText("Tabs")
+	d.keys("enter")
+	d.golden("pickaxe")
+	if len(d.m.hist.recs) != 1 || d.m.hist.recs[0].Command != "str_replace" {
+		t.Fatalf("history -S Tabs = %d commits, want the one str_replace", len(d.m.hist.recs))
+	}
+	d.keys("esc")
+	if d.m.hist.pickaxe != "" || len(d.m.hist.recs) != 7 || strings.Contains(d.m.histTitle(), "-S") {
+		t.Errorf("after esc: pickaxe %q, %d commits, title %q; want all 7", d.m.hist.pickaxe, len(d.m.hist.recs), d.m.histTitle())
+	}
+}
