@@ -7,3 +7,11 @@ import "github.com/go-git/go-git/v5/plumbing"
 func SnapshotAtForTest(v *Vault, commit string) (*Snapshot, error) {
 	return v.snapshotAt(plumbing.NewHash(commit))
 }
+
+// SetPickaxeBatchForTest makes the pickaxe's batches n commits long, so that a
+// short history fills several; it returns the function that restores the size.
+func SetPickaxeBatchForTest(n int) func() {
+	old := pickaxeBatchSize
+	pickaxeBatchSize = n
+	return func() { pickaxeBatchSize = old }
+}

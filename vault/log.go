@@ -36,22 +36,79 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	} else if opts.Pickaxe != "" {
 		px = &pickaxe{text: opts.Pickaxe}
 	}
+	// page adds a record that passed every filter to the page; it tells when
+	// the page is full.
+	full := false
+	page := func(r Record) bool {
+		if skip > 0 {
+			skip--
+			return false
+		}
+		out = append(out, r)
+		full = opts.Limit > 0 && len(out) >= opts.Limit
+		return full
+	}
+	// The pickaxe decrypts both sides of each change: commits wait in a batch
+	// whose changes are read and decrypted together, on all cores, while the
+	// walk goes on to the next batch; batches then pass in order.
+	var batch []pickaxeItem
+	var inFlight *pickaxeRun
+	finish := func() (bool, error) {
+		run := inFlight
+		if run == nil {
+			return false, nil
+		}
+		inFlight = nil
+		<-run.done
+		if run.err != nil {
+			return false, run.err
+		}
+		for i, it := range run.items {
+			if run.hits[i] && page(it.rec) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	flush := func() (bool, error) {
+		if full, err := finish(); full || err != nil {
+			return full, err
+		}
+		run := &pickaxeRun{items: batch, done: make(chan struct{})}
+		batch = nil
+		go func() {
+			defer close(run.done)
+			run.hits, run.err = v.pickaxeBatch(ctx, run.items, *px)
+		}()
+		inFlight = run
+		return false, nil
+	}
 	// keep applies the filters and the page; it tells when the page is full.
 	keep := func(r Record, c *gitlog.Commit, p string) (bool, error) {
 		if !opts.Since.IsZero() && r.Time.Before(opts.Since) || opts.Command != "" && r.Command != opts.Command {
 			return false, nil
 		}
-		if px != nil {
-			if hit, err := v.pickaxeHit(ctx, c, p, *px); err != nil || !hit {
-				return false, err
-			}
+		if px == nil {
+			return page(r), nil
 		}
-		if skip > 0 {
-			skip--
+		batch = append(batch, pickaxeItem{rec: r, c: c, scope: p})
+		if len(batch) < pickaxeBatchSize {
 			return false, nil
 		}
-		out = append(out, r)
-		return opts.Limit > 0 && len(out) >= opts.Limit, nil
+		return flush()
+	}
+	// rest runs the last batch once the walk is over.
+	rest := func(err error) ([]Record, error) {
+		if full { // the page filled: nothing is in flight, and what waits is not wanted
+			return out, err
+		}
+		if err == nil && px != nil && len(batch) > 0 {
+			_, err = flush()
+		}
+		if _, ferr := finish(); err == nil { // also waits for a batch a full page left running
+			err = ferr
+		}
+		return out, err
 	}
 	if tp == "" {
 		err = v.repo.Walk(head, func(c *gitlog.Commit) error {
@@ -65,7 +122,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 			}
 			return nil
 		})
-		return out, err
+		return rest(err)
 	}
 	err = v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
 		r := record(c)
@@ -80,7 +137,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		}
 		return renamedFrom(r, p), nil
 	})
-	return out, err
+	return rest(err)
 }
 
 // renamedFrom returns the tree path whose history continues that of tree path p

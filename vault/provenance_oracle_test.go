@@ -235,6 +235,7 @@ func TestProvenanceAgainstGit(t *testing.T) {
 	if testing.Short() {
 		seeds, steps = 2, 40
 	}
+	defer vault.SetPickaxeBatchForTest(4)() // pages end inside batches, and batches overlap
 	for seed := range seeds {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			h := &randomHistory{t: t, v: vaulttest.New(t), m: newMirror(t), rng: rand.New(rand.NewPCG(uint64(seed), 7))}
@@ -258,6 +259,7 @@ func TestProvenanceAgainstGit(t *testing.T) {
 			t.Logf("%d commits: %v", len(recs), kinds)
 			checkBlame(t, h, place, gitPlace)
 			checkPickaxe(t, h, recs, place, gitPlace)
+			checkPickaxePage(t, h)
 			checkGrep(t, h)
 		})
 	}
@@ -358,7 +360,17 @@ func checkPickaxe(t *testing.T, h *randomHistory, recs []vault.Record, place, gi
 		name string
 		opts vault.LogOptions
 		args []string
-	}{"-S beta -- notes", vault.LogOptions{Pickaxe: "beta", Path: "/memories/notes"}, []string{"-Sbeta", "--", "memories/notes"}})
+	}{"-S beta -- notes", vault.LogOptions{Pickaxe: "beta", Path: "/memories/notes"}, []string{"-Sbeta", "--", "memories/notes"}},
+		struct {
+			name string
+			opts vault.LogOptions
+			args []string
+		}{"-S alpha -n 3", vault.LogOptions{Pickaxe: "alpha", Limit: 3}, []string{"-Salpha", "-n3"}},
+		struct {
+			name string
+			opts vault.LogOptions
+			args []string
+		}{"-G gamma -n 1", vault.LogOptions{PickaxeRegexp: regexp.MustCompile("gamma"), Limit: 1}, []string{"-Ggamma", "-n1"}})
 	for _, q := range queries {
 		got, err := h.v.Log(ctx, q.opts)
 		if err != nil {
@@ -380,6 +392,26 @@ func checkPickaxe(t *testing.T, h *randomHistory, recs []vault.Record, place, gi
 					t.Logf("#%d: %s %s -> %s; git show: %s", place[r.Commit], r.Command, r.Path, r.NewPath, h.m.git("show", "-M", "--stat", "--format=", gitByPlace[place[r.Commit]]))
 				}
 			}
+		}
+	}
+}
+
+// checkPickaxePage: Skip and Limit page through what the pickaxe keeps. (git's
+// --skip counts commits before -S looks at them; memvault's Skip is the offset
+// of a page of what log shows, so it is checked against the whole list.)
+func checkPickaxePage(t *testing.T, h *randomHistory) {
+	all, err := h.v.Log(ctx, vault.LogOptions{Pickaxe: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pg := range [][2]int{{2, 3}, {0, 1}, {5, 4}, {len(all) - 1, 5}} {
+		got, err := h.v.Log(ctx, vault.LogOptions{Pickaxe: "alpha", Skip: pg[0], Limit: pg[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := min(pg[0], len(all)), min(pg[0]+pg[1], len(all))
+		if !slices.Equal(commits(got), commits(all[lo:hi])) {
+			t.Errorf("Log(-S alpha, skip %d, limit %d) = %v, want %v", pg[0], pg[1], commits(got), commits(all[lo:hi]))
 		}
 	}
 }
