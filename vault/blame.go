@@ -134,6 +134,9 @@ type blamer struct {
 	memo    map[memoKey]*blameState // by commit that changed the file (the walk's versions) and its path
 }
 
+// blameWindow is how many versions Blame decrypts together.
+const blameWindow = 128
+
 // maxMergeDepth bounds how deep blaming a merge's other side may recurse.
 const maxMergeDepth = 4
 
@@ -169,13 +172,33 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 	if err != nil {
 		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
 	}
-	refs := make([]fileRef, len(vers))
-	for i, ver := range vers {
-		refs[i] = fileRef{path: ver.path, hash: ver.blob}
+	// States are kept for a merge's other side to stop at; a history without
+	// merges keeps only the current one. Versions are decrypted a window at a
+	// time, so a long history is never all in memory at once.
+	keep := false
+	for _, ver := range vers {
+		keep = keep || !ver.parent.IsZero()
 	}
-	texts, err := b.v.readAll(ctx, refs)
-	if err != nil {
-		return nil, err
+	var texts [][]byte // texts[i-lo] is vers[i]'s
+	lo := len(vers)
+	text := func(i int) ([]byte, error) {
+		if i < lo {
+			lo = max(i-blameWindow+1, 0)
+			refs := make([]fileRef, i+1-lo)
+			for j := range refs {
+				refs[j] = fileRef{path: vers[lo+j].path, hash: vers[lo+j].blob}
+			}
+			var err error
+			if texts, err = b.v.readAll(ctx, refs); err != nil {
+				return nil, err
+			}
+		}
+		return texts[i-lo], nil
+	}
+	remember := func(ver blameVersion, st *blameState) {
+		if keep {
+			b.memo[memoKey{ver.hash, ver.path}] = st
+		}
 	}
 	cur := &blameState{}
 	if base != nil {
@@ -190,10 +213,14 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 				gone[l] = cur.attrs[j].origin()
 			}
 			cur = &blameState{}
-			b.memo[memoKey{ver.hash, ver.path}] = cur
+			remember(ver, cur)
 			continue
 		}
-		next := &blameState{lines: textdiff.Lines(texts[i])}
+		data, err := text(i)
+		if err != nil {
+			return nil, err
+		}
+		next := &blameState{lines: textdiff.Lines(data)}
 		next.attrs = make([]attr, len(next.lines))
 		rec := &b.commits[ci].rec
 		bringsBack := rec.Command == "restore" || rec.Command == "revert" || rec.Command == "rollback" || rec.Command == "merge"
@@ -230,7 +257,7 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 		}
 		keep(len(cur.lines), len(next.lines))
 		cur = next
-		b.memo[memoKey{ver.hash, ver.path}] = cur
+		remember(ver, cur)
 	}
 	if base == nil && len(vers) == 0 {
 		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), ErrNotExist)
