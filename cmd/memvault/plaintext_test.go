@@ -44,6 +44,15 @@ func TestNoPlaintextAtRest(t *testing.T) {
 			t.Fatalf("memvault cat = %q, want it to hold %s: the markers never went in", plain, m)
 		}
 	}
+	// The provenance commands decrypt every version, in memory only.
+	for _, args := range [][]string{
+		{"blame", "/memories/kept/" + name}, {"grep", "MARKER"}, {"log", "-S", markers[1]}, {"log", "-G", "MARKER-C"},
+	} {
+		out := mv.run(t, "", args...)
+		if args[0] != "log" && !strings.Contains(out, markers[0]) || args[0] == "log" && !strings.Contains(out, "str_replace") && !strings.Contains(out, "insert") {
+			t.Fatalf("memvault %v = %q: it did not read the plaintext", args, out)
+		}
+	}
 	secret := identitySecret(t, mv.identity)
 
 	packed := filepath.Join(root, "packed.git")
