@@ -14,9 +14,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// fileRef names one version of a memory file: its tree path and its blob.
-// (Declared in reencrypt.go.)
-
 // readAll decrypts the blobs of refs, in parallel, into out (same order). A
 // zero hash reads as nil (no file).
 func (v *Vault) readAll(ctx context.Context, refs []fileRef) ([][]byte, error) {
