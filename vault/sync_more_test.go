@@ -3,6 +3,8 @@ package vault_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -121,9 +123,64 @@ func TestCloneNotRecipient(t *testing.T) {
 }
 
 // TestSyncConcurrent: two vaults syncing at once through one remote (one push is
-// rejected and merged again), while agents keep writing to both, all land.
+// rejected and merged again), while agents keep writing to both, all land. The
+// server holds the first push's ref advertisement until the other vault's
+// push asks for it too, so both push onto the same branch head and git's
+// receive-pack refuses one; the test reads that refusal in the server's answer.
 func TestSyncConcurrent(t *testing.T) {
-	a, b := pair(t, daemonRemote(t))
+	backend := httpBackend(t)
+	var (
+		mu       sync.Mutex
+		armed    bool
+		pushes   int // ref advertisements for a push, since armed
+		both     = make(chan struct{})
+		refusals int // receive-pack answers refusing the branch's update
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Query().Get("service") == "git-receive-pack":
+			mu.Lock()
+			n := 0
+			if armed {
+				pushes++
+				n = pushes
+			}
+			mu.Unlock()
+			switch n {
+			case 1:
+				select {
+				case <-both:
+				case <-time.After(10 * time.Second):
+				}
+			case 2:
+				close(both)
+			}
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-receive-pack"):
+			rec := httptest.NewRecorder()
+			backend.ServeHTTP(rec, r)
+			mu.Lock()
+			if armed && strings.Contains(rec.Body.String(), "ng refs/heads/main") {
+				refusals++
+			}
+			mu.Unlock()
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	backend.Stderr = io.Discard // git http-backend says "cannot lock ref" for the refused push
+	a, b := pair(t, srv.URL+"/vault.git")
+	// Each vault has a commit to push at its first sync.
+	write(t, a, "/memories/a/first.md", "a\n")
+	write(t, b, "/memories/b/first.md", "b\n")
+	mu.Lock()
+	armed = true
+	mu.Unlock()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i, v := range []*vault.Vault{a, b} {
@@ -143,7 +200,13 @@ func TestSyncConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 3 {
-				if _, err := v.Sync(ctx, vault.SyncOptions{}); err != nil {
+				// Each sync ends pushed: the one whose push was refused
+				// fetched, merged and pushed again before it returned.
+				res, err := v.Sync(ctx, vault.SyncOptions{})
+				if err == nil && !res.Pushed {
+					err = fmt.Errorf("%s: Sync = %+v, not pushed", name, res)
+				}
+				if err != nil {
 					errs <- err
 				}
 			}
@@ -154,11 +217,16 @@ func TestSyncConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Errorf("concurrent write or sync: %v", err)
 	}
+	mu.Lock()
+	if refusals == 0 {
+		t.Errorf("the remote refused none of %d pushes: the two syncs never met", pushes)
+	}
+	mu.Unlock()
 	mustSync(t, a)
 	mustSync(t, b)
 	mustSync(t, a)
-	if n := len(files(t, a)); n != 40 || head(t, a) != head(t, b) {
-		t.Errorf("after syncing: %d files (want 40), heads %s %s", n, head(t, a), head(t, b))
+	if n := len(files(t, a)); n != 42 || head(t, a) != head(t, b) {
+		t.Errorf("after syncing: %d files (want 42), heads %s %s", n, head(t, a), head(t, b))
 	}
 }
 
