@@ -71,13 +71,16 @@ func BenchmarkHistory(b *testing.B) {
 				b.Fatal(err)
 			}
 			n := 0
-			iter.ForEach(func(*object.Commit) error {
+			err = iter.ForEach(func(*object.Commit) error {
 				if n++; n == 100 {
 					return storer.ErrStop
 				}
 				return nil
 			})
 			iter.Close()
+			if err != nil || n != 100 {
+				b.Fatalf("go-git's log walked %d commits, %v; want 100", n, err)
+			}
 		}
 	})
 	want := 100_000/h.Files + 1 // its edits and the import
@@ -107,10 +110,10 @@ func BenchmarkHistory(b *testing.B) {
 				b.Fatal(err)
 			}
 			n := 0
-			iter.ForEach(func(*object.Commit) error { n++; return nil })
+			err = iter.ForEach(func(*object.Commit) error { n++; return nil })
 			iter.Close()
-			if n != want {
-				b.Fatalf("go-git found %d commits, want %d", n, want)
+			if err != nil || n != want {
+				b.Fatalf("go-git found %d commits, %v; want %d", n, err, want)
 			}
 		}
 	})
