@@ -350,6 +350,10 @@ func TestSyncRandom(t *testing.T) {
 			}
 			conflicts := 0
 			for round := range rounds {
+				base := map[string]string{} // both sides' files at the round's start
+				for p, c := range actors[0].files {
+					base[p] = c
+				}
 				written := map[*actor]map[string]bool{}
 				for _, ac := range actors {
 					ac.begin()
@@ -427,10 +431,45 @@ func TestSyncRandom(t *testing.T) {
 						}
 					}
 				}
+				named := map[string]bool{}
 				for _, p := range res.Conflicts {
+					named[p] = true
 					c, ok := after[p]
 					if !ok || !strings.Contains(c, "<<<<<<< ours (test, ") && !strings.Contains(p, ".conflict-") {
 						t.Errorf("round %d: conflict %s is not a file with markers nor one moved aside", round, p)
+					}
+				}
+				// And every conflict is named: each file holding a marker line
+				// this sync wrote (one neither side had: each carries the merge's
+				// time), each file moved aside by it, and each path both sides
+				// created anew with different texts (nothing in common to merge
+				// from, so the texts conflict, or one is moved aside).
+				before := lines(first.files)
+				for l := range lines(second.files) {
+					before[l] = true
+				}
+				for p, c := range after {
+					for l := range lines(map[string]string{p: c}) {
+						if strings.HasPrefix(l, "<<<<<<< ") && !before[l] && !named[p] {
+							t.Errorf("round %d: %s has the conflict markers %q, but the sync does not name it", round, p, strings.TrimSpace(l))
+							break
+						}
+					}
+					if _, had := first.files[p]; strings.Contains(p, ".conflict-") && !had && second.files[p] == "" && !named[p] {
+						t.Errorf("round %d: %s was moved aside, but the sync does not name it", round, p)
+					}
+				}
+				for p, ca := range actors[0].files {
+					cb, inB := actors[1].files[p]
+					if _, inBase := base[p]; inBase || !inB || ca == cb {
+						continue
+					}
+					aside := false
+					for q := range named {
+						aside = aside || strings.HasPrefix(q, p+".conflict-") || strings.HasPrefix(q, p+"/")
+					}
+					if !named[p] && !aside {
+						t.Errorf("round %d: both sides created %s with different texts, but the sync names no conflict there (named: %q)", round, p, res.Conflicts)
 					}
 				}
 				conflicts += len(res.Conflicts)
