@@ -48,6 +48,10 @@ type tmux struct {
 func startTmux(t *testing.T, argv ...string) *tmux {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		// CI installs tmux (.ci/run): there a missing one is a failure.
+		if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
+			t.Fatalf("CI=%s, where the end-to-end test must run: tmux is not installed", ci)
+		}
 		t.Skip("tmux is not installed: the end-to-end test needs it (apt-get install tmux)")
 	}
 	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
