@@ -79,6 +79,12 @@ func (h *Handler) Run(ctx context.Context, input []byte, toolUseID string) (Answ
 	if errors.As(err, &f) {
 		return f.answer(), nil
 	}
+	var bad *vault.EntryError
+	if errors.As(err, &bad) {
+		// The vault's tree holds what memvault never wrote: the file is at
+		// fault, not the identity, and the model may go on with the rest.
+		return fail("%s is not a memory file memvault can read: %s", bad.Path, bad.Reason).answer(), nil
+	}
 	if err != nil {
 		return Answer{}, &internalError{command: c.name, err: err}
 	}

@@ -65,13 +65,22 @@ func walk(ctx context.Context, s *vault.Snapshot, dir string, depth int, b *stri
 			continue
 		}
 		p := dir + "/" + e.Name
+		if e.Err != nil {
+			// A bad entry is listed when its name is a memory path (a view
+			// of it says what is wrong); one no path can name is left out.
+			if _, err := vault.CleanPath(p); err != nil {
+				continue
+			}
+		}
 		if !e.Dir {
 			b.WriteString("\n" + formatSize(e.Size) + "\t" + p)
 			continue
 		}
 		b.WriteString("\n" + dirSize + "\t" + p + "/")
 		if depth < 2 {
-			if err := walk(ctx, s, p, depth+1, b); err != nil {
+			// A directory the vault cannot read fails alone: the listing
+			// shows it, and a view of it says why.
+			if err := walk(ctx, s, p, depth+1, b); err != nil && !errors.Is(err, vault.ErrBadEntry) {
 				return err
 			}
 		}

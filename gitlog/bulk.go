@@ -1,8 +1,10 @@
 package gitlog
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -42,9 +44,9 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 	if len(hs) == 0 {
 		return nil
 	}
-	read := func(_ plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error) {
+	read := func(_ plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
 		o := byHash[h]
-		return o.typ, o.data, nil
+		return o.typ, int64(len(o.data)), io.NopCloser(bytes.NewReader(o.data)), nil
 	}
 	sink, err := r.newPackSink()
 	if err != nil {

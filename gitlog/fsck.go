@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -86,7 +87,10 @@ func (c *checker) report(h Hash, path, format string, args ...any) {
 	c.problems = append(c.problems, Problem{Object: h, Path: path, What: fmt.Sprintf(format, args...)})
 }
 
-// object reads h, checks its type and that its content hashes to h.
+// object reads h, checks its type and that its content hashes to h. The
+// content is streamed into the hash, and a blob larger than the repository's
+// blob limit (a tree or commit larger than maxStruct) is reported from its
+// header, never inflated.
 func (c *checker) object(h Hash, t plumbing.ObjectType, path string) (plumbing.EncodedObject, bool) {
 	o, err := c.r.object(plumbing.AnyObject, h)
 	if err != nil {
@@ -97,16 +101,40 @@ func (c *checker) object(h Hash, t plumbing.ObjectType, path string) (plumbing.E
 		c.report(h, path, "is a %s, want a %s", o.Type(), t)
 		return nil, false
 	}
-	data, err := readAll(o)
-	if err != nil {
-		c.report(h, path, "%s is unreadable: %v", t, err)
+	limit := int64(maxStruct)
+	if t == plumbing.BlobObject {
+		limit = c.r.maxBlob.get()
+	}
+	if o.Size() > limit {
+		c.report(h, path, "%s of %d bytes, larger than the limit of %d: not read", t, o.Size(), limit)
 		return nil, false
 	}
-	if got := plumbing.ComputeHash(t, data); got != h {
+	if got, err := c.r.hashObject(o); err != nil {
+		c.report(h, path, "%s is unreadable: %v", t, err)
+		return nil, false
+	} else if got != h {
 		c.report(h, path, "%s content hashes to %s: the object is corrupt", t, got)
 		return nil, false
 	}
 	return o, true
+}
+
+// hashObject streams o's content into git's hash of it.
+func (r *Repo) hashObject(o plumbing.EncodedObject) (Hash, error) {
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	rd, err := o.Reader()
+	if err != nil {
+		return ZeroHash, err
+	}
+	defer rd.Close()
+	hw := plumbing.NewHasher(o.Type(), o.Size())
+	if n, err := io.Copy(hw, io.LimitReader(rd, o.Size())); err != nil {
+		return ZeroHash, err
+	} else if n != o.Size() {
+		return ZeroHash, fmt.Errorf("%d bytes where the header says %d", n, o.Size())
+	}
+	return hw.Sum(), nil
 }
 
 func (c *checker) commit(h Hash) (*object.Commit, bool) {

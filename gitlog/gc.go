@@ -127,7 +127,7 @@ func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
 	if err != nil {
 		return err
 	}
-	if err := writePack(contextWriter{ctx, sink}, hs, r.readObject); err != nil {
+	if err := writePack(contextWriter{ctx, sink}, hs, r.openObject); err != nil {
 		sink.abort()
 		return fmt.Errorf("gitlog: pack: %w", err)
 	}

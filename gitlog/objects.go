@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -221,20 +222,60 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 	return out, nil
 }
 
-// objectReader reads object h of type t (or plumbing.AnyObject) whole.
-type objectReader func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error)
+// objectReader opens object h of type t (or plumbing.AnyObject) as a stream,
+// with its type and size.
+type objectReader func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error)
 
 // readObject reads object h of type t (or plumbing.AnyObject) whole, through
-// r's caches and read lock.
+// r's caches and read lock; a blob within r's blob limit, anything else within
+// maxStruct.
 func (r *Repo) readObject(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error) {
 	o, err := r.object(t, h)
 	if err != nil {
 		return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 	}
+	limit := int64(maxStruct)
+	if o.Type() == plumbing.BlobObject {
+		limit = max(limit, r.maxBlob.get())
+	}
 	r.readMu.Lock()
 	defer r.readMu.Unlock()
-	data, err := readAll(o)
+	data, err := readAllMax(o, limit)
 	return o.Type(), data, err
+}
+
+// openObject opens object h of type t (or plumbing.AnyObject) as a stream,
+// whatever its size: each read of the stream takes r's read lock.
+func (r *Repo) openObject(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
+	o, err := r.object(t, h)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
+	}
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	rd, err := o.Reader()
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
+	}
+	return o.Type(), o.Size(), lockedReader{rd, &r.readMu}, nil
+}
+
+// lockedReader reads under a lock.
+type lockedReader struct {
+	rd io.ReadCloser
+	mu *sync.Mutex
+}
+
+func (l lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rd.Read(p)
+}
+
+func (l lockedReader) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rd.Close()
 }
 
 // typeName names t in errors: "blob", or "object" for plumbing.AnyObject.
@@ -245,22 +286,25 @@ func typeName(t plumbing.ObjectType) string {
 	return t.String()
 }
 
-// storerReader reads the objects of a repository served in process.
+// storerReader opens the objects of a repository served in process.
 func storerReader(sto storer.EncodedObjectStorer) objectReader {
-	return func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error) {
+	return func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
 		o, err := sto.EncodedObject(t, h)
 		if err != nil {
-			return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
+			return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 		}
-		data, err := readAll(o)
-		return o.Type(), data, err
+		rd, err := o.Reader()
+		if err != nil {
+			return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
+		}
+		return o.Type(), o.Size(), rd, nil
 	}
 }
 
 // writePack writes the objects hs to w as one pack (version 2): whole objects,
 // no deltas, since ciphertext does not delta and searching costs more than the
-// bytes it would save on trees. Objects are read one at a time and nothing is
-// kept, so a pack of a whole vault costs the memory of its largest object; the
+// bytes it would save on trees. Objects are streamed one at a time and nothing
+// is kept, so a pack of a whole vault costs a buffer, whatever it holds; the
 // writes are gathered into large ones (every read on the far end of a pipe costs
 // a goroutine and a buffer in go-git's context reader).
 func writePack(w io.Writer, hs []Hash, read objectReader) error {
@@ -273,13 +317,13 @@ func writePack(w io.Writer, hs []Hash, read objectReader) error {
 	bw.Write(head[:])
 	zw, _ := zlib.NewWriterLevel(bw, zlib.BestSpeed)
 	for _, h := range hs {
-		t, data, err := read(plumbing.AnyObject, h)
+		t, osize, rd, err := read(plumbing.AnyObject, h)
 		if err != nil {
 			return err
 		}
 		// The type and size: 3 bits and 4 bits in the first byte, then 7 bits
 		// a byte, each but the last with its high bit set.
-		size := len(data)
+		size := osize
 		var hdr [16]byte
 		n := 0
 		c := byte(t)<<4 | byte(size&0x0f)
@@ -291,7 +335,13 @@ func writePack(w io.Writer, hs []Hash, read objectReader) error {
 		hdr[n] = c
 		bw.Write(hdr[:n+1])
 		zw.Reset(bw)
-		zw.Write(data)
+		// Streamed, never held whole: a history may hold a blob of a
+		// gigabyte that a megabyte of zlib inflates to.
+		_, err = io.CopyN(zw, rd, osize)
+		rd.Close()
+		if err != nil {
+			return fmt.Errorf("gitlog: pack %s: %w", h, err)
+		}
 		if err := zw.Close(); err != nil {
 			return err
 		}

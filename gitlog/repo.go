@@ -69,6 +69,7 @@ type Repo struct {
 	trees   *treeCache
 	commits *objCache[*object.Commit] // decoded commits: a walk reads each twice, as child and as parent
 	index   *historyIndex
+	maxBlob blobLimit // see SetBlobLimit
 
 	readMu   sync.Mutex // guards go-git's object storage, see object
 	mu       ctxMutex   // serialises writers inside this process; lockFile does across processes
@@ -150,7 +151,7 @@ func Open(dir string) (*Repo, error) {
 	// a cloned history (billy resolves each path component with lstat): keep
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks})
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
 	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1)}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
@@ -259,7 +260,7 @@ func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
 	if c, ok := r.commits.get(h); ok {
 		return c, nil
 	}
-	o, err := r.object(plumbing.CommitObject, h)
+	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
 	}
@@ -283,10 +284,18 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 	return c.TreeHash, nil
 }
 
-// ReadBlob returns the content of blob h.
+// ReadBlob returns the content of blob h. A blob larger than the limit
+// SetBlobLimit set is refused, before anything of it is inflated, with an error
+// wrapping ErrTooLarge (a *SizeError); an object that is no blob, with one
+// wrapping ErrWrongType.
 func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
-	_, data, err := r.readObject(plumbing.BlobObject, h)
-	return data, err
+	o, err := r.typed(plumbing.BlobObject, h, r.maxBlob.get())
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read blob %s: %w", h, err)
+	}
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	return readAll(o)
 }
 
 // Entry is what a tree holds at a path.
@@ -308,7 +317,7 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	if es, ok := r.trees.get(h); ok {
 		return es, nil
 	}
-	o, err := r.object(plumbing.TreeObject, h)
+	o, err := r.typed(plumbing.TreeObject, h, maxStruct)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
 	}

@@ -268,7 +268,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	encoded := make(chan error, 1)
 	m := newMeter(progress, "Sending")
 	go func() {
-		err := writePack(meteredWriter{pw, m}, objs, r.readObject)
+		err := writePack(meteredWriter{pw, m}, objs, r.openObject)
 		pw.CloseWithError(err)
 		encoded <- err
 	}()

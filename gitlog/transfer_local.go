@@ -10,6 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,11 +65,14 @@ func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transpor
 // loadLocal opens the storage of the repository a session serves, closing the
 // session when it cannot.
 func loadLocal(ep *transport.Endpoint, sess io.Closer) (storer.Storer, error) {
-	sto, err := server.DefaultLoader.Load(ep)
-	if err != nil {
+	if _, err := server.DefaultLoader.Load(ep); err != nil {
 		sess.Close()
+		return nil, err
 	}
-	return sto, err
+	// As go-git's loader, but large objects are streamed when served, never
+	// inflated whole: the remote may hold a zlib bomb.
+	return filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
+		filesystem.Options{LargeObjectThreshold: largeObject}), nil
 }
 
 // localReceive takes a push into a local repository in place of go-git's

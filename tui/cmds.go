@@ -127,6 +127,9 @@ func dirsCmd(ctx context.Context, snap *vault.Snapshot, dirs []string) tea.Cmd {
 			if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir) {
 				continue // gone since: its parent's listing drops it
 			}
+			if errors.Is(err, vault.ErrBadEntry) && d != vault.Root {
+				continue // unreadable (vault.EntryError): the rest still shows
+			}
 			if err != nil {
 				return dirsMsg{commit: snap.Commit(), err: err}
 			}
@@ -149,7 +152,7 @@ func walkCmd(ctx context.Context, snap *vault.Snapshot) tea.Cmd {
 			for _, e := range es {
 				p := dir + "/" + e.Name
 				if e.Dir {
-					if err := walk(p); err != nil {
+					if err := walk(p); err != nil && !errors.Is(err, vault.ErrBadEntry) {
 						return err
 					}
 					continue

@@ -14,6 +14,7 @@ type node struct {
 	name   string
 	dir    bool
 	size   int64
+	bad    bool // the vault does not read it (vault.Entry.Err)
 	depth  int
 	open   bool
 	listed bool // kids hold the directory's entries
@@ -90,7 +91,7 @@ func (t *treeModel) setDirs(dirs map[string][]vault.Entry) {
 				if k == nil || k.dir != e.Dir {
 					k = &node{path: n.path + "/" + e.Name, name: e.Name, dir: e.Dir, depth: n.depth + 1}
 				}
-				k.size = e.Size
+				k.size, k.bad = e.Size, e.Err != nil
 				kids = append(kids, k)
 			}
 			n.kids, n.listed = kids, true

@@ -72,7 +72,10 @@ func (m *Model) treeRows(w, h int) []string {
 			b.WriteString("  " + m.highlight(name, m.st.File))
 		}
 		size := ""
-		if !n.dir {
+		switch {
+		case n.bad:
+			size = "unreadable"
+		case !n.dir:
 			size = humanSize(n.size)
 		}
 		out = append(out, m.row(b.String(), m.st.Size.Render(size), w, i == m.tree.cursor, m.focus == paneTree))

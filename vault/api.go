@@ -115,6 +115,9 @@ type Entry struct {
 	Name string // base name
 	Dir  bool
 	Size int64 // plaintext bytes of a file; 0 for a directory
+	// Err is set for an entry memvault does not read, as the vault's tree
+	// holds it (see ErrBadEntry); the listing still holds the rest.
+	Err error
 }
 
 // Limits bound what the vault accepts and what a view prints.

@@ -90,7 +90,9 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credent
 	if h.IsZero() {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), ErrNotVault)
 	}
-	refused, err := admit(ctx, repo, readLimits(repo), gitlog.ZeroHash, h)
+	limits := readLimits(repo)
+	repo.SetBlobLimit(blobLimit(limits))
+	refused, err := admit(ctx, repo, limits, gitlog.ZeroHash, h)
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}

@@ -180,20 +180,3 @@ func stanzaSummary(types []string) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// plainSize returns the plaintext length of an age file from its length and
-// header alone: the payload is a 16-byte nonce, then chunks of up to 64 KiB of
-// plaintext, each followed by a 16-byte tag; an empty file is one empty chunk.
-func plainSize(ct []byte) (int64, error) {
-	h, err := age.ExtractHeader(bytes.NewReader(ct))
-	if err != nil || !strings.HasPrefix(string(h), "age-encryption.org/") {
-		return 0, fmt.Errorf("vault: not an age file: %w", ErrDecrypt)
-	}
-	const chunk, tag, nonce = 64 << 10, 16, 16
-	payload := int64(len(ct)-len(h)) - nonce
-	if payload < tag {
-		return 0, fmt.Errorf("vault: truncated age file: %w", ErrDecrypt)
-	}
-	chunks := (payload + chunk + tag - 1) / (chunk + tag)
-	return payload - chunks*tag, nil
-}

@@ -50,7 +50,7 @@ type Usage struct {
 // size. Sizes come from the ciphertexts' lengths, without decrypting. Each
 // directory's usage is remembered by its tree hash, so after the first call
 // in a process a call costs the directories a commit changed, not the vault.
-// The error wraps ErrDecrypt for a blob that is not an age file.
+// A bad entry (see ErrBadEntry) counts as a file of no bytes.
 func (s *Snapshot) Usage(ctx context.Context) (Usage, error) {
 	return s.treeUsage(ctx, true)
 }
@@ -117,6 +117,9 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bo
 		return u, err
 	}
 	es, err := v.repo.ReadTree(h)
+	if errors.Is(err, gitlog.ErrWrongType) || errors.Is(err, gitlog.ErrTooLarge) {
+		return u, nil // a bad entry holds no memory (see badentry.go)
+	}
 	if err != nil {
 		return u, fmt.Errorf("vault: usage %s: %w", p, err)
 	}
@@ -134,7 +137,7 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bo
 		u.Files++
 		if sized {
 			n, err := v.fileSize(cp, e.Hash)
-			if err != nil {
+			if err != nil && !errors.Is(err, ErrBadEntry) {
 				return u, err
 			}
 			u.Bytes += n

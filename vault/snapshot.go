@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
@@ -55,6 +56,9 @@ func (s *Snapshot) lookup(p string) (e gitlog.Entry, found bool, err error) {
 		return e, false, err
 	}
 	e, err = s.v.repo.Lookup(s.root, tp)
+	if err == nil && tp == memDir && !e.IsDir() {
+		return e, false, badEntry(Root, "not a directory in the vault's tree: memvault fsck tells more")
+	}
 	if errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir) {
 		if tp == memDir { // the root always exists, even before the first memory
 			return gitlog.Entry{Name: memDir, Mode: dirMode}, true, nil
@@ -92,6 +96,9 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	case e.IsDir():
 		return nil, fmt.Errorf("vault: read %s: %w", p, ErrIsDir)
 	}
+	if reason := entryReason(path.Dir(p), e); reason != "" {
+		return nil, badEntry(p, reason)
+	}
 	return s.v.readBlob(p, e.Hash)
 }
 
@@ -99,9 +106,9 @@ func (v *Vault) readBlob(p string, h gitlog.Hash) ([]byte, error) {
 	if b, ok := v.cache.get(h); ok {
 		return append([]byte(nil), b...), nil
 	}
-	ct, err := v.repo.ReadBlob(h)
+	ct, err := v.readCiphertext(p, h)
 	if err != nil {
-		return nil, fmt.Errorf("vault: read %s: %w", p, err)
+		return nil, err
 	}
 	plain, err := v.keys.decrypt(p, ct)
 	if err != nil {
@@ -127,14 +134,17 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 	}
 	es, err := s.v.repo.ReadTree(e.Hash)
 	if err != nil {
-		return nil, fmt.Errorf("vault: list %s: %w", p, err)
+		return nil, s.v.blobError(p, err)
 	}
 	out := make([]Entry, 0, len(es))
 	for _, c := range es {
 		ent := Entry{Name: c.Name, Dir: c.IsDir()}
-		if !ent.Dir {
-			if ent.Size, err = s.v.fileSize(p+"/"+c.Name, c.Hash); err != nil {
-				return nil, err
+		if reason := entryReason(p, c); reason != "" {
+			ent.Dir, ent.Err = false, badEntry(entryPath(p, c.Name), reason)
+		} else if !ent.Dir {
+			ent.Size, ent.Err = s.v.fileSize(p+"/"+c.Name, c.Hash)
+			if ent.Err != nil && !errors.Is(ent.Err, ErrBadEntry) {
+				return nil, ent.Err
 			}
 		}
 		out = append(out, ent)
@@ -148,13 +158,9 @@ func (v *Vault) fileSize(p string, h gitlog.Hash) (int64, error) {
 	if n, ok := v.cache.size(h); ok {
 		return n, nil
 	}
-	ct, err := v.repo.ReadBlob(h)
+	n, err := v.blobPlainSize(p, h)
 	if err != nil {
-		return 0, fmt.Errorf("vault: read %s: %w", p, err)
-	}
-	n, err := plainSize(ct)
-	if err != nil {
-		return 0, fmt.Errorf("vault: %s: %w", p, err)
+		return 0, err
 	}
 	v.cache.putSize(h, n)
 	return n, nil

@@ -224,6 +224,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		return nil, fmt.Errorf("vault: open %s: %w", dir, err)
 	}
 	v.limits = readLimits(repo)
+	repo.SetBlobLimit(blobLimit(v.limits))
 	return v, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,6 +63,10 @@ func (h *Hostile) Git(args ...string) string {
 	h.t.Helper()
 	return h.run(nil, append([]string{"--git-dir", h.Dir}, args...)...)
 }
+
+// Damage works on the bare repository dir itself, as someone with git in hand
+// would change a vault: Push only moves its main branch.
+func Damage(t testing.TB, dir string) *Hostile { return &Hostile{t: t, Dir: dir} }
 
 // Head is the clone's main branch.
 func (h *Hostile) Head() string { h.t.Helper(); return h.Git("rev-parse", "refs/heads/main") }
@@ -183,7 +188,9 @@ func (h *Hostile) Commit(tree, msg string, parents ...string) string {
 func (h *Hostile) Push(commit string) {
 	h.t.Helper()
 	h.Git("update-ref", "refs/heads/main", commit)
-	h.run(nil, "--git-dir", h.Dir, "push", "-q", h.URL, "refs/heads/main:refs/heads/main")
+	if h.URL != "" {
+		h.run(nil, "--git-dir", h.Dir, "push", "-q", h.URL, "refs/heads/main:refs/heads/main")
+	}
 }
 
 // Change commits one change to main's tree (see Set) and pushes it, and returns
@@ -194,4 +201,40 @@ func (h *Hostile) Change(p string, e TreeEntry, msg string) string {
 	c := h.Commit(h.Set(head+"^{tree}", p, e), msg, head)
 	h.Push(c)
 	return c
+}
+
+// Bomb writes a loose blob of size bytes, prefix and then zeros, by hand with
+// zlib, and returns its hash: a zlib bomb, whose file is about a thousandth of
+// the size its header claims. Nothing of it is held in memory.
+func (h *Hostile) Bomb(prefix []byte, size int64) string {
+	h.t.Helper()
+	f, err := os.CreateTemp(filepath.Join(h.Dir, "objects"), "bomb")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	sum := sha1.New()
+	zw, _ := zlib.NewWriterLevel(f, zlib.BestCompression)
+	w := io.MultiWriter(zw, sum)
+	fmt.Fprintf(w, "blob %d\x00", size)
+	w.Write(prefix)
+	zero := make([]byte, 1<<20)
+	for left := size - int64(len(prefix)); left > 0; left -= int64(len(zero)) {
+		w.Write(zero[:min(left, int64(len(zero)))])
+	}
+	if err := zw.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	id := hex.EncodeToString(sum.Sum(nil))
+	dir := filepath.Join(h.Dir, "objects", id[:2])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, id[2:])); err != nil {
+		h.t.Fatal(err)
+	}
+	return id
 }

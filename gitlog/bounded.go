@@ -1,0 +1,120 @@
+package gitlog
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Reads that never trust the repository. An object's header tells its size
+// before anything is inflated, and a zlib stream of a megabyte can inflate to
+// a gigabyte: so go-git hands over objects above largeObject as lazy streams
+// (see Open), and every read here inflates at most what its limit allows, a
+// blob's from the caller (SetBlobLimit), a tree's or a commit's from maxStruct.
+// A history with one such object in it stays readable around it.
+
+// Errors of bounded reads.
+var (
+	// ErrTooLarge: an object is larger than the limit of the read; nothing of
+	// it was inflated.
+	ErrTooLarge = errors.New("larger than the limit")
+	// ErrWrongType: an object is not of the type its tree entry or parent
+	// claims (a blob where a tree should be).
+	ErrWrongType = errors.New("object of the wrong type")
+)
+
+// largeObject is the size above which go-git reads an object lazily, as a
+// stream, instead of inflating it whole into memory when it is looked up.
+const largeObject = 2 << 20
+
+// maxStruct bounds a tree or a commit memvault decodes: 50,000 entries of
+// 255-byte names fit 14 MB; a message of every conflict of such a tree too.
+const maxStruct = 32 << 20
+
+// DefaultBlobLimit bounds ReadBlob until SetBlobLimit says otherwise.
+const DefaultBlobLimit = 64 << 20
+
+// blobLimit holds the repository's limit on blob reads; zero means
+// DefaultBlobLimit.
+type blobLimit struct{ n atomic.Int64 }
+
+func (l *blobLimit) get() int64 {
+	if n := l.n.Load(); n > 0 {
+		return n
+	}
+	return DefaultBlobLimit
+}
+
+// SetBlobLimit bounds every later ReadBlob to blobs of at most n bytes, as
+// their headers say; a larger blob is refused with ErrTooLarge before anything
+// of it is inflated.
+func (r *Repo) SetBlobLimit(n int64) { r.maxBlob.n.Store(n) }
+
+// BlobLimit is the bound SetBlobLimit set.
+func (r *Repo) BlobLimit() int64 { return r.maxBlob.get() }
+
+// SizeError is the error of a read refused because the object is too large. It
+// wraps ErrTooLarge.
+type SizeError struct {
+	Object Hash
+	Size   int64 // as the object's header says
+	Limit  int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("%d bytes, larger than the limit of %d", e.Size, e.Limit)
+}
+
+func (e *SizeError) Unwrap() error { return ErrTooLarge }
+
+// readAllMax reads o whole when it holds at most limit bytes, and never
+// inflates more than its header's size, whatever the stream holds.
+func readAllMax(o plumbing.EncodedObject, limit int64) ([]byte, error) {
+	if n := o.Size(); n > limit || n < 0 {
+		return nil, fmt.Errorf("gitlog: read %s %s: %w", o.Type(), o.Hash(), &SizeError{Object: o.Hash(), Size: n, Limit: limit})
+	}
+	return readAll(o)
+}
+
+// BlobPrefix returns the first n bytes of blob h (fewer if it is shorter) and
+// its size from its header, inflating no more than n bytes.
+func (r *Repo) BlobPrefix(h Hash, n int) ([]byte, int64, error) {
+	o, err := r.object(plumbing.AnyObject, h)
+	if err != nil {
+		return nil, 0, fmt.Errorf("gitlog: read blob %s: %w", h, err)
+	}
+	if o.Type() != plumbing.BlobObject {
+		return nil, 0, fmt.Errorf("gitlog: read blob %s: a %s: %w", h, o.Type(), ErrWrongType)
+	}
+	size := o.Size()
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, 0, fmt.Errorf("gitlog: read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	buf := make([]byte, min(int64(n), size))
+	if _, err := io.ReadFull(rd, buf); err != nil {
+		return nil, 0, fmt.Errorf("gitlog: read blob %s: %w", h, err)
+	}
+	return buf, size, nil
+}
+
+// typed reads object h, which must be of type t and at most limit bytes.
+func (r *Repo) typed(t plumbing.ObjectType, h Hash, limit int64) (plumbing.EncodedObject, error) {
+	o, err := r.object(plumbing.AnyObject, h)
+	if err != nil {
+		return nil, err
+	}
+	if o.Type() != t {
+		return nil, fmt.Errorf("a %s, not a %s: %w", o.Type(), t, ErrWrongType)
+	}
+	if n := o.Size(); n > limit {
+		return nil, &SizeError{Object: h, Size: n, Limit: limit}
+	}
+	return o, nil
+}

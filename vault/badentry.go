@@ -1,0 +1,156 @@
+package vault
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"filippo.io/age"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// Reads never trust the tree. Sync and clone admit only what memvault wrote
+// (admit.go), but a vault may have been changed by hand with git, or filled
+// before that check existed: a read meets each entry as it is. One bad entry
+// fails alone, with its own reason, never a whole listing; a listing reads a
+// blob's size from its header and at most its age header, never the whole
+// blob; and no read inflates a blob beyond the vault's limit (SetBlobLimit).
+
+// ErrBadEntry: an entry of the vault's tree is not a memory file memvault
+// reads: a symbolic link, a submodule, an executable, a name no memory path
+// has, a blob that is not an age file or is larger than the vault's limit. The
+// identity is not at fault; memvault fsck lists every such entry.
+var ErrBadEntry = errors.New("not a memory file memvault reads")
+
+// EntryError is the error of one bad entry. It wraps ErrBadEntry.
+type EntryError struct {
+	Path   string // the memory path (for a bad name, the escaped git name)
+	Reason string
+}
+
+func (e *EntryError) Error() string { return "vault: " + e.Path + ": " + e.Reason }
+
+// Unwrap returns ErrBadEntry.
+func (e *EntryError) Unwrap() error { return ErrBadEntry }
+
+func badEntry(p, reason string) error { return &EntryError{Path: p, Reason: reason} }
+
+// reasonNotAge is what a read says of a memory blob without age's header.
+const reasonNotAge = "not an age file (stored in the clear, or not written by memvault)"
+
+// blobLimit is the largest blob a vault with limits l reads: the ciphertext of
+// its largest file, and never less than the files beside the memories need.
+func blobLimit(l Limits) int64 { return maxCiphertext(max(l.MaxFileSize, maxMetaFile)) }
+
+// entryReason says why e, a child of the memory directory dir ("/memories/…"),
+// is not something memvault reads, from its name and mode alone; "" when it
+// may be.
+func entryReason(dir string, e gitlog.Entry) string {
+	if r := badGitName(e.Name); r != "" {
+		return r
+	}
+	if _, err := CleanPath(dir + "/" + e.Name); err != nil {
+		var pe *PathError
+		if errors.As(err, &pe) {
+			return pe.Reason
+		}
+		return "not a memory path"
+	}
+	switch e.Mode {
+	case filemode.Dir, filemode.Regular:
+		return ""
+	case filemode.Symlink:
+		return "a symbolic link"
+	case filemode.Submodule:
+		return "a submodule (gitlink)"
+	case filemode.Executable:
+		return "an executable file"
+	}
+	return fmt.Sprintf("unknown mode %o", uint32(e.Mode))
+}
+
+// entryPath names child name of dir in an error: escaped when it is no memory
+// path, since it came from the tree as it is.
+func entryPath(dir, name string) string {
+	if _, err := CleanPath(dir + "/" + name); err != nil {
+		return fmt.Sprintf("%s/%q", dir, name)
+	}
+	return dir + "/" + name
+}
+
+// blobError turns the error of reading memory file p's blob into a bad entry
+// when the blob is at fault.
+func (v *Vault) blobError(p string, err error) error {
+	var se *gitlog.SizeError
+	switch {
+	case errors.As(err, &se):
+		return badEntry(p, fmt.Sprintf("%d bytes, larger than the vault's limit (maxFileSize %d)", se.Size, v.limits.MaxFileSize))
+	case errors.Is(err, gitlog.ErrWrongType):
+		return badEntry(p, "its tree entry names an object of another type")
+	}
+	return fmt.Errorf("vault: read %s: %w", p, err)
+}
+
+// readCiphertext reads the age file of memory file p, bounded by the vault's
+// limit. The error wraps ErrBadEntry when the blob is not an age file or is too
+// large.
+func (v *Vault) readCiphertext(p string, h gitlog.Hash) ([]byte, error) {
+	ct, err := v.repo.ReadBlob(h)
+	if err != nil {
+		return nil, v.blobError(p, err)
+	}
+	if !bytes.HasPrefix(ct, []byte(ageMagic)) {
+		return nil, badEntry(p, reasonNotAge)
+	}
+	return ct, nil
+}
+
+// sizePrefix is how much of a blob a listing reads first for its age header;
+// a header that does not fit is read again up to ageHeaderSlack.
+const sizePrefix = 4 << 10
+
+// blobPlainSize returns the plaintext length of memory file p's age file from
+// its size (read from the object header) and its age header, never reading
+// the rest. The error wraps ErrBadEntry when the blob is at fault.
+func (v *Vault) blobPlainSize(p string, h gitlog.Hash) (int64, error) {
+	for _, want := range []int{sizePrefix, ageHeaderSlack} {
+		head, size, err := v.repo.BlobPrefix(h, want)
+		if err != nil {
+			return 0, v.blobError(p, err)
+		}
+		if limit := v.repo.BlobLimit(); size > limit {
+			return 0, v.blobError(p, &gitlog.SizeError{Object: h, Size: size, Limit: limit})
+		}
+		if !bytes.HasPrefix(head, []byte(ageMagic)) {
+			return 0, badEntry(p, reasonNotAge)
+		}
+		n, err := plainSizeOf(head, size)
+		if err == nil {
+			return n, nil
+		}
+		if int64(len(head)) >= size || want == ageHeaderSlack {
+			return 0, badEntry(p, "a damaged age file ("+err.Error()+")")
+		}
+	}
+	panic("unreachable")
+}
+
+// plainSizeOf returns the plaintext length of an age file of size bytes from
+// its first bytes, which must hold its whole header: the payload is a 16-byte
+// nonce, then chunks of up to 64 KiB of plaintext, each followed by a 16-byte
+// tag; an empty file is one empty chunk.
+func plainSizeOf(head []byte, size int64) (int64, error) {
+	hdr, err := age.ExtractHeader(bytes.NewReader(head))
+	if err != nil {
+		return 0, errors.New("no complete header")
+	}
+	const chunk, tag, nonce = 64 << 10, 16, 16
+	payload := size - int64(len(hdr)) - nonce
+	if payload < tag {
+		return 0, errors.New("truncated")
+	}
+	chunks := (payload + chunk + tag - 1) / (chunk + tag)
+	return payload - chunks*tag, nil
+}
