@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -88,9 +89,11 @@ func (c *checker) report(h Hash, path, format string, args ...any) {
 }
 
 // object reads h, checks its type and that its content hashes to h. The
-// content is streamed into the hash, and a blob larger than the repository's
-// blob limit (a tree or commit larger than maxStruct) is reported from its
-// header, never inflated.
+// content is streamed into the hash. A tree entry's object of another type
+// than its mode says, and a blob larger than the repository's blob limit
+// (never inflated), are not reported here: they are what the caller's check of
+// entries (vault's admission) judges, and what it may have left out. A tree or
+// commit larger than maxStruct is reported.
 func (c *checker) object(h Hash, t plumbing.ObjectType, path string) (plumbing.EncodedObject, bool) {
 	o, err := c.r.object(plumbing.AnyObject, h)
 	if err != nil {
@@ -98,16 +101,20 @@ func (c *checker) object(h Hash, t plumbing.ObjectType, path string) (plumbing.E
 		return nil, false
 	}
 	if o.Type() != t {
-		c.report(h, path, "is a %s, want a %s", o.Type(), t)
-		return nil, false
+		if path == "" { // a commit's own tree, or a parent
+			c.report(h, path, "is a %s, want a %s", o.Type(), t)
+		}
+		return nil, false // an entry's: the caller's check of entries says it
 	}
 	limit := int64(maxStruct)
 	if t == plumbing.BlobObject {
 		limit = c.r.maxBlob.get()
 	}
 	if o.Size() > limit {
-		c.report(h, path, "%s of %d bytes, larger than the limit of %d: not read", t, o.Size(), limit)
-		return nil, false
+		if t != plumbing.BlobObject {
+			c.report(h, path, "%s of %d bytes, larger than the limit of %d: not read", t, o.Size(), limit)
+		}
+		return nil, false // a blob: the caller's check of entries says it
 	}
 	if got, err := c.r.hashObject(o); err != nil {
 		c.report(h, path, "%s is unreadable: %v", t, err)
@@ -171,6 +178,9 @@ func (c *checker) tree(h Hash, path string, head bool) {
 		if e.IsDir() {
 			c.tree(e.Hash, p, head)
 			continue
+		}
+		if e.Mode == filemode.Submodule {
+			continue // names a commit of another repository, as git fsck has it
 		}
 		if !c.ok[e.Hash] {
 			if _, ok := c.object(e.Hash, plumbing.BlobObject, p); !ok {

@@ -21,6 +21,7 @@ type Refusal struct {
 	Commit gitlog.Hash
 	Path   string // the git path, as in the tree (escape it before printing)
 	Reason string
+	names  []string // Path, a name a level: a name may hold a slash
 }
 
 // maxMetaFile bounds the files beside memories (.memvault/*, .gitattributes).
@@ -45,6 +46,7 @@ type admission struct {
 	limits  Limits
 	seen    map[gitlog.Hash]bool
 	refused []Refusal
+	names   []string // of the entry being checked
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
@@ -121,24 +123,32 @@ func (a *admission) commit(c *gitlog.Commit) error {
 		}
 		parents = append(parents, t)
 	}
-	return a.tree(c.Hash, "", c.TreeHash, parents)
+	return a.tree(c.Hash, "", nil, c.TreeHash, parents)
 }
 
 // refuse records that commit c's entry at p is refused for reason.
 func (a *admission) refuse(c gitlog.Hash, p, reason string) {
-	a.refused = append(a.refused, Refusal{Commit: c, Path: p, Reason: reason})
+	a.refused = append(a.refused, Refusal{Commit: c, Path: p, Reason: reason, names: a.names})
 }
 
 // tree checks the entries of tree h at git path dir ("" for the root) that
 // differ from the same entry in every one of the parent trees.
-func (a *admission) tree(c gitlog.Hash, dir string, h gitlog.Hash, parents []gitlog.Hash) error {
+func (a *admission) tree(c gitlog.Hash, dir string, names []string, h gitlog.Hash, parents []gitlog.Hash) error {
 	es, err := a.repo.ReadTree(h)
+	if errors.Is(err, gitlog.ErrWrongType) || errors.Is(err, gitlog.ErrTooLarge) {
+		a.names = names
+		a.refuse(c, dir, "not a tree that memvault reads ("+errors.Unwrap(err).Error()+")")
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("vault: admit %s: %w", c, err)
 	}
 	var pes [][]gitlog.Entry
 	for _, p := range parents {
 		pe, err := a.repo.ReadTree(p)
+		if errors.Is(err, gitlog.ErrWrongType) || errors.Is(err, gitlog.ErrTooLarge) {
+			continue // refused when that parent arrived: all of this is new
+		}
 		if err != nil {
 			return fmt.Errorf("vault: admit %s: %w", c, err)
 		}
@@ -166,6 +176,7 @@ func (a *admission) tree(c gitlog.Hash, dir string, h gitlog.Hash, parents []git
 		if dir != "" {
 			p = dir + "/" + e.Name
 		}
+		a.names = append(names[:len(names):len(names)], e.Name)
 		if err := a.entry(c, dir, p, e, subs); err != nil {
 			return err
 		}
@@ -198,7 +209,7 @@ func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []g
 func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.Hash) error {
 	switch {
 	case p == memDir && e.IsDir(), p == ".memvault" && e.IsDir():
-		return a.tree(c, p, e.Hash, subs)
+		return a.tree(c, p, a.names, e.Hash, subs)
 	case p == ".gitattributes" && e.Mode == filemode.Regular:
 		return a.meta(c, p, e)
 	case p == memDir || p == ".memvault":
@@ -222,7 +233,7 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 	}
 	switch e.Mode {
 	case filemode.Dir:
-		return a.tree(c, p, e.Hash, subs)
+		return a.tree(c, p, a.names, e.Hash, subs)
 	case filemode.Regular:
 	case filemode.Symlink:
 		a.refuse(c, p, "a symbolic link")
@@ -237,15 +248,18 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 		a.refuse(c, p, fmt.Sprintf("unknown mode %o", uint32(e.Mode)))
 		return nil
 	}
-	limit := maxCiphertext(a.limits.MaxFileSize)
-	data, reason, err := a.blob(e.Hash, limit)
-	if err != nil || reason != "" {
-		if reason != "" {
-			a.refuse(c, p, reason)
-		}
-		return err
+	// The size from the header, then age's magic: the rest is never read.
+	head, n, err := a.repo.BlobPrefix(e.Hash, len(ageMagic))
+	if errors.Is(err, gitlog.ErrWrongType) {
+		a.refuse(c, p, "not a blob")
+		return nil
 	}
-	if !bytes.HasPrefix(data, []byte(ageMagic)) {
+	if err != nil {
+		return fmt.Errorf("vault: admit: %w", err)
+	}
+	if limit := maxCiphertext(a.limits.MaxFileSize); n > limit {
+		a.refuse(c, p, fmt.Sprintf("%d bytes, over the limit of %d", n, limit))
+	} else if !bytes.HasPrefix(head, []byte(ageMagic)) {
 		a.refuse(c, p, "not an age file")
 	}
 	return nil
@@ -277,6 +291,9 @@ func (a *admission) blob(h gitlog.Hash, limit int64) (data []byte, reason string
 		return nil, fmt.Sprintf("%d bytes, over the limit of %d", n, limit), nil
 	}
 	data, err = a.repo.ReadBlob(h)
+	if errors.Is(err, gitlog.ErrWrongType) {
+		return nil, "not a blob", nil
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("vault: admit: %w", err)
 	}
@@ -307,12 +324,12 @@ func badGitName(name string) string {
 	return ""
 }
 
-// refusedError names every refused entry, and says what to do.
+// refusedError names every refused entry.
 func refusedError(op string, rs []Refusal) error {
 	var b strings.Builder
 	for _, r := range rs {
-		fmt.Fprintf(&b, "\n  commit %s: %q: %s", r.Commit, r.Path, r.Reason)
+		b.WriteString("\n  " + RefusalLine(r))
 	}
-	return fmt.Errorf("vault: %s: nothing moved; %d entries refused:%s\nyour vault is unchanged and keeps working; a revert on the remote does not help, since the commits stay in its history: whoever controls the remote must put its main branch back to the last good commit (git push --force), then sync again: %w",
+	return fmt.Errorf("vault: %s: nothing moved; %d entries refused:%s\nyour vault is unchanged and keeps working: %w",
 		op, len(rs), b.String(), ErrRefused)
 }

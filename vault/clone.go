@@ -22,6 +22,28 @@ var ErrNotRecipient = errors.New("the identity is not one of the vault's recipie
 // ErrNotVault when the remote holds no vault, ErrUnreachable or ErrAuth from the
 // transfer, and ErrTimeout when ctx's deadline passed, whatever step it stopped.
 func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (v *Vault, err error) {
+	return clone(ctx, url, dir, opts, auth, progress, false)
+}
+
+// CloneSkipRefused is Clone for a remote whose history holds entries memvault
+// does not admit, where Clone fails with ErrRefused: the clone's main branch
+// gets one more commit on the remote's, whose tree leaves those entries out
+// and names each (see Vault.LeaveOutRefused). It returns the entries left out.
+func CloneSkipRefused(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (*Vault, []Refusal, error) {
+	v, err := clone(ctx, url, dir, opts, auth, progress, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := v.LeaveOutRefused(ctx)
+	if err != nil {
+		v.Close()
+		removeClone(dir, false)
+		return nil, nil, err
+	}
+	return v, rs, nil
+}
+
+func clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer, skip bool) (v *Vault, err error) {
 	defer func() { err = timedOut(ctx, err) }()
 	if err := opts.fill(); err != nil {
 		return nil, err
@@ -47,7 +69,7 @@ func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 			removeClone(dir, existed)
 		}
 	}()
-	h, err := cloneFetch(ctx, repo, url, auth, progress)
+	h, err := cloneFetch(ctx, repo, url, auth, progress, skip)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +100,7 @@ func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 }
 
 // cloneFetch fetches url's main branch into repo and points main at it.
-func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credentials, progress io.Writer) (gitlog.Hash, error) {
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
 	defer repo.Close()
 	if err := repo.AddRemote(DefaultRemote, url); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
@@ -96,7 +118,7 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credent
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
-	if len(refused) > 0 {
+	if len(refused) > 0 && !skip {
 		return gitlog.ZeroHash, refusedError("clone "+gitlog.Redact(url), refused)
 	}
 	w, err := repo.Lock(ctx)

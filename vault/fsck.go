@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,22 +16,19 @@ const ageMagic = "age-encryption.org/v1\n"
 
 // Fsck checks the vault and returns what is wrong, as sentences for a person: the
 // branch and every object reachable from it (present, decodable, hashing to its
-// name); every memory blob in the whole history is age ciphertext; every memory
-// file of the current state decrypts with the identity; the recipients and format
-// files parse; the identity file is private. The error is only for a failure to
-// run the check.
+// name, within the vault's size limits); every commit of the whole history passes
+// what sync's admission checks (layout, modes, names, age files within the size
+// limit, format), one line per refused entry with its commit and path, except
+// those a Memory-Left-Out trailer names (LeaveOutRefused); every memory file of
+// the current state decrypts with the identity; the recipients and format files
+// parse; the identity file is private. No blob is read past the vault's limit.
+// The error is only for a failure to run the check.
 func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 	var out []string
-	var blobs, heads []gitlog.Entry
+	var heads []gitlog.Entry
 	problems, err := v.repo.Check(ctx, func(p string, h gitlog.Hash, head bool) {
-		if !strings.HasPrefix(p, memDir+"/") {
-			return
-		}
-		e := gitlog.Entry{Name: p, Hash: h}
-		if head {
-			heads = append(heads, e)
-		} else {
-			blobs = append(blobs, e)
+		if head && strings.HasPrefix(p, memDir+"/") {
+			heads = append(heads, gitlog.Entry{Name: p, Hash: h})
 		}
 	})
 	if err != nil {
@@ -41,10 +37,15 @@ func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 	for _, p := range problems {
 		out = append(out, p.String())
 	}
-	for _, e := range append(blobs, heads...) {
-		if ct, err := v.repo.ReadBlob(e.Hash); err == nil && !bytes.HasPrefix(ct, []byte(ageMagic)) {
-			out = append(out, fmt.Sprintf("%s: blob %s is not age ciphertext: plaintext may be stored in the history", e.Name, e.Hash.String()[:12]))
-		}
+	rs, err := v.historyRefusals(ctx, mustHead(v.repo))
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil && len(problems) == 0:
+		out = append(out, fmt.Sprintf("the history could not be checked as sync checks what arrives: %v", err))
+	}
+	for _, r := range rs {
+		out = append(out, RefusalLine(r))
 	}
 	out = append(out, v.checkHead(heads)...)
 	return append(out, v.checkIdentityFile()...), nil
@@ -71,7 +72,10 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 	}
 	for _, e := range heads {
 		p := Root + strings.TrimPrefix(e.Name, memDir)
-		ct, err := v.repo.ReadBlob(e.Hash)
+		ct, err := v.readCiphertext(p, e.Hash)
+		if errors.Is(err, ErrBadEntry) {
+			continue // a line of its own above, from the history's check
+		}
 		if err == nil {
 			_, err = v.keys.decrypt(p, ct)
 		}

@@ -43,6 +43,12 @@ type side struct{ b, o, t gitlog.Hash }
 // and theirs from base, the memory paths named as conflicts, and those of them
 // that are files moved aside from a directory.
 func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
+	return v.planMergeAs(ctx, base, ours, theirs, gitlog.ZeroHash, labels)
+}
+
+// planMergeAs is planMerge with theirs's tree taken to be theirsT, unless that
+// is ZeroHash (see skip.go).
+func (v *Vault) planMergeAs(ctx context.Context, base, ours, theirs, theirsT gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
 	m := &merger{v: v, ctx: ctx, base: base, ours: ours, theirs: theirs, labels: labels, renames: map[gitlog.Hash][][2]string{}}
 	for _, p := range []struct {
 		c gitlog.Hash
@@ -51,6 +57,9 @@ func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, l
 		if *p.t, err = v.repo.RootTree(p.c); err != nil {
 			return nil, nil, nil, fmt.Errorf("vault: merge: %w", err)
 		}
+	}
+	if !theirsT.IsZero() {
+		m.theirsT = theirsT
 	}
 	paths, err := m.changedPaths()
 	if err != nil {

@@ -42,7 +42,10 @@ type SyncOptions struct {
 	Auth             Credentials
 	Progress         io.Writer // the server's progress; nil for none
 	AcceptRecipients bool      // take a change of recipients made on the remote
-	Host             string    // names this machine in conflict markers; "" means the host name
+	// SkipRefused merges a remote whose history holds entries admission
+	// refuses, leaving those entries out and naming them (see skip.go).
+	SkipRefused bool
+	Host        string // names this machine in conflict markers; "" means the host name
 }
 
 // SyncResult says what Sync did.
@@ -61,6 +64,8 @@ type SyncResult struct {
 	RecipientsChanged bool
 	RecipientsAdded   []Recipient
 	RecipientsRemoved []Recipient
+	// LeftOut are the refused entries a SkipRefused merge left out.
+	LeftOut []Refusal
 }
 
 // Sync brings the vault and a remote together: it fetches the remote's main
@@ -80,7 +85,8 @@ type SyncResult struct {
 // passes, whichever step it stops (the fetch, the wait for the vault's lock, the
 // admission check, the merge, the push), the error wraps ErrTimeout, and also
 // ErrRejected when the remote kept moving; when ctx is cancelled, it wraps
-// context.Canceled. The vault's branch
+// context.Canceled. It wraps ErrRefused when the remote's history holds entries
+// memvault does not admit and SkipRefused is not set; nothing moved then. The vault's branch
 // is left as it was, or at a complete merge, never in between.
 func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
 	if opts.Remote == "" {
@@ -128,13 +134,18 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		if err != nil {
 			return true, fmt.Errorf("vault: sync: %w", err)
 		}
-		if len(refused) > 0 {
+		if len(refused) > 0 && !opts.SkipRefused {
 			return true, refusedError("sync with "+opts.Remote, refused)
 		}
 		if err := v.checkRecipients(base, ours, theirs, opts.AcceptRecipients, res); err != nil {
 			return true, err
 		}
-		if head, err = v.integrate(ctx, opts, base, ours, theirs, res); err != nil {
+		if len(refused) > 0 {
+			head, err = v.integrateSkipping(ctx, opts, base, ours, theirs, refused, res)
+		} else {
+			head, err = v.integrate(ctx, opts, base, ours, theirs, res)
+		}
+		if err != nil {
 			return false, err
 		}
 	}

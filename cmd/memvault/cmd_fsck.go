@@ -32,8 +32,16 @@ its own process, as from any memvault started the same way: on Linux, core dumps
 off, and memory locked against swap, which needs the memlock limit unlimited
 (ulimit -l unlimited). Notes do not change the exit status.
 
+Every commit of the history is also checked as sync checks what a remote brings
+(layout, modes, names, age files within the size limit, format): each entry it
+would refuse is one line with its commit and path. Such entries come from a
+vault changed by hand with git, or filled before sync checked what arrives.
+
 With --repair, a main branch that is unreadable or names a broken commit is pointed
-at the newest commit whose whole history is sound. Nothing is ever deleted.`,
+at the newest commit whose whole history is sound; and, as sync --skip-refused
+does for a remote, one commit leaves the refused entries out of the current tree
+and names each of them, after which fsck no longer lists them. Nothing is ever
+deleted from the history.`,
 		Example: `  memvault fsck
   memvault fsck --repair`,
 		Args: usageArgs(cobra.NoArgs),
@@ -41,7 +49,7 @@ at the newest commit whose whole history is sound. Nothing is ever deleted.`,
 			return runFsck(c.Context(), g, repair, c.OutOrStdout())
 		},
 	}
-	c.Flags().BoolVar(&repair, "repair", false, "point a broken main branch at the newest sound commit")
+	c.Flags().BoolVar(&repair, "repair", false, "point a broken main branch at the newest sound commit, and leave refused entries out")
 	return c
 }
 
@@ -68,6 +76,15 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 		return err
 	}
 	defer closeVault(v, &err)
+	if repair {
+		left, err := v.LeaveOutRefused(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range left {
+			fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		}
+	}
 	problems, err := v.Fsck(ctx)
 	if err != nil {
 		return err

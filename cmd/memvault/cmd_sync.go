@@ -132,7 +132,7 @@ func (p progressWriter) Write(b []byte) (int, error) {
 func newSyncCommands(g *globalOptions) []*cobra.Command {
 	mk := func(use string, mode vault.SyncMode, short, long string) *cobra.Command {
 		var tf transferFlags
-		var accept, watch bool
+		var accept, watch, skip bool
 		var every time.Duration
 		c := &cobra.Command{
 			Use:   use + " [REMOTE]",
@@ -140,7 +140,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			Long:  long,
 			Args:  usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(c *cobra.Command, args []string) error {
-				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, Progress: progressTo(c.ErrOrStderr())}
+				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
@@ -156,6 +156,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 		tf.register(c)
 		if mode != vault.SyncPush {
 			c.Flags().BoolVar(&accept, "accept-recipients", false, "take a change of the vault's recipients made on the remote")
+			c.Flags().BoolVar(&skip, "skip-refused", false, "merge a remote whose history holds refused entries, leaving them out")
 		}
 		if mode == vault.SyncBoth {
 			c.Flags().BoolVar(&watch, "watch", false, "keep syncing until interrupted: soon after each write, and every --every")
@@ -168,7 +169,12 @@ changed on one side takes that side; a file changed on both is decrypted, merged
 lines and encrypted again. Overlapping edits stay in the file between conflict
 markers (<<<<<<< ours (host, time) / ======= / >>>>>>> theirs (remote, time)), so no
 memory is lost; the merge commit names each such file. A change of the recipients
-made on the remote is shown and taken only with --accept-recipients.`
+made on the remote is shown and taken only with --accept-recipients.
+
+Every commit the remote brings is checked first; when one holds what memvault does
+not admit (a plaintext file, a symbolic link, a crafted name, a blob over the size
+limit...), nothing moves and each is named. --skip-refused then merges everything
+else and leaves those entries out, naming each in the merge commit.`
 	const watchHelp = `With --watch, sync keeps running until interrupted (Ctrl-C, SIGTERM): it syncs at
 once, about a second after any write to the vault (by any process), and every
 --every (default 30s) to bring in what others pushed, each sync bounded by
@@ -210,6 +216,9 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 		fmt.Fprint(out, "; remote up to date")
 	}
 	fmt.Fprintln(out)
+	for _, r := range res.LeftOut {
+		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+	}
 	for _, p := range res.Conflicts {
 		if slices.Contains(res.MovedAside, p) {
 			fmt.Fprintf(out, "conflict: %s (a file moved aside: the other side made its name a directory; rename it to settle it)\n", escape.Name(p))
@@ -250,12 +259,17 @@ func describeRecipient(r vault.Recipient) string {
 
 func newCloneCommand(g *globalOptions) *cobra.Command {
 	var tf transferFlags
+	var skip bool
 	c := &cobra.Command{
 		Use:   "clone URL [DIR]",
 		Short: "Make a local vault from a remote one",
 		Long: `Clone copies the vault at URL into DIR (default: --vault, $MEMVAULT_DIR, else the
 default vault) and records URL as remote origin. Your identity must be one of the
 vault's recipients; if it is not, clone says which recipient to ask someone to add.
+
+Every commit is checked as sync checks what arrives; when one holds what memvault
+does not admit, the clone is refused and each entry named. --skip-refused clones
+anyway, with one more commit that leaves those entries out and names each.
 
 ` + transferHelp,
 		Example: `  memvault clone git@github.com:me/memory.git
@@ -266,17 +280,18 @@ vault's recipients; if it is not, clone says which recipient to ask someone to a
 			if len(args) == 2 {
 				dir = args[1]
 			}
-			return runClone(c.Context(), g, args[0], dir, tf, progressTo(c.ErrOrStderr()), c.OutOrStdout())
+			return runClone(c.Context(), g, args[0], dir, tf, skip, progressTo(c.ErrOrStderr()), c.OutOrStdout())
 		},
 	}
 	tf.register(c)
+	c.Flags().BoolVar(&skip, "skip-refused", false, "clone a remote whose history holds refused entries, leaving them out")
 	return c
 }
 
 // runClone clones url into dir. --timeout bounds the whole of vault.Clone, so
 // the time a person takes to type a protected identity's passphrase, which it
 // asks for first, counts against it.
-func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, progress, out io.Writer) error {
+func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, progress, out io.Writer) error {
 	defDir, identity, err := g.paths()
 	if err != nil {
 		return err
@@ -289,11 +304,21 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	}
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
-	v, err := vault.Clone(tctx, url, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, tf.credentials(), progress)
+	opts := vault.Options{IdentityFile: identity, Passphrase: g.passphrase}
+	var v *vault.Vault
+	var left []vault.Refusal
+	if skip {
+		v, left, err = vault.CloneSkipRefused(tctx, url, dir, opts, tf.credentials(), progress)
+	} else {
+		v, err = vault.Clone(tctx, url, dir, opts, tf.credentials(), progress)
+	}
 	if err != nil {
 		return gaveUpAfter(tctx, tf.timeout, err)
 	}
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
+	for _, r := range left {
+		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+	}
 	return nil
 }

@@ -139,6 +139,7 @@ var hints = []struct {
 	{vault.ErrRecipientsChanged, hintRecipientsChanged},
 	{vault.ErrNotRecipient, hintNotRecipient},
 	{vault.ErrReadOnly, hintReadOnly},
+	{vault.ErrRefused, hintRefused},
 	{vault.ErrConflict, hintConflict},
 }
 
@@ -215,4 +216,9 @@ const (
 	// hintConflict is printed under a revert that does not apply.
 	hintConflict = "Nothing was changed. Edit the files yourself, or take one back whole with " +
 		"'memvault restore PATH --at REV~1'."
+	hintRefused = "Run sync (or pull) again with --skip-refused to take everything else and leave " +
+		"these entries out (the merge commit names each; push then puts a clean head on the remote), " +
+		"or clone with --skip-refused. A revert on the remote does not help, since the commits stay in " +
+		"its history; whoever controls the remote can instead put its main branch back to the last " +
+		"good commit (git push --force)."
 )
