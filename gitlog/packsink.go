@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // packSink takes a fetched pack into the repository as one pack file and its
@@ -15,7 +14,8 @@ import (
 // one file to write and sync, not five thousand.
 //
 // The pack goes to a temporary file under objects/pack. Close checks it (every
-// object is inflated and named by its content), writes the index, syncs both,
+// object is inflated and named by its content, in bounded memory: see
+// indexPack), writes the index, syncs both,
 // and renames the index and then the pack into place, so readers never see a
 // pack without its index and a fetch cut off midway leaves no pack at all. The
 // pack is durable before Fetch journals the move of the remote's ref, so the
@@ -81,16 +81,7 @@ func (s *packSink) install() error {
 	if _, err := s.f.Seek(0, 0); err != nil {
 		return err
 	}
-	iw := new(idxfile.Writer)
-	p, err := packfile.NewParser(packfile.NewScanner(s.f), iw)
-	if err != nil {
-		return err
-	}
-	sum, err := p.Parse()
-	if err != nil {
-		return err
-	}
-	idx, err := iw.Index()
+	idx, sum, err := indexPack(s.f)
 	if err != nil {
 		return err
 	}
