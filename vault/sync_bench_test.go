@@ -96,3 +96,68 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSyncAdmission is BenchmarkSyncDiverged1000 through a local path,
+// with sync's admission check of what arrives on and off, measured in one run
+// (with -count the two alternate): the check must add at most 10%.
+func BenchmarkSyncAdmission(b *testing.B) {
+	for _, off := range []bool{false, true} {
+		name := "admit"
+		if off {
+			name = "no-admit"
+		}
+		b.Run(name, func(b *testing.B) {
+			vault.SkipAdmission(off)
+			defer vault.SkipAdmission(false)
+			benchSyncDiverged(b, fileRemote)
+		})
+	}
+}
+
+// BenchmarkAdmit1000 times the admission check alone on what
+// BenchmarkSyncDiverged1000's sync fetches (1,000 new commits), each time in a
+// freshly opened vault, so no tree is cached: what the check adds to that sync.
+func BenchmarkAdmit1000(b *testing.B) {
+	const commits, files = 1000, 50
+	dir := b.TempDir()
+	va, opts := vaulttest.NewAt(b, dir)
+	url := fileRemote(b)
+	if err := va.AddRemote("origin", url); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	bdir := filepath.Join(dir, "b.git")
+	vb, err := vault.Clone(ctx, url, bdir, opts, gitlog.Auth{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range commits {
+		vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
+		vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
+	}
+	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	theirs, err := vault.FetchForAdmit(ctx, vb, "origin")
+	if err != nil {
+		b.Fatal(err)
+	}
+	vb.Close()
+	for b.Loop() {
+		b.StopTimer()
+		v, err := vault.Open(ctx, bdir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		n, err := vault.AdmitFetched(ctx, v, theirs)
+		b.StopTimer()
+		if err != nil || n != 0 {
+			b.Fatalf("admit = %d refused, %v", n, err)
+		}
+		v.Close()
+		b.StartTimer()
+	}
+}

@@ -1,0 +1,32 @@
+package vault
+
+import (
+	"context"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// SkipAdmission turns sync's admission check off (true) or on, for
+// BenchmarkSyncAdmission.
+func SkipAdmission(off bool) { skipAdmission.Store(off) }
+
+// FetchForAdmit fetches remote into v and returns what arrived, for
+// BenchmarkAdmit1000.
+func FetchForAdmit(ctx context.Context, v *Vault, remote string) (gitlog.Hash, error) {
+	return v.repo.Fetch(ctx, remote, gitlog.TransferOptions{})
+}
+
+// AdmitFetched runs the admission check sync runs on theirs, and returns how
+// many entries it refused.
+func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error) {
+	ours, err := v.repo.Head()
+	if err != nil {
+		return 0, err
+	}
+	base, err := v.repo.MergeBase(ours, theirs)
+	if err != nil {
+		return 0, err
+	}
+	rs, err := admit(ctx, v.repo, v.limits, base, theirs)
+	return len(rs), err
+}
