@@ -35,7 +35,7 @@ func TestFsckFindsPlaintext(t *testing.T) {
 	}
 	problems, err := v.Fsck(ctx)
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "memories/leak.md") ||
-		!strings.Contains(problems[0], "not age ciphertext") {
+		!strings.Contains(problems[0], "not an age file") || !strings.HasPrefix(problems[0], "commit ") {
 		t.Errorf("Fsck with a plaintext blob in history = %q, %v; want one problem naming memories/leak.md", problems, err)
 	}
 }
