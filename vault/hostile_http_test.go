@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/internal/gittest"
 	"github.com/memvault/memvault/vault"
 )
@@ -67,10 +66,10 @@ func TestHostileRemoteHTTP(t *testing.T) {
 
 			// Clone: refused, then cloned past the refused entries.
 			dir := filepath.Join(t.TempDir(), "c.git")
-			if _, err := vault.Clone(ctx, url, dir, opts, gitlog.Auth{}, nil); !errors.Is(err, vault.ErrRefused) {
+			if _, err := vault.Clone(ctx, url, dir, opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Clone = %v, want ErrRefused", err)
 			}
-			c, _, err := vault.CloneSkipRefused(ctx, url, dir, opts, gitlog.Auth{}, nil)
+			c, _, err := vault.CloneSkipRefused(ctx, url, dir, opts, vault.Credentials{}, nil)
 			if err != nil {
 				t.Fatalf("CloneSkipRefused = %v", err)
 			}

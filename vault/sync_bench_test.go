@@ -129,7 +129,7 @@ func BenchmarkAdmit1000(b *testing.B) {
 		b.Fatal(err)
 	}
 	bdir := filepath.Join(dir, "b.git")
-	vb, err := vault.Clone(ctx, url, bdir, opts, gitlog.Auth{}, nil)
+	vb, err := vault.Clone(ctx, url, bdir, opts, vault.Credentials{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
