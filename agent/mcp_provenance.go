@@ -53,27 +53,39 @@ const blameInputSchema = `{
   "required": ["path"]
 }`
 
+// searchTool and blameTool are the provenance tools' definitions.
+func searchTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name: "search", Title: "Search memory", Description: searchToolDescription,
+		InputSchema: json.RawMessage(searchInputSchema), Annotations: readOnlyTool(),
+	}
+}
+
+func blameTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name: "blame", Title: "Memory line history", Description: blameToolDescription,
+		InputSchema: json.RawMessage(blameInputSchema), Annotations: readOnlyTool(),
+	}
+}
+
+func readOnlyTool() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+}
+
 // addProvenanceTools offers search and blame when the store can answer them.
 func (m *mcpServer) addProvenanceTools() {
 	ps, ok := m.store.(ProvenanceStore)
 	if !ok {
 		return
 	}
-	ro := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
-	m.srv.AddTool(&mcp.Tool{
-		Name: "search", Title: "Search memory", Description: searchToolDescription,
-		InputSchema: json.RawMessage(searchInputSchema), Annotations: ro,
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	m.srv.AddTool(searchTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		text, isErr, err := callSearch(ctx, ps, req.Params.Arguments)
 		if err != nil {
 			return nil, err
 		}
 		return textResult(text, isErr), nil
 	})
-	m.srv.AddTool(&mcp.Tool{
-		Name: "blame", Title: "Memory line history", Description: blameToolDescription,
-		InputSchema: json.RawMessage(blameInputSchema), Annotations: ro,
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	m.srv.AddTool(blameTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		text, isErr, err := callBlame(ctx, ps, req.Params.Arguments)
 		if err != nil {
 			return nil, err

@@ -27,5 +27,7 @@ func NewMCPUnavailable(reason string, opts MCPOptions) *mcp.Server {
 	}
 	srv.AddTool(memoryTool(), fail)
 	srv.AddTool(historyTool(), fail)
+	srv.AddTool(searchTool(), fail)
+	srv.AddTool(blameTool(), fail)
 	return srv
 }

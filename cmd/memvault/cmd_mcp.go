@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/vault"
 )
 
 // envMCPToken holds the bearer token of `memvault mcp --http`, so that it is
@@ -82,6 +83,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		return err
 	}
 	var srv *mcp.Server
+	maxLine := vault.DefaultLimits.MaxRequestLine // a server that could not start reads no limits
 	if down != "" {
 		srv = agent.NewMCPUnavailable(down, agent.MCPOptions{Version: buildVersion()})
 		defer func() {
@@ -94,11 +96,12 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		v.IndexHistory() // a long-lived process: its first per-file history answers at once
 		defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
 		srv = agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
+		maxLine = v.Limits().MaxRequestLine
 	}
 	if opts.http == "" {
-		return agent.ServeMCPStdio(ctx, srv, in, out, v.Limits().MaxRequestLine)
+		return agent.ServeMCPStdio(ctx, srv, in, out, maxLine)
 	}
-	hopts.MaxBody = int64(v.Limits().MaxRequestLine)
+	hopts.MaxBody = int64(maxLine)
 	ln, err := agent.ListenMCP(ctx, opts.http, hopts)
 	if errors.Is(err, agent.ErrNotLoopback) {
 		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+

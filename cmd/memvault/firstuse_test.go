@@ -158,8 +158,8 @@ func TestMCPDamagedVault(t *testing.T) {
 	}
 	cs := connectMCP(t, exec.Command(memvaultExe(t), append(flags, "mcp")...))
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 2 {
-		t.Fatalf("ListTools = %v, %v; want memory and history", tools, err)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("ListTools = %v, %v; want memory, history, search and blame", tools, err)
 	}
 	got, isErr := callMemory(t, cs, `{"command":"view","path":"/memories"}`)
 	for _, want := range []string{"could not start", "main branch is damaged", "memvault fsck --repair", flags[1]} {
