@@ -127,6 +127,15 @@ func TestNoIdentity(t *testing.T) {
 	if err := os.Remove(opts.IdentityFile); err != nil {
 		t.Fatal(err)
 	}
+	// Another process, as the user's would be: the one that wrote the files
+	// keeps their plaintext and needs no identity to show them.
+	dir := v.Dir()
+	v.Close()
+	v, err := vault.Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
 	d := newDriverFor(t, fixedIdentity{v}, v, 80, 24)
 	d.keys("G", "l", "j")
 	d.golden("no_identity")
