@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/agent"
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )

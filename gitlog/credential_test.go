@@ -13,7 +13,7 @@ import (
 	"time"
 
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 func TestCredentialRequest(t *testing.T) {

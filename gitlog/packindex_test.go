@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // TestIndexPackMatchesGit checks indexPack against git's own index of a pack

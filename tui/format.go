@@ -7,7 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/memvault/memvault/internal/escape"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // tabWidth is how many columns a tab in a memory file takes.

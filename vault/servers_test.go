@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/gitlog"
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // Real git servers on loopback for the sync tests: a bare repository served as a

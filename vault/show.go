@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memvault/memvault/gitlog"
-	"github.com/memvault/memvault/internal/escape"
+	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/gitlog"
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 )
 

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // bombBytes is what the zlib bomb's header claims: a gigabyte, in about a

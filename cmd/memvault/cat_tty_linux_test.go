@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // openPTY opens a new pseudo-terminal and returns its two ends.

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/agent"
-	"github.com/memvault/memvault/internal/escape"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // chatOptions are the flags of `memvault chat`.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/internal/escape"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // expireOptions are the flags of `memvault expire`.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/internal/escape"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 func newRemoteCommand(g *globalOptions) *cobra.Command {

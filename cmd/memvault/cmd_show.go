@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // revisionHelp explains revisions in the help of every command that takes one.

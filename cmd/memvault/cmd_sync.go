@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // transferFlags are the credentials and time limit flags of push, pull, sync and

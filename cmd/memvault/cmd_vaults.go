@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // vaultName is a vault named rather than given as a folder: letters, digits, '-'

@@ -10,7 +10,7 @@ import (
 
 	"filippo.io/age"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // Issue 13: what a remote writes (names, subjects, trailers, authors, recipient

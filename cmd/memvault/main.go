@@ -15,8 +15,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/memvault/memvault/internal/escape"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // Exit statuses. They are part of the interface of `memvault tool`.

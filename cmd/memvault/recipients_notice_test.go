@@ -6,7 +6,7 @@ import (
 
 	"filippo.io/age"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // TestRecipientsNoticeLists: a remote's recipients file with a comment that

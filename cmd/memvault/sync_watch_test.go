@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/internal/gittest"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // lockedBuffer is a bytes.Buffer a process writes to while the test reads it.

@@ -40,7 +40,7 @@ const seedFiles = 5000
 // SDK's. Per-command p50 and p99 are over all rounds. Every answer is checked,
 // and the two backends must give the same text.
 //
-//	go test ./bridges -run '^$' -bench ServeVsSDK -benchtime 1x
+//	go test ./agent/bridges -run '^$' -bench ServeVsSDK -benchtime 1x
 //
 // With -serve.baseline BIN a third backend, another memvault build, takes its
 // turn in the same rounds (before and after a change, in one run).
