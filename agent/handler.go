@@ -8,6 +8,13 @@
 // A view reads a snapshot; every other command runs inside one vault Update, so
 // concurrent calls, from goroutines or processes, are serialised and each
 // successful one is exactly one commit.
+//
+// The tool's other faces live in their own packages, so a program that only
+// runs memory tool calls builds in neither SDK: agent/mcpserver is the MCP
+// server (the memory, history, search and blame tools and the memory files
+// as resources), agent/claude is the Claude agent loop on anthropic-sdk-go
+// (Chat, ToolResult, the tool declaration). agent/bridges holds the Python
+// and TypeScript bridges that speak to Serve.
 package agent
 
 import (

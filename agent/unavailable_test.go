@@ -3,14 +3,10 @@ package agent_test
 import (
 	"bytes"
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/memvault/memvault/agent"
-	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 const downReason = "Error: memvault could not start: the vault is damaged.\nRun memvault fsck --repair."
@@ -35,46 +31,5 @@ func TestServeUnavailable(t *testing.T) {
 	want := `{"id":1` + answer + "\n" + `{"id":{"n":[2]}` + answer + "\n" + `{"id":null` + answer + "\n" + `{"id":"big"` + answer + "\n"
 	if out.String() != want {
 		t.Errorf("ServeUnavailable wrote\n%s\nwant\n%s", out.String(), want)
-	}
-}
-
-// TestMCPUnavailable: a client lists the same tools as on a working server,
-// and each call answers with the reason as an error result.
-func TestMCPUnavailable(t *testing.T) {
-	ctx := context.Background()
-	connect := func(srv *mcp.Server) *mcp.ClientSession {
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close(); ss.Wait() })
-		return cs
-	}
-	down := connect(agent.NewMCPUnavailable(downReason, agent.MCPOptions{Version: "v9"}))
-	up := connect(agent.NewMCPServer(vaulttest.New(t), agent.MCPOptions{Poll: -1}))
-	downTools, err := down.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("ListTools on the unavailable server = %v", err)
-	}
-	upTools, err := up.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(downTools.Tools, upTools.Tools) {
-		t.Errorf("the unavailable server lists %+v\nwant the working server's %+v", downTools.Tools, upTools.Tools)
-	}
-	if got := down.InitializeResult().ServerInfo.Version; got != "v9" {
-		t.Errorf("serverInfo version %q, want v9", got)
-	}
-	for _, name := range []string{"memory", "history"} {
-		res, err := down.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"command": "view", "path": "/memories"}})
-		if err != nil || !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != downReason {
-			t.Errorf("CallTool(%s) = %+v, %v; want the reason as an error result", name, res, err)
-		}
 	}
 }

@@ -29,7 +29,7 @@ func (f *fakeMessages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("x-should-retry", "false")
-	code := map[string]int{"200": 200, "401": 401, "500": 500}[rep[0]]
+	code := map[string]int{"200": 200, "400": 400, "401": 401, "500": 500}[rep[0]]
 	w.WriteHeader(code)
 	io.WriteString(w, rep[1])
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/claude"
 	"github.com/memvault/memvault/vault/escape"
 )
 
@@ -46,7 +47,7 @@ reads the prompt from stdin). Memory commands are shown on stderr unless --quiet
 
 The API key comes from $ANTHROPIC_API_KEY (or --api-key-file); $ANTHROPIC_BASE_URL
 points elsewhere than the public API. The model is --model, else $ANTHROPIC_MODEL, else
-` + agent.DefaultModel + `. Context management (clear_tool_uses_20250919, sparing the memory
+` + claude.DefaultModel + `. Context management (clear_tool_uses_20250919, sparing the memory
 tool's results) is on unless --no-context-management, so long sessions keep going.
 The client retries connection errors, rate limits (429) and overload (529) as the SDK
 does; an error that remains is reported and the conversation can go on.`,
@@ -60,8 +61,8 @@ does; an error that remains is reported and the conversation can go on.`,
 	}
 	f := c.Flags()
 	f.StringVarP(&opts.prompt, "print", "p", "", "run one turn with `PROMPT` and print the final text (- reads stdin)")
-	f.StringVar(&opts.model, "model", "", "the `MODEL` (default $ANTHROPIC_MODEL, else "+agent.DefaultModel+")")
-	f.Int64Var(&opts.maxTokens, "max-tokens", agent.DefaultMaxTokens, "the most tokens in one response")
+	f.StringVar(&opts.model, "model", "", "the `MODEL` (default $ANTHROPIC_MODEL, else "+claude.DefaultModel+")")
+	f.Int64Var(&opts.maxTokens, "max-tokens", claude.DefaultMaxTokens, "the most tokens in one response")
 	f.StringVar(&opts.system, "system", "", "a system prompt `TEXT`")
 	f.BoolVar(&opts.noContextManagement, "no-context-management", false, "do not clear old tool results as the context fills")
 	f.StringVar(&opts.apiKeyFile, "api-key-file", "", "read the API key from `FILE` (default $ANTHROPIC_API_KEY)")
@@ -98,7 +99,7 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 	if session == "" {
 		session = "chat-" + time.Now().UTC().Format("20060102T150405Z")
 	}
-	copts := agent.ChatOptions{
+	copts := claude.ChatOptions{
 		Model:               firstNonEmpty(opts.model, os.Getenv("ANTHROPIC_MODEL")),
 		MaxTokens:           opts.maxTokens,
 		System:              opts.system,
@@ -106,10 +107,10 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 	}
 	if !opts.quiet {
 		st := stylesFor(errOut)
-		copts.OnToolCall = func(tc agent.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
+		copts.OnToolCall = func(tc claude.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
 	}
 	h := agent.New(v, agent.Options{Agent: opts.agent, Session: session})
-	chat := agent.NewChat(anthropic.NewClient(clientOpts...), h, copts)
+	chat := claude.NewChat(anthropic.NewClient(clientOpts...), h, copts)
 	if c.Flags().Changed("print") {
 		reply, err := chat.Send(ctx, prompt)
 		if err != nil {
@@ -121,7 +122,7 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 		_, err = fmt.Fprintln(out, reply)
 		return err
 	}
-	return chat.REPL(ctx, in, out, errOut)
+	return repl(ctx, chat, in, out, errOut)
 }
 
 // apiKeyOptions finds the API key: --api-key-file, else what the SDK reads
@@ -147,7 +148,7 @@ func apiKeyOptions(opts chatOptions) ([]option.RequestOption, error) {
 // describeCall is the line shown for a tool call: its command and path(s), and
 // for an error answer its first line, cut short. Control characters the model
 // put there are masked, so they cannot drive the terminal.
-func describeCall(tc agent.ToolCall) string {
+func describeCall(tc claude.ToolCall) string {
 	var in struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`

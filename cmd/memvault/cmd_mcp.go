@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -72,7 +72,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	if opts.http == "" && (opts.allowRemote || opts.tokenFile != "") {
 		return &usageError{cmd: c.CommandPath(), err: errors.New("--allow-remote and --token-file go with --http")}
 	}
-	var hopts agent.HTTPOptions
+	var hopts mcpserver.HTTPOptions
 	if opts.http != "" {
 		if hopts, err = httpOptions(c, opts); err != nil {
 			return err
@@ -85,7 +85,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	var srv *mcp.Server
 	maxLine := vault.DefaultLimits.MaxRequestLine // a server that could not start reads no limits
 	if down != "" {
-		srv = agent.NewMCPUnavailable(down, agent.MCPOptions{Version: buildVersion()})
+		srv = mcpserver.NewUnavailable(down, mcpserver.Options{Version: buildVersion()})
 		defer func() {
 			if err == nil {
 				err = errReported
@@ -95,28 +95,28 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		defer closeVault(v, &err)
 		v.IndexHistory() // a long-lived process: its first per-file history answers at once
 		defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
-		srv = agent.NewMCPServer(v, agent.MCPOptions{Version: buildVersion()})
+		srv = mcpserver.New(v, mcpserver.Options{Version: buildVersion()})
 		maxLine = v.Limits().MaxRequestLine
 	}
 	if opts.http == "" {
-		return agent.ServeMCPStdio(ctx, srv, in, out, maxLine)
+		return mcpserver.ServeStdio(ctx, srv, in, out, maxLine)
 	}
 	hopts.MaxBody = int64(maxLine)
-	ln, err := agent.ListenMCP(ctx, opts.http, hopts)
-	if errors.Is(err, agent.ErrNotLoopback) {
+	ln, err := mcpserver.Listen(ctx, opts.http, hopts)
+	if errors.Is(err, mcpserver.ErrNotLoopback) {
 		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+
 			"pass --allow-remote with a bearer token in $%s or --token-file", opts.http, err, envMCPToken)}
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at http://%s%s\n", ln.Addr(), agent.MCPPath)
-	return agent.ServeMCPHTTP(ctx, srv, ln, hopts)
+	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at http://%s%s\n", ln.Addr(), mcpserver.Path)
+	return mcpserver.ServeHTTP(ctx, srv, ln, hopts)
 }
 
 // httpOptions reads the token and checks that --allow-remote has one.
-func httpOptions(c *cobra.Command, opts mcpOptions) (agent.HTTPOptions, error) {
-	h := agent.HTTPOptions{AllowRemote: opts.allowRemote, Token: os.Getenv(envMCPToken)}
+func httpOptions(c *cobra.Command, opts mcpOptions) (mcpserver.HTTPOptions, error) {
+	h := mcpserver.HTTPOptions{AllowRemote: opts.allowRemote, Token: os.Getenv(envMCPToken)}
 	if opts.tokenFile != "" {
 		b, err := os.ReadFile(opts.tokenFile)
 		if err != nil {

@@ -1,4 +1,4 @@
-package agent
+package main
 
 import (
 	"bufio"
@@ -8,15 +8,17 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/memvault/memvault/agent/claude"
 )
 
-// REPL runs an interactive conversation: each line read from in is a prompt
-// (blank lines are skipped; "/exit" or "/quit" ends it), and the final text of
-// each turn goes to out. The prompt marker and the errors of single turns go
-// to errOut, and the conversation goes on after them. REPL returns nil at the
-// end of in, ctx's error when ctx ends, and an *APIError when the API refuses
-// the credentials, since no later turn can succeed either.
-func (c *Chat) REPL(ctx context.Context, in io.Reader, out, errOut io.Writer) error {
+// repl runs an interactive conversation on chat: each line read from in is a
+// prompt (blank lines are skipped; "/exit" or "/quit" ends it), and the final
+// text of each turn goes to out. The prompt marker and the errors of single
+// turns go to errOut, and the conversation goes on after them. repl returns
+// nil at the end of in, ctx's error when ctx ends, and a *claude.APIError when
+// the API refuses the credentials, since no later turn can succeed either.
+func repl(ctx context.Context, chat *claude.Chat, in io.Reader, out, errOut io.Writer) error {
 	lines := make(chan string)
 	readErr := make(chan error, 1)
 	go func() {
@@ -49,8 +51,8 @@ func (c *Chat) REPL(ctx context.Context, in io.Reader, out, errOut io.Writer) er
 		case "/exit", "/quit":
 			return nil
 		}
-		reply, err := c.Send(ctx, line)
-		var ae *APIError
+		reply, err := chat.Send(ctx, line)
+		var ae *claude.APIError
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()

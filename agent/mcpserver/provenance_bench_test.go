@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -19,7 +19,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 	v := vaulttest.New(b)
 	vaulttest.Seed(b, v, 10000, 1)
 	ctx := context.Background()
-	srv := agent.NewMCPServer(v, agent.MCPOptions{Poll: -1})
+	srv := mcpserver.New(v, mcpserver.Options{Poll: -1})
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {

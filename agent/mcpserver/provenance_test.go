@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-var _ agent.ProvenanceStore = (*vault.Vault)(nil)
+var _ mcpserver.ProvenanceStore = (*vault.Vault)(nil)
 
 func callTool(t *testing.T, cs *mcp.ClientSession, name, args string) (string, bool) {
 	t.Helper()
@@ -28,7 +28,7 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name, args string) (string, b
 
 func TestMCPSearchAndBlame(t *testing.T) {
 	v := vaulttest.New(t)
-	cs := connectMCP(t, v, "prov-client", agent.MCPOptions{Poll: -1}, nil)
+	cs := connectMCP(t, v, "prov-client", mcpserver.Options{Poll: -1}, nil)
 	for i, in := range []string{
 		`{"command":"create","path":"/memories/people/ada.md","file_text":"Ada prefers tea.\nAda works on the compiler.\n"}`,
 		`{"command":"create","path":"/memories/projects.md","file_text":"compiler: due Friday\n"}`,
@@ -122,7 +122,7 @@ func TestMCPSearchBounded(t *testing.T) {
 		fmt.Fprintf(&b, "needle %d\n", i)
 	}
 	vaulttest.Write(t, v, "/memories/big.md", []byte(b.String()))
-	cs := connectMCP(t, v, "t", agent.MCPOptions{Poll: -1}, nil)
+	cs := connectMCP(t, v, "t", mcpserver.Options{Poll: -1}, nil)
 	text, isErr := callTool(t, cs, "search", `{"pattern":"needle"}`)
 	limit := v.Limits().ViewLimit
 	if isErr || len([]rune(text)) > limit+120 || !regexp.MustCompile(`\[Output truncated at \d+ characters\. Narrow the pattern`).MatchString(text) {

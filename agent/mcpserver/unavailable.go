@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// NewMCPUnavailable returns an MCP server for a program that could not open its
+// NewUnavailable returns an MCP server for a program that could not open its
 // vault (a damaged vault, an identity that cannot be read). It offers the same
-// tools as NewMCPServer, so a client lists them as usual, and answers every
+// tools as New, so a client lists them as usual, and answers every
 // call with reason as an error result (isError): a client that never shows the
 // server's stderr, and the model behind it, still learn why memory does not
 // work and what to do. reason is the whole answer, the fix included. It offers
 // no resources.
-func NewMCPUnavailable(reason string, opts MCPOptions) *mcp.Server {
+func NewUnavailable(reason string, opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}

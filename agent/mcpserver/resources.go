@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -20,7 +21,7 @@ import (
 // commits come, and an updated notification for each subscribed file whose
 // content changed.
 type resourceSync struct {
-	store Store
+	store agent.Store
 	srv   *mcp.Server
 
 	mu     sync.Mutex // held through a refresh, so refreshes never interleave
@@ -30,7 +31,7 @@ type resourceSync struct {
 	failed bool             // the last refresh failed; the next one starts over
 }
 
-func newResourceSync(store Store, srv *mcp.Server) *resourceSync {
+func newResourceSync(store agent.Store, srv *mcp.Server) *resourceSync {
 	return &resourceSync{store: store, srv: srv, files: map[string]int64{}, subs: map[string]int{}}
 }
 
@@ -147,7 +148,7 @@ func (r *resourceSync) read(ctx context.Context, req *mcp.ReadResourceRequest) (
 	}
 	// A client reads a resource to put it before a model: a use, as a view is,
 	// so that memvault expire keeps the file.
-	recordView(r.store, p)
+	agent.RecordView(r.store, p)
 	c := &mcp.ResourceContents{URI: uri, MIMEType: mimeType(p)}
 	if utf8.Valid(data) {
 		c.Text = string(data)

@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"bufio"
@@ -16,20 +16,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/agent/agenttest"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-var _ agent.MCPStore = (*vault.Vault)(nil)
+var _ mcpserver.Store = (*vault.Vault)(nil)
 
-// connectMCP serves store with NewMCPServer over the SDK's in-memory transports
+// connectMCP serves store with New over the SDK's in-memory transports
 // and connects a client named name to it.
-func connectMCP(t *testing.T, store agent.MCPStore, name string, sopts agent.MCPOptions, copts *mcp.ClientOptions) *mcp.ClientSession {
+func connectMCP(t *testing.T, store mcpserver.Store, name string, sopts mcpserver.Options, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	srv := agent.NewMCPServer(store, sopts)
+	srv := mcpserver.New(store, sopts)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
@@ -86,7 +86,7 @@ func isObject(input string) bool {
 func TestMCPConformance(t *testing.T) {
 	agenttest.Run(t, func(t *testing.T) agenttest.Target {
 		v := vaulttest.New(t)
-		cs := connectMCP(t, v, "agenttest", agent.MCPOptions{Poll: -1}, nil)
+		cs := connectMCP(t, v, "agenttest", mcpserver.Options{Poll: -1}, nil)
 		return agenttest.Target{
 			Do: func(input, toolUseID string) (string, bool) {
 				if !isObject(input) {
@@ -100,7 +100,7 @@ func TestMCPConformance(t *testing.T) {
 }
 
 func TestMCPTools(t *testing.T) {
-	cs := connectMCP(t, vaulttest.New(t), "test", agent.MCPOptions{Poll: -1}, nil)
+	cs := connectMCP(t, vaulttest.New(t), "test", mcpserver.Options{Poll: -1}, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("ListTools: %v", err)
@@ -159,8 +159,8 @@ func TestMCPTools(t *testing.T) {
 // session of memvault's own, distinct per connection.
 func TestMCPCommitTrailers(t *testing.T) {
 	v := vaulttest.New(t)
-	a := connectMCP(t, v, "claude-code", agent.MCPOptions{Poll: -1}, nil)
-	b := connectMCP(t, v, "desktop", agent.MCPOptions{Poll: -1}, nil)
+	a := connectMCP(t, v, "claude-code", mcpserver.Options{Poll: -1}, nil)
+	b := connectMCP(t, v, "desktop", mcpserver.Options{Poll: -1}, nil)
 	callMemory(t, a, `{"command":"create","path":"/memories/a.md","file_text":"a"}`, "toolu_a")
 	callMemory(t, b, `{"command":"create","path":"/memories/b.md","file_text":"b"}`, "")
 	recs, err := v.Log(context.Background(), vault.LogOptions{Limit: 2})
@@ -177,7 +177,7 @@ func TestMCPCommitTrailers(t *testing.T) {
 }
 
 func TestMCPHistory(t *testing.T) {
-	cs := connectMCP(t, vaulttest.New(t), "claude-code", agent.MCPOptions{Poll: -1}, nil)
+	cs := connectMCP(t, vaulttest.New(t), "claude-code", mcpserver.Options{Poll: -1}, nil)
 	callMemory(t, cs, `{"command":"create","path":"/memories/a.md","file_text":"a"}`, "toolu_1")
 	callMemory(t, cs, `{"command":"create","path":"/memories/b.md","file_text":"b"}`, "toolu_2")
 	for _, tc := range []struct {
@@ -247,7 +247,7 @@ func TestMCPLegacyClient(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- agent.NewMCPServer(v, agent.MCPOptions{Poll: -1}).Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
+		done <- mcpserver.New(v, mcpserver.Options{Poll: -1}).Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW})
 	}()
 	out := bufio.NewScanner(outR)
 	send := func(line string) {
@@ -308,8 +308,8 @@ func TestServeMCPStdio(t *testing.T) {
 {"jsonrpc":"2.0","id":3,"method":"tools/list"}
 `)
 	var out bytes.Buffer
-	if err := agent.ServeMCPStdio(context.Background(), agent.NewMCPServer(v, agent.MCPOptions{Poll: -1}), in, &out, 0); err != nil {
-		t.Fatalf("ServeMCPStdio = %v", err)
+	if err := mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}), in, &out, 0); err != nil {
+		t.Fatalf("ServeStdio = %v", err)
 	}
 	ids := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -332,7 +332,7 @@ func TestServeMCPStdio(t *testing.T) {
 // A client names itself; its name must not forge or break the commit's author line.
 func TestMCPClientName(t *testing.T) {
 	v := vaulttest.New(t)
-	cs := connectMCP(t, v, "evil <x@y> 1 +0000\n", agent.MCPOptions{Poll: -1}, nil)
+	cs := connectMCP(t, v, "evil <x@y> 1 +0000\n", mcpserver.Options{Poll: -1}, nil)
 	callMemory(t, cs, `{"command":"create","path":"/memories/a.md","file_text":"a"}`, "")
 	recs, err := v.Log(context.Background(), vault.LogOptions{Limit: 1})
 	if err != nil || recs[0].Agent != "evil x@y 1 +0000" || recs[0].Author != "evil x@y 1 +0000" {

@@ -1,4 +1,4 @@
-package agent
+package claude
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/memvault/memvault/agent"
 )
 
 // Chat defaults, used where ChatOptions leave a field zero.
@@ -36,21 +38,21 @@ type ToolCall struct {
 	ID     string
 	Name   string
 	Input  json.RawMessage
-	Answer Answer
+	Answer agent.Answer
 }
 
 // Chat is a conversation with Claude in which the model has the memory tool on
-// a Handler's vault. It is not safe for concurrent use.
+// an agent.Handler's vault. It is not safe for concurrent use.
 type Chat struct {
 	client   anthropic.Client
-	h        *Handler
+	h        *agent.Handler
 	opts     ChatOptions
 	messages []anthropic.BetaMessageParam
 }
 
 // NewChat starts a conversation through client (its API key, base URL and
 // retries are the client's) with the memory tool on h.
-func NewChat(client anthropic.Client, h *Handler, opts ChatOptions) *Chat {
+func NewChat(client anthropic.Client, h *agent.Handler, opts ChatOptions) *Chat {
 	if opts.Model == "" {
 		opts.Model = DefaultModel
 	}
@@ -133,8 +135,8 @@ func (c *Chat) runTools(ctx context.Context, uses []anthropic.BetaToolUseBlock) 
 	for _, u := range uses {
 		var r anthropic.BetaToolResultBlockParam
 		var err error
-		if u.Name == ToolName {
-			r, err = c.h.ToolResult(ctx, u)
+		if u.Name == agent.ToolName {
+			r, err = ToolResult(ctx, c.h, u)
 		} else { // not ours: the request declares no other tool
 			r = anthropic.NewBetaToolResultTextBlockParam(u.ID, "Error: Unknown tool: "+u.Name, true)
 		}
@@ -149,8 +151,8 @@ func (c *Chat) runTools(ctx context.Context, uses []anthropic.BetaToolUseBlock) 
 	return results, nil
 }
 
-func answerOf(r anthropic.BetaToolResultBlockParam) Answer {
-	a := Answer{IsError: r.IsError.Value}
+func answerOf(r anthropic.BetaToolResultBlockParam) agent.Answer {
+	a := agent.Answer{IsError: r.IsError.Value}
 	if len(r.Content) == 1 && r.Content[0].OfText != nil {
 		a.Content = r.Content[0].OfText.Text
 	}

@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -51,7 +52,7 @@ func TestMCPNotifiesOtherProcessesAtOnce(t *testing.T) {
 	v, _ := vaulttest.NewAt(t, dir)
 	listChanged := make(chan struct{}, 16)
 	updated := make(chan string, 16)
-	cs := connectMCP(t, v, "test", agent.MCPOptions{Poll: time.Hour}, &mcp.ClientOptions{
+	cs := connectMCP(t, v, "test", mcpserver.Options{Poll: time.Hour}, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 			updated <- r.Params.URI

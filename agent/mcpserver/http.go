@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"context"
@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memvault/memvault/agent"
 )
 
-// ErrNotLoopback is returned by ListenMCP for an address that is not on the
+// ErrNotLoopback is returned by Listen for an address that is not on the
 // loopback interface when HTTPOptions do not allow it.
 var ErrNotLoopback = errors.New("not a loopback address")
 
@@ -27,17 +29,17 @@ type HTTPOptions struct {
 	// AllowRemote permits listening on an address that is not loopback.
 	// It takes effect only with a Token.
 	AllowRemote bool
-	// BodyTimeout bounds, in ServeMCPHTTP, how long a request (its headers
+	// BodyTimeout bounds, in ServeHTTP, how long a request (its headers
 	// and body) may take to arrive; 0 means DefaultBodyTimeout. The event
 	// streams the server sends are not bounded by it.
 	BodyTimeout time.Duration
 	// MaxBody bounds a request's body, in bytes; a longer one gets 413. 0
-	// means DefaultMaxLine, the limit of a memvault serve line.
+	// means agent.DefaultMaxLine, the limit of a memvault serve line.
 	MaxBody int64
 }
 
 // DefaultBodyTimeout is how long a request body may take unless HTTPOptions
-// says otherwise: a DefaultMaxLine body at 140 KB/s.
+// says otherwise: an agent.DefaultMaxLine body at 140 KB/s.
 const DefaultBodyTimeout = time.Minute
 
 // headerTimeout bounds how long a request's headers may take, and idleTimeout
@@ -47,12 +49,12 @@ const (
 	idleTimeout   = 2 * time.Minute
 )
 
-// ListenMCP listens on the TCP address addr for MCP over HTTP. An address
+// Listen listens on the TCP address addr for MCP over HTTP. An address
 // without a host ("8080" or ":8080") means 127.0.0.1. Unless opts.AllowRemote
 // is set and opts.Token is not empty, it refuses, with an error wrapping
 // ErrNotLoopback, any address that is not loopback, including the unspecified
 // 0.0.0.0 and ::, and host names that resolve to anything else.
-func ListenMCP(ctx context.Context, addr string, opts HTTPOptions) (net.Listener, error) {
+func Listen(ctx context.Context, addr string, opts HTTPOptions) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil && !strings.Contains(addr, ":") {
 		host, port, err = "", addr, nil
@@ -102,21 +104,21 @@ func isLoopbackHost(ctx context.Context, host string) (bool, error) {
 	return len(ips) > 0, nil
 }
 
-// MCPPath is the path of the URL to give MCP clients. Clients such as the MCP
+// Path is the path of the URL to give MCP clients. Clients such as the MCP
 // Inspector take a URL that does not end in /mcp for the older SSE transport.
-const MCPPath = "/mcp"
+const Path = "/mcp"
 
-// MCPHandler serves srv over MCP's streamable HTTP transport at MCPPath, and at
+// Handler serves srv over MCP's streamable HTTP transport at Path, and at
 // every other path too, so a client set up with the bare address still works.
 // A request body may hold at most opts.MaxBody bytes.
 // With opts.Token set, a request without that bearer token gets 401; the token
 // is compared in constant time. Browser requests from another origin are
 // refused, and so are requests to a loopback address naming another host (the
 // SDK's protection against DNS rebinding).
-func MCPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
+func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	maxBody := opts.MaxBody
 	if maxBody <= 0 {
-		maxBody = DefaultMaxLine
+		maxBody = agent.DefaultMaxLine
 	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: time.Hour, MaxRequestBodyBytes: maxBody})
@@ -138,9 +140,9 @@ func MCPHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	})
 }
 
-// ServeMCPHTTP serves srv over streamable HTTP on ln, as MCPHandler does,
+// ServeHTTP serves srv over streamable HTTP on ln, as Handler does,
 // until ctx ends; then it shuts the server down and returns nil. It closes ln.
-func ServeMCPHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPOptions) error {
+func ServeHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPOptions) error {
 	// ReadTimeout bounds the headers and body of each request: a client that
 	// sends its headers and trickles the body (or sends none) would otherwise
 	// hold a connection and a handler for good. It does not end the event
@@ -151,7 +153,7 @@ func ServeMCPHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HT
 		timeout = DefaultBodyTimeout
 	}
 	hs := &http.Server{
-		Handler:           MCPHandler(srv, opts),
+		Handler:           Handler(srv, opts),
 		ReadHeaderTimeout: min(headerTimeout, timeout),
 		ReadTimeout:       timeout,
 		IdleTimeout:       idleTimeout,

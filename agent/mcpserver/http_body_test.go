@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -28,25 +28,25 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 	const timeout = 500 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	v := vaulttest.New(t)
-	opts := agent.HTTPOptions{BodyTimeout: timeout, MaxBody: 4096}
-	ln, err := agent.ListenMCP(ctx, "127.0.0.1:0", opts)
+	opts := mcpserver.HTTPOptions{BodyTimeout: timeout, MaxBody: 4096}
+	ln, err := mcpserver.Listen(ctx, "127.0.0.1:0", opts)
 	if err != nil {
-		t.Fatalf("ListenMCP: %v", err)
+		t.Fatalf("Listen: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- agent.ServeMCPHTTP(ctx, agent.NewMCPServer(v, agent.MCPOptions{Poll: 100 * time.Millisecond}), ln, opts)
+		done <- mcpserver.ServeHTTP(ctx, mcpserver.New(v, mcpserver.Options{Poll: 100 * time.Millisecond}), ln, opts)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("ServeMCPHTTP = %v", err)
+			t.Errorf("ServeHTTP = %v", err)
 		}
 	})
 	addr := ln.Addr().String()
 
 	// A session whose event stream (the standalone GET) this test holds itself.
-	url := "http://" + addr + agent.MCPPath
+	url := "http://" + addr + mcpserver.Path
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stream", Version: "v1"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
-		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n", agent.MCPPath, addr)
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n", mcpserver.Path, addr)
 	start := time.Now()
 	stop := make(chan struct{})
 	defer close(stop)

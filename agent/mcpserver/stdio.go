@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"bufio"
@@ -12,22 +12,24 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memvault/memvault/agent"
 )
 
-// ServeMCPStdio runs srv on in and out, newline-delimited JSON-RPC as on a
+// ServeStdio runs srv on in and out, newline-delimited JSON-RPC as on a
 // process's stdin and stdout, until in ends or ctx does. Requests read before
 // the end of in are answered before it counts, so a client (or a script) may
 // close its side right after its last request. It returns nil when in ends.
 //
 // A line that is not one JSON-RPC message gets a JSON-RPC error answer and
-// serving goes on, as Serve does: not JSON, cut short or nested too deep
+// serving goes on, as agent.Serve does: not JSON, cut short or nested too deep
 // (parse error, id null), a batch or JSON that is no message (invalid
 // request), or longer than maxLine bytes (invalid request, with the id when
-// the line starts with it; maxLine 0 means DefaultMaxLine). The SDK's own
+// the line starts with it; maxLine 0 means agent.DefaultMaxLine). The SDK's own
 // reader would end the session at the first such line.
-func ServeMCPStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
+func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
 	if maxLine <= 0 {
-		maxLine = DefaultMaxLine
+		maxLine = agent.DefaultMaxLine
 	}
 	p := &pending{changed: make(chan struct{})}
 	w := &countWriter{w: out, p: p}
@@ -119,16 +121,16 @@ func (f *frontReader) Read(b []byte) (int, error) {
 		if f.err != nil {
 			return 0, f.err
 		}
-		req := readLine(f.r, f.max)
-		if req.err != nil {
-			if req.err == io.EOF {
+		req := agent.ReadLine(f.r, f.max)
+		if req.Err != nil {
+			if req.Err == io.EOF {
 				f.p.wait(f.ctx)
 			}
-			f.err = req.err
+			f.err = req.Err
 			continue
 		}
-		line := bytes.TrimSpace(req.line)
-		if !req.tooLong && len(line) == 0 {
+		line := bytes.TrimSpace(req.Text)
+		if !req.TooLong && len(line) == 0 {
 			continue
 		}
 		msg, refusal := f.check(req, line)
@@ -151,9 +153,9 @@ func (f *frontReader) Read(b []byte) (int, error) {
 func (f *frontReader) Close() error { return nil }
 
 // check decodes a line as the SDK will, or returns the error answer to write.
-func (f *frontReader) check(req request, line []byte) (jsonrpc.Message, []byte) {
-	if req.tooLong {
-		return nil, rpcError(leadingID(req.head), jsonrpc.CodeInvalidRequest,
+func (f *frontReader) check(req agent.Line, line []byte) (jsonrpc.Message, []byte) {
+	if req.TooLong {
+		return nil, rpcError(agent.LeadingID(req.Head), jsonrpc.CodeInvalidRequest,
 			"request line longer than "+strconv.Itoa(f.max)+" bytes, so nothing was run: send less at once, "+
 				"or raise the limit in the vault's config: git --git-dir=VAULT config memvault.maxRequestLine BYTES")
 	}

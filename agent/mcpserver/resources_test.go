@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 func TestMCPResources(t *testing.T) {
 	ctx := context.Background()
-	cs := connectMCP(t, vaulttest.New(t), "test", agent.MCPOptions{Poll: -1}, nil)
+	cs := connectMCP(t, vaulttest.New(t), "test", mcpserver.Options{Poll: -1}, nil)
 	callMemory(t, cs, `{"command":"create","path":"/memories/notes/a b.md","file_text":"hello\n"}`, "")
 	callMemory(t, cs, `{"command":"create","path":"/memories/.hidden","file_text":"h"}`, "")
 	callMemory(t, cs, `{"command":"create","path":"/memories/100%.txt","file_text":"ünï"}`, "")
@@ -64,7 +65,7 @@ func TestMCPResourceNotifications(t *testing.T) {
 	v := vaulttest.New(t)
 	listChanged := make(chan struct{}, 16)
 	updated := make(chan string, 16)
-	cs := connectMCP(t, v, "test", agent.MCPOptions{Poll: 20 * time.Millisecond}, &mcp.ClientOptions{
+	cs := connectMCP(t, v, "test", mcpserver.Options{Poll: 20 * time.Millisecond}, &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 			updated <- r.Params.URI

@@ -1,4 +1,4 @@
-package agent_test
+package claude_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/claude"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -124,9 +125,9 @@ type toolResult struct {
 	} `json:"content"`
 }
 
-func newChat(t *testing.T, client anthropic.Client, opts agent.ChatOptions) (*agent.Chat, *vault.Vault) {
+func newChat(t *testing.T, client anthropic.Client, opts claude.ChatOptions) (*claude.Chat, *vault.Vault) {
 	v := vaulttest.New(t)
-	return agent.NewChat(client, agent.New(v, agent.Options{Agent: "memvault-chat", Session: "s1"}), opts), v
+	return claude.NewChat(client, agent.New(v, agent.Options{Agent: "memvault-chat", Session: "s1"}), opts), v
 }
 
 // TestChatTurn runs a turn whose first response holds four memory calls that
@@ -149,8 +150,8 @@ func TestChatTurn(t *testing.T) {
 	}
 	api, client := newFakeAPI(t, message("tool_use", blocks...), message("end_turn", textBlock("Noted: oat milk.")))
 	var seen []string
-	chat, v := newChat(t, client, agent.ChatOptions{Model: "claude-test", MaxTokens: 1000,
-		OnToolCall: func(c agent.ToolCall) { seen = append(seen, c.ID) }})
+	chat, v := newChat(t, client, claude.ChatOptions{Model: "claude-test", MaxTokens: 1000,
+		OnToolCall: func(c claude.ToolCall) { seen = append(seen, c.ID) }})
 
 	got, err := chat.Send(context.Background(), "Remember to buy oat milk.")
 	if err != nil || got != "Noted: oat milk." {
@@ -208,7 +209,7 @@ func TestChatRetry(t *testing.T) {
 	api, client := newFakeAPI(t,
 		apiFailure(529, "overloaded_error", "Overloaded", map[string]string{"retry-after-ms": "1"}),
 		message("end_turn", textBlock("Hello again.")))
-	chat, _ := newChat(t, client, agent.ChatOptions{})
+	chat, _ := newChat(t, client, claude.ChatOptions{})
 	if got, err := chat.Send(context.Background(), "hi"); err != nil || got != "Hello again." {
 		t.Fatalf("Send = %q, %v; want the answer after a retry", got, err)
 	}
@@ -235,9 +236,9 @@ func TestChatAPIErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			api, client := newFakeAPI(t, append(tc.replies, message("end_turn", textBlock("ok")))...)
-			chat, _ := newChat(t, client, agent.ChatOptions{})
+			chat, _ := newChat(t, client, claude.ChatOptions{})
 			_, err := chat.Send(context.Background(), "hi")
-			var ae *agent.APIError
+			var ae *claude.APIError
 			if !errors.As(err, &ae) || ae.StatusCode != tc.status || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Send = %v, want an APIError %d saying %q", err, tc.status, tc.want)
 			}
@@ -262,31 +263,11 @@ func TestChatAPIErrors(t *testing.T) {
 // TestChatCutOff: a tool call cut by max_tokens is not run, and the conversation stays valid.
 func TestChatCutOff(t *testing.T) {
 	_, client := newFakeAPI(t, message("max_tokens", toolUse("toolu_cut", `{"command":"create","path":"/memories/a.md","file_text":"cut off"}`)))
-	chat, v := newChat(t, client, agent.ChatOptions{})
-	if _, err := chat.Send(context.Background(), "write it"); !errors.Is(err, agent.ErrCutOff) {
+	chat, v := newChat(t, client, claude.ChatOptions{})
+	if _, err := chat.Send(context.Background(), "write it"); !errors.Is(err, claude.ErrCutOff) {
 		t.Errorf("Send = %v, want ErrCutOff", err)
 	}
 	if recs := vaulttest.Log(t, v, vault.LogOptions{}); len(recs) != 1 { // the init commit
 		t.Errorf("the vault has %d commits, want only its first", len(recs))
-	}
-}
-
-func TestChatREPL(t *testing.T) {
-	_, client := newFakeAPI(t,
-		message("tool_use", toolUse("toolu_r1", `{"command":"create","path":"/memories/name.md","file_text":"Ada"}`)),
-		message("end_turn", textBlock("I will remember, Ada.")),
-		apiFailure(400, "invalid_request_error", "boom", nil),
-		message("end_turn", textBlock("Your name is Ada.")))
-	chat, _ := newChat(t, client, agent.ChatOptions{})
-	var out, errOut strings.Builder
-	in := strings.NewReader("My name is Ada.\n\nfail please\nWhat is my name?\n/quit\nnever sent\n")
-	if err := chat.REPL(context.Background(), in, &out, &errOut); err != nil {
-		t.Fatalf("REPL = %v", err)
-	}
-	if want := "I will remember, Ada.\n\nYour name is Ada.\n\n"; out.String() != want {
-		t.Errorf("REPL wrote %q, want %q", out.String(), want)
-	}
-	if !strings.Contains(errOut.String(), "error: agent: claude: the API refused the request (400): boom") {
-		t.Errorf("REPL errors = %q, want the failed turn reported", errOut.String())
 	}
 }

@@ -1,4 +1,4 @@
-package agent_test
+package claude_test
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/claude"
 	"github.com/memvault/memvault/vault"
 )
 
 // A Go program that runs its own loop with anthropic-sdk-go declares the memory
-// tool and its beta, and answers each memory tool_use with Handler.ToolResult.
-func ExampleHandler_ToolResult() {
+// tool and its beta, and answers each memory tool_use with ToolResult.
+func ExampleToolResult() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "memvault-example")
 	if err != nil {
@@ -33,9 +34,9 @@ func ExampleHandler_ToolResult() {
 	params := anthropic.BetaMessageNewParams{
 		Model:             anthropic.ModelClaudeSonnet4_6,
 		MaxTokens:         4096,
-		Tools:             []anthropic.BetaToolUnionParam{agent.BetaMemoryTool()},
-		Betas:             []anthropic.AnthropicBeta{agent.Beta},
-		ContextManagement: agent.BetaContextManagement(),
+		Tools:             []anthropic.BetaToolUnionParam{claude.BetaMemoryTool()},
+		Betas:             []anthropic.AnthropicBeta{claude.Beta},
+		ContextManagement: claude.BetaContextManagement(),
 		Messages: []anthropic.BetaMessageParam{
 			anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("I prefer tea.")),
 		},
@@ -52,7 +53,7 @@ func ExampleHandler_ToolResult() {
 	var results []anthropic.BetaContentBlockParamUnion
 	for _, block := range msg.Content {
 		if use, ok := block.AsAny().(anthropic.BetaToolUseBlock); ok && use.Name == agent.ToolName {
-			result, err := h.ToolResult(ctx, use)
+			result, err := claude.ToolResult(ctx, h, use)
 			if err != nil {
 				log.Print(err) // the vault failed; result tells the model so
 			}

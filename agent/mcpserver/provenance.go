@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 // The search and blame tools answer questions about content over MCP: where
 // something is written now (search, a grep of the decrypted files), and who
@@ -17,11 +17,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/vault"
 )
 
 // ProvenanceStore is what the search and blame tools need; *vault.Vault
-// implements it. NewMCPServer offers them when its store does.
+// implements it. New offers them when its store does.
 type ProvenanceStore interface {
 	Grep(ctx context.Context, re *regexp.Regexp, opts vault.GrepOptions) (*vault.GrepResult, error)
 	Blame(ctx context.Context, path, rev string) (*vault.Blame, error)
@@ -216,7 +217,7 @@ func callBlame(ctx context.Context, ps ProvenanceStore, raw json.RawMessage) (st
 	}
 	first, last := 1, len(bl.Lines)
 	if len(in.ViewRange) == 2 {
-		first, last = selectLines(in.ViewRange[0], in.ViewRange[1], len(bl.Lines))
+		first, last = agent.SelectLines(in.ViewRange[0], in.ViewRange[1], len(bl.Lines))
 	}
 	return renderBlame(bl, first, last, ps.Limits().ViewLimit), false, nil
 }

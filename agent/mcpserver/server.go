@@ -1,4 +1,13 @@
-package agent
+// Package mcpserver is memvault's MCP server: the memory tool of package agent
+// as the MCP tool "memory", beside the read-only tools "history", "search" and
+// "blame", and every memory file as a resource memory:///memories/... with
+// change notifications. New builds a server on a vault (NewUnavailable one
+// that explains why there is none); ServeStdio runs it on a process's stdin
+// and stdout, Listen, Handler and ServeHTTP over streamable HTTP on loopback.
+//
+// It was part of package agent until issue 14, which moved it here so that
+// agent alone does not build the MCP SDK in.
+package mcpserver
 
 import (
 	"context"
@@ -12,18 +21,19 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/vault"
 )
 
-// MCPStore is what the MCP server needs from a vault: the memory tool's Store and
+// Store is what the MCP server needs from a vault: the memory tool's agent.Store and
 // the history of commits. *vault.Vault implements it.
-type MCPStore interface {
-	Store
+type Store interface {
+	agent.Store
 	Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error)
 }
 
-// MCPOptions configure NewMCPServer.
-type MCPOptions struct {
+// Options configure New.
+type Options struct {
 	// Version is the server version reported to clients; "" means "dev".
 	Version string
 	// Poll is how often the vault is checked for changes made elsewhere (another
@@ -38,7 +48,7 @@ type MCPOptions struct {
 }
 
 // DefaultPoll is how often an MCP server looks for changes made to the vault
-// by others, unless MCPOptions.Poll says otherwise.
+// by others, unless Options.Poll says otherwise.
 const DefaultPoll = 2 * time.Second
 
 // MemoryProtocol is the protocol the Messages API teaches the model when the
@@ -102,18 +112,18 @@ func memoryTool() *mcp.Tool {
 // the one Claude Code sends when it does.
 var toolUseIDKeys = []string{"memvault/toolUseId", "claudecode/toolUseId"}
 
-// NewMCPServer returns an MCP server exposing store: the tool "memory", whose
+// New returns an MCP server exposing store: the tool "memory", whose
 // input is the memory tool's command object and whose answers are those of a
-// Handler (is_error as isError); the tool "history", recent commits; the tools
+// agent.Handler (is_error as isError); the tool "history", recent commits; the tools
 // "search" and "blame" when store is a ProvenanceStore; and every
 // memory file as a read-only resource memory:///memories/..., with list-changed
 // and, for subscribers, updated notifications when the vault changes.
 //
 // Each client session gets its own session id; its commits carry it and the
 // client's name (from initialize) in their Session and Agent trailers.
-// Serve it on stdio with ServeMCPStdio, over streamable HTTP with ServeMCPHTTP
-// (or MCPHandler in a server of your own), or on any transport with its Run method.
-func NewMCPServer(store MCPStore, opts MCPOptions) *mcp.Server {
+// Serve it on stdio with ServeStdio, over streamable HTTP with ServeHTTP
+// (or Handler in a server of your own), or on any transport with its Run method.
+func New(store Store, opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
@@ -151,8 +161,8 @@ func NewMCPServer(store MCPStore, opts MCPOptions) *mcp.Server {
 
 // mcpServer is the state behind one MCP server.
 type mcpServer struct {
-	store MCPStore
-	opts  MCPOptions
+	store Store
+	opts  Options
 	srv   *mcp.Server
 	res   *resourceSync
 
@@ -167,14 +177,14 @@ func (m *mcpServer) callMemory(ctx context.Context, req *mcp.CallToolRequest) (*
 	if ci := req.ClientInfo(); ci != nil {
 		agentName = clientName(ci.Name)
 	}
-	h := New(m.store, Options{Agent: agentName, Session: m.sessionID(req.Session)})
+	h := agent.New(m.store, agent.Options{Agent: agentName, Session: m.sessionID(req.Session)})
 	input := []byte(req.Params.Arguments)
 	a, err := h.Run(ctx, input, toolUseID(req.Params.Meta))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		a = Answer{Content: internalAnswer(err), IsError: true}
+		a = agent.Answer{Content: agent.InternalAnswer(err), IsError: true}
 	}
 	if !a.IsError {
 		m.res.refresh(ctx) // announce a change at once; a view finds none

@@ -1,4 +1,4 @@
-package agent_test
+package mcpserver_test
 
 import (
 	"context"
@@ -10,27 +10,27 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/mcpserver"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // serveHTTP serves a fresh vault over streamable HTTP on loopback and returns
 // its URL and the vault.
-func serveHTTP(t *testing.T, opts agent.HTTPOptions) (string, *vault.Vault) {
+func serveHTTP(t *testing.T, opts mcpserver.HTTPOptions) (string, *vault.Vault) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	v := vaulttest.New(t)
-	ln, err := agent.ListenMCP(ctx, "127.0.0.1:0", opts)
+	ln, err := mcpserver.Listen(ctx, "127.0.0.1:0", opts)
 	if err != nil {
-		t.Fatalf("ListenMCP: %v", err)
+		t.Fatalf("Listen: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- agent.ServeMCPHTTP(ctx, agent.NewMCPServer(v, agent.MCPOptions{Poll: -1}), ln, opts) }()
+	go func() { done <- mcpserver.ServeHTTP(ctx, mcpserver.New(v, mcpserver.Options{Poll: -1}), ln, opts) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("ServeMCPHTTP = %v", err)
+			t.Errorf("ServeHTTP = %v", err)
 		}
 	})
 	return "http://" + ln.Addr().String() + "/mcp", v
@@ -56,7 +56,7 @@ func connectHTTP(ctx context.Context, url, token string) (*mcp.ClientSession, er
 
 func TestMCPHTTP(t *testing.T) {
 	ctx := context.Background()
-	url, v := serveHTTP(t, agent.HTTPOptions{Token: "s3cret-token"})
+	url, v := serveHTTP(t, mcpserver.HTTPOptions{Token: "s3cret-token"})
 
 	cs, err := connectHTTP(ctx, url, "s3cret-token")
 	if err != nil {
@@ -94,7 +94,7 @@ func TestMCPHTTP(t *testing.T) {
 }
 
 func TestMCPHTTPNoToken(t *testing.T) {
-	url, _ := serveHTTP(t, agent.HTTPOptions{})
+	url, _ := serveHTTP(t, mcpserver.HTTPOptions{})
 	cs, err := connectHTTP(context.Background(), url, "")
 	if err != nil {
 		t.Fatalf("Connect on loopback without a token: %v", err)
@@ -122,36 +122,36 @@ func TestListenMCP(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		addr string
-		opts agent.HTTPOptions
+		opts mcpserver.HTTPOptions
 	}{
-		{"0.0.0.0:0", agent.HTTPOptions{}},
-		{"[::]:0", agent.HTTPOptions{}},
-		{"0.0.0.0:0", agent.HTTPOptions{AllowRemote: true}},            // no token
-		{"0.0.0.0:0", agent.HTTPOptions{Token: "t"}},                   // not allowed
-		{"192.0.2.1:0", agent.HTTPOptions{Token: "t"}},                 // TEST-NET address, never bound
-		{"[2001:db8::1]:0", agent.HTTPOptions{AllowRemote: false}},     // documentation prefix
-		{"203.0.113.7:0", agent.HTTPOptions{AllowRemote: true}},        // still no token
-		{"0.0.0.0:0", agent.HTTPOptions{AllowRemote: true, Token: ""}}, // explicit empty token
+		{"0.0.0.0:0", mcpserver.HTTPOptions{}},
+		{"[::]:0", mcpserver.HTTPOptions{}},
+		{"0.0.0.0:0", mcpserver.HTTPOptions{AllowRemote: true}},            // no token
+		{"0.0.0.0:0", mcpserver.HTTPOptions{Token: "t"}},                   // not allowed
+		{"192.0.2.1:0", mcpserver.HTTPOptions{Token: "t"}},                 // TEST-NET address, never bound
+		{"[2001:db8::1]:0", mcpserver.HTTPOptions{AllowRemote: false}},     // documentation prefix
+		{"203.0.113.7:0", mcpserver.HTTPOptions{AllowRemote: true}},        // still no token
+		{"0.0.0.0:0", mcpserver.HTTPOptions{AllowRemote: true, Token: ""}}, // explicit empty token
 	} {
-		ln, err := agent.ListenMCP(ctx, tc.addr, tc.opts)
+		ln, err := mcpserver.Listen(ctx, tc.addr, tc.opts)
 		if err == nil {
 			ln.Close()
 		}
-		if !errors.Is(err, agent.ErrNotLoopback) {
-			t.Errorf("ListenMCP(%q, %+v) = %v, want ErrNotLoopback", tc.addr, tc.opts, err)
+		if !errors.Is(err, mcpserver.ErrNotLoopback) {
+			t.Errorf("Listen(%q, %+v) = %v, want ErrNotLoopback", tc.addr, tc.opts, err)
 		}
 	}
 	for _, addr := range []string{":0", "0", "127.0.0.1:0", "localhost:0", "[::1]:0"} {
-		ln, err := agent.ListenMCP(ctx, addr, agent.HTTPOptions{})
+		ln, err := mcpserver.Listen(ctx, addr, mcpserver.HTTPOptions{})
 		if err != nil {
 			if addr == "[::1]:0" {
 				continue // no IPv6 loopback here
 			}
-			t.Errorf("ListenMCP(%q) = %v, want a loopback listener", addr, err)
+			t.Errorf("Listen(%q) = %v, want a loopback listener", addr, err)
 			continue
 		}
 		if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
-			t.Errorf("ListenMCP(%q) listens on %v, want loopback", addr, ip)
+			t.Errorf("Listen(%q) listens on %v, want loopback", addr, ip)
 		}
 		ln.Close()
 	}

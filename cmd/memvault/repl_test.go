@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/claude"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// TestREPL: each line is a turn, a blank one is skipped, a failed turn is
+// reported and the conversation goes on, and /quit ends it before the rest.
+func TestREPL(t *testing.T) {
+	f := &fakeMessages{replies: [][2]string{
+		assistant("tool_use", `{"type":"tool_use","id":"toolu_r1","name":"memory","input":{"command":"create","path":"/memories/name.md","file_text":"Ada"}}`),
+		assistant("end_turn", `{"type":"text","text":"I will remember, Ada."}`),
+		{"400", `{"type":"error","error":{"type":"invalid_request_error","message":"boom"}}`},
+		assistant("end_turn", `{"type":"text","text":"Your name is Ada."}`),
+	}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(2))
+	h := agent.New(vaulttest.New(t), agent.Options{Agent: "memvault-chat", Session: "s1"})
+	chat := claude.NewChat(client, h, claude.ChatOptions{})
+	var out, errOut strings.Builder
+	in := strings.NewReader("My name is Ada.\n\nfail please\nWhat is my name?\n/quit\nnever sent\n")
+	if err := repl(context.Background(), chat, in, &out, &errOut); err != nil {
+		t.Fatalf("repl = %v", err)
+	}
+	if want := "I will remember, Ada.\n\nYour name is Ada.\n\n"; out.String() != want {
+		t.Errorf("repl wrote %q, want %q", out.String(), want)
+	}
+	if !strings.Contains(errOut.String(), "error: agent: claude: the API refused the request (400): boom") {
+		t.Errorf("repl errors = %q, want the failed turn reported", errOut.String())
+	}
+	if len(f.bodies) != 4 {
+		t.Errorf("the API got %d requests, want 4: two for the first turn, one each for the next two", len(f.bodies))
+	}
+}
