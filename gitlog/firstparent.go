@@ -1,10 +1,6 @@
 package gitlog
 
-import (
-	"context"
-	"errors"
-	"fmt"
-)
+import "context"
 
 // WalkPathFirstParent is WalkPath along first parents only: it calls fn, newest
 // first, for each commit on the first-parent chain from from whose tree differs
@@ -18,27 +14,11 @@ func (r *Repo) WalkPathFirstParent(ctx context.Context, from Hash, p string, fn 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := r.index.node(r, h)
-		if err != nil {
-			return fmt.Errorf("gitlog: walk: %w", err)
+		n, next, stop, err := r.visitPath(h, p, fn)
+		if stop || err != nil {
+			return err
 		}
-		hit, sure := n.touches(p)
-		if hit && !sure {
-			if hit, err = r.entryChanged(h, n.parents, p); err != nil {
-				return err
-			}
-		}
-		if hit {
-			c, err := r.ReadCommit(h)
-			if err != nil {
-				return err
-			}
-			if p, err = fn(c, p); errors.Is(err, ErrStop) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-		}
+		p = next
 		if len(n.parents) == 0 {
 			return nil
 		}

@@ -68,27 +68,11 @@ func (r *Repo) WalkPath(ctx context.Context, from Hash, p string, fn func(c *Com
 			}
 			seen[h] = true
 		}
-		n, err := r.index.node(r, h)
-		if err != nil {
-			return fmt.Errorf("gitlog: walk: %w", err)
+		n, next, stop, err := r.visitPath(h, p, fn)
+		if stop || err != nil {
+			return err
 		}
-		hit, sure := n.touches(p)
-		if hit && !sure {
-			if hit, err = r.entryChanged(h, n.parents, p); err != nil {
-				return err
-			}
-		}
-		if hit {
-			c, err := r.ReadCommit(h)
-			if err != nil {
-				return err
-			}
-			if p, err = fn(c, p); errors.Is(err, ErrStop) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-		}
+		p = next
 		if len(n.parents) > 1 && seen == nil {
 			seen = map[Hash]bool{h: true}
 		}
@@ -126,4 +110,30 @@ func (r *Repo) entryChanged(h Hash, parents []Hash, p string) (bool, error) {
 		}
 	}
 	return mine != theirs, nil
+}
+
+// visitPath reads commit h's index node and, when h changed path p, calls fn
+// with it; it returns the node, the path to follow below h, and stop when fn
+// asked the walk to end.
+func (r *Repo) visitPath(h Hash, p string, fn func(c *Commit, p string) (string, error)) (n *ixNode, next string, stop bool, err error) {
+	if n, err = r.index.node(r, h); err != nil {
+		return nil, p, false, fmt.Errorf("gitlog: walk: %w", err)
+	}
+	hit, sure := n.touches(p)
+	if hit && !sure {
+		if hit, err = r.entryChanged(h, n.parents, p); err != nil {
+			return nil, p, false, err
+		}
+	}
+	if !hit {
+		return n, p, false, nil
+	}
+	c, err := r.ReadCommit(h)
+	if err != nil {
+		return nil, p, false, err
+	}
+	if p, err = fn(c, p); errors.Is(err, ErrStop) {
+		return n, p, true, nil
+	}
+	return n, p, false, err
 }
