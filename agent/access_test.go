@@ -6,29 +6,15 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/agent"
-	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
-
-// clockVault is a new vault whose clock reads *now.
-func clockVault(t *testing.T, now *time.Time) *vault.Vault {
-	t.Helper()
-	v0, opts := vaulttest.NewAt(t, t.TempDir())
-	opts.Now = func() time.Time { return *now }
-	v, err := vault.Open(context.Background(), v0.Dir(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
-}
 
 // TestViewRecordsUse: a file the agent views is used, so expire keeps it; a
 // listing of its directory does not count as a use of the files in it.
 func TestViewRecordsUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	v := clockVault(t, &now)
+	v := vaulttest.NewClocked(t, &now)
 	h := agent.New(v, agent.Options{})
 	for _, in := range []string{
 		`{"command":"create","path":"/memories/kept.md","file_text":"k"}`,

@@ -39,8 +39,17 @@ const DefaultMaxLine = vault.DefaultMaxRequestLine
 // Serve returns an error only when ctx ends, or reading r or writing w fails.
 // A read blocked in r when ctx ends is left to finish in the background.
 func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
+	return serveLines(ctx, r, w, h.maxLine(), func(req request) ([]byte, error) {
+		return h.serveOne(ctx, req)
+	})
+}
+
+// serveLines reads request lines of at most maxLine bytes from r and writes
+// answer's line for each to w, until the input ends (nil), ctx ends, or reading
+// or writing fails.
+func serveLines(ctx context.Context, r io.Reader, w io.Writer, maxLine int, answer func(request) ([]byte, error)) error {
 	lines := make(chan request)
-	go readRequests(ctx, bufio.NewReader(r), h.maxLine(), lines)
+	go readRequests(ctx, bufio.NewReader(r), maxLine, lines)
 	for {
 		var req request
 		select {
@@ -54,7 +63,7 @@ func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
 		if req.err != nil {
 			return fmt.Errorf("agent: serve: read: %w", req.err)
 		}
-		out, err := h.serveOne(ctx, req)
+		out, err := answer(req)
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 )
 
@@ -16,22 +14,8 @@ import (
 // still learn from each answer why memory does not work and what to do.
 // reason is the whole answer, the fix included. Nothing is run.
 func ServeUnavailable(ctx context.Context, reason string, r io.Reader, w io.Writer) error {
-	lines := make(chan request)
-	go readRequests(ctx, bufio.NewReader(r), DefaultMaxLine, lines)
 	a := Answer{Content: reason, IsError: true}
-	for {
-		var req request
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case req = <-lines:
-		}
-		if req.err == io.EOF {
-			return nil
-		}
-		if req.err != nil {
-			return fmt.Errorf("agent: serve: read: %w", req.err)
-		}
+	return serveLines(ctx, r, w, DefaultMaxLine, func(req request) ([]byte, error) {
 		id := leadingID(req.head)
 		if !req.tooLong {
 			var fields struct {
@@ -41,8 +25,6 @@ func ServeUnavailable(ctx context.Context, reason string, r io.Reader, w io.Writ
 				id = fields.ID
 			}
 		}
-		if _, err := w.Write(answerLine(id, a)); err != nil {
-			return fmt.Errorf("agent: serve: write: %w", err)
-		}
-	}
+		return answerLine(id, a), nil
+	})
 }

@@ -9,22 +9,8 @@ import (
 
 	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/agent/mcpserver"
-	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
-
-// clockVault is a new vault whose clock reads *now.
-func clockVault(t *testing.T, now *time.Time) *vault.Vault {
-	t.Helper()
-	v0, opts := vaulttest.NewAt(t, t.TempDir())
-	opts.Now = func() time.Time { return *now }
-	v, err := vault.Open(context.Background(), v0.Dir(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
-}
 
 // TestMCPResourceReadRecordsUse: a memory file an MCP client reads as a
 // resource is used, as a viewed one is, so expire keeps it. Listing the
@@ -32,7 +18,7 @@ func clockVault(t *testing.T, now *time.Time) *vault.Vault {
 func TestMCPResourceReadRecordsUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	v := clockVault(t, &now)
+	v := vaulttest.NewClocked(t, &now)
 	cs := connectMCP(t, v, "test", mcpserver.Options{Poll: -1}, nil)
 	callMemory(t, cs, `{"command":"create","path":"/memories/read.md","file_text":"r"}`, "")
 	callMemory(t, cs, `{"command":"create","path":"/memories/listed.md","file_text":"l"}`, "")

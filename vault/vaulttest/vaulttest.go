@@ -6,6 +6,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -40,4 +41,17 @@ func Log(tb testing.TB, v *vault.Vault, opts vault.LogOptions) []vault.Record {
 		tb.Fatalf("log: %v", err)
 	}
 	return recs
+}
+
+// NewClocked creates a vault whose clock reads *now, so a test can move time.
+func NewClocked(tb testing.TB, now *time.Time) *vault.Vault {
+	tb.Helper()
+	v0, opts := NewAt(tb, tb.TempDir())
+	opts.Now = func() time.Time { return *now }
+	v, err := vault.Open(context.Background(), v0.Dir(), opts)
+	if err != nil {
+		tb.Fatalf("vault.Open: %v", err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v
 }
