@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // runSyncWatch keeps the vault in sync with a remote until ctx ends (SIGINT,
@@ -49,7 +48,7 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 		// Credentials from the environment, as sync without flags takes them.
 		opts := vault.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
 		if err := v.SyncWatch(ctx, watchOptions(opts, every, 0, log)); err != nil {
-			fmt.Fprintf(log, "memvault: sync: %s\n", logSafe(err.Error()))
+			fmt.Fprintf(log, "memvault: sync: %s\n", escape.Line(err.Error()))
 		}
 	}()
 	return func() { cancel(); <-done }
@@ -86,7 +85,7 @@ func syncLogLine(r vault.SyncReport) string {
 	if n := len(r.Result.Conflicts); n > 0 {
 		fmt.Fprintf(&b, "; %d conflicts, kept between markers or moved aside:", n)
 		for _, p := range r.Result.Conflicts {
-			b.WriteString(" " + logSafe(p))
+			b.WriteString(" " + escape.Name(p))
 		}
 	}
 	fmt.Fprintf(&b, " (%s)", took)
@@ -108,20 +107,5 @@ func syncFailure(err error) string {
 	if more {
 		msg += " (…)"
 	}
-	return logSafe(msg)
-}
-
-// logSafe escapes what could break a log line or a terminal: control
-// characters and other unprintable runes.
-func logSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) || r == ' ' {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
+	return escape.Line(msg)
 }
