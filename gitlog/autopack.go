@@ -8,11 +8,12 @@ import (
 	"strconv"
 )
 
-// A commit writes a few loose objects, and nothing else would ever pack them.
-// As git's gc.auto does, a commit samples the 256 fan-out folders (see
-// looseEstimate), and when they hold more than their share of the threshold,
-// the committing process packs in the background (see Pack): writers and
-// readers go on meanwhile, a
+// Commits go into packs through the journal (see flushJournal), one pack each
+// few megabytes, and those packs must be merged as they accumulate; loose objects
+// that git or an older memvault wrote must be packed too. As git's gc.auto does,
+// each flush samples the 256 fan-out folders (see looseEstimate), and when they
+// hold more than their share of the threshold, the process packs in the
+// background (see Pack): writers and readers go on meanwhile, a
 // second packer skips, a long merge of packs does not hold up the next packing
 // of loose objects, and Close waits for a running pack so a short-lived
 // process does not leave one half done (were it killed, the next pack removes
@@ -40,21 +41,28 @@ func (r *Repo) autoPackLimit() int {
 	return n
 }
 
-// maybeAutoPack starts a background pack when the loose objects seem to pass
-// the threshold. At the default it costs three small folder listings.
+// maybeAutoPack runs after a flush of the journal has added a pack: in the
+// background, it packs the loose objects when they seem to pass the threshold
+// (commits write none, but git, an older memvault or a replay may have), and
+// merges packs geometrically (see consolidate). At the default the check costs
+// three small folder listings.
 func (r *Repo) maybeAutoPack() {
-	if r.autoPack <= 0 || r.looseEstimate() <= r.autoPack {
+	if r.autoPack <= 0 {
 		return
 	}
+	loose := r.looseEstimate() > r.autoPack
 	if !r.packing.CompareAndSwap(false, true) {
-		return // this process packs the loose objects already
+		return // this process packs already
 	}
 	r.background.Add(1)
 	go func() {
 		defer r.background.Done()
 		ctx := context.Background()
-		// Best effort: the next commit tries again.
-		_, err := r.packLoosePhase(ctx, false)
+		// Best effort: the next flush tries again.
+		var err error
+		if loose {
+			_, err = r.packLoosePhase(ctx, false)
+		}
 		r.packing.Store(false)
 		if err != nil || !r.merging.CompareAndSwap(false, true) {
 			return

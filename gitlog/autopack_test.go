@@ -131,7 +131,8 @@ func TestAutoPack(t *testing.T) {
 	}
 }
 
-// TestAutoPackOff: gc.auto 0 leaves every object loose.
+// TestAutoPackOff: gc.auto 0 leaves the packs that flushes of the journal
+// make as they are, never merged.
 func TestAutoPackOff(t *testing.T) {
 	dir := t.TempDir()
 	r, err := Init(dir)
@@ -145,10 +146,13 @@ func TestAutoPackOff(t *testing.T) {
 	}
 	for i := range 300 {
 		commit(t, r, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: fmt.Appendf(nil, "%d", i)})
+		if i%100 == 99 {
+			flush(t, r)
+		}
 	}
 	r.Close()
-	if _, packs := looseAndPacks(t, dir); packs != 0 {
-		t.Errorf("gc.auto 0: %d packs, want none", packs)
+	if loose, packs := looseAndPacks(t, dir); packs < 3 || loose != 0 {
+		t.Errorf("gc.auto 0: %d packs and %d loose objects, want 3 flushes' packs (at least) and none loose", packs, loose)
 	}
 }
 

@@ -1,7 +1,6 @@
 package gitlog
 
 import (
-	"bytes"
 	"compress/zlib"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -24,43 +22,9 @@ var zlibWriters = sync.Pool{New: func() any {
 	return zw
 }}
 
-// looseBytes is the on-disk form of a loose object: zlib("<type> <len>\0<data>").
-func looseBytes(o rawObject) []byte {
-	var buf bytes.Buffer
-	zw := zlibWriters.Get().(*zlib.Writer)
-	zw.Reset(&buf)
-	zw.Write([]byte(o.typ.String() + " " + strconv.Itoa(len(o.data)) + "\x00"))
-	zw.Write(o.data)
-	zw.Close()
-	zlibWriters.Put(zw)
-	return buf.Bytes()
-}
-
 func (r *Repo) loosePath(h Hash) string {
 	s := h.String()
 	return filepath.Join(r.dir, "objects", s[:2], s[2:])
-}
-
-// writeLoose puts an object file in place by rename, so a reader or a killed
-// process never sees half an object. It does not sync: the journal holds the bytes
-// until the next checkpoint makes the files themselves durable.
-func (r *Repo) writeLoose(h Hash, z []byte) error {
-	p := r.loosePath(h)
-	if _, err := os.Lstat(p); err == nil {
-		return nil // objects are immutable: same name, same content
-	}
-	// A packer (ours in another process, or git gc) removes a fan-out folder
-	// once it has emptied it, which can happen between our MkdirAll and the
-	// write: make it again and retry, as git does.
-	for try := 0; ; try++ {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		err := writeFileAtomic(p, z, 0o444, false)
-		if !errors.Is(err, fs.ErrNotExist) || try == 3 {
-			return err
-		}
-	}
 }
 
 // writeRef points ref at h by rename, creating the folders its name needs.

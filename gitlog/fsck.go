@@ -222,6 +222,14 @@ func (w *Writer) Repair(ctx context.Context) (Hash, error) {
 		return nil
 	})
 	r.readMu.Unlock()
+	r.jobjs.refresh(r.journalPath())
+	for _, o := range r.jobjs.commits() {
+		var c object.Commit
+		if c.Decode(memoryObject(o)) == nil {
+			c.Hash = o.hash
+			commits = append(commits, &c)
+		}
+	}
 	// Commits made within one second share a time: the deeper one is newer.
 	depth := generations(commits)
 	sort.Slice(commits, func(i, j int) bool {
@@ -285,5 +293,6 @@ func (r *Repo) writeRefDurable(h Hash) error {
 		return err
 	}
 	// A journal replay after a crash must not move main back past the repair.
-	return r.checkpoint()
+	_, err := r.flushJournal(context.Background(), false)
+	return err
 }

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Pack moves every loose object into one new pack, merges small packs into
-// bigger ones (see consolidate), and returns how many loose objects it moved. A
+// Pack flushes the journal (see flushJournal), moves every loose object into
+// one new pack, merges small packs into
+// bigger ones (see consolidate), and returns how many objects it moved into packs. A
 // vault writes a few loose objects per commit, so after a long life it would
 // hold hundreds of thousands of small files: slow to copy, back up and scan.
 // Commits pack by themselves past a threshold (see autoPack); Pack is for a
@@ -34,7 +35,18 @@ func (r *Repo) Pack(ctx context.Context) (int, error) {
 }
 
 func (r *Repo) pack(ctx context.Context, wait bool) (int, error) {
+	// The journal's objects first, so that everything ends in packs.
+	unlockW, err := r.lock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	flushed, err := r.flushJournal(ctx, false)
+	unlockW()
+	if err != nil {
+		return 0, err
+	}
 	n, err := r.packLoosePhase(ctx, wait)
+	n += flushed
 	if err != nil {
 		return n, err
 	}

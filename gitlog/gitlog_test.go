@@ -3,6 +3,7 @@ package gitlog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,14 @@ func commit(t *testing.T, r *Repo, changes ...Change) Hash {
 		t.Fatalf("Commit(%v): %v", changes, err)
 	}
 	return h
+}
+
+// flush puts the journal's objects into a pack, for git to see them.
+func flush(t *testing.T, r *Repo) {
+	t.Helper()
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func read(t *testing.T, r *Repo, p string) (string, error) {
@@ -78,6 +87,7 @@ func TestCommitChanges(t *testing.T) {
 	if h2, _ := r.Head(); h2 != head {
 		t.Errorf("failed commit moved the branch")
 	}
+	flush(t, r)
 	// git itself must find the repository sound.
 	if out, err := exec.Command("git", "-C", r.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck: %v\n%s", err, out)
@@ -166,13 +176,14 @@ func TestLockSerialisesRepos(t *testing.T) {
 }
 
 // TestReplayAfterCrash simulates a machine crash after the journal was synced but
-// before the loose files reached the disk: they are gone or truncated, the ref is
-// old, and the journal says it was written in another boot.
+// before its objects were packed or the ref's new value reached the disk: the
+// ref is old, and the journal says it was written in another boot.
 func TestReplayAfterCrash(t *testing.T) {
 	dir := t.TempDir()
 	r, _ := Init(dir)
 	first := commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
 	second := commit(t, r, Change{Op: Put, Path: "b/c", Data: []byte("2")})
+	r.abandon()
 	data, err := os.ReadFile(r.journalPath())
 	if err != nil {
 		t.Fatal(err)
@@ -183,16 +194,13 @@ func TestReplayAfterCrash(t *testing.T) {
 	}
 	data = []byte(strings.Replace(string(data), "boot "+bootID(), "boot "+strings.Repeat("x", len(bootID())), 1))
 	os.WriteFile(r.journalPath(), data, 0o600)
-	for _, o := range recs[1].objs {
-		os.Remove(r.loosePath(o.hash))
-	}
-	os.WriteFile(r.loosePath(recs[0].objs[0].hash), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte(first.String()+"\n"), 0o644)
 
 	r2, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r2.Close()
 	if h, _ := r2.Head(); h != second {
 		t.Errorf("after replay, head = %s, want %s", h, second)
 	}
@@ -202,8 +210,9 @@ func TestReplayAfterCrash(t *testing.T) {
 	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck after replay: %v\n%s", err, out)
 	}
-	if fi, _ := os.Stat(r.journalPath()); fi.Size() != int64(len(journalHeader())) {
-		t.Errorf("journal not emptied after replay: %d bytes", fi.Size())
+	data, _ = os.ReadFile(r.journalPath())
+	if _, recs := readJournal(data); len(recs) != 0 {
+		t.Errorf("journal not emptied after replay: %d records", len(recs))
 	}
 }
 
@@ -224,13 +233,29 @@ func TestCheckAndRepair(t *testing.T) {
 	if strings.Join(heads, " ") != "m/a m/b" {
 		t.Errorf("Check visited head blobs %v, want m/a m/b", heads)
 	}
-	// A commit whose blob is then lost, as a broken copy or disk might leave it.
-	bad := commit(t, r, Change{Op: Put, Path: "m/c", Data: []byte("3")})
-	e, _ := r.Lookup(mustTree(t, r, bad), "m/c")
-	os.Remove(r.loosePath(e.Hash))
+	// A commit whose blob is missing, as a broken copy or disk might leave it,
+	// made by git itself.
+	flush(t, r)
+	git := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"--git-dir", dir}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	a, _ := r.Lookup(mustTree(t, r, good), "m/a")
+	b, _ := r.Lookup(mustTree(t, r, good), "m/b")
+	missing := git("3", "hash-object", "--stdin") // not written
+	sub := git(fmt.Sprintf("100644 blob %s\ta\n100644 blob %s\tb\n100644 blob %s\tc\n", a.Hash, b.Hash, missing), "mktree", "--missing")
+	root := git("040000 tree "+sub+"\tm\n", "mktree")
+	bad := git("", "commit-tree", root, "-p", good.String(), "-m", "bad")
+	git("", "update-ref", string(Branch), bad)
 	problems, err = r.Check(context.Background(), nil)
-	if err != nil || len(problems) != 1 || problems[0].Object != e.Hash {
-		t.Fatalf("Check with a missing blob = %v, %v; want one problem naming %s", problems, err, e.Hash)
+	if err != nil || len(problems) != 1 || problems[0].Object.String() != missing {
+		t.Fatalf("Check with a missing blob = %v, %v; want one problem naming %s", problems, err, missing)
 	}
 	// A corrupt ref.
 	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte("garbage\n"), 0o644)
@@ -255,4 +280,25 @@ func mustTree(t *testing.T, r *Repo, c Hash) Hash {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// abandon lets r go as a killed process would: its files closed, nothing
+// flushed.
+func (r *Repo) abandon() {
+	r.bgMu.Lock()
+	r.closed = true
+	if r.flushTimer != nil {
+		r.flushTimer.Stop()
+	}
+	r.bgMu.Unlock()
+	r.background.Wait()
+	if r.journal != nil {
+		r.journal.Close()
+		r.journal = nil
+	}
+	r.jobjs.close()
+	if r.lockFile != nil {
+		r.lockFile.Close()
+	}
+	r.st.Close()
 }

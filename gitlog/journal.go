@@ -1,31 +1,42 @@
 package gitlog
 
-// The journal makes a commit durable with one sync instead of one per file.
+// The journal makes a commit durable with one append and one sync, and no new
+// file.
 //
-// Syncing each new object file, its directory, the ref and its directory costs a
-// dozen fsyncs a commit (about 5 ms here). Instead, Commit appends every object it
-// wrote and the branch's old and new values to memvault/journal as one checksummed
-// record and syncs that one file; it puts the loose objects in place by rename
-// while that sync runs, and the ref once it is done, without syncing them. Every checkpointBytes of journal, one
-// syncfs makes all those files durable and the journal starts over.
+// A commit appends every object it made and the ref's old and new values to
+// memvault/journal as one checksummed record, syncs that one file, and then moves
+// the ref by rename. The objects are not written as loose files: creating a file
+// costs more than the sync (about 0.8 ms of kernel time an inode on the machines
+// this runs on, against 0.15 ms for an fdatasync), and a commit made five. Every
+// process reads the journal's objects (see journalObjects), so a commit is
+// visible to readers as soon as its ref moves.
 //
-// After a machine crash, the next Open replays the journal: it rewrites any object
-// file that is missing or differs from the journal's bytes and points the branch at
-// the newest journaled commit. A process that is killed (rather than the machine)
-// loses nothing either: files are put in place by rename, so the page cache holds
-// either the old or the new state; the journal's header names the boot it was
-// written in, and a journal from the current boot needs no replay.
+// Every checkpointBytes of journal, when the process closes, after a pause in
+// writing, and before a manual pack, flushJournal writes the journal's objects
+// as one pack (synced), syncs the refs the journal moved, and starts the journal
+// over under a new epoch. Plain git therefore sees every object once the writing
+// process is closed or idle for a moment.
+//
+// After a machine crash, the next Open replays the journal: it packs its objects
+// and points each ref at the newest value the journal gave it. A process that is
+// killed (rather than the machine) loses nothing either: the journal is in the
+// page cache and readers read it; its header names the boot it was written in,
+// and a journal from the current boot needs no replay.
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -33,9 +44,11 @@ import (
 
 const (
 	journalName     = "journal"
-	journalMagic    = "memvault journal v1\n"
-	recordMagic     = 0x4d564a52 // "MVJR": a move of Branch
-	refRecordMagic  = 0x4d564a46 // "MVJF": a move of the ref the record names
+	journalMagicV1  = "memvault journal v1\n"
+	journalMagic    = "memvault journal v2\n"
+	recordMagic     = 0x4d564a52 // "MVJR", v1: a move of Branch, objects as loose files' bytes
+	refRecordMagic  = 0x4d564a46 // "MVJF", v1: a move of the ref the record names, likewise
+	objRecordMagic  = 0x4d564a4f // "MVJO", v2: a move of the ref the record names; objects as type, size and zlib of their data
 	checkpointBytes = 4 << 20
 )
 
@@ -43,39 +56,62 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 func (r *Repo) journalPath() string { return filepath.Join(r.dir, stateDir, journalName) }
 
-func journalHeader() []byte { return []byte(journalMagic + "boot " + bootID() + "\n") }
+// journalHeader starts a journal: the format, the boot it was written in, and an
+// epoch that changes each time the journal starts over, so a reader in another
+// process knows that what it read of the journal before is gone.
+func journalHeader() []byte {
+	var e [8]byte
+	rand.Read(e[:])
+	return []byte(journalMagic + "boot " + bootID() + "\nepoch " + hex.EncodeToString(e[:]) + "\n")
+}
 
-// persist makes objs and the move of ref from old to new durable, then puts them
-// in place. The caller holds the lock.
+// parseJournalHeader reads a header of either version: the boot, the epoch (none
+// in v1) and the header's length.
+func parseJournalHeader(data []byte) (boot, epoch string, n int, ok bool) {
+	var v2 bool
+	switch {
+	case bytes.HasPrefix(data, []byte(journalMagic)):
+		v2, n = true, len(journalMagic)
+	case bytes.HasPrefix(data, []byte(journalMagicV1)):
+		n = len(journalMagicV1)
+	default:
+		return "", "", 0, false
+	}
+	line := func(key string) (string, bool) {
+		rest := data[n:]
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 || !bytes.HasPrefix(rest, []byte(key+" ")) {
+			return "", false
+		}
+		n += nl + 1
+		return string(rest[len(key)+1 : nl]), true
+	}
+	if boot, ok = line("boot"); !ok {
+		return "", "", 0, false
+	}
+	if v2 {
+		if epoch, ok = line("epoch"); !ok {
+			return "", "", 0, false
+		}
+	}
+	return boot, epoch, n, true
+}
+
+// persist makes objs and the move of ref from old to new durable, then moves the
+// ref. The caller holds the lock.
 func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
-	loose := make([][]byte, len(objs))
-	for i, o := range objs {
-		loose[i] = looseBytes(o)
-	}
-	// The loose objects go in place while the journal syncs, each in its own
-	// goroutine: creating a file waits on the file system's own journal, and
-	// the waits overlap. Only the branch must wait for the sync. An object put
-	// in place before a crash that loses its record is one nothing names.
-	// The new value of the ref is written to its temporary file meanwhile too.
-	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		wg.Go(func() { errs[i] = r.writeLoose(o.hash, loose[i]) })
-	}
+	rec := encodeRecord(ref, old, new, objs)
+	// The new value of the ref is written to its temporary file while the
+	// journal syncs; only the rename must wait for the sync.
 	var refTmp string
 	var refErr error
+	var wg sync.WaitGroup
 	wg.Go(func() { refTmp, refErr = r.prepareRef(ref, new) })
-	size, err := r.appendJournal(encodeRecord(ref, old, new, objs, loose))
+	size, err := r.appendJournal(rec, ref, objs)
 	wg.Wait()
-	if err == nil {
-		err = errors.Join(errs...)
-		if err != nil {
-			err = fmt.Errorf("gitlog: write object: %w", err)
-		}
-	} else {
+	if err != nil {
 		err = fmt.Errorf("gitlog: journal: %w", err)
-	}
-	if err == nil && refErr != nil {
+	} else if refErr != nil {
 		err = fmt.Errorf("gitlog: write ref: %w", refErr)
 	}
 	if err != nil {
@@ -88,44 +124,47 @@ func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObje
 		return fmt.Errorf("gitlog: write ref: %w", err)
 	}
 	if size >= checkpointBytes {
-		if err := r.checkpoint(); err != nil {
-			return err
-		}
+		_, err := r.flushJournal(context.Background(), true)
+		return err
 	}
-	r.maybeAutoPack()
+	r.armIdleFlush()
 	return nil
 }
 
-// encodeRecord frames one journal record. A record that moves Branch keeps the
-// first format (recordMagic), which names no ref, so journals stay readable both
-// ways; a record for any other ref (refRecordMagic) starts with its name.
-func encodeRecord(ref plumbing.ReferenceName, old, new Hash, objs []rawObject, loose [][]byte) []byte {
+// encodeRecord frames one journal record.
+func encodeRecord(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) []byte {
 	var p bytes.Buffer
-	magic := uint32(recordMagic)
-	if ref != Branch {
-		magic = refRecordMagic
-		binary.Write(&p, binary.BigEndian, uint16(len(ref)))
-		p.WriteString(string(ref))
-	}
+	binary.Write(&p, binary.BigEndian, uint16(len(ref)))
+	p.WriteString(string(ref))
 	p.Write(old[:])
 	p.Write(new[:])
 	binary.Write(&p, binary.BigEndian, uint32(len(objs)))
-	for i, o := range objs {
+	zw := zlibWriters.Get().(*zlib.Writer)
+	var z bytes.Buffer
+	for _, o := range objs {
+		z.Reset()
+		zw.Reset(&z)
+		zw.Write(o.data)
+		zw.Close()
 		p.Write(o.hash[:])
-		binary.Write(&p, binary.BigEndian, uint32(len(loose[i])))
-		p.Write(loose[i])
+		p.WriteByte(byte(o.typ))
+		binary.Write(&p, binary.BigEndian, uint32(len(o.data)))
+		binary.Write(&p, binary.BigEndian, uint32(z.Len()))
+		p.Write(z.Bytes())
 	}
+	zlibWriters.Put(zw)
 	rec := make([]byte, 12, 12+p.Len())
-	binary.BigEndian.PutUint32(rec[0:], magic)
+	binary.BigEndian.PutUint32(rec[0:], objRecordMagic)
 	binary.BigEndian.PutUint32(rec[4:], uint32(p.Len()))
 	binary.BigEndian.PutUint32(rec[8:], crc32.Checksum(p.Bytes(), crcTable))
 	return append(rec, p.Bytes()...)
 }
 
-// appendJournal appends rec, syncs it, and returns the journal's new size. The
-// journal stays open: it is only ever truncated in place, never replaced, so every
-// process's handle names the same file.
-func (r *Repo) appendJournal(rec []byte) (int64, error) {
+// appendJournal appends rec, syncs it, adds its objects to the journal's index,
+// and returns the journal's new size. The journal stays open: it is only ever
+// truncated in place, never replaced, so every process's handle names the same
+// file. The caller holds the lock.
+func (r *Repo) appendJournal(rec []byte, ref plumbing.ReferenceName, objs []rawObject) (int64, error) {
 	if r.journal == nil {
 		f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
@@ -139,70 +178,134 @@ func (r *Repo) appendJournal(rec []byte) (int64, error) {
 		}
 		r.journal = f
 	}
+	// Read what other processes appended, and cut off the torn tail a killed
+	// writer may have left (never acknowledged): a record appended after it
+	// could not be read.
+	end, size, err := r.jobjs.refresh(r.journalPath())
+	if err != nil {
+		return 0, err
+	}
+	if size > end {
+		if err := r.journal.Truncate(end); err != nil {
+			return 0, err
+		}
+	}
 	if _, err := r.journal.Write(rec); err != nil {
 		return 0, err
 	}
 	if err := fdatasync(r.journal); err != nil {
 		return 0, err
 	}
-	fi, err := r.journal.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return fi.Size(), nil
+	r.jobjs.appended(end, end+int64(len(rec)), ref, objs)
+	return end + int64(len(rec)), nil
 }
 
-// checkpoint makes every file written so far durable and empties the journal.
-func (r *Repo) checkpoint() error {
-	if err := syncFS(r.dir); err != nil {
-		return fmt.Errorf("gitlog: checkpoint: %w", err)
-	}
-	f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
-	if err == nil {
-		err = f.Truncate(0)
-		if err == nil {
-			_, err = f.Write(journalHeader())
-		}
-		if err == nil {
-			err = fdatasync(f)
-		}
-		f.Close()
-	}
+// Flush writes the journal's objects into a pack and starts the journal over,
+// so that plain git, which does not read memvault's journal, finds every object.
+// Close and a pause in writing do it too; Flush is for a caller that runs git on
+// the repository while it stays open.
+func (r *Repo) Flush(ctx context.Context) error {
+	unlock, err := r.lock(ctx)
 	if err != nil {
-		return fmt.Errorf("gitlog: checkpoint: %w", err)
+		return err
 	}
+	defer unlock()
+	_, err = r.flushJournal(ctx, false)
+	return err
+}
+
+// flushJournal packs the journal's objects, makes the refs it moved durable and
+// starts the journal over; it returns how many objects it packed. The caller
+// holds the writer lock. With autoPack, the packs are then consolidated in the
+// background (see maybeAutoPack).
+func (r *Repo) flushJournal(ctx context.Context, autoPack bool) (int, error) {
+	if _, err := os.Stat(r.journalPath()); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil {
+		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
+	}
+	objs, refs, empty := r.jobjs.snapshot()
+	if empty {
+		return 0, nil
+	}
+	if err := r.packObjects(ctx, objs); err != nil {
+		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
+	}
+	for _, ref := range refs {
+		p := filepath.Join(r.dir, filepath.FromSlash(string(ref)))
+		if err := syncPath(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return 0, fmt.Errorf("gitlog: flush journal: %w", err)
+		}
+		if err := syncDir(filepath.Dir(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return 0, fmt.Errorf("gitlog: flush journal: %w", err)
+		}
+	}
+	if err := r.restartJournal(); err != nil {
+		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
+	}
+	if autoPack {
+		r.maybeAutoPack()
+	}
+	return len(objs), nil
+}
+
+// restartJournal empties the journal under a new epoch.
+func (r *Repo) restartJournal() error {
+	f := r.journal
+	if f == nil {
+		var err error
+		if f, err = os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600); err != nil {
+			return err
+		}
+		defer f.Close()
+	}
+	head := journalHeader()
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.Write(head); err != nil {
+		return err
+	}
+	if err := fdatasync(f); err != nil {
+		return err
+	}
+	r.jobjs.restarted(head)
 	return nil
 }
 
 type record struct {
 	ref      plumbing.ReferenceName
 	old, new Hash
-	objs     []rawObject // data holds the loose bytes
+	objs     []rawObject
 }
 
 // readJournal returns the journal's boot id and its whole records; a torn or
 // corrupt tail (a commit that was never acknowledged) ends the list.
 func readJournal(data []byte) (boot string, recs []record) {
-	if !bytes.HasPrefix(data, []byte(journalMagic)) {
+	boot, _, n, ok := parseJournalHeader(data)
+	if !ok {
 		return "", nil
 	}
-	data = data[len(journalMagic):]
-	nl := bytes.IndexByte(data, '\n')
-	if nl < 0 || !bytes.HasPrefix(data, []byte("boot ")) {
-		return "", nil
-	}
-	boot, data = string(data[len("boot "):nl]), data[nl+1:]
-	for len(data) >= 12 {
-		magic := binary.BigEndian.Uint32(data)
-		if magic != recordMagic && magic != refRecordMagic {
+	recs, _ = readRecords(data[n:])
+	return boot, recs
+}
+
+// readRecords decodes the whole records at the start of data and returns them
+// with the bytes they took.
+func readRecords(data []byte) (recs []record, used int) {
+	for len(data)-used >= 12 {
+		d := data[used:]
+		magic := binary.BigEndian.Uint32(d)
+		if magic != recordMagic && magic != refRecordMagic && magic != objRecordMagic {
 			break
 		}
-		n := int(binary.BigEndian.Uint32(data[4:]))
-		if len(data)-12 < n {
+		n := int(binary.BigEndian.Uint32(d[4:]))
+		if len(d)-12 < n {
 			break
 		}
-		p := data[12 : 12+n]
-		if crc32.Checksum(p, crcTable) != binary.BigEndian.Uint32(data[8:]) {
+		p := d[12 : 12+n]
+		if crc32.Checksum(p, crcTable) != binary.BigEndian.Uint32(d[8:]) {
 			break
 		}
 		rec, ok := decodeRecord(magic, p)
@@ -210,14 +313,14 @@ func readJournal(data []byte) (boot string, recs []record) {
 			break
 		}
 		recs = append(recs, rec)
-		data = data[12+n:]
+		used += 12 + n
 	}
-	return boot, recs
+	return recs, used
 }
 
 func decodeRecord(magic uint32, p []byte) (record, bool) {
 	rec := record{ref: Branch}
-	if magic == refRecordMagic {
+	if magic != recordMagic {
 		if len(p) < 2 {
 			return rec, false
 		}
@@ -235,26 +338,97 @@ func decodeRecord(magic uint32, p []byte) (record, bool) {
 	n := binary.BigEndian.Uint32(p[40:])
 	p = p[44:]
 	for ; n > 0; n-- {
-		if len(p) < 24 {
-			return rec, false
-		}
 		var o rawObject
-		copy(o.hash[:], p)
-		l := int(binary.BigEndian.Uint32(p[20:]))
-		if len(p)-24 < l {
+		var ok bool
+		if magic == objRecordMagic {
+			o, p, ok = decodeObject(p)
+		} else {
+			o, p, ok = decodeLoose(p)
+		}
+		if !ok {
 			return rec, false
 		}
-		o.data = p[24 : 24+l]
 		rec.objs = append(rec.objs, o)
-		p = p[24+l:]
 	}
 	return rec, len(p) == 0
+}
+
+// decodeObject decodes one object of a v2 record: hash, type, size, zlib length
+// and zlib of the data.
+func decodeObject(p []byte) (rawObject, []byte, bool) {
+	var o rawObject
+	if len(p) < 29 {
+		return o, p, false
+	}
+	copy(o.hash[:], p)
+	o.typ = plumbing.ObjectType(p[20])
+	size := binary.BigEndian.Uint32(p[21:])
+	zlen := int(binary.BigEndian.Uint32(p[25:]))
+	if len(p)-29 < zlen {
+		return o, p, false
+	}
+	data, ok := inflateExactly(p[29:29+zlen], int(size))
+	if !ok {
+		return o, p, false
+	}
+	o.data = data
+	return o, p[29+zlen:], true
+}
+
+// decodeLoose decodes one object of a v1 record: hash, length and the bytes of
+// its loose file, zlib("<type> <size>\0<data>").
+func decodeLoose(p []byte) (rawObject, []byte, bool) {
+	var o rawObject
+	if len(p) < 24 {
+		return o, p, false
+	}
+	copy(o.hash[:], p)
+	l := int(binary.BigEndian.Uint32(p[20:]))
+	if len(p)-24 < l {
+		return o, p, false
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(p[24 : 24+l]))
+	if err != nil {
+		return o, p, false
+	}
+	all, err := io.ReadAll(zr)
+	if err != nil {
+		return o, p, false
+	}
+	sp, nul := bytes.IndexByte(all, ' '), bytes.IndexByte(all, 0)
+	if sp < 0 || nul < sp {
+		return o, p, false
+	}
+	t, err := plumbing.ParseObjectType(string(all[:sp]))
+	size, serr := strconv.Atoi(string(all[sp+1 : nul]))
+	if err != nil || serr != nil || size != len(all)-nul-1 {
+		return o, p, false
+	}
+	o.typ, o.data = t, all[nul+1:]
+	return o, p[24+l:], true
+}
+
+// inflateExactly inflates z, which must hold exactly size bytes.
+func inflateExactly(z []byte, size int) ([]byte, bool) {
+	zr, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, false
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(zr, data); err != nil {
+		return nil, false
+	}
+	var one [1]byte
+	if n, _ := zr.Read(one[:]); n != 0 {
+		return nil, false
+	}
+	return data, true
 }
 
 // recoverIfNeeded replays the journal when it holds records from an earlier boot.
 func (r *Repo) recoverIfNeeded() error {
 	if r.readOnly {
-		return nil // nothing can be rewritten: read what the files hold
+		return nil // nothing can be rewritten: readers read the journal itself
 	}
 	f, err := os.Open(r.journalPath())
 	if errors.Is(err, os.ErrNotExist) {
@@ -263,17 +437,18 @@ func (r *Repo) recoverIfNeeded() error {
 	if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
-	head := make([]byte, len(journalHeader())+12)
+	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
 	f.Close()
-	boot, _ := readJournal(head[:n])
-	if n < len(head) || (boot == bootID() && boot != "") {
+	boot, _, hn, ok := parseJournalHeader(head[:n])
+	if !ok || n <= hn || (boot == bootID() && boot != "") {
 		return nil // no record, or written since this boot: the page cache holds it all
 	}
 	return r.replay()
 }
 
-// replay rewrites what a crash may have lost, under the lock.
+// replay completes what a crash may have cut short, under the lock: the
+// journal's objects go into a pack and each ref it moved takes its newest value.
 func (r *Repo) replay() error {
 	unlock, err := r.lock(context.Background())
 	if err != nil {
@@ -300,11 +475,6 @@ func (r *Repo) replay() error {
 		}
 		chain[rec.old], chain[rec.new] = true, true
 		last[rec.ref] = rec.new
-		for _, o := range rec.objs {
-			if err := r.restoreObject(o.hash, o.data); err != nil {
-				return fmt.Errorf("gitlog: replay journal: %w", err)
-			}
-		}
 	}
 	// A ref that still holds a value the journal knows was moved on (or lost its
 	// file) takes the journal's newest; one that was moved some other way is left.
@@ -317,18 +487,6 @@ func (r *Repo) replay() error {
 			}
 		}
 	}
-	return r.checkpoint()
-}
-
-func (r *Repo) restoreObject(h Hash, z []byte) error {
-	p := r.loosePath(h)
-	have, err := os.ReadFile(p)
-	if err == nil && bytes.Equal(have, z) {
-		return nil
-	}
-	if errors.Is(err, os.ErrNotExist) && r.st.HasEncodedObject(h) == nil {
-		return nil // packed since
-	}
-	os.Remove(p)
-	return r.writeLoose(h, z)
+	_, err = r.flushJournal(context.Background(), false)
+	return err
 }

@@ -28,10 +28,16 @@ func (l lookup) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.
 
 // HasEncodedObject looks for h as Repo.object does.
 func (l lookup) HasEncodedObject(h plumbing.Hash) error {
+	if _, ok := l.r.jobjs.get(h); ok {
+		return nil
+	}
 	l.r.readMu.Lock()
 	defer l.r.readMu.Unlock()
 	err := l.Storage.HasEncodedObject(h)
 	for try := 0; try < lookTries && lookAgain(err); try++ {
+		if _, ok := l.r.journalObject(plumbing.AnyObject, h, true); ok {
+			return nil
+		}
 		l.Storage.Reindex()
 		err = l.Storage.HasEncodedObject(h)
 	}
@@ -40,10 +46,16 @@ func (l lookup) HasEncodedObject(h plumbing.Hash) error {
 
 // EncodedObjectSize reads the size as Repo.object would find the object.
 func (l lookup) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if o, ok := l.r.jobjs.get(h); ok {
+		return int64(len(o.data)), nil
+	}
 	l.r.readMu.Lock()
 	defer l.r.readMu.Unlock()
 	n, err := l.Storage.EncodedObjectSize(h)
 	for try := 0; try < lookTries && lookAgain(err); try++ {
+		if o, ok := l.r.journalObject(plumbing.AnyObject, h, true); ok {
+			return o.Size(), nil
+		}
 		l.Storage.Reindex()
 		n, err = l.Storage.EncodedObjectSize(h)
 	}

@@ -14,6 +14,9 @@ import (
 // inflating the object: a caller can refuse an object too big to read before
 // reading it.
 func (r *Repo) ObjectSize(h Hash) (int64, error) {
+	if o, ok := r.jobjs.get(h); ok {
+		return int64(len(o.data)), nil
+	}
 	// A loose object's header is read here: go-git's EncodedObjectSize leaves
 	// the loose file open (v5.19.3), which kept a read-only mount busy.
 	if n, err := looseSize(filepath.Join(r.dir, "objects", h.String()[:2], h.String()[2:])); err == nil {
@@ -25,6 +28,9 @@ func (r *Repo) ObjectSize(h Hash) (int64, error) {
 	defer r.readMu.Unlock()
 	n, err := r.st.EncodedObjectSize(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		if o, ok := r.journalObject(plumbing.AnyObject, h, true); ok {
+			return o.Size(), nil
+		}
 		r.st.Reindex()
 		n, err = r.st.EncodedObjectSize(h)
 	}

@@ -35,16 +35,12 @@ func (r *Repo) Ref(name plumbing.ReferenceName) (Hash, error) {
 
 // UpdateRef moves ref from old to new (ZeroHash for old: the ref must not exist)
 // through the journal, so the move is durable and replayed after a crash like a
-// commit's. The objects new needs must be in the repository (written by Commit, or
-// by a fetch); UpdateRef first makes every file of the repository durable, so a
-// crash cannot leave ref naming objects that were never flushed. It returns an
-// error wrapping ErrStale if ref does not hold old.
+// commit's. The objects new needs must be in the repository, and are durable
+// there already: written by Commit (into the journal) or by a fetch (a pack,
+// synced before it is put in place). It returns an error wrapping ErrStale if ref
+// does not hold old.
 func (w *Writer) UpdateRef(ref plumbing.ReferenceName, old, new Hash) error {
-	r := w.r
-	if err := syncFS(r.dir); err != nil {
-		return fmt.Errorf("gitlog: move %s: %w", ref, err)
-	}
-	return r.casRef(ref, old, new, nil)
+	return w.r.casRef(ref, old, new, nil)
 }
 
 func (r *Repo) casRef(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
@@ -221,6 +217,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 	even := plumbing.NewHash(prefix + strings.Repeat("0", 40-len(prefix)))
 	// A pack that a fetch or gc in another process added is not in the index
 	// go-git built at open: look again after a reindex before saying none.
+	r.jobjs.refresh(r.journalPath())
 	r.readMu.Lock()
 	hs, err := r.st.HashesWithPrefix(even[:len(prefix)/2])
 	if err == nil && len(hs) == 0 || lookAgain(err) {
@@ -228,14 +225,17 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
 	}
 	r.readMu.Unlock()
+	hs = append(hs, r.jobjs.withPrefix(even[:len(prefix)/2])...)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: find %s: %w", prefix, err)
 	}
 	var out []Hash
+	seen := map[Hash]bool{}
 	for _, h := range hs {
-		if !strings.HasPrefix(h.String(), prefix) {
+		if !strings.HasPrefix(h.String(), prefix) || seen[h] {
 			continue
 		}
+		seen[h] = true
 		if o, err := r.object(plumbing.CommitObject, h); err == nil && o.Type() == plumbing.CommitObject {
 			out = append(out, h)
 		}

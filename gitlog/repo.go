@@ -21,6 +21,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -76,6 +77,10 @@ type Repo struct {
 	lockFile *os.File   // flocked by Lock; nil in a read-only repository without one
 	readOnly bool       // the repository cannot be written: Lock fails
 	journal  *os.File   // opened by the first commit, under mu
+	jobjs    journalObjects
+
+	flushTimer *time.Timer // flushes the journal after a pause in writing, see armIdleFlush
+	closed     bool        // under bgMu
 
 	autoPack   int            // gc.auto: see maybeAutoPack
 	packing    atomic.Bool    // a background pack of loose objects runs
@@ -178,13 +183,37 @@ func (r *Repo) Dir() string { return r.dir }
 func (r *Repo) StateDir() string { return filepath.Join(r.dir, stateDir) }
 
 // Close releases the repository's open files.
+//
+// A writable repository's journal is flushed first (see flushJournal), so plain
+// git finds every object once memvault is closed; if another process holds the
+// writer lock, that process flushes it instead.
 func (r *Repo) Close() error {
 	r.bgMu.Lock()
+	r.closed = true
 	if r.stopIndex != nil {
 		r.stopIndex()
 	}
+	if r.flushTimer != nil {
+		r.flushTimer.Stop()
+	}
 	r.bgMu.Unlock()
 	r.background.Wait()
+	if !r.readOnly {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if unlock, err := r.lock(ctx); err == nil {
+			r.flushJournal(ctx, false) // best effort: the journal keeps what it holds
+			unlock()
+		}
+		cancel()
+		// A short-lived process (memvault tool) adds a pack each time: merge
+		// them as they accumulate, unless another process is merging.
+		if r.autoPack > 0 {
+			if unlock, ok, _ := r.packLock(context.Background(), "pack-merge.lock", false); ok {
+				r.consolidate(context.Background())
+				unlock()
+			}
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.journal != nil {
@@ -195,6 +224,7 @@ func (r *Repo) Close() error {
 		r.lockFile.Close()
 	}
 	r.index.close()
+	r.jobjs.close()
 	return r.st.Close()
 }
 
@@ -235,11 +265,21 @@ func isHex(s string) bool {
 // first reads cannot see a half-built index, and an object that is not found is
 // looked for again after a reindex, since a fetch, gc or another process may have
 // packed it since.
+//
+// The journal's objects, in no pack yet, are looked for first (see
+// journalObjects), and on a miss the journal is read again before the packs are
+// listed again.
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
+	if o, ok := r.journalObject(t, h, false); ok {
+		return o, nil
+	}
 	r.readMu.Lock()
 	defer r.readMu.Unlock()
 	o, err := r.st.EncodedObject(t, h)
 	for try := 0; try < lookTries && lookAgain(err); try++ {
+		if o, ok := r.journalObject(t, h, true); ok {
+			return o, nil
+		}
 		r.st.Reindex()
 		o, err = r.st.EncodedObject(t, h)
 	}

@@ -70,9 +70,45 @@ func loadLocal(ep *transport.Endpoint, sess io.Closer) (storer.Storer, error) {
 		return nil, err
 	}
 	// As go-git's loader, but large objects are streamed when served, never
-	// inflated whole: the remote may hold a zlib bomb.
-	return filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
-		filesystem.Options{LargeObjectThreshold: largeObject}), nil
+	// inflated whole: the remote may hold a zlib bomb. A vault that a memvault
+	// process has open may hold its newest objects in its journal only.
+	st := filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
+		filesystem.Options{LargeObjectThreshold: largeObject})
+	j := &journalObjects{}
+	if _, _, err := j.refresh(filepath.Join(ep.Path, stateDir, journalName)); err != nil {
+		sess.Close()
+		return nil, err
+	}
+	j.close()
+	return journaled{st, j}, nil
+}
+
+// journaled is the storage of a local repository with the objects of its
+// journal (see journalObjects) read at the start of a session.
+type journaled struct {
+	*filesystem.Storage
+	j *journalObjects
+}
+
+func (s journaled) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := s.j.get(h); ok && (t == plumbing.AnyObject || t == o.typ) {
+		return memoryObject(o), nil
+	}
+	return s.Storage.EncodedObject(t, h)
+}
+
+func (s journaled) HasEncodedObject(h plumbing.Hash) error {
+	if _, ok := s.j.get(h); ok {
+		return nil
+	}
+	return s.Storage.HasEncodedObject(h)
+}
+
+func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if o, ok := s.j.get(h); ok {
+		return int64(len(o.data)), nil
+	}
+	return s.Storage.EncodedObjectSize(h)
 }
 
 // localReceive takes a push into a local repository in place of go-git's

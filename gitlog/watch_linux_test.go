@@ -54,6 +54,7 @@ func TestWatchSeesRefMoves(t *testing.T) {
 	waitMoved(t, ch, "a commit")
 	git := func(args ...string) {
 		t.Helper()
+		flush(t, r)
 		drainMoved(ch)
 		out, err := exec.Command("git", append([]string{"-C", r.Dir()}, args...)...).CombinedOutput()
 		if err != nil {

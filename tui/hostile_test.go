@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +17,9 @@ import (
 func TestHostileNamesEscaped(t *testing.T) {
 	v, _ := newVault(t)
 	write(t, v, vault.Meta{Command: "create"}, "/memories/a.md", "hello\n")
+	if err := v.Flush(context.Background()); err != nil { // for git to see its objects
+		t.Fatal(err)
+	}
 	h := gittest.NewHostile(t, v.Dir())
 	head := h.Head()
 	var blob string

@@ -128,13 +128,25 @@ func RepairAt(ctx context.Context, dir string) (string, error) {
 	return h.String(), nil
 }
 
-// Pack moves the vault's loose objects, a few for every commit, into one pack
-// file and returns how many it moved. Nothing leaves the history, and writers
-// are not held off (see gitlog.Repo.Pack).
+// Pack moves the objects of the vault's journal and any loose objects into
+// pack files, merges small packs, and returns how many objects it moved.
+// Nothing leaves the history, and writers are not held off (see
+// gitlog.Repo.Pack).
 func (v *Vault) Pack(ctx context.Context) (int, error) {
 	n, err := v.repo.Pack(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("vault: %w", err)
 	}
 	return n, nil
+}
+
+// Flush puts the newest commits' objects, which a running process keeps in the
+// vault's journal for a moment, into a pack, so that plain git (git log, git
+// clone of the folder) finds them while the vault stays open. Closing the vault,
+// or a pause of a few seconds in writing, does it too.
+func (v *Vault) Flush(ctx context.Context) error {
+	if err := v.repo.Flush(ctx); err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -106,9 +107,12 @@ func TestTwoIdentitiesShareAVault(t *testing.T) {
 
 // gitFileBlobs is, as git ls-tree reads the vault's main branch, the blob of
 // each memory file, by its path in the tree.
-func gitFileBlobs(t *testing.T, dir string) map[string]string {
+func gitFileBlobs(t *testing.T, v *vault.Vault) map[string]string {
 	t.Helper()
-	out, err := exec.Command("git", "--git-dir", dir, "ls-tree", "-r", "main", "memories/").Output()
+	if err := v.Flush(context.Background()); err != nil { // for git to see its objects
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "--git-dir", v.Dir(), "ls-tree", "-r", "main", "memories/").Output()
 	if err != nil {
 		t.Fatalf("git ls-tree: %v", err)
 	}
@@ -149,7 +153,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := mustLog(t, v)
-	original := gitFileBlobs(t, v.Dir())
+	original := gitFileBlobs(t, v)
 	_, bob := newIdentity(t, vault.IdentityOptions{})
 	vaulttest.FailReencryptionAfter(15)
 	_, err = v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
@@ -179,7 +183,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 	// (age's are random, so no two encryptions give the same one), and 15 of
 	// them are, byte for byte, ciphertexts the interrupted run made: the
 	// resumed run took those as they were and encrypted only the other 25.
-	final := gitFileBlobs(t, v.Dir())
+	final := gitFileBlobs(t, v)
 	kept := 0
 	for p, blob := range final {
 		if blob == original[p] {

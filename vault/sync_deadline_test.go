@@ -71,6 +71,9 @@ func TestSyncDeadline(t *testing.T) {
 				// git itself fetches b's commit, so Sync's fetch finds the
 				// remote where it was and takes no lock: the first wait for
 				// the lock is the merge commit's.
+				if err := a.Flush(context.Background()); err != nil { // for git to see a's objects
+					t.Fatal(err)
+				}
 				if out, err := exec.Command("git", "--git-dir", a.Dir(), "fetch", "-q", "origin",
 					"+refs/heads/main:refs/remotes/origin/main").CombinedOutput(); err != nil {
 					t.Fatalf("git fetch: %v\n%s", err, out)

@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -202,6 +203,9 @@ func sortedPaths(m map[string]string) []string {
 // go-git straight from the repository.
 func headMessage(t *testing.T, v *vault.Vault) string {
 	t.Helper()
+	if err := v.Flush(context.Background()); err != nil { // for go-git to see its objects
+		t.Fatal(err)
+	}
 	r, err := git.PlainOpen(v.Dir())
 	if err != nil {
 		t.Fatal(err)

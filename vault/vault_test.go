@@ -220,6 +220,9 @@ func TestAgentCannotForgeAuthor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := v.Flush(ctx); err != nil { // for git to see its objects
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("git", "-C", v.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck: %v\n%s", err, out)
 	}

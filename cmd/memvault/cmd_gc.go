@@ -11,14 +11,16 @@ import (
 func newGCCommand(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "gc",
-		Short: "Pack the vault's loose objects now",
-		Long: `Gc moves the vault's loose objects (every commit writes a few small files) into one
-pack file and its index, synced before any loose file is removed, then merges small packs
-into bigger ones. Nothing leaves the history: every commit and every version stays.
+		Short: "Pack the vault's objects now",
+		Long: `Gc moves the objects that a running memvault keeps in the vault's journal, and any
+loose objects (git, or an older memvault, writes a few small files per commit), into one
+pack file and its index, synced before anything is removed, then merges small packs into
+bigger ones. Nothing leaves the history: every commit and every version stays.
 
-Commits do this by themselves once the loose objects pass the vault's gc.auto (6,700 by
-default; "git --git-dir=VAULT config gc.auto 0" turns it off), so gc is for a manual run.
-Agents may keep writing meanwhile: what they write stays loose until the next packing.
+memvault does this by itself: the journal goes into a pack every few megabytes, after a
+pause in writing and when the process ends, and packs are merged as they accumulate
+("git --git-dir=VAULT config gc.auto 0" turns merging off), so gc is for a manual run.
+Agents may keep writing meanwhile: what they write goes into the next pack.
 If another process is packing, gc waits for it.`,
 		Example: `  memvault gc`,
 		Args:    usageArgs(cobra.NoArgs),
@@ -39,9 +41,9 @@ func runGC(ctx context.Context, g *globalOptions, out io.Writer) (err error) {
 		return err
 	}
 	if n == 0 {
-		fmt.Fprintln(out, "nothing to pack: no loose objects")
+		fmt.Fprintln(out, "nothing to pack: every object is in a pack")
 		return nil
 	}
-	fmt.Fprintf(out, "packed %d loose objects into one pack\n", n)
+	fmt.Fprintf(out, "packed %d objects into one pack\n", n)
 	return nil
 }

@@ -1,0 +1,240 @@
+package gitlog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// journalObjects indexes the objects of the journal's records, which are in no
+// pack and no loose file until the journal is flushed (see journal.go). Each
+// process reads what others appended when it looks for an object it does not
+// find elsewhere; the writer adds its own records as it appends them.
+//
+// Objects are named by their content, so whatever a whole, checksummed record
+// held is right forever: an entry never goes stale, it is only dropped to bound
+// memory when the journal starts over (a new epoch), once its objects are in a
+// pack. Readers look in the journal before the packs, and after a miss read the
+// journal again before they list the packs again: a flush installs the pack
+// before it empties the journal, so an object is always in one or the other.
+type journalObjects struct {
+	mu      sync.Mutex
+	f       *os.File // read handle, opened once the journal exists
+	epoch   string
+	scanned int64 // bytes of the journal read, its header included
+	objs    map[Hash]rawObject
+	refs    map[plumbing.ReferenceName]bool // moved by the records read
+}
+
+// get returns the object h if a record read so far holds it.
+func (j *journalObjects) get(h Hash) (rawObject, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	o, ok := j.objs[h]
+	return o, ok
+}
+
+// refresh reads what was appended to the journal at path since the last look,
+// starting over when its epoch changed. It returns where the whole records end
+// and the file's size: a writer cuts off anything between the two, the torn
+// tail of a killed writer.
+func (j *journalObjects) refresh(path string) (end, size int64, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, 0, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		j.f = f
+	}
+	var head [256]byte
+	n, err := j.f.ReadAt(head[:], 0)
+	if err != nil && err != io.EOF {
+		return 0, 0, err
+	}
+	_, epoch, hn, ok := parseJournalHeader(head[:n])
+	if !ok {
+		return 0, 0, nil // being written for the first time: nothing to read yet
+	}
+	if epoch != j.epoch || j.scanned < int64(hn) {
+		j.reset(epoch, int64(hn))
+	}
+	fi, err := j.f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	size = fi.Size()
+	if size > j.scanned {
+		buf := make([]byte, size-j.scanned)
+		n, err := j.f.ReadAt(buf, j.scanned)
+		if err != nil && err != io.EOF {
+			return 0, 0, err
+		}
+		recs, used := readRecords(buf[:n])
+		for _, rec := range recs {
+			j.add(rec.ref, rec.objs)
+		}
+		j.scanned += int64(used)
+	}
+	return j.scanned, size, nil
+}
+
+// appended records a record the writer appended between from and to, if the
+// index had read up to from; otherwise the next refresh reads it.
+func (j *journalObjects) appended(from, to int64, ref plumbing.ReferenceName, objs []rawObject) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.scanned != from {
+		return
+	}
+	j.add(ref, objs)
+	j.scanned = to
+}
+
+func (j *journalObjects) add(ref plumbing.ReferenceName, objs []rawObject) {
+	if j.objs == nil {
+		j.objs = map[Hash]rawObject{}
+		j.refs = map[plumbing.ReferenceName]bool{}
+	}
+	j.refs[ref] = true
+	for _, o := range objs {
+		j.objs[o.hash] = o
+	}
+}
+
+func (j *journalObjects) reset(epoch string, scanned int64) {
+	j.epoch, j.scanned, j.objs, j.refs = epoch, scanned, nil, nil
+}
+
+// restarted records that the writer emptied the journal under the header head.
+func (j *journalObjects) restarted(head []byte) {
+	_, epoch, n, _ := parseJournalHeader(head)
+	j.mu.Lock()
+	j.reset(epoch, int64(n))
+	j.mu.Unlock()
+}
+
+// snapshot returns the objects and refs of the records read; empty when there
+// are none.
+func (j *journalObjects) snapshot() (objs []rawObject, refs []plumbing.ReferenceName, empty bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.refs) == 0 {
+		return nil, nil, true
+	}
+	objs = make([]rawObject, 0, len(j.objs))
+	for _, o := range j.objs {
+		objs = append(objs, o)
+	}
+	for ref := range j.refs {
+		refs = append(refs, ref)
+	}
+	sort.Slice(refs, func(a, b int) bool { return refs[a] < refs[b] })
+	return objs, refs, false
+}
+
+// withPrefix lists the objects read whose names start with the bytes prefix.
+func (j *journalObjects) withPrefix(prefix []byte) []Hash {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var hs []Hash
+	for h := range j.objs {
+		if bytes.HasPrefix(h[:], prefix) {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// commits lists the commits read.
+func (j *journalObjects) commits() []rawObject {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var cs []rawObject
+	for _, o := range j.objs {
+		if o.typ == plumbing.CommitObject {
+			cs = append(cs, o)
+		}
+	}
+	return cs
+}
+
+func (j *journalObjects) close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f != nil {
+		j.f.Close()
+		j.f = nil
+	}
+}
+
+// journalObject returns h from the journal as go-git's decoders take it, if the
+// journal holds it with type t (or t is plumbing.AnyObject). With again, the
+// journal is read again first.
+func (r *Repo) journalObject(t plumbing.ObjectType, h Hash, again bool) (plumbing.EncodedObject, bool) {
+	if again {
+		r.jobjs.refresh(r.journalPath())
+	}
+	o, ok := r.jobjs.get(h)
+	if !ok || (t != plumbing.AnyObject && t != o.typ) {
+		return nil, false
+	}
+	return memoryObject(o), true
+}
+
+func memoryObject(o rawObject) plumbing.EncodedObject {
+	mo := &plumbing.MemoryObject{}
+	mo.SetType(o.typ)
+	mo.Write(o.data)
+	return mo
+}
+
+// idleFlush is how long after its last commit a process flushes the journal, so
+// that plain git finds every object while the process stays open.
+const idleFlush = 2 * time.Second
+
+// armIdleFlush (re)starts the wait for a pause in writing.
+func (r *Repo) armIdleFlush() {
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	if r.closed {
+		return
+	}
+	if r.flushTimer == nil {
+		r.flushTimer = time.AfterFunc(idleFlush, r.flushIdle)
+		return
+	}
+	r.flushTimer.Reset(idleFlush)
+}
+
+// flushIdle flushes the journal if no other writer holds the lock; a writer that
+// does will arm the wait again.
+func (r *Repo) flushIdle() {
+	r.bgMu.Lock()
+	if r.closed {
+		r.bgMu.Unlock()
+		return
+	}
+	r.background.Add(1)
+	r.bgMu.Unlock()
+	defer r.background.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	r.flushJournal(context.Background(), true) // best effort: the journal keeps what it holds
+}
