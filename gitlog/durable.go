@@ -39,54 +39,20 @@ func (r *Repo) writeRef(ref plumbing.ReferenceName, h Hash) error {
 // prepareRef writes the value of ref pointing at h to a temporary file, for
 // placeRef to put in place: the file can be made while the journal syncs, and
 // only the rename has to wait for it.
-//
-// Branch moves with every commit, and creating a file costs about 0.8 ms of
-// kernel time where this runs, more than the rest of a commit's file work. So
-// Branch's temporary file is a spare inode, memvault/ref-spare, written in
-// place (it is no ref, and no reader opens it); placeRef renames it over the
-// branch after keeping the branch's old inode as the next spare.
 func (r *Repo) prepareRef(ref plumbing.ReferenceName, h Hash) (tmp string, err error) {
-	if ref == Branch {
-		tmp = filepath.Join(r.StateDir(), "ref-spare")
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
+	if ref != Branch {
+		if err := os.MkdirAll(filepath.Dir(r.refPath(ref)), 0o755); err != nil {
 			return "", err
 		}
-		_, err = f.WriteString(h.String() + "\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return tmp, err
-	}
-	if err := os.MkdirAll(filepath.Dir(r.refPath(ref)), 0o755); err != nil {
-		return "", err
 	}
 	return writeTemp(r.StateDir(), []byte(h.String()+"\n"), 0o644, false)
 }
 
 // placeRef renames the file prepareRef wrote over ref, or removes it on failure.
 func (r *Repo) placeRef(ref plumbing.ReferenceName, tmp string) error {
-	p := r.refPath(ref)
-	var old string
-	if ref == Branch {
-		// The branch's current inode stays, linked as the next spare. A reader
-		// that opened it just before the rename reads it whole long before the
-		// next commit rewrites it; were it not, Head reads the branch again.
-		old = filepath.Join(r.StateDir(), "ref-old")
-		os.Remove(old) // left by a process killed here
-		if os.Link(p, old) != nil {
-			old = "" // no branch yet: the next commit makes a new spare
-		}
-	}
-	if err := os.Rename(tmp, p); err != nil {
+	if err := os.Rename(tmp, r.refPath(ref)); err != nil {
 		os.Remove(tmp)
-		if old != "" {
-			os.Remove(old)
-		}
 		return err
-	}
-	if old != "" {
-		os.Rename(old, tmp) // at worst, the next commit makes a new spare
 	}
 	return nil
 }

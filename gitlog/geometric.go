@@ -5,14 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
 // Every pack costs a reader a lookup in its index, so their number must stay
@@ -40,21 +37,7 @@ func (r *Repo) consolidate(ctx context.Context) error {
 	if len(merge) < 2 {
 		return nil
 	}
-	seen := map[Hash]bool{}
-	var hs []Hash
-	for _, p := range merge {
-		ids, err := packObjects(p.base + ".idx")
-		if err != nil {
-			return fmt.Errorf("gitlog: pack: %w", err)
-		}
-		for _, h := range ids {
-			if !seen[h] {
-				seen[h] = true
-				hs = append(hs, h)
-			}
-		}
-	}
-	if err := r.writeNewPack(ctx, hs); err != nil {
+	if err := r.mergePacks(ctx, merge); err != nil {
 		return err
 	}
 	// The pack goes before its index: a reader that lists packs meanwhile must
@@ -132,33 +115,4 @@ func packCount(name string) (uint32, error) {
 		return 0, fmt.Errorf("%s is not a pack", name)
 	}
 	return binary.BigEndian.Uint32(head[8:]), nil
-}
-
-// packObjects lists the objects a pack index names.
-func packObjects(idxName string) ([]Hash, error) {
-	f, err := os.Open(idxName)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(f).Decode(idx); err != nil {
-		return nil, fmt.Errorf("read %s: %w", idxName, err)
-	}
-	iter, err := idx.Entries()
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
-	var hs []Hash
-	for {
-		e, err := iter.Next()
-		if err == io.EOF {
-			return hs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", idxName, err)
-		}
-		hs = append(hs, e.Hash)
-	}
 }

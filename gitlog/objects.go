@@ -321,19 +321,7 @@ func writePack(w io.Writer, hs []Hash, read objectReader) error {
 		if err != nil {
 			return err
 		}
-		// The type and size: 3 bits and 4 bits in the first byte, then 7 bits
-		// a byte, each but the last with its high bit set.
-		size := osize
-		var hdr [16]byte
-		n := 0
-		c := byte(t)<<4 | byte(size&0x0f)
-		for size >>= 4; size > 0; size >>= 7 {
-			hdr[n] = c | 0x80
-			n++
-			c = byte(size & 0x7f)
-		}
-		hdr[n] = c
-		bw.Write(hdr[:n+1])
+		bw.Write(entryHeader(t, osize))
 		zw.Reset(bw)
 		// Streamed, never held whole: a history may hold a blob of a
 		// gigabyte that a megabyte of zlib inflates to.

@@ -77,6 +77,21 @@ func (s *packSink) Close() error {
 	return nil
 }
 
+// closeIndexed installs a pack whose index the writer built (see packBuilder),
+// as Close does.
+func (s *packSink) closeIndexed(idx *idxfile.MemoryIndex, sum Hash) error {
+	tmp := s.f.Name()
+	defer os.Remove(tmp)
+	err := s.installWith(idx, sum)
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("gitlog: write pack: %w", err)
+	}
+	return nil
+}
+
 func (s *packSink) install() error {
 	if _, err := s.f.Seek(0, 0); err != nil {
 		return err
@@ -85,6 +100,10 @@ func (s *packSink) install() error {
 	if err != nil {
 		return err
 	}
+	return s.installWith(idx, sum)
+}
+
+func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 	if n, err := idx.Count(); err != nil || n == 0 {
 		return err // an empty pack: nothing to keep
 	}
