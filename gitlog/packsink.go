@@ -21,10 +21,11 @@ import (
 // pack is durable before Fetch journals the move of the remote's ref, so the
 // journal needs no copy of its objects.
 type packSink struct {
-	f     *os.File
-	n     int64
-	done  func() // called once the pack is in place
-	meter *meter // nil for none
+	f       *os.File
+	n       int64
+	started int64  // bytes whose writeback was started
+	done    func() // called once the pack is in place
+	meter   *meter // nil for none
 }
 
 // newPackSink receives a pack into the repository at dir.
@@ -49,8 +50,19 @@ func (s *packSink) Write(p []byte) (int, error) {
 	n, err := s.f.Write(p)
 	s.n += int64(n)
 	s.meter.count(p[:n])
+	// Start writing back as the pack grows: the sync at the end then has
+	// little left, and a writer's sync of the journal meanwhile, which the
+	// file system may make wait for the pack's pending blocks, waits for a
+	// megabyte at most.
+	if s.n-s.started >= writebackStep {
+		startWriteback(s.f, s.started, s.n-s.started)
+		s.started = s.n
+	}
 	return n, err
 }
+
+// writebackStep is how much of a pack is written before its writeback starts.
+const writebackStep = 1 << 20
 
 // abort drops what was received.
 func (s *packSink) abort() {

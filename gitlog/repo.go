@@ -199,12 +199,15 @@ func (r *Repo) Close() error {
 	r.bgMu.Unlock()
 	r.background.Wait()
 	if !r.readOnly {
+		// The wait for the lock is bounded, the flush is not: cut off, it
+		// would leave plain git without the newest objects.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		if unlock, err := r.lock(ctx); err == nil {
-			r.flushJournal(ctx, false) // best effort: the journal keeps what it holds
+		unlock, err := r.lock(ctx)
+		cancel()
+		if err == nil {
+			r.flushJournal(context.Background(), false) // best effort: the journal keeps what it holds
 			unlock()
 		}
-		cancel()
 		// A short-lived process (memvault tool) adds a pack each time: merge
 		// them as they accumulate, unless another process is merging.
 		if r.autoPack > 0 {

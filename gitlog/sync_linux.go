@@ -10,6 +10,12 @@ import (
 
 func fdatasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
 
+// startWriteback starts writing n bytes of f at off back to the disk, without
+// waiting.
+func startWriteback(f *os.File, off, n int64) {
+	unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
+}
+
 // syncFS writes back every dirty file of the file system that holds dir; the
 // benchmarks use it to let writeback finish before anything is timed.
 func syncFS(dir string) error {
