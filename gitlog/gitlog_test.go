@@ -285,20 +285,6 @@ func mustTree(t *testing.T, r *Repo, c Hash) Hash {
 // abandon lets r go as a killed process would: its files closed, nothing
 // flushed.
 func (r *Repo) abandon() {
-	r.bgMu.Lock()
-	r.closed = true
-	if r.flushTimer != nil {
-		r.flushTimer.Stop()
-	}
-	r.bgMu.Unlock()
-	r.background.Wait()
-	if r.journal != nil {
-		r.journal.Close()
-		r.journal = nil
-	}
-	r.jobjs.close()
-	if r.lockFile != nil {
-		r.lockFile.Close()
-	}
-	r.st.Close()
+	r.stopBackground()
+	r.closeFiles()
 }

@@ -188,16 +188,7 @@ func (r *Repo) StateDir() string { return filepath.Join(r.dir, stateDir) }
 // git finds every object once memvault is closed; if another process holds the
 // writer lock, that process flushes it instead.
 func (r *Repo) Close() error {
-	r.bgMu.Lock()
-	r.closed = true
-	if r.stopIndex != nil {
-		r.stopIndex()
-	}
-	if r.flushTimer != nil {
-		r.flushTimer.Stop()
-	}
-	r.bgMu.Unlock()
-	r.background.Wait()
+	r.stopBackground()
 	if !r.readOnly {
 		// The wait for the lock is bounded, the flush is not: cut off, it
 		// would leave plain git without the newest objects.
@@ -217,6 +208,26 @@ func (r *Repo) Close() error {
 			}
 		}
 	}
+	return r.closeFiles()
+}
+
+// stopBackground stops the indexing and the wait for a pause in writing, and
+// waits for a running pack.
+func (r *Repo) stopBackground() {
+	r.bgMu.Lock()
+	r.closed = true
+	if r.stopIndex != nil {
+		r.stopIndex()
+	}
+	if r.flushTimer != nil {
+		r.flushTimer.Stop()
+	}
+	r.bgMu.Unlock()
+	r.background.Wait()
+}
+
+// closeFiles closes the repository's open files.
+func (r *Repo) closeFiles() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.journal != nil {
