@@ -166,17 +166,27 @@ func SetPassphrase(path string, pass func(prompt string) ([]byte, error), newPas
 // generating an X25519 identity there if the file does not exist.
 func loadOrCreateIdentity(path string, pass func(string) ([]byte, error)) (recipient string, created bool, err error) {
 	id, err := readIdentityFile(path, pass, false)
-	if err == nil {
-		for _, r := range id.Recipients {
-			if r.Key != "" {
-				return r.Key, false, nil
-			}
+	if err != nil {
+		if _, serr := os.Stat(path); errors.Is(serr, os.ErrNotExist) {
+			return createFirstIdentity(path)
 		}
-		return "", false, fmt.Errorf("vault: identity %s does not say its public key: %w", path, ErrNoIdentity)
+		// Another process may have made it since the read (it appears
+		// whole, by link): read it again before saying it is missing.
+		if id, err = readIdentityFile(path, pass, false); err != nil {
+			return "", false, err
+		}
 	}
-	if _, serr := os.Stat(path); !errors.Is(serr, os.ErrNotExist) {
-		return "", false, err
+	for _, r := range id.Recipients {
+		if r.Key != "" {
+			return r.Key, false, nil
+		}
 	}
+	return "", false, fmt.Errorf("vault: identity %s does not say its public key: %w", path, ErrNoIdentity)
+}
+
+// createFirstIdentity creates the identity at path; ErrExist if another process
+// made one first.
+func createFirstIdentity(path string) (recipient string, created bool, err error) {
 	info, err := CreateIdentity(path, IdentityOptions{})
 	if err != nil {
 		return "", false, err
