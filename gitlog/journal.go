@@ -36,10 +36,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 )
 
 const (
@@ -219,9 +219,6 @@ func (r *Repo) Flush(ctx context.Context) error {
 // holds the writer lock. With autoPack, the packs are then consolidated in the
 // background (see maybeAutoPack).
 func (r *Repo) flushJournal(ctx context.Context, autoPack bool) (int, error) {
-	if _, err := os.Stat(r.journalPath()); errors.Is(err, os.ErrNotExist) {
-		return 0, nil
-	}
 	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil {
 		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
 	}
@@ -387,24 +384,19 @@ func decodeLoose(p []byte) (rawObject, []byte, bool) {
 	if len(p)-24 < l {
 		return o, p, false
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(p[24 : 24+l]))
+	zr, err := objfile.NewReader(bytes.NewReader(p[24 : 24+l]))
 	if err != nil {
 		return o, p, false
 	}
-	all, err := io.ReadAll(zr)
-	if err != nil {
+	defer zr.Close()
+	t, size, err := zr.Header()
+	if err != nil || size < 0 || size > int64(l)*1032 { // deflate expands at most 1032 times
 		return o, p, false
 	}
-	sp, nul := bytes.IndexByte(all, ' '), bytes.IndexByte(all, 0)
-	if sp < 0 || nul < sp {
+	o.typ, o.data = t, make([]byte, size)
+	if _, err := io.ReadFull(zr, o.data); err != nil {
 		return o, p, false
 	}
-	t, err := plumbing.ParseObjectType(string(all[:sp]))
-	size, serr := strconv.Atoi(string(all[sp+1 : nul]))
-	if err != nil || serr != nil || size != len(all)-nul-1 {
-		return o, p, false
-	}
-	o.typ, o.data = t, all[nul+1:]
 	return o, p[24+l:], true
 }
 

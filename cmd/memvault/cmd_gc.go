@@ -44,6 +44,10 @@ func runGC(ctx context.Context, g *globalOptions, out io.Writer) (err error) {
 		fmt.Fprintln(out, "nothing to pack: every object is in a pack")
 		return nil
 	}
+	if n == 1 {
+		fmt.Fprintln(out, "packed 1 object into one pack")
+		return nil
+	}
 	fmt.Fprintf(out, "packed %d objects into one pack\n", n)
 	return nil
 }
