@@ -407,3 +407,46 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleFlushPacks: without Close or Flush, a pause after a commit puts the
+// journal into a pack, for plain git to see, and then packs the loose objects
+// git itself wrote once they pass gc.auto.
+func TestIdleFlushPacks(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setConfig(t, dir, "gc.auto", "100")
+	r.Close()
+	if r, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	files := t.TempDir()
+	var names []string
+	for i := range 300 {
+		p := filepath.Join(files, fmt.Sprint(i))
+		os.WriteFile(p, fmt.Appendf(nil, "written by git %d", i), 0o644)
+		names = append(names, p)
+	}
+	if out, err := exec.Command("git", append([]string{"--git-dir", dir, "hash-object", "-w"}, names...)...).CombinedOutput(); err != nil {
+		t.Fatalf("git hash-object: %v\n%s", err, out)
+	}
+	c := commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		seen := exec.Command("git", "--git-dir", dir, "cat-file", "-e", c.String()).Run() == nil
+		loose, _ := looseAndPacks(t, dir)
+		if seen && loose < 100 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s: git sees the commit: %v; %d loose objects", seen, loose)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}

@@ -16,17 +16,6 @@ func startWriteback(f *os.File, off, n int64) {
 	unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
 
-// syncFS writes back every dirty file of the file system that holds dir; the
-// benchmarks use it to let writeback finish before anything is timed.
-func syncFS(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return unix.Syncfs(int(d.Fd()))
-}
-
 // bootID names the running boot of the machine, so a journal written since it
 // needs no replay.
 var bootID = sync.OnceValue(func() string {
