@@ -11,10 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func sig() Signature { return Signature{Name: "t", Email: "t@example", When: time.Unix(1700000000, 0)} }
@@ -343,5 +346,42 @@ func TestReplayOldJournal(t *testing.T) {
 	}
 	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck after replay: %v\n%s", err, out)
+	}
+}
+
+// TestForeignJournalChecked: the journal of a local-path remote is not
+// trusted. A record whose object does not hash to its name, or claims more
+// than zlib can hold, is read as the end of the records; memvault's own
+// journal is read as written.
+func TestForeignJournalChecked(t *testing.T) {
+	blob := newObject(plumbing.BlobObject, []byte("hello"))
+	good := encodeRecord(Branch, ZeroHash, blob.hash, []rawObject{blob})
+	lying := encodeRecord(Branch, ZeroHash, blob.hash, []rawObject{{typ: plumbing.BlobObject, hash: blob.hash, data: []byte("forged")}})
+	for _, tc := range []struct {
+		name    string
+		rec     []byte
+		foreign bool
+		want    int
+	}{
+		{"own", good, false, 1},
+		{"foreign", good, true, 1},
+		{"foreign, forged", lying, true, 0},
+		{"own journal, forged (only memvault writes it)", lying, false, 1},
+	} {
+		if recs, _ := readRecords(tc.rec, tc.foreign); len(recs) != tc.want {
+			t.Errorf("%s: %d records, want %d", tc.name, len(recs), tc.want)
+		}
+	}
+	// A size no zlib stream of this length can hold: not even allocated.
+	huge := bytes.Clone(good)
+	off := 12 + 2 + len(Branch) + 40 + 4 + 20 + 1 // the object's size field
+	binary.BigEndian.PutUint32(huge[off:], 1<<31)
+	binary.BigEndian.PutUint32(huge[8:], crc32.Checksum(huge[12:], crcTable))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	recs, _ := readRecords(huge, false)
+	runtime.ReadMemStats(&after)
+	if len(recs) != 0 || after.TotalAlloc-before.TotalAlloc > 1<<20 {
+		t.Errorf("a record claiming a 2 GiB object from %d bytes of zlib: %d records, %d bytes allocated", len(good), len(recs), after.TotalAlloc-before.TotalAlloc)
 	}
 }

@@ -31,7 +31,12 @@ type journalObjects struct {
 	scanned int64 // bytes of the journal read, its header included
 	objs    map[Hash]rawObject
 	refs    map[plumbing.ReferenceName]bool // moved by the records read
+	foreign bool                            // another repository's: see readRecords
 }
+
+// maxForeignJournal bounds what is read of another repository's journal; a
+// memvault journal starts over every checkpointBytes.
+const maxForeignJournal = 4 * checkpointBytes
 
 // get returns the object h if a record read so far holds it.
 func (j *journalObjects) get(h Hash) (rawObject, bool) {
@@ -75,13 +80,16 @@ func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 		return 0, 0, err
 	}
 	size = fi.Size()
+	if j.foreign && size > maxForeignJournal {
+		return j.scanned, size, nil
+	}
 	if size > j.scanned {
 		buf := make([]byte, size-j.scanned)
 		n, err := j.f.ReadAt(buf, j.scanned)
 		if err != nil && err != io.EOF {
 			return 0, 0, err
 		}
-		recs, used := readRecords(buf[:n])
+		recs, used := readRecords(buf[:n], j.foreign)
 		for _, rec := range recs {
 			j.add(rec.ref, rec.objs)
 		}

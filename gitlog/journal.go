@@ -284,13 +284,15 @@ func readJournal(data []byte) (boot string, recs []record) {
 	if !ok {
 		return "", nil
 	}
-	recs, _ = readRecords(data[n:])
+	recs, _ = readRecords(data[n:], false)
 	return boot, recs
 }
 
 // readRecords decodes the whole records at the start of data and returns them
-// with the bytes they took.
-func readRecords(data []byte) (recs []record, used int) {
+// with the bytes they took. A foreign journal (another repository's, read for a
+// local-path remote) is not trusted: each object must hash to its name and be
+// at most largeObject bytes, or the records end there.
+func readRecords(data []byte, foreign bool) (recs []record, used int) {
 	for len(data)-used >= 12 {
 		d := data[used:]
 		magic := binary.BigEndian.Uint32(d)
@@ -305,7 +307,7 @@ func readRecords(data []byte) (recs []record, used int) {
 		if crc32.Checksum(p, crcTable) != binary.BigEndian.Uint32(d[8:]) {
 			break
 		}
-		rec, ok := decodeRecord(magic, p)
+		rec, ok := decodeRecord(magic, p, foreign)
 		if !ok {
 			break
 		}
@@ -315,7 +317,7 @@ func readRecords(data []byte) (recs []record, used int) {
 	return recs, used
 }
 
-func decodeRecord(magic uint32, p []byte) (record, bool) {
+func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
 	rec := record{ref: Branch}
 	if magic != recordMagic {
 		if len(p) < 2 {
@@ -342,7 +344,7 @@ func decodeRecord(magic uint32, p []byte) (record, bool) {
 		} else {
 			o, p, ok = decodeLoose(p)
 		}
-		if !ok {
+		if !ok || foreign && (len(o.data) > largeObject || plumbing.ComputeHash(o.typ, o.data) != o.hash) {
 			return rec, false
 		}
 		rec.objs = append(rec.objs, o)
@@ -361,7 +363,7 @@ func decodeObject(p []byte) (rawObject, []byte, bool) {
 	o.typ = plumbing.ObjectType(p[20])
 	size := binary.BigEndian.Uint32(p[21:])
 	zlen := int(binary.BigEndian.Uint32(p[25:]))
-	if len(p)-29 < zlen {
+	if len(p)-29 < zlen || int64(size) > maxInflate(zlen) {
 		return o, p, false
 	}
 	data, ok := inflateExactly(p[29:29+zlen], int(size))
@@ -390,7 +392,7 @@ func decodeLoose(p []byte) (rawObject, []byte, bool) {
 	}
 	defer zr.Close()
 	t, size, err := zr.Header()
-	if err != nil || size < 0 || size > int64(l)*1032 { // deflate expands at most 1032 times
+	if err != nil || size < 0 || size > maxInflate(l) {
 		return o, p, false
 	}
 	o.typ, o.data = t, make([]byte, size)
@@ -399,6 +401,10 @@ func decodeLoose(p []byte) (rawObject, []byte, bool) {
 	}
 	return o, p[24+l:], true
 }
+
+// maxInflate is the most that n bytes of zlib can hold: deflate expands at most
+// 1,032 times. A record claiming more is damaged, and is not allocated for.
+func maxInflate(n int) int64 { return int64(n)*1032 + 64 }
 
 // inflateExactly inflates z, which must hold exactly size bytes.
 func inflateExactly(z []byte, size int) ([]byte, bool) {

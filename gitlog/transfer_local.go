@@ -74,7 +74,7 @@ func loadLocal(ep *transport.Endpoint, sess io.Closer) (storer.Storer, error) {
 	// process has open may hold its newest objects in its journal only.
 	st := filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
 		filesystem.Options{LargeObjectThreshold: largeObject})
-	j := &journalObjects{}
+	j := &journalObjects{foreign: true}
 	if _, _, err := j.refresh(filepath.Join(ep.Path, stateDir, journalName)); err != nil {
 		sess.Close()
 		return nil, err
