@@ -44,6 +44,7 @@ func hostileCases() []hostileCase {
 		{"dot git", named(".git"), "reserved name"},
 		{"dot git case", named(".GiT"), "reserved name"},
 		{"dot git hfs", named(".g\u200cit"), "reserved name"},
+		{"dot git hfs leading", named("\u200c.git"), "reserved name"},
 		{"dot git ntfs", named("git~1"), "reserved name"},
 		{"dotdot", named(".."), `".." name`},
 		{"dot", named("."), `"." name`},

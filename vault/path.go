@@ -247,7 +247,9 @@ var gitIgnorable = strings.NewReplacer(
 // HFS+ ignorable code points. The memory tool contract allows hidden names; these
 // few are refused so that a vault always clones as a normal repository.
 func gitReserved(seg string) bool {
-	if !strings.HasPrefix(seg, ".") && !strings.Contains(strings.ToLower(seg), "~1") {
+	// Every reserved spelling holds a "." or "~1"; the ignorable code points
+	// may stand anywhere, before the dot too ("\u200c.git").
+	if !strings.ContainsAny(seg, ".~") {
 		return false
 	}
 	name := strings.ToLower(gitIgnorable.Replace(seg))

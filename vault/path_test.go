@@ -102,6 +102,8 @@ func TestCleanPath(t *testing.T) {
 		{in: "/memories/.git. ", kind: PathInvalid, reason: reasonReserved},
 		{in: "/memories/GIT~1", kind: PathInvalid, reason: reasonReserved},
 		{in: "/memories/.g\u200cit", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/\u200c.git", kind: PathInvalid, reason: reasonReserved},
+		{in: "/memories/\ufeff.GitModules.", kind: PathInvalid, reason: reasonReserved},
 		{in: "/memories/.gitmodules", kind: PathInvalid, reason: reasonReserved},
 		{in: "/memories/x/.gitattributes", kind: PathInvalid, reason: reasonReserved},
 		{in: "/memories/.github/notes.md", want: "/memories/.github/notes.md"},
