@@ -10,12 +10,15 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/agent/claude"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // repl runs an interactive conversation on chat: each line read from in is a
 // prompt (blank lines are skipped; "/exit" or "/quit" ends it), and the final
 // text of each turn goes to out. The prompt marker and the errors of single
-// turns go to errOut, and the conversation goes on after them. repl returns
+// turns go to errOut, and the conversation goes on after them. Replies and
+// errors are escaped (escape.Text): the model may echo what a remote wrote into
+// a memory, terminal escape sequences included. repl returns
 // nil at the end of in, ctx's error when ctx ends, and a *claude.APIError when
 // the API refuses the credentials, since no later turn can succeed either.
 func repl(ctx context.Context, chat *claude.Chat, in io.Reader, out, errOut io.Writer) error {
@@ -59,10 +62,10 @@ func repl(ctx context.Context, chat *claude.Chat, in io.Reader, out, errOut io.W
 		case errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden):
 			return err
 		case err != nil:
-			fmt.Fprintf(errOut, "error: %v\n", err)
+			fmt.Fprintf(errOut, "error: %s\n", safeError(err))
 		}
 		if reply != "" {
-			fmt.Fprintf(out, "%s\n\n", reply)
+			fmt.Fprintf(out, "%s\n\n", escape.Text(reply))
 		}
 	}
 }

@@ -43,3 +43,28 @@ func TestREPL(t *testing.T) {
 		t.Errorf("the API got %d requests, want 4: two for the first turn, one each for the next two", len(f.bodies))
 	}
 }
+
+// TestREPLEscapes: a reply or an API error that carries terminal escape
+// sequences (a memory a remote wrote, echoed by the model) reaches the
+// terminal as visible escapes, never as the sequences themselves.
+func TestREPLEscapes(t *testing.T) {
+	f := &fakeMessages{replies: [][2]string{
+		assistant("end_turn", `{"type":"text","text":"a\u001b]0;owned\u0007\nb\u001b[2Kc\u202e"}`),
+		{"400", `{"type":"error","error":{"type":"invalid_request_error","message":"bad\u001b[31m"}}`},
+	}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(0))
+	h := agent.New(vaulttest.New(t), agent.Options{Agent: "memvault-chat", Session: "s1"})
+	chat := claude.NewChat(client, h, claude.ChatOptions{})
+	var out, errOut strings.Builder
+	if err := repl(context.Background(), chat, strings.NewReader("hi\nagain\n"), &out, &errOut); err != nil {
+		t.Fatalf("repl = %v", err)
+	}
+	if want := `a\x1b]0;owned\a` + "\n" + `b\x1b[2Kc\u202e` + "\n\n"; out.String() != want {
+		t.Errorf("repl wrote %q, want %q", out.String(), want)
+	}
+	if strings.ContainsAny(errOut.String(), "\x1b") || !strings.Contains(errOut.String(), `bad\x1b[31m`) {
+		t.Errorf("repl errors = %q, want the escape shown as \\x1b", errOut.String())
+	}
+}
