@@ -23,11 +23,7 @@ func TestREPL(t *testing.T) {
 		{"400", `{"type":"error","error":{"type":"invalid_request_error","message":"boom"}}`},
 		assistant("end_turn", `{"type":"text","text":"Your name is Ada."}`),
 	}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(2))
-	h := agent.New(vaulttest.New(t), agent.Options{Agent: "memvault-chat", Session: "s1"})
-	chat := claude.NewChat(client, h, claude.ChatOptions{})
+	chat := testChat(t, f)
 	var out, errOut strings.Builder
 	in := strings.NewReader("My name is Ada.\n\nfail please\nWhat is my name?\n/quit\nnever sent\n")
 	if err := repl(context.Background(), chat, in, &out, &errOut); err != nil {
@@ -52,11 +48,7 @@ func TestREPLEscapes(t *testing.T) {
 		assistant("end_turn", `{"type":"text","text":"a\u001b]0;owned\u0007\nb\u001b[2Kc\u202e"}`),
 		{"400", `{"type":"error","error":{"type":"invalid_request_error","message":"bad\u001b[31m"}}`},
 	}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(0))
-	h := agent.New(vaulttest.New(t), agent.Options{Agent: "memvault-chat", Session: "s1"})
-	chat := claude.NewChat(client, h, claude.ChatOptions{})
+	chat := testChat(t, f)
 	var out, errOut strings.Builder
 	if err := repl(context.Background(), chat, strings.NewReader("hi\nagain\n"), &out, &errOut); err != nil {
 		t.Fatalf("repl = %v", err)
@@ -67,4 +59,14 @@ func TestREPLEscapes(t *testing.T) {
 	if strings.ContainsAny(errOut.String(), "\x1b") || !strings.Contains(errOut.String(), `bad\x1b[31m`) {
 		t.Errorf("repl errors = %q, want the escape shown as \\x1b", errOut.String())
 	}
+}
+
+// testChat is a chat with a new vault, through a local server playing the API
+// with f's replies.
+func testChat(t *testing.T, f *fakeMessages) *claude.Chat {
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(2))
+	h := agent.New(vaulttest.New(t), agent.Options{Agent: "memvault-chat", Session: "s1"})
+	return claude.NewChat(client, h, claude.ChatOptions{})
 }
