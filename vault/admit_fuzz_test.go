@@ -9,9 +9,10 @@ import (
 // FuzzAdmitName: any tree entry name can arrive from a remote. A name the
 // admission check lets under memories/ is one git and every file system take
 // as a plain file name: no separator, no "." or "..", no control character, no
-// spelling of .git, at most 255 bytes.
+// spelling of .git (HFS+ ignorables, case, trailing dots and spaces, an NTFS
+// stream), at most 255 bytes.
 func FuzzAdmitName(f *testing.F) {
-	for _, s := range []string{"a.md", "..", ".", "a/b", ".git", ".GIT ", ".g\u200cit", "\u200c.git", "git~1", "a\nb", `a\b`, "", "\x00", strings.Repeat("n", 300)} {
+	for _, s := range []string{"a.md", "..", ".", "a/b", ".git", ".GIT ", ".g\u200cit", "\u200c.git", ".git::$INDEX_ALLOCATION", "git~1", "a\nb", `a\b`, "", "\x00", strings.Repeat("n", 300)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
@@ -21,7 +22,8 @@ func FuzzAdmitName(f *testing.F) {
 		if _, err := CleanPath("/" + memDir + "/" + name); err != nil {
 			return
 		}
-		lower := strings.ToLower(strings.TrimRight(gitIgnorable.Replace(name), ". "))
+		lower, _, _ := strings.Cut(strings.ToLower(gitIgnorable.Replace(name)), ":") // an NTFS stream
+		lower = strings.TrimRight(lower, ". ")
 		switch {
 		case name == "", name == ".", name == "..", strings.ContainsAny(name, "/\\\x00"),
 			len(name) > 255, lower == ".git", lower == "git~1":

@@ -46,6 +46,7 @@ func hostileCases() []hostileCase {
 		{"dot git hfs", named(".g\u200cit"), "reserved name"},
 		{"dot git hfs leading", named("\u200c.git"), "reserved name"},
 		{"dot git ntfs", named("git~1"), "reserved name"},
+		{"dot git ntfs stream", named(".git::$INDEX_ALLOCATION"), "reserved name"},
 		{"dotdot", named(".."), `".." name`},
 		{"dot", named("."), `"." name`},
 		{"slash", named("a/b"), "slash"},

@@ -243,20 +243,32 @@ var gitIgnorable = strings.NewReplacer(
 // inside a tree: ".git" (a clone of the vault refuses to check it out and strict
 // hosts refuse the push), ".gitmodules" and ".gitattributes" (which would steer a
 // clone's submodules or diff drivers), in the spellings that file systems fold
-// into them: any case, trailing dots and spaces (Windows), 8.3 short names, and
-// HFS+ ignorable code points. The memory tool contract allows hidden names; these
-// few are refused so that a vault always clones as a normal repository.
+// into them, as git's own checks (core.protectNTFS, core.protectHFS) do: any
+// case, HFS+ ignorable code points anywhere, trailing dots and spaces and an
+// NTFS stream after a colon (".git::$INDEX_ALLOCATION"), and 8.3 short names
+// ("GIT~1", "GITMOD~1", and the hashed forms "GI7EBA~1" and "GI7D29~1" Windows
+// gives when the short names collide). The memory tool contract allows hidden
+// names; these few are refused so that a vault always clones as a normal
+// repository.
 func gitReserved(seg string) bool {
-	// Every reserved spelling holds a "." or "~1"; the ignorable code points
+	// Every reserved spelling holds a "." or a "~"; the ignorable code points
 	// may stand anywhere, before the dot too ("\u200c.git").
 	if !strings.ContainsAny(seg, ".~") {
 		return false
 	}
 	name := strings.ToLower(gitIgnorable.Replace(seg))
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		name = name[:i]
+	}
 	name = strings.TrimRight(name, ". ")
 	switch name {
-	case ".git", "git~1", ".gitmodules", "gitmod~1", ".gitattributes", "gitatt~1":
+	case ".git", "git~1", ".gitmodules", ".gitattributes":
 		return true
+	}
+	for _, short := range []string{"gitmod~", "gi7eba~", "gitatt~", "gi7d29~"} {
+		if len(name) == len(short)+1 && strings.HasPrefix(name, short) && '1' <= name[len(short)] && name[len(short)] <= '9' {
+			return true
+		}
 	}
 	return false
 }
