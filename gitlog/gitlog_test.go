@@ -349,6 +349,35 @@ func TestReplayOldJournal(t *testing.T) {
 	}
 }
 
+// TestJournalWithoutHeader: a writer killed as it started the journal over
+// leaves it empty, without its header. The next commit must still be readable
+// by another process, which reads the journal only under a whole header.
+func TestJournalWithoutHeader(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	commit(t, w, Change{Op: Put, Path: "a", Data: []byte("1")})
+	flush(t, w)
+	if err := os.Truncate(w.journalPath(), 0); err != nil {
+		t.Fatal(err)
+	}
+	h := commit(t, w, Change{Op: Put, Path: "a", Data: []byte("2")})
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if head, _ := r.Head(); head != h {
+		t.Fatalf("head = %s, want %s", head, h)
+	}
+	if got, err := read(t, r, "a"); err != nil || got != "2" {
+		t.Errorf("another process reads a = %q, %v; want \"2\"", got, err)
+	}
+}
+
 // TestForeignJournalChecked: the journal of a local-path remote is not
 // trusted. A record whose object does not hash to its name, or claims more
 // than zlib can hold, is read as the end of the records; memvault's own

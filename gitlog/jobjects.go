@@ -49,7 +49,8 @@ func (j *journalObjects) get(h Hash) (rawObject, bool) {
 // refresh reads what was appended to the journal at path since the last look,
 // starting over when its epoch changed. It returns where the whole records end
 // and the file's size: a writer cuts off anything between the two, the torn
-// tail of a killed writer.
+// tail of a killed writer. end is 0 when the journal has no whole header yet
+// (or no file).
 func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -185,6 +185,17 @@ func (r *Repo) appendJournal(rec []byte, ref plumbing.ReferenceName, objs []rawO
 	if err != nil {
 		return 0, err
 	}
+	if end == 0 {
+		// No whole header: a writer was killed as it started the journal over,
+		// after it had packed everything the journal held. Start it over again,
+		// or no reader could read the record appended here.
+		if err := r.restartJournal(); err != nil {
+			return 0, err
+		}
+		if end, size, err = r.jobjs.refresh(r.journalPath()); err != nil {
+			return 0, err
+		}
+	}
 	if size > end {
 		if err := r.journal.Truncate(end); err != nil {
 			return 0, err
