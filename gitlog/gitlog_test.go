@@ -414,3 +414,33 @@ func TestForeignJournalChecked(t *testing.T) {
 		t.Errorf("a record claiming a 2 GiB object from %d bytes of zlib: %d records, %d bytes allocated", len(good), len(recs), after.TotalAlloc-before.TotalAlloc)
 	}
 }
+
+// TestCaptureFindsJournal: a fetch asks whether the repository has what the
+// remote advertises; a commit still in the journal (this process's or
+// another's) must count, or the fetch downloads again what is here.
+func TestCaptureFindsJournal(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h := commit(t, w, Change{Op: Put, Path: "a", Data: []byte("1")})
+	for name, repo := range map[string]*Repo{"writer": w, "other process": r} {
+		s := newCapture(repo, nil)
+		if err := s.HasEncodedObject(h); err != nil {
+			t.Errorf("%s: HasEncodedObject(journal commit) = %v", name, err)
+		}
+		if n, err := s.EncodedObjectSize(h); err != nil || n == 0 {
+			t.Errorf("%s: EncodedObjectSize(journal commit) = %d, %v", name, n, err)
+		}
+		if o, err := s.EncodedObject(plumbing.CommitObject, h); err != nil || o.Type() != plumbing.CommitObject {
+			t.Errorf("%s: EncodedObject(journal commit) = %v", name, err)
+		}
+	}
+}

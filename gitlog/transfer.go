@@ -53,6 +53,7 @@ type captureRefs struct {
 }
 
 func newCapture(r *Repo, progress io.Writer) *captureRefs {
+	r.jobjs.refresh(r.journalPath()) // best effort: a miss only fetches again what is here
 	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}, progress: progress}
 }
 
@@ -76,10 +77,7 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 // round of a busy fleet cost the length of its history (issue 19). A commit
 // another process fetched a moment ago is then fetched again, which is harmless.
 func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	s.r.readMu.Lock()
-	err := s.Storer.HasEncodedObject(h)
-	s.r.readMu.Unlock()
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	if err := s.HasEncodedObject(h); errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, plumbing.ErrObjectNotFound
 	}
 	typ, data, err := s.r.readObject(t, h)
@@ -89,19 +87,24 @@ func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.Enc
 	if err != nil {
 		return nil, err
 	}
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(typ)
-	mo.Write(data)
-	return mo, nil
+	return memoryObject(rawObject{typ: typ, hash: h, data: data}), nil
 }
 
+// HasEncodedObject finds the objects of the journal too (read as the fetch
+// began, see Fetch): the newest commits are there until the journal is flushed.
 func (s *captureRefs) HasEncodedObject(h Hash) error {
+	if _, ok := s.r.jobjs.get(h); ok {
+		return nil
+	}
 	s.r.readMu.Lock()
 	defer s.r.readMu.Unlock()
 	return s.Storer.HasEncodedObject(h)
 }
 
 func (s *captureRefs) EncodedObjectSize(h Hash) (int64, error) {
+	if o, ok := s.r.jobjs.get(h); ok {
+		return int64(len(o.data)), nil
+	}
 	s.r.readMu.Lock()
 	defer s.r.readMu.Unlock()
 	return s.Storer.EncodedObjectSize(h)
