@@ -12,19 +12,17 @@ import (
 	"time"
 )
 
-// Pack flushes the journal (see flushJournal), moves every loose object into
-// one new pack, merges small packs into
-// bigger ones (see consolidate), and returns how many objects it moved into packs. A
-// vault writes a few loose objects per commit, so after a long life it would
-// hold hundreds of thousands of small files: slow to copy, back up and scan.
-// Commits pack by themselves past a threshold (see autoPack); Pack is for a
-// manual run.
+// Pack flushes the journal (see flushJournal), moves every loose object (git,
+// or an older memvault, writes a few per commit) into one new pack, merges
+// small packs into bigger ones (see consolidate), and returns how many objects
+// it moved into packs. The journal is flushed and the packs merged by
+// themselves as a vault is used (see maybeAutoPack); Pack is for a manual run.
 //
 // The pack goes in through a packSink (whole, indexed, synced), and only then
 // are the loose copies removed, so no object is ever missing: a reader in
 // another process that looks for a removed file finds the object in the pack
-// after its reindex. Writers are not held off; an object written meanwhile stays
-// loose until the next Pack. Nothing unreachable is dropped. Packing the loose
+// after its reindex. Writers are held off only while the journal is flushed;
+// what they commit meanwhile waits in the journal for the next flush. Nothing unreachable is dropped. Packing the loose
 // objects and merging packs each take turns with their own kind across
 // processes (memvault/pack-loose.lock, memvault/pack-merge.lock), but not with
 // each other, so a long merge never keeps the loose objects from being packed:

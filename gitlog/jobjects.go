@@ -35,8 +35,8 @@ type journalObjects struct {
 }
 
 // maxForeignJournal bounds what is read of another repository's journal; a
-// memvault journal starts over every checkpointBytes.
-const maxForeignJournal = 4 * checkpointBytes
+// memvault journal starts over every flushBytes.
+const maxForeignJournal = 4 * flushBytes
 
 // get returns the object h if a record read so far holds it.
 func (j *journalObjects) get(h Hash) (rawObject, bool) {

@@ -11,7 +11,7 @@ package gitlog
 // process reads the journal's objects (see journalObjects), so a commit is
 // visible to readers as soon as its ref moves.
 //
-// Every checkpointBytes of journal, when the process closes, after a pause in
+// Every flushBytes of journal, when the process closes, after a pause in
 // writing, and before a manual pack, flushJournal writes the journal's objects
 // as one pack (synced), syncs the refs the journal moved, and starts the journal
 // over under a new epoch. Plain git therefore sees every object once the writing
@@ -49,7 +49,7 @@ const (
 	recordMagic     = 0x4d564a52 // "MVJR", v1: a move of Branch, objects as loose files' bytes
 	refRecordMagic  = 0x4d564a46 // "MVJF", v1: a move of the ref the record names, likewise
 	objRecordMagic  = 0x4d564a4f // "MVJO", v2: a move of the ref the record names; objects as type, size and zlib of their data
-	checkpointBytes = 4 << 20
+	flushBytes = 4 << 20
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -123,7 +123,7 @@ func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObje
 	if err := r.placeRef(ref, refTmp); err != nil {
 		return fmt.Errorf("gitlog: write ref: %w", err)
 	}
-	if size >= checkpointBytes {
+	if size >= flushBytes {
 		_, err := r.flushJournal(context.Background(), true)
 		return err
 	}
