@@ -2,11 +2,15 @@ package gitlog
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func TestGeometricSplit(t *testing.T) {
@@ -448,5 +454,81 @@ func TestIdleFlushPacks(t *testing.T) {
 	}
 	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}
+
+// TestMergePacksStreamsDeltas: a delta in a fetched pack may stand for an
+// object far bigger than memory: each byte 0x80 of a delta copies 64 KiB of its
+// base. Merging resolves it as a stream, never whole. The pack is made here,
+// byte by byte, as a remote could send it: a 64 KiB blob and a delta of 1,024
+// bytes that makes a 64 MiB blob of it; git indexes it, and checks the merge.
+func TestMergePacksStreamsDeltas(t *testing.T) {
+	const base, copies = 64 << 10, 1024
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+
+	var delta []byte
+	delta = binary.AppendUvarint(delta, base)
+	delta = binary.AppendUvarint(delta, base*copies)
+	delta = append(delta, bytes.Repeat([]byte{0x80}, copies)...)
+	zlibOf := func(b []byte) []byte {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		return z.Bytes()
+	}
+	var pack bytes.Buffer
+	pack.WriteString("PACK")
+	binary.Write(&pack, binary.BigEndian, [2]uint32{2, 2})
+	pack.Write(entryHeader(plumbing.BlobObject, base))
+	pack.Write(zlibOf(bytes.Repeat([]byte("m"), base)))
+	deltaAt := pack.Len()
+	pack.Write(entryHeader(plumbing.OFSDeltaObject, int64(len(delta))))
+	pack.WriteByte(byte(deltaAt - 12)) // the base's offset, backwards: under 128
+	pack.Write(zlibOf(delta))
+	sum := sha1.Sum(pack.Bytes())
+	pack.Write(sum[:])
+	name := filepath.Join(dir, "objects", "pack", fmt.Sprintf("pack-%x.pack", sum))
+	if err := os.WriteFile(name, pack.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "--git-dir", dir, "index-pack", name).CombinedOutput(); err != nil {
+		t.Fatalf("git index-pack: %v\n%s", err, out)
+	}
+	commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
+	flush(t, r)
+	packs, err := r.listPacks()
+	if err != nil || len(packs) != 2 {
+		t.Fatalf("listPacks = %d packs, %v; want 2", len(packs), err)
+	}
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := r.mergePacks(context.Background(), packs); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// go-git's delta reader takes a fresh 32 KiB buffer for each copy, so the
+	// stream leaves about half the object's size in short-lived garbage; the
+	// object held whole would add its full size on top.
+	if n := after.TotalAlloc - before.TotalAlloc; n >= base*copies {
+		t.Errorf("the merge allocated %d MiB for a %d MiB object", n>>20, base*copies>>20)
+	}
+	for _, p := range packs {
+		for _, ext := range []string{".pack", ".idx"} {
+			os.Remove(p.base + ext)
+		}
+	}
+	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Fatalf("git fsck after the merge: %v\n%s", err, out)
+	}
+	out, err := exec.Command("sh", "-c", "git --git-dir "+dir+" verify-pack -v "+dir+"/objects/pack/*.idx").Output()
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf(" blob   %d ", base*copies)) {
+		t.Errorf("the merged pack does not hold the %d-byte blob whole: %v\n%s", base*copies, err, out)
 	}
 }

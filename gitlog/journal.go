@@ -43,13 +43,13 @@ import (
 )
 
 const (
-	journalName     = "journal"
-	journalMagicV1  = "memvault journal v1\n"
-	journalMagic    = "memvault journal v2\n"
-	recordMagic     = 0x4d564a52 // "MVJR", v1: a move of Branch, objects as loose files' bytes
-	refRecordMagic  = 0x4d564a46 // "MVJF", v1: a move of the ref the record names, likewise
-	objRecordMagic  = 0x4d564a4f // "MVJO", v2: a move of the ref the record names; objects as type, size and zlib of their data
-	flushBytes = 4 << 20
+	journalName    = "journal"
+	journalMagicV1 = "memvault journal v1\n"
+	journalMagic   = "memvault journal v2\n"
+	recordMagic    = 0x4d564a52 // "MVJR", v1: a move of Branch, objects as loose files' bytes
+	refRecordMagic = 0x4d564a46 // "MVJF", v1: a move of the ref the record names, likewise
+	objRecordMagic = 0x4d564a4f // "MVJO", v2: a move of the ref the record names; objects as type, size and zlib of their data
+	flushBytes     = 4 << 20
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)

@@ -29,7 +29,7 @@ type packBuilder struct {
 	iw   idxfile.Writer
 	off  int64
 	seen map[Hash]bool
-	zbuf bytes.Buffer
+	buf  []byte // for copying entries
 }
 
 func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, error) {
@@ -37,7 +37,7 @@ func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, err
 	if err != nil {
 		return nil, err
 	}
-	b := &packBuilder{sink: sink, sum: sha1.New(), seen: make(map[Hash]bool, count)}
+	b := &packBuilder{sink: sink, sum: sha1.New(), seen: make(map[Hash]bool, count), buf: make([]byte, 64<<10)}
 	b.bw = bufio.NewWriterSize(io.MultiWriter(contextWriter{ctx, sink}, b.sum), 256<<10)
 	var head [12]byte
 	copy(head[:], "PACK")
@@ -49,30 +49,63 @@ func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, err
 	return b, nil
 }
 
-// raw appends an entry as it is: its header and zlib stream, with its CRC-32.
-func (b *packBuilder) raw(h Hash, entry []byte, crc uint32) error {
-	if _, err := b.bw.Write(entry); err != nil {
+// copy appends an entry copied as it is from rd: its header and zlib stream,
+// which must match crc, the CRC-32 the source pack's index holds for it.
+func (b *packBuilder) copy(h Hash, rd io.Reader, crc uint32) error {
+	ew := entryWriter{w: b.bw}
+	if _, err := io.CopyBuffer(&ew, rd, b.buf); err != nil {
 		return err
 	}
-	b.iw.Add(h, uint64(b.off), crc)
-	b.seen[h] = true
-	b.off += int64(len(entry))
+	if ew.crc != crc {
+		return fmt.Errorf("the entry of %s does not match its checksum", h)
+	}
+	b.added(h, ew)
 	return nil
+}
+
+// added indexes the entry of h that ew wrote.
+func (b *packBuilder) added(h Hash, ew entryWriter) {
+	b.iw.Add(h, uint64(b.off), ew.crc)
+	b.seen[h] = true
+	b.off += ew.n
 }
 
 // object appends a whole object, compressed here.
 func (b *packBuilder) object(o rawObject) error {
-	b.zbuf.Reset()
-	b.zbuf.Write(entryHeader(o.typ, int64(len(o.data))))
+	return b.stream(o.hash, o.typ, int64(len(o.data)), bytes.NewReader(o.data))
+}
+
+// stream appends a whole object of size bytes read from rd, compressed as it
+// is read: an object of a fetched pack may be bigger than memory (a delta of a
+// few bytes can stand for gigabytes).
+func (b *packBuilder) stream(h Hash, t plumbing.ObjectType, size int64, rd io.Reader) error {
+	ew := entryWriter{w: b.bw}
+	ew.Write(entryHeader(t, size))
 	zw := zlibWriters.Get().(*zlib.Writer)
-	zw.Reset(&b.zbuf)
-	zw.Write(o.data)
-	err := zw.Close()
-	zlibWriters.Put(zw)
-	if err != nil {
+	defer zlibWriters.Put(zw)
+	zw.Reset(&ew)
+	if _, err := io.CopyN(zw, rd, size); err != nil {
+		return fmt.Errorf("%s: %w", h, err)
+	}
+	if err := zw.Close(); err != nil {
 		return err
 	}
-	return b.raw(o.hash, b.zbuf.Bytes(), crc32.ChecksumIEEE(b.zbuf.Bytes()))
+	b.added(h, ew)
+	return nil
+}
+
+// entryWriter passes a pack entry's bytes on, counting them and keeping their
+// CRC-32 for the index.
+type entryWriter struct {
+	w   io.Writer
+	crc uint32
+	n   int64
+}
+
+func (e *entryWriter) Write(p []byte) (int, error) {
+	e.crc = crc32.Update(e.crc, crc32.IEEETable, p)
+	e.n += int64(len(p))
+	return e.w.Write(p)
 }
 
 // finish writes the checksum and installs the pack with its index.
@@ -150,49 +183,18 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 // mergePacks writes the objects of packs as one new pack. A whole object's
 // entry is copied as it is, checked against the CRC-32 its index holds: no
 // inflating, no compressing, so merging a big pack costs little more than
-// copying its bytes. A delta (in a fetched pack) is read whole and written whole.
+// copying its bytes. A delta (in a fetched pack) is resolved and written whole,
+// streamed.
 func (r *Repo) mergePacks(ctx context.Context, packs []packFile) error {
-	type entry struct {
-		hash     Hash
-		off, end int64
-		crc      uint32
-	}
-	lists := make([][]entry, len(packs))
+	lists := make([][]packEntry, len(packs))
 	unique := map[Hash]bool{}
 	for i, p := range packs {
-		idx, err := readIndex(p.base + ".idx")
+		es, err := packEntries(p)
 		if err != nil {
 			return err
 		}
-		fi, err := os.Stat(p.base + ".pack")
-		if err != nil {
-			return err
-		}
-		iter, err := idx.Entries()
-		if err != nil {
-			return err
-		}
-		var es []entry
-		for {
-			e, err := iter.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				iter.Close()
-				return err
-			}
-			es = append(es, entry{hash: e.Hash, off: int64(e.Offset), crc: e.CRC32})
-		}
-		iter.Close()
-		sort.Slice(es, func(a, b int) bool { return es[a].off < es[b].off })
-		for k := range es {
-			if k+1 < len(es) {
-				es[k].end = es[k+1].off
-			} else {
-				es[k].end = fi.Size() - 20
-			}
-			unique[es[k].hash] = true
+		for _, e := range es {
+			unique[e.hash] = true
 		}
 		lists[i] = es
 	}
@@ -200,59 +202,95 @@ func (r *Repo) mergePacks(ctx context.Context, packs []packFile) error {
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
-		b.sink.abort()
-		return fmt.Errorf("gitlog: pack: %w", err)
-	}
-	var buf []byte
 	for i, p := range packs {
-		f, err := os.Open(p.base + ".pack")
-		if err != nil {
-			return fail(err)
+		if err := r.copyEntries(b, p, lists[i]); err != nil {
+			b.sink.abort()
+			return fmt.Errorf("gitlog: pack: %w", err)
 		}
-		for _, e := range lists[i] {
-			if b.seen[e.hash] {
-				continue
-			}
-			if e.end <= e.off || e.end-e.off > 1<<31 {
-				f.Close()
-				return fail(fmt.Errorf("%s: an entry at %d of %d bytes", p.base, e.off, e.end-e.off))
-			}
-			if n := int(e.end - e.off); cap(buf) < n {
-				buf = make([]byte, n)
-			} else {
-				buf = buf[:n]
-			}
-			if _, err := f.ReadAt(buf, e.off); err != nil {
-				f.Close()
-				return fail(err)
-			}
-			if crc32.ChecksumIEEE(buf) != e.crc {
-				f.Close()
-				return fail(fmt.Errorf("%s: the entry of %s does not match its checksum", p.base, e.hash))
-			}
-			if t := plumbing.ObjectType(buf[0] >> 4 & 7); t == plumbing.OFSDeltaObject || t == plumbing.REFDeltaObject {
-				o, err := r.object(plumbing.AnyObject, e.hash)
-				if err == nil {
-					var data []byte
-					if data, err = readAll(o); err == nil {
-						err = b.object(rawObject{typ: o.Type(), hash: e.hash, data: data})
-					}
-				}
-				if err != nil {
-					f.Close()
-					return fail(err)
-				}
-				continue
-			}
-			if err := b.raw(e.hash, buf, e.crc); err != nil {
-				f.Close()
-				return fail(err)
-			}
-		}
-		f.Close()
 	}
 	return b.finish()
+}
+
+// packEntry is where an object's entry stands in a pack, and the CRC-32 of its
+// bytes that the pack's index holds.
+type packEntry struct {
+	hash     Hash
+	off, end int64
+	crc      uint32
+}
+
+// packEntries lists the entries of pack p in the order they stand in it.
+func packEntries(p packFile) ([]packEntry, error) {
+	idx, err := readIndex(p.base + ".idx")
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(p.base + ".pack")
+	if err != nil {
+		return nil, err
+	}
+	iter, err := idx.Entries()
+	if err != nil {
+		return nil, err
+	}
+	defer iter.Close()
+	var es []packEntry
+	for {
+		e, err := iter.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		es = append(es, packEntry{hash: e.Hash, off: int64(e.Offset), crc: e.CRC32})
+	}
+	sort.Slice(es, func(a, b int) bool { return es[a].off < es[b].off })
+	for k := range es {
+		es[k].end = fi.Size() - 20 // the pack's checksum follows the last entry
+		if k+1 < len(es) {
+			es[k].end = es[k+1].off
+		}
+	}
+	return es, nil
+}
+
+// copyEntries appends to b the objects of pack p, listed in es, that b does not
+// hold yet.
+func (r *Repo) copyEntries(b *packBuilder, p packFile, es []packEntry) error {
+	f, err := os.Open(p.base + ".pack")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, e := range es {
+		if b.seen[e.hash] {
+			continue
+		}
+		var first [1]byte
+		if e.end <= e.off {
+			return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.base, e.hash, e.off, e.end-e.off)
+		}
+		if _, err := f.ReadAt(first[:], e.off); err != nil {
+			return err
+		}
+		if t := plumbing.ObjectType(first[0] >> 4 & 7); t != plumbing.OFSDeltaObject && t != plumbing.REFDeltaObject {
+			if err := b.copy(e.hash, io.NewSectionReader(f, e.off, e.end-e.off), e.crc); err != nil {
+				return fmt.Errorf("%s: %w", p.base, err)
+			}
+			continue
+		}
+		t, size, rd, err := r.openObject(plumbing.AnyObject, e.hash)
+		if err != nil {
+			return err
+		}
+		err = b.stream(e.hash, t, size, rd)
+		rd.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readIndex reads a pack index.
