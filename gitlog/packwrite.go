@@ -49,10 +49,12 @@ func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, err
 	return b, nil
 }
 
-// copy appends an entry copied as it is from rd: its header and zlib stream,
-// which must match crc, the CRC-32 the source pack's index holds for it.
-func (b *packBuilder) copy(h Hash, rd io.Reader, crc uint32) error {
+// copy appends an entry copied as it is, head and then what rd holds: its
+// header and zlib stream, which must match crc, the CRC-32 the source pack's
+// index holds for it.
+func (b *packBuilder) copy(h Hash, head []byte, rd io.Reader, crc uint32) error {
 	ew := entryWriter{w: b.bw}
+	ew.Write(head)
 	if _, err := io.CopyBuffer(&ew, rd, b.buf); err != nil {
 		return err
 	}
@@ -263,19 +265,21 @@ func (r *Repo) copyEntries(b *packBuilder, p packFile, es []packEntry) error {
 		return err
 	}
 	defer f.Close()
+	head := make([]byte, 4<<10) // most entries whole, read at once
 	for _, e := range es {
 		if b.seen[e.hash] {
 			continue
 		}
-		var first [1]byte
 		if e.end <= e.off {
 			return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.base, e.hash, e.off, e.end-e.off)
 		}
-		if _, err := f.ReadAt(first[:], e.off); err != nil {
+		n := min(e.end-e.off, int64(len(head)))
+		if _, err := f.ReadAt(head[:n], e.off); err != nil {
 			return err
 		}
-		if t := plumbing.ObjectType(first[0] >> 4 & 7); t != plumbing.OFSDeltaObject && t != plumbing.REFDeltaObject {
-			if err := b.copy(e.hash, io.NewSectionReader(f, e.off, e.end-e.off), e.crc); err != nil {
+		if t := plumbing.ObjectType(head[0] >> 4 & 7); t != plumbing.OFSDeltaObject && t != plumbing.REFDeltaObject {
+			rest := io.NewSectionReader(f, e.off+n, e.end-e.off-n)
+			if err := b.copy(e.hash, head[:n], rest, e.crc); err != nil {
 				return fmt.Errorf("%s: %w", p.base, err)
 			}
 			continue
