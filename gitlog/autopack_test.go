@@ -67,6 +67,23 @@ func TestGeometricSplit(t *testing.T) {
 	}
 }
 
+// openWithGCAuto makes a repository in a new directory and opens it with
+// gc.auto set to n; the caller closes it.
+func openWithGCAuto(t *testing.T, n string) (*Repo, string) {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setConfig(t, dir, "gc.auto", n)
+	r.Close()
+	if r, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	return r, dir
+}
+
 // setConfig sets a key in the repository's config with git itself.
 func setConfig(t *testing.T, dir, key, value string) {
 	t.Helper()
@@ -86,16 +103,7 @@ func looseAndPacks(t *testing.T, dir string) (loose, packs int) {
 // TestAutoPack makes 600 commits with a low gc.auto: the commits pack by
 // themselves, the packs stay few, and git agrees the repository is sound.
 func TestAutoPack(t *testing.T) {
-	dir := t.TempDir()
-	r, err := Init(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setConfig(t, dir, "gc.auto", "300")
-	r.Close()
-	if r, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
+	r, dir := openWithGCAuto(t, "300")
 	const commits = 600
 	for i := range commits {
 		commit(t, r, Change{Op: Put, Path: fmt.Sprintf("m/%d/%d", i%7, i%50), Data: fmt.Appendf(nil, "%d", i)})
@@ -142,16 +150,7 @@ func TestAutoPack(t *testing.T) {
 // TestAutoPackOff: gc.auto 0 leaves the packs that flushes of the journal
 // make as they are, never merged.
 func TestAutoPackOff(t *testing.T) {
-	dir := t.TempDir()
-	r, err := Init(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setConfig(t, dir, "gc.auto", "0")
-	r.Close()
-	if r, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
+	r, dir := openWithGCAuto(t, "0")
 	for i := range 300 {
 		commit(t, r, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: fmt.Appendf(nil, "%d", i)})
 		if i%100 == 99 {
@@ -418,16 +417,7 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 // journal into a pack, for plain git to see, and then packs the loose objects
 // git itself wrote once they pass gc.auto.
 func TestIdleFlushPacks(t *testing.T) {
-	dir := t.TempDir()
-	r, err := Init(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setConfig(t, dir, "gc.auto", "100")
-	r.Close()
-	if r, err = Open(dir); err != nil {
-		t.Fatal(err)
-	}
+	r, dir := openWithGCAuto(t, "100")
 	defer r.Close()
 	files := t.TempDir()
 	var names []string

@@ -184,6 +184,26 @@ func TestLockSerialisesRepos(t *testing.T) {
 
 // TestReplayAfterCrash simulates a machine crash after the journal was synced but
 // before its objects were packed or the ref's new value reached the disk: the
+// checkReplayed opens dir, which a crash left with its journal to replay, and
+// checks that the branch is at head, b/c reads "2" and git finds it sound.
+func checkReplayed(t *testing.T, dir string, head Hash) {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if h, _ := r.Head(); h != head {
+		t.Errorf("after replay, head = %s, want %s", h, head)
+	}
+	if got, err := read(t, r, "b/c"); err != nil || got != "2" {
+		t.Errorf("after replay, read b/c = %q, %v", got, err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Errorf("git fsck after replay: %v\n%s", err, out)
+	}
+}
+
 // ref is old, and the journal says it was written in another boot.
 func TestReplayAfterCrash(t *testing.T) {
 	dir := t.TempDir()
@@ -203,20 +223,7 @@ func TestReplayAfterCrash(t *testing.T) {
 	os.WriteFile(r.journalPath(), data, 0o600)
 	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte(first.String()+"\n"), 0o644)
 
-	r2, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r2.Close()
-	if h, _ := r2.Head(); h != second {
-		t.Errorf("after replay, head = %s, want %s", h, second)
-	}
-	if got, err := read(t, r2, "b/c"); err != nil || got != "2" {
-		t.Errorf("after replay, read b/c = %q, %v", got, err)
-	}
-	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
-		t.Errorf("git fsck after replay: %v\n%s", err, out)
-	}
+	checkReplayed(t, dir, second)
 	data, _ = os.ReadFile(r.journalPath())
 	if _, recs := readJournal(data); len(recs) != 0 {
 		t.Errorf("journal not emptied after replay: %d records", len(recs))
@@ -333,20 +340,7 @@ func TestReplayOldJournal(t *testing.T) {
 	os.WriteFile(r.journalPath(), old, 0o600)
 	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte(first.String()+"\n"), 0o644)
 
-	r2, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r2.Close()
-	if h, _ := r2.Head(); h != second {
-		t.Errorf("after replay, head = %s, want %s", h, second)
-	}
-	if got, err := read(t, r2, "b/c"); err != nil || got != "2" {
-		t.Errorf("after replay, read b/c = %q, %v", got, err)
-	}
-	if out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput(); err != nil {
-		t.Errorf("git fsck after replay: %v\n%s", err, out)
-	}
+	checkReplayed(t, dir, second)
 }
 
 // TestJournalWithoutHeader: a writer killed as it started the journal over
