@@ -377,7 +377,7 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 	bad[20] ^= 0x40 // inside the first entry's compressed data
 	os.Chmod(pack, 0o644)
 	os.WriteFile(pack, bad, 0o444)
-	if err := r.mergePacks(ctx, packs); err == nil || !strings.Contains(err.Error(), "checksum") {
+	if _, err := r.mergePacks(ctx, packs); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("mergePacks over a damaged entry = %v, want a checksum error", err)
 	}
 	os.Chmod(pack, 0o644)
@@ -386,7 +386,7 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 		t.Fatalf("a failed merge left %d packs, want the 3 it started from", len(after))
 	}
 
-	if err := r.mergePacks(ctx, packs); err != nil {
+	if _, err := r.mergePacks(ctx, packs); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range packs {
@@ -499,7 +499,7 @@ func TestMergePacksStreamsDeltas(t *testing.T) {
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if err := r.mergePacks(context.Background(), packs); err != nil {
+	if _, err := r.mergePacks(context.Background(), packs); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

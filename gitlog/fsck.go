@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -284,15 +283,22 @@ func generations(commits []*object.Commit) map[Hash]int {
 	return depth
 }
 
+// writeRefDurable points Branch at h, in the journal for memvault's readers
+// and in the ref's file for git's, whatever either held (it was broken).
 func (r *Repo) writeRefDurable(h Hash) error {
-	p := filepath.Join(r.dir, filepath.FromSlash(string(Branch)))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	cur, err := r.Ref(Branch)
+	if err != nil {
 		return err
 	}
-	if err := writeFileAtomicVia(r.StateDir(), p, []byte(h.String()+"\n"), 0o644, true); err != nil {
+	if err := r.writeRef(Branch, h); err != nil {
 		return err
 	}
-	// A journal replay after a crash must not move main back past the repair.
-	_, err := r.flushJournal(context.Background(), false)
+	if err := syncDir(filepath.Dir(r.refPath(Branch))); err != nil {
+		return err
+	}
+	if err := r.persist(Branch, cur, h, nil); err != nil {
+		return err
+	}
+	_, err = r.flushJournal(context.Background(), false)
 	return err
 }

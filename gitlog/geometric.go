@@ -37,13 +37,18 @@ func (r *Repo) consolidate(ctx context.Context) error {
 	if len(merge) < 2 {
 		return nil
 	}
-	if err := r.mergePacks(ctx, merge); err != nil {
+	out, err := r.mergePacks(ctx, merge)
+	if err != nil {
 		return err
 	}
 	// The pack goes before its index: a reader that lists packs meanwhile must
 	// never find a pack without an index. A reader that still lists an old
-	// pack fails to open it and looks again (see Repo.object).
+	// pack fails to open it and looks again (see Repo.object). The merged pack
+	// may carry the name of one it merged (see mergePacks): that one stays.
 	for _, p := range merge {
+		if p.base == out {
+			continue
+		}
 		for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
 			if err := os.Remove(p.base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("gitlog: pack: %w", err)

@@ -215,7 +215,7 @@ func TestReplayAfterCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, recs := readJournal(data)
+	_, recs, _ := readJournal(data)
 	if len(recs) != 2 {
 		t.Fatalf("journal holds %d records, want 2", len(recs))
 	}
@@ -225,7 +225,7 @@ func TestReplayAfterCrash(t *testing.T) {
 
 	checkReplayed(t, dir, second)
 	data, _ = os.ReadFile(r.journalPath())
-	if _, recs := readJournal(data); len(recs) != 0 {
+	if _, recs, _ := readJournal(data); len(recs) != 0 {
 		t.Errorf("journal not emptied after replay: %d records", len(recs))
 	}
 }
@@ -313,7 +313,7 @@ func TestReplayOldJournal(t *testing.T) {
 	second := commit(t, r, Change{Op: Put, Path: "b/c", Data: []byte("2")})
 	r.abandon()
 	data, _ := os.ReadFile(r.journalPath())
-	_, recs := readJournal(data)
+	_, recs, _ := readJournal(data)
 	if len(recs) != 1 {
 		t.Fatalf("journal holds %d records, want 1", len(recs))
 	}
@@ -378,8 +378,8 @@ func TestJournalWithoutHeader(t *testing.T) {
 // journal is read as written.
 func TestForeignJournalChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("hello"))
-	good := encodeRecord(Branch, ZeroHash, blob.hash, []rawObject{blob})
-	lying := encodeRecord(Branch, ZeroHash, blob.hash, []rawObject{{typ: plumbing.BlobObject, hash: blob.hash, data: []byte("forged")}})
+	good := encodeRecord(record{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
+	lying := encodeRecord(record{ref: Branch, new: blob.hash, objs: []rawObject{{typ: plumbing.BlobObject, hash: blob.hash, data: []byte("forged")}}})
 	for _, tc := range []struct {
 		name    string
 		rec     []byte
@@ -391,7 +391,7 @@ func TestForeignJournalChecked(t *testing.T) {
 		{"foreign, forged", lying, true, 0},
 		{"own journal, forged (only memvault writes it)", lying, false, 1},
 	} {
-		if recs, _ := readRecords(tc.rec, tc.foreign); len(recs) != tc.want {
+		if recs, _, _ := readRecords(tc.rec, tc.foreign); len(recs) != tc.want {
 			t.Errorf("%s: %d records, want %d", tc.name, len(recs), tc.want)
 		}
 	}
@@ -402,7 +402,7 @@ func TestForeignJournalChecked(t *testing.T) {
 	binary.BigEndian.PutUint32(huge[8:], crc32.Checksum(huge[12:], crcTable))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	recs, _ := readRecords(huge, false)
+	recs, _, _ := readRecords(huge, false)
 	runtime.ReadMemStats(&after)
 	if len(recs) != 0 || after.TotalAlloc-before.TotalAlloc > 1<<20 {
 		t.Errorf("a record claiming a 2 GiB object from %d bytes of zlib: %d records, %d bytes allocated", len(good), len(recs), after.TotalAlloc-before.TotalAlloc)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -30,8 +31,16 @@ type journalObjects struct {
 	epoch   string
 	scanned int64 // bytes of the journal read, its header included
 	objs    map[Hash]rawObject
-	refs    map[plumbing.ReferenceName]bool // moved by the records read
-	foreign bool                            // another repository's: see readRecords
+	refs    map[plumbing.ReferenceName]refMove // moved by the records read
+	foreign bool                               // another repository's: see readRecords
+}
+
+// refMove is what the journal's records did to one ref: the value it held
+// before the first of them and the value the last gave it (ZeroHash: deleted).
+type refMove struct {
+	name     plumbing.ReferenceName
+	old, new Hash
+	gave     map[Hash]bool // every value the records gave it
 }
 
 // maxForeignJournal bounds what is read of another repository's journal; a
@@ -69,7 +78,10 @@ func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 	if err != nil && err != io.EOF {
 		return 0, 0, err
 	}
-	_, epoch, hn, ok := parseJournalHeader(head[:n])
+	_, epoch, hn, ok, newer := parseJournalHeader(head[:n])
+	if newer {
+		return 0, 0, fmt.Errorf("the journal: %w", ErrNewerFormat)
+	}
 	if !ok {
 		return 0, 0, nil // being written for the first time: nothing to read yet
 	}
@@ -90,9 +102,12 @@ func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 		if err != nil && err != io.EOF {
 			return 0, 0, err
 		}
-		recs, used := readRecords(buf[:n], j.foreign)
+		recs, used, err := readRecords(buf[:n], j.foreign)
 		for _, rec := range recs {
-			j.add(rec.ref, rec.objs)
+			j.add(rec)
+		}
+		if err != nil {
+			return 0, 0, err
 		}
 		j.scanned += int64(used)
 	}
@@ -101,25 +116,50 @@ func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 
 // appended records a record the writer appended between from and to, if the
 // index had read up to from; otherwise the next refresh reads it.
-func (j *journalObjects) appended(from, to int64, ref plumbing.ReferenceName, objs []rawObject) {
+func (j *journalObjects) appended(from, to int64, rec record) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.scanned != from {
 		return
 	}
-	j.add(ref, objs)
+	j.add(rec)
 	j.scanned = to
 }
 
-func (j *journalObjects) add(ref plumbing.ReferenceName, objs []rawObject) {
+func (j *journalObjects) add(rec record) {
 	if j.objs == nil {
 		j.objs = map[Hash]rawObject{}
-		j.refs = map[plumbing.ReferenceName]bool{}
+		j.refs = map[plumbing.ReferenceName]refMove{}
 	}
-	j.refs[ref] = true
-	for _, o := range objs {
+	m, ok := j.refs[rec.ref]
+	if !ok {
+		m = refMove{name: rec.ref, old: rec.old, gave: map[Hash]bool{}}
+	}
+	m.new = rec.new
+	m.gave[rec.new] = true
+	j.refs[rec.ref] = m
+	for _, o := range rec.objs {
 		j.objs[o.hash] = o
 	}
+}
+
+// moves returns the ref moves of the records read.
+func (j *journalObjects) moves() []refMove {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ms := make([]refMove, 0, len(j.refs))
+	for _, m := range j.refs {
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// ref returns the value the records read gave ref, if any moved it.
+func (j *journalObjects) ref(name plumbing.ReferenceName) (Hash, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	m, ok := j.refs[name]
+	return m.new, ok
 }
 
 func (j *journalObjects) reset(epoch string, scanned int64) {
@@ -128,15 +168,15 @@ func (j *journalObjects) reset(epoch string, scanned int64) {
 
 // restarted records that the writer emptied the journal under the header head.
 func (j *journalObjects) restarted(head []byte) {
-	_, epoch, n, _ := parseJournalHeader(head)
+	_, epoch, n, _, _ := parseJournalHeader(head)
 	j.mu.Lock()
 	j.reset(epoch, int64(n))
 	j.mu.Unlock()
 }
 
-// snapshot returns the objects and refs of the records read; empty when there
-// are none.
-func (j *journalObjects) snapshot() (objs []rawObject, refs []plumbing.ReferenceName, empty bool) {
+// snapshot returns the objects and ref moves of the records read, the moves
+// sorted by name; empty when there are none.
+func (j *journalObjects) snapshot() (objs []rawObject, moves []refMove, empty bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if len(j.refs) == 0 {
@@ -146,11 +186,11 @@ func (j *journalObjects) snapshot() (objs []rawObject, refs []plumbing.Reference
 	for _, o := range j.objs {
 		objs = append(objs, o)
 	}
-	for ref := range j.refs {
-		refs = append(refs, ref)
+	for _, m := range j.refs {
+		moves = append(moves, m)
 	}
-	sort.Slice(refs, func(a, b int) bool { return refs[a] < refs[b] })
-	return objs, refs, false
+	sort.Slice(moves, func(a, b int) bool { return moves[a].name < moves[b].name })
+	return objs, moves, false
 }
 
 // withPrefix lists the objects read whose names start with the bytes prefix.

@@ -4,24 +4,26 @@ package gitlog
 // file.
 //
 // A commit appends every object it made and the ref's old and new values to
-// memvault/journal as one checksummed record, syncs that one file, and then moves
-// the ref by rename. The objects are not written as loose files: creating a file
-// costs more than the sync (about 0.8 ms of kernel time an inode on the machines
-// this runs on, against 0.15 ms for an fdatasync), and a commit made five. Every
-// process reads the journal's objects (see journalObjects), so a commit is
-// visible to readers as soon as its ref moves.
+// memvault/journal as one checksummed record and syncs that one file: then it
+// is acknowledged. The objects are not written as loose files (creating a file
+// costs more than the sync: about 0.8 ms of kernel time an inode on the
+// machines this runs on, against 0.15 ms for an fdatasync), and the ref's file
+// is not moved: memvault's readers, in every process, take objects and refs
+// from the journal first (see journalObjects and Repo.Ref).
 //
+// The files git reads lag behind, and never point past what git can read.
 // Every flushBytes of journal, when the process closes, after a pause in
-// writing, and before a manual pack, flushJournal writes the journal's objects
-// as one pack (synced), syncs the refs the journal moved, and starts the journal
-// over under a new epoch. Plain git therefore sees every object once the writing
-// process is closed or idle for a moment.
+// writing, before a manual pack, and when a vault is opened with a journal no
+// live writer holds, flushJournal writes the journal's objects as one pack and
+// syncs it, then moves each ref the journal moved and syncs its folder, then
+// starts the journal over under a new epoch. A crash between two of those steps
+// leaves a journal that the next flush completes: packing its objects again is
+// harmless (see mergePacks), and a ref that holds a value the journal gave it
+// is moved on.
 //
-// After a machine crash, the next Open replays the journal: it packs its objects
-// and points each ref at the newest value the journal gave it. A process that is
-// killed (rather than the machine) loses nothing either: the journal is in the
-// page cache and readers read it; its header names the boot it was written in,
-// and a journal from the current boot needs no replay.
+// Every reader checks the versions: a header or record kind this build does
+// not know is a newer memvault's, and is never truncated or written over
+// (ErrNewerFormat).
 
 import (
 	"bytes"
@@ -36,7 +38,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
@@ -65,9 +68,23 @@ func journalHeader() []byte {
 	return []byte(journalMagic + "boot " + bootID() + "\nepoch " + hex.EncodeToString(e[:]) + "\n")
 }
 
+// ErrNewerFormat: a file of the repository is in a format this build does not
+// know, written by a newer memvault. It is read as far as it can be, and never
+// written, truncated or started over.
+var ErrNewerFormat = errors.New("written by a newer version of memvault: upgrade memvault to change this vault")
+
+// journalFamily starts every version of the journal's header; recordFamily is
+// the first three bytes of every record kind's magic.
+const (
+	journalFamily = "memvault journal v"
+	recordFamily  = 0x4d564a // "MVJ"
+)
+
 // parseJournalHeader reads a header of either version: the boot, the epoch (none
-// in v1) and the header's length.
-func parseJournalHeader(data []byte) (boot, epoch string, n int, ok bool) {
+// in v1) and the header's length. ok is false for a header cut short (a writer
+// killed as it started the journal) and for anything that is not a journal;
+// newer is set for the header of a version this build does not know.
+func parseJournalHeader(data []byte) (boot, epoch string, n int, ok, newer bool) {
 	var v2 bool
 	switch {
 	case bytes.HasPrefix(data, []byte(journalMagic)):
@@ -75,7 +92,9 @@ func parseJournalHeader(data []byte) (boot, epoch string, n int, ok bool) {
 	case bytes.HasPrefix(data, []byte(journalMagicV1)):
 		n = len(journalMagicV1)
 	default:
-		return "", "", 0, false
+		nl := bytes.IndexByte(data, '\n')
+		newer = nl > 0 && bytes.HasPrefix(data, []byte(journalFamily))
+		return "", "", 0, false, newer
 	}
 	line := func(key string) (string, bool) {
 		rest := data[n:]
@@ -87,61 +106,48 @@ func parseJournalHeader(data []byte) (boot, epoch string, n int, ok bool) {
 		return string(rest[len(key)+1 : nl]), true
 	}
 	if boot, ok = line("boot"); !ok {
-		return "", "", 0, false
+		return "", "", 0, false, false
 	}
 	if v2 {
 		if epoch, ok = line("epoch"); !ok {
-			return "", "", 0, false
+			return "", "", 0, false, false
 		}
 	}
-	return boot, epoch, n, true
+	return boot, epoch, n, true, false
 }
 
-// persist makes objs and the move of ref from old to new durable, then moves the
-// ref. The caller holds the lock.
+// persist makes objs and the move of ref from old to new (ZeroHash: a deletion)
+// durable in the journal. The ref's file is not touched: memvault's readers take
+// the ref from the journal (see Repo.Ref), and the file, which git reads, moves
+// when a flush has put the objects it needs into a pack. The caller holds the
+// lock.
 func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
-	rec := encodeRecord(ref, old, new, objs)
-	// The new value of the ref is written to its temporary file while the
-	// journal syncs; only the rename must wait for the sync.
-	var refTmp string
-	var refErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { refTmp, refErr = r.prepareRef(ref, new) })
-	size, err := r.appendJournal(rec, ref, objs)
-	wg.Wait()
+	rec := record{ref: ref, old: old, new: new, objs: objs}
+	size, err := r.appendJournal(encodeRecord(rec), rec)
 	if err != nil {
-		err = fmt.Errorf("gitlog: journal: %w", err)
-	} else if refErr != nil {
-		err = fmt.Errorf("gitlog: write ref: %w", refErr)
-	}
-	if err != nil {
-		if refErr == nil {
-			os.Remove(refTmp)
-		}
-		return err
-	}
-	if err := r.placeRef(ref, refTmp); err != nil {
-		return fmt.Errorf("gitlog: write ref: %w", err)
+		return fmt.Errorf("gitlog: journal: %w", err)
 	}
 	if size >= flushBytes {
-		_, err := r.flushJournal(context.Background(), true)
-		return err
+		// The move is durable and acknowledged from here on: a flush that
+		// fails (a full disk) leaves the journal as it is, for the next one.
+		r.flushJournal(context.Background(), true)
+		return nil
 	}
 	r.armIdleFlush()
 	return nil
 }
 
 // encodeRecord frames one journal record.
-func encodeRecord(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) []byte {
+func encodeRecord(rec record) []byte {
 	var p bytes.Buffer
-	binary.Write(&p, binary.BigEndian, uint16(len(ref)))
-	p.WriteString(string(ref))
-	p.Write(old[:])
-	p.Write(new[:])
-	binary.Write(&p, binary.BigEndian, uint32(len(objs)))
+	binary.Write(&p, binary.BigEndian, uint16(len(rec.ref)))
+	p.WriteString(string(rec.ref))
+	p.Write(rec.old[:])
+	p.Write(rec.new[:])
+	binary.Write(&p, binary.BigEndian, uint32(len(rec.objs)))
 	zw := zlibWriters.Get().(*zlib.Writer)
 	var z bytes.Buffer
-	for _, o := range objs {
+	for _, o := range rec.objs {
 		z.Reset()
 		zw.Reset(&z)
 		zw.Write(o.data)
@@ -153,18 +159,18 @@ func encodeRecord(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) [
 		p.Write(z.Bytes())
 	}
 	zlibWriters.Put(zw)
-	rec := make([]byte, 12, 12+p.Len())
-	binary.BigEndian.PutUint32(rec[0:], objRecordMagic)
-	binary.BigEndian.PutUint32(rec[4:], uint32(p.Len()))
-	binary.BigEndian.PutUint32(rec[8:], crc32.Checksum(p.Bytes(), crcTable))
-	return append(rec, p.Bytes()...)
+	out := make([]byte, 12, 12+p.Len())
+	binary.BigEndian.PutUint32(out[0:], objRecordMagic)
+	binary.BigEndian.PutUint32(out[4:], uint32(p.Len()))
+	binary.BigEndian.PutUint32(out[8:], crc32.Checksum(p.Bytes(), crcTable))
+	return append(out, p.Bytes()...)
 }
 
 // appendJournal appends rec, syncs it, adds its objects to the journal's index,
 // and returns the journal's new size. The journal stays open: it is only ever
 // truncated in place, never replaced, so every process's handle names the same
 // file. The caller holds the lock.
-func (r *Repo) appendJournal(rec []byte, ref plumbing.ReferenceName, objs []rawObject) (int64, error) {
+func (r *Repo) appendJournal(data []byte, rec record) (int64, error) {
 	if r.journal == nil {
 		f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
@@ -201,14 +207,14 @@ func (r *Repo) appendJournal(rec []byte, ref plumbing.ReferenceName, objs []rawO
 			return 0, err
 		}
 	}
-	if _, err := r.journal.Write(rec); err != nil {
+	if _, err := r.journal.Write(data); err != nil {
 		return 0, err
 	}
 	if err := fdatasync(r.journal); err != nil {
 		return 0, err
 	}
-	r.jobjs.appended(end, end+int64(len(rec)), ref, objs)
-	return end + int64(len(rec)), nil
+	r.jobjs.appended(end, end+int64(len(data)), rec)
+	return end + int64(len(data)), nil
 }
 
 // Flush writes the journal's objects into a pack and starts the journal over,
@@ -225,29 +231,26 @@ func (r *Repo) Flush(ctx context.Context) error {
 	return err
 }
 
-// flushJournal packs the journal's objects, makes the refs it moved durable and
-// starts the journal over; it returns how many objects it packed. The caller
-// holds the writer lock. With autoPack, the packs are then consolidated in the
-// background (see maybeAutoPack).
+// flushJournal packs the journal's objects, moves the refs the journal moved
+// to their newest values (see placeRefs) and starts the journal over; it returns
+// how many objects it packed. Each step is durable before the next begins, so
+// a crash anywhere leaves refs that point only at packed objects, and a journal
+// that a later flush completes. The caller holds the writer lock. With
+// autoPack, the packs are then consolidated in the background (see
+// maybeAutoPack).
 func (r *Repo) flushJournal(ctx context.Context, autoPack bool) (int, error) {
 	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil {
 		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
 	}
-	objs, refs, empty := r.jobjs.snapshot()
+	objs, moves, empty := r.jobjs.snapshot()
 	if empty {
 		return 0, nil
 	}
 	if err := r.packObjects(ctx, objs); err != nil {
 		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
 	}
-	for _, ref := range refs {
-		p := filepath.Join(r.dir, filepath.FromSlash(string(ref)))
-		if err := syncPath(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return 0, fmt.Errorf("gitlog: flush journal: %w", err)
-		}
-		if err := syncDir(filepath.Dir(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return 0, fmt.Errorf("gitlog: flush journal: %w", err)
-		}
+	if err := r.placeRefs(moves); err != nil {
+		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
 	}
 	if err := r.restartJournal(); err != nil {
 		return 0, fmt.Errorf("gitlog: flush journal: %w", err)
@@ -256,6 +259,40 @@ func (r *Repo) flushJournal(ctx context.Context, autoPack bool) (int, error) {
 		r.maybeAutoPack()
 	}
 	return len(objs), nil
+}
+
+// placeRefs writes each journaled move into the ref's file, durably, once its
+// objects are packed. A file that holds the value the journal started from, or
+// any value the journal has given it since (a flush cut short, or an older
+// memvault that wrote the file as it journaled), takes the newest. A file that
+// holds anything else was changed by someone other than memvault (git
+// update-ref, a ref deleted by hand) and is left as it is.
+func (r *Repo) placeRefs(moves []refMove) error {
+	dirs := map[string]bool{}
+	for _, m := range moves {
+		cur, err := r.fileRef(m.name)
+		if err != nil {
+			return err
+		}
+		if cur == m.new || cur != m.old && !m.gave[cur] {
+			continue
+		}
+		if m.new.IsZero() {
+			err = r.st.RemoveReference(m.name)
+		} else {
+			err = r.writeRef(m.name, m.new)
+		}
+		if err != nil {
+			return err
+		}
+		dirs[filepath.Dir(r.refPath(m.name))] = true
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // restartJournal empties the journal under a new epoch.
@@ -289,34 +326,41 @@ type record struct {
 }
 
 // readJournal returns the journal's boot id and its whole records; a torn or
-// corrupt tail (a commit that was never acknowledged) ends the list.
-func readJournal(data []byte) (boot string, recs []record) {
-	boot, _, n, ok := parseJournalHeader(data)
-	if !ok {
-		return "", nil
+// corrupt tail (a commit that was never acknowledged) ends the list. The error
+// wraps ErrNewerFormat for a journal or record of a newer memvault.
+func readJournal(data []byte) (boot string, recs []record, err error) {
+	boot, _, n, ok, newer := parseJournalHeader(data)
+	if newer {
+		return "", nil, fmt.Errorf("the journal: %w", ErrNewerFormat)
 	}
-	recs, _ = readRecords(data[n:], false)
-	return boot, recs
+	if !ok {
+		return "", nil, nil
+	}
+	recs, _, err = readRecords(data[n:], false)
+	return boot, recs, err
 }
 
 // readRecords decodes the whole records at the start of data and returns them
-// with the bytes they took. A foreign journal (another repository's, read for a
-// local-path remote) is not trusted: each object must hash to its name and be
-// at most largeObject bytes, or the records end there.
-func readRecords(data []byte, foreign bool) (recs []record, used int) {
+// with the bytes they took. What follows the last whole record is a torn tail
+// (a write cut off before it was acknowledged), except a whole, checksummed
+// record of a kind this build does not know: that is a newer memvault's, and
+// the error wraps ErrNewerFormat. A foreign journal (another repository's,
+// read for a local-path remote) is not trusted: each object must hash to its
+// name and be at most largeObject bytes, or the records end there.
+func readRecords(data []byte, foreign bool) (recs []record, used int, err error) {
 	for len(data)-used >= 12 {
 		d := data[used:]
 		magic := binary.BigEndian.Uint32(d)
-		if magic != recordMagic && magic != refRecordMagic && magic != objRecordMagic {
-			break
-		}
 		n := int(binary.BigEndian.Uint32(d[4:]))
-		if len(d)-12 < n {
+		if magic>>8 != recordFamily || len(d)-12 < n {
 			break
 		}
 		p := d[12 : 12+n]
 		if crc32.Checksum(p, crcTable) != binary.BigEndian.Uint32(d[8:]) {
 			break
+		}
+		if magic != recordMagic && magic != refRecordMagic && magic != objRecordMagic {
+			return recs, used, fmt.Errorf("a journal record of kind %q: %w", d[:4], ErrNewerFormat)
 		}
 		rec, ok := decodeRecord(magic, p, foreign)
 		if !ok {
@@ -325,7 +369,7 @@ func readRecords(data []byte, foreign bool) (recs []record, used int) {
 		recs = append(recs, rec)
 		used += 12 + n
 	}
-	return recs, used
+	return recs, used, nil
 }
 
 func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
@@ -339,6 +383,12 @@ func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
 			return rec, false
 		}
 		rec.ref, p = plumbing.ReferenceName(p[2:2+n]), p[2+n:]
+		// The name becomes a path when the ref's file is written: a damaged
+		// or crafted record must not name a file outside refs/.
+		name, ok := strings.CutPrefix(string(rec.ref), "refs/")
+		if !ok || CheckRefName(name) != nil {
+			return rec, false
+		}
 	}
 	if len(p) < 44 {
 		return rec, false
@@ -434,68 +484,30 @@ func inflateExactly(z []byte, size int) ([]byte, bool) {
 	return data, true
 }
 
-// recoverIfNeeded replays the journal when it holds records from an earlier boot.
+// recoverIfNeeded completes what a writer that was killed, or lost its
+// machine, left in the journal: its objects go into a pack and the refs it
+// moved take their newest values in their files, for git. memvault's own
+// readers need none of it (they read the journal), so it is left to the
+// process that holds the writer lock, if one does.
 func (r *Repo) recoverIfNeeded() error {
 	if r.readOnly {
 		return nil // nothing can be rewritten: readers read the journal itself
 	}
-	f, err := os.Open(r.journalPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	if _, _, err := r.jobjs.refresh(r.journalPath()); errors.Is(err, ErrNewerFormat) {
+		return nil // readable as far as this build can; Lock refuses to write
+	} else if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
-	f.Close()
-	boot, _, hn, ok := parseJournalHeader(head[:n])
-	if !ok || n <= hn || (boot == bootID() && boot != "") {
-		return nil // no record, or written since this boot: the page cache holds it all
+	if _, _, empty := r.jobjs.snapshot(); empty {
+		return nil
 	}
-	return r.replay()
-}
-
-// replay completes what a crash may have cut short, under the lock: the
-// journal's objects go into a pack and each ref it moved takes its newest value.
-func (r *Repo) replay() error {
-	unlock, err := r.lock(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	unlock, err := r.lock(ctx)
 	if err != nil {
-		return err
+		return nil // a live writer holds it, and flushes
 	}
 	defer unlock()
-	data, err := os.ReadFile(r.journalPath())
-	if err != nil {
-		return fmt.Errorf("gitlog: journal: %w", err)
-	}
-	_, recs := readJournal(data)
-	if len(recs) == 0 {
-		return nil
-	}
-	chains := map[plumbing.ReferenceName]map[Hash]bool{}
-	last := map[plumbing.ReferenceName]Hash{}
-	var refs []plumbing.ReferenceName
-	for _, rec := range recs {
-		chain := chains[rec.ref]
-		if chain == nil {
-			chain = map[Hash]bool{}
-			chains[rec.ref] = chain
-			refs = append(refs, rec.ref)
-		}
-		chain[rec.old], chain[rec.new] = true, true
-		last[rec.ref] = rec.new
-	}
-	// A ref that still holds a value the journal knows was moved on (or lost its
-	// file) takes the journal's newest; one that was moved some other way is left.
-	for _, ref := range refs {
-		cur, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(string(ref))))
-		curHash := plumbing.NewHash(string(bytes.TrimSpace(cur)))
-		if err != nil || len(bytes.TrimSpace(cur)) != 40 || chains[ref][curHash] {
-			if err := r.writeRef(ref, last[ref]); err != nil {
-				return fmt.Errorf("gitlog: replay journal: %w", err)
-			}
-		}
-	}
 	_, err = r.flushJournal(context.Background(), false)
 	return err
 }

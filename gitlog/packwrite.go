@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -30,6 +31,7 @@ type packBuilder struct {
 	off  int64
 	seen map[Hash]bool
 	buf  []byte // for copying entries
+	name Hash   // the pack's checksum, which names it, once finished
 }
 
 func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, error) {
@@ -122,6 +124,7 @@ func (b *packBuilder) finish() error {
 	}
 	var sum Hash
 	copy(sum[:], b.sum.Sum(nil))
+	b.name = sum
 	if _, err := b.sink.Write(sum[:]); err != nil {
 		b.sink.abort()
 		return err
@@ -182,18 +185,21 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 	return b.finish()
 }
 
-// mergePacks writes the objects of packs as one new pack. A whole object's
+// mergePacks writes the objects of packs as one new pack and returns its path
+// without ".pack". That may be the path of one of packs: a pack's name is its
+// checksum, and merging a pack with others whose objects it holds already
+// writes it again, byte for byte. A whole object's
 // entry is copied as it is, checked against the CRC-32 its index holds: no
 // inflating, no compressing, so merging a big pack costs little more than
 // copying its bytes. A delta (in a fetched pack) is resolved and written whole,
 // streamed.
-func (r *Repo) mergePacks(ctx context.Context, packs []packFile) error {
+func (r *Repo) mergePacks(ctx context.Context, packs []packFile) (string, error) {
 	lists := make([][]packEntry, len(packs))
 	unique := map[Hash]bool{}
 	for i, p := range packs {
 		es, err := packEntries(p)
 		if err != nil {
-			return err
+			return "", err
 		}
 		for _, e := range es {
 			unique[e.hash] = true
@@ -202,15 +208,18 @@ func (r *Repo) mergePacks(ctx context.Context, packs []packFile) error {
 	}
 	b, err := r.newPackBuilder(ctx, len(unique))
 	if err != nil {
-		return err
+		return "", err
 	}
 	for i, p := range packs {
 		if err := r.copyEntries(b, p, lists[i]); err != nil {
 			b.sink.abort()
-			return fmt.Errorf("gitlog: pack: %w", err)
+			return "", fmt.Errorf("gitlog: pack: %w", err)
 		}
 	}
-	return b.finish()
+	if err := b.finish(); err != nil {
+		return "", err
+	}
+	return filepath.Join(r.dir, "objects", "pack", "pack-"+b.name.String()), nil
 }
 
 // packEntry is where an object's entry stands in a pack, and the CRC-32 of its

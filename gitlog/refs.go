@@ -3,7 +3,9 @@ package gitlog
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -18,8 +20,32 @@ const TagPrefix = "refs/tags/"
 // ErrBadRefName: a name git would refuse for a ref.
 var ErrBadRefName = errors.New("not a valid ref name")
 
-// Ref returns the object ref names, or ZeroHash when it does not exist.
+// Ref returns the object ref names, or ZeroHash when it does not exist. A move
+// still in the journal comes first: the ref's file, which git reads, takes it
+// only once a flush has packed the objects it needs (see flushJournal).
 func (r *Repo) Ref(name plumbing.ReferenceName) (Hash, error) {
+	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
+		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", name, err)
+	}
+	if h, ok := r.jobjs.ref(name); ok {
+		return h, nil
+	}
+	return r.fileRef(name)
+}
+
+// fileRef returns what the ref's file (or packed-refs) says, as git reads it.
+func (r *Repo) fileRef(name plumbing.ReferenceName) (Hash, error) {
+	// A loose ref is read with one open; go-git's reader checks each folder
+	// of the path first (seven system calls). Anything else (packed refs, a
+	// damaged file) goes through go-git.
+	var buf [64]byte
+	if f, err := os.Open(r.refPath(name)); err == nil {
+		n, _ := io.ReadFull(f, buf[:])
+		f.Close()
+		if line := strings.TrimRight(string(buf[:n]), "\r\n"); len(line) == 40 && isHex(line) {
+			return plumbing.NewHash(line), nil
+		}
+	}
 	ref, err := r.st.Reference(name)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return ZeroHash, nil
@@ -115,28 +141,52 @@ func (r *Repo) LookupTag(name string) (Tag, error) {
 
 // Tags returns every tag, sorted by name.
 func (r *Repo) Tags() ([]Tag, error) {
-	iter, err := r.st.IterReferences()
+	refs, err := r.refsWithPrefix(TagPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: list tags: %w", err)
 	}
 	var tags []Tag
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		name, ok := strings.CutPrefix(string(ref.Name()), TagPrefix)
-		if !ok || ref.Type() != plumbing.HashReference {
-			return nil
-		}
-		t, err := r.peelTag(name, ref.Hash())
+	for name, h := range refs {
+		t, err := r.peelTag(strings.TrimPrefix(string(name), TagPrefix), h)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tags = append(tags, t)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
+	return tags, nil
+}
+
+// refsWithPrefix returns the refs whose names start with prefix, as Ref reads
+// each: the journal's moves over the files.
+func (r *Repo) refsWithPrefix(prefix string) (map[plumbing.ReferenceName]Hash, error) {
+	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
+		return nil, err
+	}
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil, err
+	}
+	refs := map[plumbing.ReferenceName]Hash{}
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if strings.HasPrefix(string(ref.Name()), prefix) && ref.Type() == plumbing.HashReference {
+			refs[ref.Name()] = ref.Hash()
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(tags, func(i, j int) bool { return tags[i].Name < tags[j].Name })
-	return tags, nil
+	for _, m := range r.jobjs.moves() {
+		switch {
+		case !strings.HasPrefix(string(m.name), prefix):
+		case m.new.IsZero():
+			delete(refs, m.name)
+		default:
+			refs[m.name] = m.new
+		}
+	}
+	return refs, nil
 }
 
 // peelTag reads what the tag ref name holds: an annotated tag object or, for a

@@ -1,9 +1,11 @@
 package gitlog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -49,47 +51,61 @@ func (r *Repo) AddRemote(name, rawURL string) error {
 	if rawURL == "" {
 		return fmt.Errorf("gitlog: remote %s: empty URL", name)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cfg, err := r.st.Config()
-	if err != nil {
-		return fmt.Errorf("gitlog: read config: %w", err)
-	}
-	if _, ok := cfg.Remotes[name]; ok {
-		return fmt.Errorf("gitlog: remote %s: %w", name, ErrRemoteExists)
-	}
-	cfg.Remotes[name] = &config.RemoteConfig{
-		Name:  name,
-		URLs:  []string{rawURL},
-		Fetch: []config.RefSpec{config.RefSpec("+" + string(Branch) + ":" + string(RemoteRef(name)))},
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("gitlog: remote %s: %w", name, err)
-	}
-	if err := r.st.SetConfig(cfg); err != nil {
-		return fmt.Errorf("gitlog: write config: %w", err)
-	}
-	return nil
+	return r.updateConfig(func(cfg *config.Config) error {
+		if _, ok := cfg.Remotes[name]; ok {
+			return fmt.Errorf("gitlog: remote %s: %w", name, ErrRemoteExists)
+		}
+		cfg.Remotes[name] = &config.RemoteConfig{
+			Name:  name,
+			URLs:  []string{rawURL},
+			Fetch: []config.RefSpec{config.RefSpec("+" + string(Branch) + ":" + string(RemoteRef(name)))},
+		}
+		return nil
+	})
 }
 
 // RemoveRemote forgets remote name and its fetched branch. The error wraps
 // ErrNoRemote if there is no such remote.
 func (r *Repo) RemoveRemote(name string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	return r.updateConfig(func(cfg *config.Config) error {
+		if _, ok := cfg.Remotes[name]; !ok {
+			return fmt.Errorf("gitlog: remote %s: %w", name, ErrNoRemote)
+		}
+		delete(cfg.Remotes, name)
+		h, err := r.Ref(RemoteRef(name))
+		if err != nil || h.IsZero() {
+			return err
+		}
+		return r.persist(RemoteRef(name), h, ZeroHash, nil)
+	})
+}
+
+// updateConfig changes the repository's config with change, under the writer
+// lock so that no other process's change is lost, and by rename so that a
+// crash leaves the old config or the new one whole. change runs under the lock
+// too.
+func (r *Repo) updateConfig(change func(*config.Config) error) error {
+	unlock, err := r.lock(context.Background())
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	cfg, err := r.st.Config()
 	if err != nil {
 		return fmt.Errorf("gitlog: read config: %w", err)
 	}
-	if _, ok := cfg.Remotes[name]; !ok {
-		return fmt.Errorf("gitlog: remote %s: %w", name, ErrNoRemote)
+	if err := change(cfg); err != nil {
+		return err
 	}
-	delete(cfg.Remotes, name)
-	if err := r.st.SetConfig(cfg); err != nil {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("gitlog: config: %w", err)
+	}
+	data, err := cfg.Marshal()
+	if err != nil {
+		return fmt.Errorf("gitlog: config: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(r.dir, "config"), data, 0o644, true); err != nil {
 		return fmt.Errorf("gitlog: write config: %w", err)
-	}
-	if err := r.st.RemoveReference(RemoteRef(name)); err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return fmt.Errorf("gitlog: remove %s: %w", RemoteRef(name), err)
 	}
 	return nil
 }

@@ -5,8 +5,9 @@
 //
 // A commit is acknowledged only once it is durable: its objects and the new value
 // of the branch are appended to a journal that is synced to disk before Commit
-// returns (see journal.go), so a crash never loses an acknowledged commit and never
-// leaves the branch pointing at a missing object.
+// returns (see journal.go), so a crash never loses an acknowledged commit. The
+// branch's file, which git reads, moves only once the objects it needs are in
+// a pack: git can read the repository at every instant.
 package gitlog
 
 import (
@@ -243,27 +244,7 @@ func (r *Repo) closeFiles() error {
 }
 
 // Head returns the commit Branch points at, or ZeroHash before the first commit.
-func (r *Repo) Head() (Hash, error) {
-	// A loose ref, as every commit leaves it, is read with one open; go-git's
-	// reader checks each folder of the path first (seven system calls). Anything
-	// else (packed refs, a damaged file) goes through go-git.
-	var buf [64]byte
-	if f, err := os.Open(filepath.Join(r.dir, filepath.FromSlash(string(Branch)))); err == nil {
-		n, _ := io.ReadFull(f, buf[:])
-		f.Close()
-		if line := strings.TrimRight(string(buf[:n]), "\r\n"); len(line) == 40 && isHex(line) {
-			return plumbing.NewHash(line), nil
-		}
-	}
-	ref, err := r.st.Reference(Branch)
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return ZeroHash, nil
-	}
-	if err != nil {
-		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", Branch, err)
-	}
-	return ref.Hash(), nil
-}
+func (r *Repo) Head() (Hash, error) { return r.Ref(Branch) }
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -371,16 +352,27 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	if es, ok := r.trees.get(h); ok {
 		return es, nil
 	}
-	o, err := r.typed(plumbing.TreeObject, h, maxStruct)
-	if err != nil {
-		return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
-	}
 	var t object.Tree
-	r.readMu.Lock()
-	err = t.Decode(o)
-	r.readMu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
+	for try := 0; ; try++ {
+		o, err := r.typed(plumbing.TreeObject, h, maxStruct)
+		if err != nil {
+			return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
+		}
+		t = object.Tree{}
+		r.readMu.Lock()
+		err = t.Decode(o)
+		// A large tree is read from its pack only now: a packer may have
+		// merged that pack away since the lookup. Look for it again.
+		if err != nil && try < lookTries && lookAgain(err) {
+			r.st.Reindex()
+			r.readMu.Unlock()
+			continue
+		}
+		r.readMu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
+		}
+		break
 	}
 	es := make([]Entry, len(t.Entries))
 	for i, te := range t.Entries {

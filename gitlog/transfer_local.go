@@ -14,7 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -116,36 +115,41 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 // later dropped the other's commits), syncs nothing (a shared folder could lose
 // an acknowledged push in a power cut), and reads the pack a few bytes at a time.
 //
-// An flock on the repository's config file (git never flocks it) serializes
-// memvault's pushes to it. Under it, each ref must still hold the old value the
-// push names; the pack goes in through a packSink, whole and synced, and then the
-// refs move, each synced too.
+// The repository is opened as memvault opens its own vaults, and the push is a
+// write like any other there: under its writer lock, each ref must still hold
+// the old value the push names (as memvault reads it, its journal included);
+// the pack goes in whole and synced; the refs move through its journal, and the
+// journal is flushed so that git reads the pushed branch at once.
 type localReceive struct {
 	transport.ReceivePackSession
 	dir string
 	sto storer.ReferenceStorer
 }
 
-func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
-	f, err := os.Open(filepath.Join(s.dir, "config"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close() // and so unlocked
-	if err := lockFileWait(f); err != nil {
-		return nil, fmt.Errorf("gitlog: lock %s: %w", s.dir, err)
-	}
-	rs := &packp.ReportStatus{UnpackStatus: "ok"}
+func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (rs *packp.ReportStatus, err error) {
 	for _, c := range req.Commands {
 		if !strings.HasPrefix(string(c.Name), "refs/heads/") || c.New.IsZero() {
 			return nil, fmt.Errorf("gitlog: a push to a local path updates branches only, not %s", c.Name)
 		}
-		var cur Hash
-		ref, err := s.sto.Reference(c.Name)
-		switch {
-		case err == nil:
-			cur = ref.Hash()
-		case !errors.Is(err, plumbing.ErrReferenceNotFound):
+	}
+	r, err := Open(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			rs, err = nil, cerr
+		}
+	}()
+	unlock, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rs = &packp.ReportStatus{UnpackStatus: "ok"}
+	for _, c := range req.Commands {
+		cur, err := r.Ref(c.Name)
+		if err != nil {
 			return nil, err
 		}
 		if cur != c.Old {
@@ -155,7 +159,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: "ok"})
 	}
 	if req.Packfile != nil {
-		sink, err := newPackSink(s.dir, nil)
+		sink, err := r.newPackSink()
 		if err != nil {
 			return nil, err
 		}
@@ -168,14 +172,12 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		}
 	}
 	for _, c := range req.Commands {
-		p := filepath.Join(s.dir, filepath.FromSlash(string(c.Name)))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := r.persist(c.Name, c.Old, c.New, nil); err != nil {
 			return nil, err
 		}
-		// The temporary file outside refs/, where it would be a ref itself.
-		if err := writeFileAtomicVia(s.dir, p, []byte(c.New.String()+"\n"), 0o644, true); err != nil {
-			return nil, err
-		}
+	}
+	if _, err := r.flushJournal(ctx, false); err != nil {
+		return nil, err
 	}
 	return rs, nil
 }

@@ -7,9 +7,10 @@ package gitlog
 // A branch moves in one of two ways. memvault (and git) write the new value to a
 // temporary file and rename it onto refs/heads/NAME, which refs/heads sees as
 // IN_MOVED_TO; git pack-refs and a push may rewrite packed-refs instead, seen in
-// the repository's directory. The journal needs no watch of its own: replaying
-// it moves the branch the same way. Watches are not recursive, so the many
-// object files a commit writes raise no events.
+// the repository's directory. memvault itself moves a branch first in its
+// journal (memvault/journal), with an append, seen as IN_MODIFY; the branch's
+// file follows at the next flush. Watches are not recursive, so the pack files
+// a flush writes raise no events.
 
 import (
 	"context"
@@ -22,7 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const watchMask = unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE
+const watchMask = unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY
 
 func (r *Repo) watch(ctx context.Context) (<-chan struct{}, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
@@ -39,6 +40,7 @@ func (r *Repo) watch(ctx context.Context) (<-chan struct{}, error) {
 	}{
 		{r.dir, func(n string) bool { return n == "packed-refs" || n == "HEAD" }},
 		{filepath.Join(r.dir, "refs", "heads"), func(n string) bool { return !strings.HasSuffix(n, ".lock") }},
+		{filepath.Join(r.dir, stateDir), func(n string) bool { return n == journalName }},
 	}
 	for _, d := range dirs {
 		wd, err := unix.InotifyAddWatch(fd, d.path, watchMask)
