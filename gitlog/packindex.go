@@ -2,140 +2,131 @@ package gitlog
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
+// Errors of indexPack that tests branch on; both fail the fetch.
+var (
+	// errDeltaBase: a delta whose base is not in the pack (a thin pack, or
+	// deltas that name each other).
+	errDeltaBase = errors.New("a delta whose base is not in the pack")
+	// errDeltaDepth: a delta chain deeper than git ever makes.
+	errDeltaDepth = errors.New("a delta chain deeper than git makes")
+)
+
+// maxDeltaObject bounds a delta, its base and its result: deltas are of
+// trees and small files (ciphertext does not delta).
+const maxDeltaObject = 2 * maxStruct
+
+// maxDeltaDepth bounds a chain of deltas: git's pack-objects makes them at
+// most 4095 deep (it caps --depth there), so a deeper one is not git's.
+const maxDeltaDepth = 4095
+
+// deltaCacheBudget bounds the resolved contents indexPack keeps for the
+// deltas still to come (git's delta base cache plays the same part). Above
+// it the contents nearest the root are dropped, and made again from the
+// nearest one kept if they are needed again.
+const deltaCacheBudget = 32 << 20
+
 // indexPack names every object of the pack in r and returns the pack's index
-// and checksum, in bounded memory. go-git's parser read every object of a
-// pack whole into memory a second time, after hashing it, to resolve deltas:
-// a remote's zlib bomb of a gigabyte cost a gigabyte. Here a whole object is
-// streamed into its hash and never held; only deltas are resolved in memory,
-// and a delta, its base or its result above maxDeltaObject fails the index
-// (and so the fetch, which then moves nothing).
-func indexPack(r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
-	s := packfile.NewScanner(r)
-	_, count, err := s.Header()
+// and checksum, in bounded memory and in time linear in the pack. go-git's
+// parser read every object of a pack whole into memory a second time, after
+// hashing it, to resolve deltas: a remote's zlib bomb of a gigabyte cost a
+// gigabyte. Here a whole object is streamed into its hash and never held;
+// only deltas are resolved in memory, and a delta, its base or its result
+// above maxDeltaObject fails the index (and so the fetch, which then moves
+// nothing), with an error wrapping ErrTooLarge. Resolving each delta from its
+// chain's root, as this once did, cost a chain of n deltas n²/2 applications:
+// a remote's file edited 300 times and packed as one chain took 40 seconds.
+// So deltas are resolved as git's index-pack does, once each, walking the
+// tree of deltas under each base. A chain deeper than maxDeltaDepth, a delta
+// whose base is not in the pack and deltas that name each other fail the
+// index. ctx is checked as it goes: a cancelled fetch stops here too.
+func indexPack(ctx context.Context, r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
+	x := &packIndexer{budget: deltaCacheBudget}
+	return x.index(ctx, r)
+}
+
+// indexEntry is what packIndexer keeps of an object until the index is
+// written: never its content.
+type indexEntry struct {
+	offset   int64
+	size     int64               // inflated; of a delta, its instructions
+	stored   plumbing.ObjectType // as in the pack: a delta's is OFS or REF
+	typ      plumbing.ObjectType // a delta's is its base's, once resolved
+	baseOfs  int64               // an OFS delta's base
+	baseRef  Hash                // a REF delta's base
+	hash     Hash
+	crc      uint32
+	resolved bool // named: a whole object, or a delta applied
+}
+
+func (e *indexEntry) isDelta() bool {
+	return e.stored == plumbing.OFSDeltaObject || e.stored == plumbing.REFDeltaObject
+}
+
+// deltaFrame is one object on the path from a base down to the delta being
+// resolved, with the children it has still to resolve.
+type deltaFrame struct {
+	obj        int    // index into packIndexer.objs
+	data       []byte // its content, if held
+	held       bool
+	ofs, ofsTo int // its OFS children not yet resolved: byOfs[ofs:ofsTo]
+	ref, refTo int // its REF children not yet resolved: byRef[ref:refTo]
+}
+
+// indexStats counts the work of an index, for tests and benchmarks.
+type indexStats struct {
+	applied    int   // deltas resolved (each once)
+	recomputed int   // delta applications to make again a dropped content
+	peakHeld   int64 // most bytes of resolved content held at once
+}
+
+// packIndexer resolves the deltas of one pack.
+type packIndexer struct {
+	budget int64 // bytes of resolved content kept for later deltas
+	s      *packfile.Scanner
+	objs   []indexEntry
+	byOfs  []int // OFS deltas, by base offset
+	byRef  []int // REF deltas, by base name
+	stack  []deltaFrame
+	low    int   // frames below low hold nothing
+	held   int64 // bytes held by the frames
+	buf    bytes.Buffer
+	stats  indexStats
+}
+
+func (x *packIndexer) index(ctx context.Context, r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
+	x.s = packfile.NewScanner(r)
+	_, count, err := x.s.Header()
 	if err != nil {
 		return nil, ZeroHash, err
 	}
-	type object struct {
-		hdr   *packfile.ObjectHeader
-		typ   plumbing.ObjectType // resolved, for a delta
-		hash  Hash
-		crc   uint32
-		delta []byte // a delta's instructions
+	if err := x.scan(ctx, count); err != nil {
+		return nil, ZeroHash, err
 	}
-	objs := make([]*object, 0, count)
-	byOffset := make(map[int64]*object, count)
-	for i := uint32(0); i < count; i++ {
-		h, err := s.NextObjectHeader()
-		if err != nil {
-			return nil, ZeroHash, err
-		}
-		o := &object{hdr: h, typ: h.Type}
-		switch h.Type {
-		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
-			if h.Length > maxDeltaObject {
-				return nil, ZeroHash, fmt.Errorf("a delta of %d bytes: %w", h.Length, ErrTooLarge)
-			}
-			var buf bytes.Buffer
-			_, o.crc, err = s.NextObject(&buf)
-			o.delta = buf.Bytes()
-		default:
-			hw := plumbing.NewHasher(h.Type, h.Length)
-			_, o.crc, err = s.NextObject(hw)
-			o.hash = hw.Sum()
-		}
-		if err != nil {
-			return nil, ZeroHash, err
-		}
-		objs = append(objs, o)
-		byOffset[h.Offset] = o
-	}
-	sum, err := s.Checksum()
+	sum, err := x.s.Checksum()
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, ZeroHash, err
 	}
-	byHash := make(map[Hash]*object, count)
-	for _, o := range objs {
-		if o.delta == nil {
-			byHash[o.hash] = o
-		}
-	}
-	// content returns o's content, resolving deltas, and its type.
-	var content func(o *object, depth int) ([]byte, plumbing.ObjectType, error)
-	content = func(o *object, depth int) ([]byte, plumbing.ObjectType, error) {
-		if depth > maxDeltaDepth {
-			return nil, 0, errors.New("a delta chain too deep")
-		}
-		if o.delta == nil {
-			if o.hdr.Length > maxDeltaObject {
-				return nil, 0, fmt.Errorf("a delta base of %d bytes: %w", o.hdr.Length, ErrTooLarge)
-			}
-			if _, err := s.SeekObjectHeader(o.hdr.Offset); err != nil {
-				return nil, 0, err
-			}
-			var buf bytes.Buffer
-			if _, _, err := s.NextObject(&buf); err != nil {
-				return nil, 0, err
-			}
-			return buf.Bytes(), o.typ, nil
-		}
-		var base *object
-		if o.hdr.Type == plumbing.OFSDeltaObject {
-			base = byOffset[o.hdr.OffsetReference]
-		} else {
-			base = byHash[o.hdr.Reference]
-		}
-		if base == nil {
-			return nil, 0, errors.New("a delta whose base is not in the pack")
-		}
-		src, typ, err := content(base, depth+1)
-		if err != nil {
-			return nil, 0, err
-		}
-		if n := deltaTargetSize(o.delta); n > maxDeltaObject {
-			return nil, 0, fmt.Errorf("a delta's result of %d bytes: %w", n, ErrTooLarge)
-		}
-		out, err := packfile.PatchDelta(src, o.delta)
-		return out, typ, err
-	}
-	// A REF delta may name a base that is itself a delta: resolve until
-	// every object is named.
-	for pending := true; pending; {
-		pending = false
-		progress := false
-		for _, o := range objs {
-			if o.delta == nil || !o.hash.IsZero() {
-				continue
-			}
-			if o.hdr.Type == plumbing.REFDeltaObject && byHash[o.hdr.Reference] == nil {
-				pending = true
-				continue
-			}
-			data, typ, err := content(o, 0)
-			if err != nil {
-				return nil, ZeroHash, fmt.Errorf("delta at %d: %w", o.hdr.Offset, err)
-			}
-			o.typ, o.hash = typ, plumbing.ComputeHash(typ, data)
-			byHash[o.hash] = o
-			progress = true
-		}
-		if pending && !progress {
-			return nil, ZeroHash, errors.New("a delta whose base is not in the pack")
-		}
+	if err := x.resolve(ctx); err != nil {
+		return nil, ZeroHash, err
 	}
 	iw := new(idxfile.Writer)
 	iw.OnHeader(count)
-	for _, o := range objs {
-		iw.OnInflatedObjectHeader(o.typ, o.hdr.Length, o.hdr.Offset)
-		if err := iw.OnInflatedObjectContent(o.hash, o.hdr.Offset, o.crc, nil); err != nil {
+	for i := range x.objs {
+		o := &x.objs[i]
+		iw.OnInflatedObjectHeader(o.typ, o.size, o.offset)
+		if err := iw.OnInflatedObjectContent(o.hash, o.offset, o.crc, nil); err != nil {
 			return nil, ZeroHash, err
 		}
 	}
@@ -146,12 +137,282 @@ func indexPack(r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
 	return idx, sum, err
 }
 
-// maxDeltaObject bounds a delta, its base and its result: deltas are of
-// trees and small files (ciphertext does not delta).
-const maxDeltaObject = 2 * maxStruct
+// scan reads the pack once, in order: a whole object is streamed into its
+// name, a delta only read past (its instructions are read again when it is
+// resolved, so none is held meanwhile).
+func (x *packIndexer) scan(ctx context.Context, count uint32) error {
+	// The count is the remote's word: grow with what really comes.
+	x.objs = make([]indexEntry, 0, min(count, 1<<16))
+	for i := uint32(0); i < count; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		h, err := x.s.NextObjectHeader()
+		if err != nil {
+			return err
+		}
+		e := indexEntry{offset: h.Offset, size: h.Length, stored: h.Type, typ: h.Type}
+		switch h.Type {
+		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
+			if h.Length > maxDeltaObject {
+				return fmt.Errorf("a delta of %d bytes: %w", h.Length, ErrTooLarge)
+			}
+			e.baseOfs, e.baseRef = h.OffsetReference, h.Reference
+			_, e.crc, err = x.s.NextObject(io.Discard)
+		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+			hw := plumbing.NewHasher(h.Type, h.Length)
+			_, e.crc, err = x.s.NextObject(hw)
+			e.hash, e.resolved = hw.Sum(), true
+		default:
+			return fmt.Errorf("an object of unknown type %d at %d", h.Type, h.Offset)
+		}
+		if err != nil {
+			return err
+		}
+		x.objs = append(x.objs, e)
+	}
+	return nil
+}
 
-// maxDeltaDepth bounds a chain of deltas; git makes them at most 50 deep.
-const maxDeltaDepth = 4096
+// resolve names every delta: each whole object's deltas, and theirs in turn,
+// are applied depth first, once each (git's index-pack walks them the same
+// way). What is not reached from a whole object has no base in the pack.
+func (x *packIndexer) resolve(ctx context.Context) error {
+	for i := range x.objs {
+		switch x.objs[i].stored {
+		case plumbing.OFSDeltaObject:
+			x.byOfs = append(x.byOfs, i)
+		case plumbing.REFDeltaObject:
+			x.byRef = append(x.byRef, i)
+		}
+	}
+	if len(x.byOfs)+len(x.byRef) == 0 {
+		return nil
+	}
+	slices.SortFunc(x.byOfs, func(a, b int) int { return cmp.Compare(x.objs[a].baseOfs, x.objs[b].baseOfs) })
+	slices.SortFunc(x.byRef, func(a, b int) int { return bytes.Compare(x.objs[a].baseRef[:], x.objs[b].baseRef[:]) })
+	for i := range x.objs {
+		if x.objs[i].isDelta() {
+			continue
+		}
+		if err := x.walk(ctx, i); err != nil {
+			return err
+		}
+	}
+	for i := range x.objs {
+		if o := &x.objs[i]; !o.resolved {
+			return fmt.Errorf("delta at %d: %w", o.offset, errDeltaBase)
+		}
+	}
+	return nil
+}
+
+// frame returns the frame of object i, with the range of its children.
+func (x *packIndexer) frame(i int) deltaFrame {
+	o := &x.objs[i]
+	f := deltaFrame{obj: i}
+	f.ofs, f.ofsTo = span(x.byOfs, func(j int) int { return cmp.Compare(x.objs[j].baseOfs, o.offset) })
+	f.ref, f.refTo = span(x.byRef, func(j int) int { return bytes.Compare(x.objs[j].baseRef[:], o.hash[:]) })
+	return f
+}
+
+// span returns the range of the sorted s where c is 0.
+func span(s []int, c func(int) int) (int, int) {
+	lo, _ := slices.BinarySearchFunc(s, 0, func(j, _ int) int { return c(j) })
+	hi := lo
+	for hi < len(s) && c(s[hi]) == 0 {
+		hi++
+	}
+	return lo, hi
+}
+
+// next takes f's next child not yet resolved (a REF delta is named by every
+// object of its base's name, and a delta may make its base again), or
+// reports none left.
+func (x *packIndexer) next(f *deltaFrame) (int, bool) {
+	for f.ref < f.refTo {
+		c := x.byRef[f.ref]
+		f.ref++
+		if !x.objs[c].resolved {
+			return c, true
+		}
+	}
+	for f.ofs < f.ofsTo {
+		c := x.byOfs[f.ofs]
+		f.ofs++
+		if !x.objs[c].resolved {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+func (f *deltaFrame) more() bool { return f.ref < f.refTo || f.ofs < f.ofsTo }
+
+// walk resolves the tree of deltas under the whole object root, depth first.
+// The stack holds the path from root to the delta being resolved; a frame
+// holds its content while it has children left, within the budget.
+func (x *packIndexer) walk(ctx context.Context, root int) error {
+	f := x.frame(root)
+	if !f.more() {
+		return nil
+	}
+	x.stack = append(x.stack[:0], f)
+	x.low = 0
+	defer func() {
+		for i := range x.stack {
+			x.release(i)
+		}
+		x.stack = x.stack[:0]
+	}()
+	for len(x.stack) > 0 {
+		top := len(x.stack) - 1
+		c, ok := x.next(&x.stack[top])
+		if !ok {
+			x.release(top)
+			x.stack = x.stack[:top]
+			x.low = min(x.low, max(top-1, 0))
+			continue
+		}
+		if len(x.stack) > maxDeltaDepth {
+			return fmt.Errorf("delta at %d: %w", x.objs[c].offset, errDeltaDepth)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		base, err := x.content(top)
+		if err != nil {
+			return err
+		}
+		data, err := x.apply(c, base)
+		if err != nil {
+			return err
+		}
+		// A base's content is not needed once its last child is made.
+		if !x.stack[top].more() {
+			x.release(top)
+		}
+		o := &x.objs[c]
+		o.typ = x.objs[x.stack[0].obj].typ
+		o.hash = plumbing.ComputeHash(o.typ, data)
+		o.resolved = true
+		x.stats.applied++
+		f := x.frame(c)
+		if !f.more() {
+			continue // a leaf: its content is needed no more
+		}
+		x.stack = append(x.stack, f)
+		x.hold(len(x.stack)-1, data)
+		x.prune()
+	}
+	return nil
+}
+
+// content returns the content of the frame at level, making it again from
+// the nearest frame above that holds its own (or from the pack, for the
+// root) if it was dropped.
+func (x *packIndexer) content(level int) ([]byte, error) {
+	if f := &x.stack[level]; f.held {
+		return f.data, nil
+	}
+	j := level
+	for j > 0 && !x.stack[j].held {
+		j--
+	}
+	var data []byte
+	if x.stack[j].held {
+		data = x.stack[j].data
+	} else {
+		var err error
+		if data, err = x.readWhole(x.stack[j].obj); err != nil {
+			return nil, err
+		}
+	}
+	for k := j + 1; k <= level; k++ {
+		var err error
+		if data, err = x.apply(x.stack[k].obj, data); err != nil {
+			return nil, err
+		}
+		x.stats.recomputed++
+	}
+	x.hold(level, data)
+	return data, nil
+}
+
+// readWhole reads a whole object's content from the pack, as a base.
+func (x *packIndexer) readWhole(i int) ([]byte, error) {
+	o := &x.objs[i]
+	if o.size > maxDeltaObject {
+		return nil, fmt.Errorf("a delta base of %d bytes: %w", o.size, ErrTooLarge)
+	}
+	if _, err := x.s.SeekObjectHeader(o.offset); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, o.size))
+	if _, _, err := x.s.NextObject(buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// apply reads delta i's instructions from the pack again and applies them
+// to base.
+func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
+	o := &x.objs[i]
+	if _, err := x.s.SeekObjectHeader(o.offset); err != nil {
+		return nil, err
+	}
+	x.buf.Reset()
+	x.buf.Grow(int(o.size))
+	if _, _, err := x.s.NextObject(&x.buf); err != nil {
+		return nil, fmt.Errorf("delta at %d: %w", o.offset, err)
+	}
+	delta := x.buf.Bytes()
+	if x.buf.Cap() > 1<<20 {
+		x.buf = bytes.Buffer{} // a large delta's buffer is not kept for the next
+	}
+	if n := deltaTargetSize(delta); n > maxDeltaObject {
+		return nil, fmt.Errorf("a delta's result of %d bytes: %w", n, ErrTooLarge)
+	}
+	out, err := packfile.PatchDelta(base, delta)
+	if err != nil {
+		return nil, fmt.Errorf("delta at %d: %w", o.offset, err)
+	}
+	return out, nil
+}
+
+// hold keeps data as the content of the frame at level.
+func (x *packIndexer) hold(level int, data []byte) {
+	f := &x.stack[level]
+	if f.held {
+		return
+	}
+	f.data, f.held = data, true
+	x.held += int64(len(data))
+	x.stats.peakHeld = max(x.stats.peakHeld, x.held)
+	x.low = min(x.low, level)
+}
+
+// release drops the content of the frame at level.
+func (x *packIndexer) release(level int) {
+	f := &x.stack[level]
+	if !f.held {
+		return
+	}
+	x.held -= int64(len(f.data))
+	f.data, f.held = nil, false
+}
+
+// prune drops contents, those nearest the root first, until what is held
+// fits the budget or only the top frame holds any: the top's is needed next.
+func (x *packIndexer) prune() {
+	for x.held > x.budget && x.low < len(x.stack)-1 {
+		x.release(x.low)
+		x.low++
+	}
+}
 
 // deltaTargetSize reads the size of a delta's result from its header: two
 // little-endian base-128 numbers, the base's size and the result's.

@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestIndexPackMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, _, err := indexPack(f)
+	got, _, err := indexPack(context.Background(), f)
 	if err != nil {
 		t.Fatalf("indexPack: %v", err)
 	}

@@ -2,6 +2,7 @@ package gitlog
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,11 @@ type packSink struct {
 	started int64  // bytes whose writeback was started
 	done    func() // called once the pack is in place
 	meter   *meter // nil for none
+	// ctx bounds the indexing in Close, set by the sink's creator when it
+	// has one (nil: none): go-git closes the sink of a fetch through
+	// io.Closer, which takes no context, so a cancelled fetch could
+	// otherwise index a hostile pack to the end.
+	ctx context.Context
 }
 
 // newPackSink receives a pack into the repository at dir.
@@ -108,7 +114,11 @@ func (s *packSink) install() error {
 	if _, err := s.f.Seek(0, 0); err != nil {
 		return err
 	}
-	idx, sum, err := indexPack(s.f)
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	idx, sum, err := indexPack(ctx, s.f)
 	if err != nil {
 		return err
 	}
