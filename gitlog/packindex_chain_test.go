@@ -385,3 +385,30 @@ func TestIndexPackCancelled(t *testing.T) {
 		t.Errorf("indexPack applied %d deltas once cancelled", x.stats.applied)
 	}
 }
+
+// TestPackSinkCancelled: a sink given its fetch's context stops indexing once
+// the fetch is cancelled, and installs nothing.
+func TestPackSinkCancelled(t *testing.T) {
+	dir := t.TempDir()
+	packDir := filepath.Join(dir, "objects", "pack")
+	if err := os.MkdirAll(packDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newPackSink(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.ctx = ctx
+	pack, _ := chainPack(t, 10)
+	if _, err := s.Write(pack); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close of a cancelled sink: %v, want %v", err, context.Canceled)
+	}
+	if left, _ := os.ReadDir(packDir); len(left) != 0 {
+		t.Errorf("a cancelled sink left %d files in objects/pack", len(left))
+	}
+}
