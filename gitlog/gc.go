@@ -133,7 +133,7 @@ func (r *Repo) packLoose(ctx context.Context) (int, error) {
 // writeNewPack writes the objects hs, read through the repository, as one new
 // pack.
 func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
-	sink, err := r.newPackSink()
+	sink, err := r.newPackSink(ctx)
 	if err != nil {
 		return err
 	}

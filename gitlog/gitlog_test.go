@@ -426,7 +426,7 @@ func TestCaptureFindsJournal(t *testing.T) {
 	defer r.Close()
 	h := commit(t, w, Change{Op: Put, Path: "a", Data: []byte("1")})
 	for name, repo := range map[string]*Repo{"writer": w, "other process": r} {
-		s := newCapture(repo, nil)
+		s := newCapture(context.Background(), repo, nil)
 		if err := s.HasEncodedObject(h); err != nil {
 			t.Errorf("%s: HasEncodedObject(journal commit) = %v", name, err)
 		}

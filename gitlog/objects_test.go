@@ -184,7 +184,7 @@ func TestPackSink(t *testing.T) {
 	defer dst.Close()
 	packDir := filepath.Join(dst.Dir(), "objects", "pack")
 	for _, n := range []int{pack.Len() / 2, pack.Len() - 1} {
-		s, err := dst.newPackSink()
+		s, err := dst.newPackSink(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestPackSink(t *testing.T) {
 			t.Errorf("a cut-off pack left %v behind", left)
 		}
 	}
-	s, err := dst.newPackSink()
+	s, err := dst.newPackSink(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,13 +43,18 @@ func newPackSink(dir string, done func()) (*packSink, error) {
 	return &packSink{f: f, done: done}, nil
 }
 
-// newPackSink receives a pack into r, which then looks for objects in it.
-func (r *Repo) newPackSink() (*packSink, error) {
-	return newPackSink(r.dir, func() {
+// newPackSink receives a pack into r, which then looks for objects in it. The
+// indexing of a received pack stops when ctx is done.
+func (r *Repo) newPackSink(ctx context.Context) (*packSink, error) {
+	s, err := newPackSink(r.dir, func() {
 		r.readMu.Lock()
 		r.st.Reindex()
 		r.readMu.Unlock()
 	})
+	if err == nil {
+		s.ctx = ctx
+	}
+	return s, err
 }
 
 func (s *packSink) Write(p []byte) (int, error) {

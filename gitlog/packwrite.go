@@ -35,7 +35,7 @@ type packBuilder struct {
 }
 
 func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, error) {
-	sink, err := r.newPackSink()
+	sink, err := r.newPackSink(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -50,11 +50,14 @@ type captureRefs struct {
 	r        *Repo
 	refs     map[plumbing.ReferenceName]Hash
 	progress io.Writer // where the received pack is metered; nil for nowhere
+	// ctx is the fetch's: go-git closes the pack sink through io.Closer,
+	// which takes none, and the indexing must stop with the fetch.
+	ctx context.Context
 }
 
-func newCapture(r *Repo, progress io.Writer) *captureRefs {
+func newCapture(ctx context.Context, r *Repo, progress io.Writer) *captureRefs {
 	r.jobjs.refresh(r.journalPath()) // best effort: a miss only fetches again what is here
-	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}, progress: progress}
+	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}, progress: progress, ctx: ctx}
 }
 
 func (s *captureRefs) SetReference(ref *plumbing.Reference) error {
@@ -112,7 +115,7 @@ func (s *captureRefs) EncodedObjectSize(h Hash) (int64, error) {
 
 // PackfileWriter makes go-git hand over the fetched pack as it comes.
 func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) {
-	sink, err := s.r.newPackSink()
+	sink, err := s.r.newPackSink(s.ctx)
 	if err == nil {
 		sink.meter = newMeter(s.progress, "Receiving")
 	}
@@ -133,7 +136,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	st := newCapture(r, opts.Progress)
+	st := newCapture(ctx, r, opts.Progress)
 	rem := git.NewRemote(st, rc)
 	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
 	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })

@@ -159,7 +159,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: "ok"})
 	}
 	if req.Packfile != nil {
-		sink, err := r.newPackSink()
+		sink, err := r.newPackSink(ctx)
 		if err != nil {
 			return nil, err
 		}
