@@ -70,7 +70,7 @@ func (r *Repo) packLoosePhase(ctx context.Context, wait bool) (int, error) {
 // packLock takes the lock file name in memvault/. With wait it waits for
 // another packer to finish; without, ok is false while one runs.
 func (r *Repo) packLock(ctx context.Context, name string, wait bool) (unlock func(), ok bool, err error) {
-	f, err := os.OpenFile(filepath.Join(r.dir, stateDir, name), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := r.disk.openFile(filepath.Join(r.dir, stateDir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("gitlog: pack: %w", err)
 	}
@@ -107,7 +107,7 @@ func (r *Repo) removeStaleTemps() {
 	tmps, _ := filepath.Glob(filepath.Join(r.dir, "objects", "pack", "tmp_*"))
 	for _, f := range tmps {
 		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > staleAfter {
-			os.Remove(f)
+			r.disk.remove(f)
 		}
 	}
 }
@@ -122,10 +122,10 @@ func (r *Repo) packLoose(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, f := range files {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+		if err := r.disk.remove(f); err != nil && !os.IsNotExist(err) {
 			return 0, fmt.Errorf("gitlog: pack: %w", err)
 		}
-		os.Remove(filepath.Dir(f)) // once empty
+		r.disk.remove(filepath.Dir(f)) // once empty
 	}
 	return len(hs), nil
 }

@@ -50,7 +50,7 @@ func (r *Repo) consolidate(ctx context.Context) error {
 			continue
 		}
 		for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
-			if err := os.Remove(p.base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := r.disk.remove(p.base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("gitlog: pack: %w", err)
 			}
 		}

@@ -63,6 +63,7 @@ func (n *ixNode) touches(p string) (hit, sure bool) {
 }
 
 type historyIndex struct {
+	disk *disk
 	path string
 
 	mu      sync.Mutex
@@ -75,8 +76,8 @@ type historyIndex struct {
 	f   *os.File   // the index file, open for appending once something was written
 }
 
-func newHistoryIndex(path string) *historyIndex {
-	return &historyIndex{path: path}
+func newHistoryIndex(d *disk, path string) *historyIndex {
+	return &historyIndex{disk: d, path: path}
 }
 
 // load reads the index file once. A missing or unreadable file is an empty index.
@@ -275,13 +276,13 @@ func (ix *historyIndex) flush() {
 	ix.fmu.Lock()
 	defer ix.fmu.Unlock()
 	if ix.f == nil {
-		f, err := os.OpenFile(ix.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := ix.disk.openFile(ix.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return
 		}
 		ix.f = f
 	}
-	ix.f.Write(buf)
+	ix.disk.write(ix.f, buf)
 }
 
 // close releases the index file.

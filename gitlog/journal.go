@@ -172,12 +172,12 @@ func encodeRecord(rec record) []byte {
 // file. The caller holds the lock.
 func (r *Repo) appendJournal(data []byte, rec record) (int64, error) {
 	if r.journal == nil {
-		f, err := os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+		f, err := r.disk.openFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
-			if err := writeFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
+			if err := r.disk.writeFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
 				return 0, err
 			}
-			f, err = os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+			f, err = r.disk.openFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
 		}
 		if err != nil {
 			return 0, err
@@ -203,14 +203,14 @@ func (r *Repo) appendJournal(data []byte, rec record) (int64, error) {
 		}
 	}
 	if size > end {
-		if err := r.journal.Truncate(end); err != nil {
+		if err := r.disk.truncate(r.journal, end); err != nil {
 			return 0, err
 		}
 	}
-	if _, err := r.journal.Write(data); err != nil {
+	if _, err := r.disk.write(r.journal, data); err != nil {
 		return 0, err
 	}
-	if err := fdatasync(r.journal); err != nil {
+	if err := r.disk.datasync(r.journal); err != nil {
 		return 0, err
 	}
 	r.jobjs.appended(end, end+int64(len(data)), rec)
@@ -288,7 +288,7 @@ func (r *Repo) placeRefs(moves []refMove) error {
 		dirs[filepath.Dir(r.refPath(m.name))] = true
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := r.disk.syncDir(d); err != nil {
 			return err
 		}
 	}
@@ -300,19 +300,19 @@ func (r *Repo) restartJournal() error {
 	f := r.journal
 	if f == nil {
 		var err error
-		if f, err = os.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600); err != nil {
+		if f, err = r.disk.openFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600); err != nil {
 			return err
 		}
 		defer f.Close()
 	}
 	head := journalHeader()
-	if err := f.Truncate(0); err != nil {
+	if err := r.disk.truncate(f, 0); err != nil {
 		return err
 	}
-	if _, err := f.Write(head); err != nil {
+	if _, err := r.disk.write(f, head); err != nil {
 		return err
 	}
-	if err := fdatasync(f); err != nil {
+	if err := r.disk.datasync(f); err != nil {
 		return err
 	}
 	r.jobjs.restarted(head)

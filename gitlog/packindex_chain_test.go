@@ -394,7 +394,7 @@ func TestPackSinkCancelled(t *testing.T) {
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newPackSink(dir, nil)
+	s, err := newPackSink(osDisk, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

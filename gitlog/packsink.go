@@ -22,6 +22,7 @@ import (
 // pack is durable before Fetch journals the move of the remote's ref, so the
 // journal needs no copy of its objects.
 type packSink struct {
+	d       *disk
 	f       *os.File
 	n       int64
 	started int64  // bytes whose writeback was started
@@ -35,18 +36,18 @@ type packSink struct {
 }
 
 // newPackSink receives a pack into the repository at dir.
-func newPackSink(dir string, done func()) (*packSink, error) {
-	f, err := os.CreateTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_")
+func newPackSink(d *disk, dir string, done func()) (*packSink, error) {
+	f, err := d.createTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_", 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: receive pack: %w", err)
 	}
-	return &packSink{f: f, done: done}, nil
+	return &packSink{d: d, f: f, done: done}, nil
 }
 
 // newPackSink receives a pack into r, which then looks for objects in it. The
 // indexing of a received pack stops when ctx is done.
 func (r *Repo) newPackSink(ctx context.Context) (*packSink, error) {
-	s, err := newPackSink(r.dir, func() {
+	s, err := newPackSink(r.disk, r.dir, func() {
 		r.readMu.Lock()
 		r.st.Reindex()
 		r.readMu.Unlock()
@@ -58,7 +59,7 @@ func (r *Repo) newPackSink(ctx context.Context) (*packSink, error) {
 }
 
 func (s *packSink) Write(p []byte) (int, error) {
-	n, err := s.f.Write(p)
+	n, err := s.d.write(s.f, p)
 	s.n += int64(n)
 	s.meter.count(p[:n])
 	// Start writing back as the pack grows: the sync at the end then has
@@ -78,14 +79,14 @@ const writebackStep = 1 << 20
 // abort drops what was received.
 func (s *packSink) abort() {
 	s.f.Close()
-	os.Remove(s.f.Name())
+	s.d.remove(s.f.Name())
 }
 
 // Close installs the pack; on any error the temporary file is removed and the
 // repository is as it was.
 func (s *packSink) Close() error {
 	tmp := s.f.Name()
-	defer os.Remove(tmp) // gone already once renamed into place
+	defer s.d.remove(tmp) // gone already once renamed into place
 	if s.n == 0 {
 		return s.f.Close()
 	}
@@ -104,7 +105,7 @@ func (s *packSink) Close() error {
 // as Close does.
 func (s *packSink) closeIndexed(idx *idxfile.MemoryIndex, sum Hash) error {
 	tmp := s.f.Name()
-	defer os.Remove(tmp)
+	defer s.d.remove(tmp)
 	err := s.installWith(idx, sum)
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
@@ -134,22 +135,22 @@ func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 	if n, err := idx.Count(); err != nil || n == 0 {
 		return err // an empty pack: nothing to keep
 	}
-	if err := s.f.Sync(); err != nil {
+	if err := s.d.sync(s.f); err != nil {
 		return err
 	}
 	dir := filepath.Dir(s.f.Name())
-	idxTmp, err := os.CreateTemp(dir, "tmp_idx_")
+	idxTmp, err := s.d.createTemp(dir, "tmp_idx_", 0o444)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(idxTmp.Name())
-	bw := bufio.NewWriter(idxTmp)
+	defer s.d.remove(idxTmp.Name())
+	bw := bufio.NewWriter(s.d.writer(idxTmp))
 	_, err = idxfile.NewEncoder(bw).Encode(idx)
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err == nil {
-		err = idxTmp.Sync()
+		err = s.d.sync(idxTmp)
 	}
 	if cerr := idxTmp.Close(); err == nil {
 		err = cerr
@@ -158,18 +159,17 @@ func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 		return err
 	}
 	base := filepath.Join(dir, "pack-"+sum.String())
-	for _, f := range []string{idxTmp.Name(), s.f.Name()} {
-		if err := os.Chmod(f, 0o444); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(idxTmp.Name(), base+".idx"); err != nil {
+	// Packs are read-only, as git makes them.
+	if err := os.Chmod(s.f.Name(), 0o444); err != nil {
 		return err
 	}
-	if err := os.Rename(s.f.Name(), base+".pack"); err != nil {
+	if err := s.d.rename(idxTmp.Name(), base+".idx"); err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := s.d.rename(s.f.Name(), base+".pack"); err != nil {
+		return err
+	}
+	if err := s.d.syncDir(dir); err != nil {
 		return err
 	}
 	if s.done != nil {

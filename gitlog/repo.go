@@ -78,6 +78,7 @@ type Repo struct {
 	lockFile *os.File   // flocked by Lock; nil in a read-only repository without one
 	readOnly bool       // the repository cannot be written: Lock fails
 	journal  *os.File   // opened by the first commit, under mu
+	disk     *disk      // every change to the repository's files goes through it
 	jobjs    journalObjects
 
 	flushTimer *time.Timer // flushes the journal after a pause in writing, see armIdleFlush
@@ -94,15 +95,17 @@ type Repo struct {
 // Init creates a bare repository at dir whose HEAD names Branch. It fails with an
 // error wrapping fs.ErrExist if dir already holds a repository, and refuses a
 // directory that holds anything else.
-func Init(dir string) (*Repo, error) {
+func Init(dir string) (*Repo, error) { return initOn(osDisk, dir) }
+
+func initOn(d *disk, dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
 		return nil, fmt.Errorf("gitlog: init %s: %w", dir, os.ErrExist)
 	}
 	if names, err := os.ReadDir(dir); err == nil && len(names) > 0 {
 		return nil, fmt.Errorf("gitlog: init %s: the directory is not empty and holds no repository", dir)
 	}
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", stateDir} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+	for _, sub := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", stateDir} {
+		if err := d.mkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, fmt.Errorf("gitlog: init: %w", err)
 		}
 	}
@@ -112,20 +115,22 @@ func Init(dir string) (*Repo, error) {
 		"HEAD":        "ref: " + string(Branch) + "\n",
 	}
 	for name, content := range files {
-		if err := writeFileSync(filepath.Join(dir, name), []byte(content)); err != nil {
+		if err := d.writeFileAtomic(filepath.Join(dir, name), []byte(content), 0o644, true); err != nil {
 			return nil, fmt.Errorf("gitlog: init: %w", err)
 		}
 	}
-	if err := syncDir(dir); err != nil {
+	if err := d.syncDir(dir); err != nil {
 		return nil, fmt.Errorf("gitlog: init: %w", err)
 	}
-	return Open(dir)
+	return openOn(d, dir)
 }
 
 // Open opens the bare repository at dir. It returns an error wrapping ErrNotRepo
 // when dir holds none. If an earlier writer was cut off by a machine crash, Open
 // completes its journaled commits first.
-func Open(dir string) (*Repo, error) {
+func Open(dir string) (*Repo, error) { return openOn(osDisk, dir) }
+
+func openOn(d *disk, dir string) (*Repo, error) {
 	if fi, err := os.Stat(filepath.Join(dir, "objects")); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
 	}
@@ -133,13 +138,13 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
 	}
 	readOnly := false
-	if err := os.MkdirAll(filepath.Join(dir, stateDir), 0o700); isReadOnly(err) {
+	if err := d.mkdirAll(filepath.Join(dir, stateDir), 0o700); isReadOnly(err) {
 		readOnly = true
 	} else if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
 	lockPath := filepath.Join(dir, stateDir, "lock")
-	lf, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := d.openFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if isReadOnly(err) {
 		// A backup or a read-only mount: readable, never written. The lock
 		// file, if there is one, still serialises this process's readers'
@@ -158,7 +163,7 @@ func Open(dir string) (*Repo, error) {
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1)}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverIfNeeded(); err != nil {
