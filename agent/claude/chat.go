@@ -27,8 +27,9 @@ type ChatOptions struct {
 	MaxTokens int64           // 0 means DefaultMaxTokens
 	MaxSteps  int             // 0 means DefaultMaxSteps
 	System    string          // an optional system prompt
-	// NoContextManagement turns off BetaContextManagement, which is on by default.
-	NoContextManagement bool
+	// ContextEdits leave edits out of BetaContextManagement, which asks for
+	// context editing and compaction by default.
+	ContextEdits ContextEdits
 	// OnToolCall, if set, is called after each tool call has run, in order.
 	OnToolCall func(ToolCall)
 }
@@ -75,7 +76,13 @@ var ErrTooManySteps = errors.New("the model kept calling tools; the turn was sto
 // Send sends prompt as the user's next message and runs the turn: it calls the
 // Messages API, runs the memory tool calls of each response one after another,
 // in order, sends their results back, and so on until the model ends its turn.
-// It returns the text of the final response.
+// A turn the API paused (after compacting the conversation, or a long server
+// step) is sent back as it is, which continues it. It returns the text of the
+// final response.
+//
+// Every response goes into the conversation as it came, compaction blocks
+// included: the API needs them back to know what they summarize, and it drops
+// the messages before them itself.
 //
 // An API failure, after the client's retries, is an *APIError. On any error
 // the conversation stays valid for the next Send: a request that never got an
@@ -96,6 +103,9 @@ func (c *Chat) Send(ctx context.Context, prompt string) (string, error) {
 		switch {
 		case len(uses) > 0 && msg.StopReason == anthropic.BetaStopReasonMaxTokens:
 			return text(msg), ErrCutOff
+		case paused(msg.StopReason):
+			c.messages = append(c.messages, msg.ToParam())
+			continue
 		case len(uses) == 0 || msg.StopReason != anthropic.BetaStopReasonToolUse:
 			c.messages = append(c.messages, msg.ToParam())
 			return text(msg), nil
@@ -116,15 +126,20 @@ func (c *Chat) params() anthropic.BetaMessageNewParams {
 		MaxTokens: c.opts.MaxTokens,
 		Messages:  c.messages,
 		Tools:     []anthropic.BetaToolUnionParam{BetaMemoryTool()},
-		Betas:     []anthropic.AnthropicBeta{Beta},
 	}
+	p.ContextManagement, p.Betas = BetaContextManagement(c.opts.ContextEdits)
 	if c.opts.System != "" {
 		p.System = []anthropic.BetaTextBlockParam{{Text: c.opts.System}}
 	}
-	if !c.opts.NoContextManagement {
-		p.ContextManagement = BetaContextManagement()
-	}
 	return p
+}
+
+// paused tells whether a response with this stop reason left its turn
+// unfinished for the client to continue: after a compaction when the request
+// asked for pause_after_compaction, or a server tool's long step. A turn that
+// ended there instead would end without the model's answer.
+func paused(r anthropic.BetaStopReason) bool {
+	return r == anthropic.BetaStopReasonCompaction || r == anthropic.BetaStopReasonPauseTurn
 }
 
 // runTools runs the tool calls of one response in order and returns their

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,8 @@ type chatOptions struct {
 	maxTokens           int64
 	system              string
 	noContextManagement bool
+	noContextEditing    bool
+	noCompaction        bool
 	apiKeyFile          string
 	agent               string
 	session             string
@@ -47,8 +50,16 @@ reads the prompt from stdin). Memory commands are shown on stderr unless --quiet
 
 The API key comes from $ANTHROPIC_API_KEY (or --api-key-file); $ANTHROPIC_BASE_URL
 points elsewhere than the public API. The model is --model, else $ANTHROPIC_MODEL, else
-` + claude.DefaultModel + `. Context management (clear_tool_uses_20250919, sparing the memory
-tool's results) is on unless --no-context-management, so long sessions keep going.
+` + claude.DefaultModel + `.
+
+A long session keeps going: memory holds the facts, state and decisions, and the API
+keeps the context in bounds around them. Context editing (clear_tool_uses_20250919)
+clears old tool results as the context fills, sparing the memory tool's; past
+` + strconv.Itoa(claude.CompactionTrigger) + ` input tokens, compaction (compact_20260112) summarizes the conversation
+for continuity, pointing at /memories for the rest and asking that what is not yet saved
+there be saved. Turn either off with --no-context-editing or --no-compaction, both with
+--no-context-management.
+
 The client retries connection errors, rate limits (429) and overload (529) as the SDK
 does; an error that remains is reported and the conversation can go on.`,
 		Example: `  memvault chat
@@ -64,7 +75,9 @@ does; an error that remains is reported and the conversation can go on.`,
 	f.StringVar(&opts.model, "model", "", "the `MODEL` (default $ANTHROPIC_MODEL, else "+claude.DefaultModel+")")
 	f.Int64Var(&opts.maxTokens, "max-tokens", claude.DefaultMaxTokens, "the most tokens in one response")
 	f.StringVar(&opts.system, "system", "", "a system prompt `TEXT`")
-	f.BoolVar(&opts.noContextManagement, "no-context-management", false, "do not clear old tool results as the context fills")
+	f.BoolVar(&opts.noContextEditing, "no-context-editing", false, "do not clear old tool results as the context fills")
+	f.BoolVar(&opts.noCompaction, "no-compaction", false, "do not summarize the conversation as the context fills")
+	f.BoolVar(&opts.noContextManagement, "no-context-management", false, "neither clear old tool results nor summarize the conversation")
 	f.StringVar(&opts.apiKeyFile, "api-key-file", "", "read the API key from `FILE` (default $ANTHROPIC_API_KEY)")
 	f.StringVar(&opts.agent, "agent", "memvault-chat", "`NAME` of the agent, recorded in each commit")
 	f.StringVar(&opts.session, "session", "", "session `ID` recorded in each commit (default chat-<time>)")
@@ -100,10 +113,13 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 		session = "chat-" + time.Now().UTC().Format("20060102T150405Z")
 	}
 	copts := claude.ChatOptions{
-		Model:               firstNonEmpty(opts.model, os.Getenv("ANTHROPIC_MODEL")),
-		MaxTokens:           opts.maxTokens,
-		System:              opts.system,
-		NoContextManagement: opts.noContextManagement,
+		Model:     firstNonEmpty(opts.model, os.Getenv("ANTHROPIC_MODEL")),
+		MaxTokens: opts.maxTokens,
+		System:    opts.system,
+		ContextEdits: claude.ContextEdits{
+			NoContextEditing: opts.noContextEditing || opts.noContextManagement,
+			NoCompaction:     opts.noCompaction || opts.noContextManagement,
+		},
 	}
 	if !opts.quiet {
 		st := stylesFor(errOut)
