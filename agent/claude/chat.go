@@ -32,6 +32,18 @@ type ChatOptions struct {
 	ContextEdits ContextEdits
 	// OnToolCall, if set, is called after each tool call has run, in order.
 	OnToolCall func(ToolCall)
+	// OnContextEdit, if set, is called for each change a response says the
+	// API made to the context, so a person can see a session compacted.
+	OnContextEdit func(ContextEdit)
+}
+
+// ContextEdit is a change the API made to the context of a request, for a transcript.
+type ContextEdit struct {
+	// Type is "compaction" for a summary of the conversation, else the type of
+	// the edit applied, such as "clear_tool_uses_20250919".
+	Type               string
+	ClearedToolUses    int64 // the tool uses a clearing removed
+	ClearedInputTokens int64 // the input tokens a clearing removed
 }
 
 // ToolCall is one tool call of the model and its answer, for a transcript.
@@ -99,6 +111,7 @@ func (c *Chat) Send(ctx context.Context, prompt string) (string, error) {
 			}
 			return "", apiError(err)
 		}
+		c.reportEdits(msg)
 		uses := toolUses(msg)
 		switch {
 		case len(uses) > 0 && msg.StopReason == anthropic.BetaStopReasonMaxTokens:
@@ -140,6 +153,23 @@ func (c *Chat) params() anthropic.BetaMessageNewParams {
 // ended there instead would end without the model's answer.
 func paused(r anthropic.BetaStopReason) bool {
 	return r == anthropic.BetaStopReasonCompaction || r == anthropic.BetaStopReasonPauseTurn
+}
+
+// reportEdits hands OnContextEdit the clearings msg reports, then its
+// compactions. A compaction block without a summary is a compaction that
+// failed, which changed nothing.
+func (c *Chat) reportEdits(msg *anthropic.BetaMessage) {
+	if c.opts.OnContextEdit == nil {
+		return
+	}
+	for _, e := range msg.ContextManagement.AppliedEdits {
+		c.opts.OnContextEdit(ContextEdit{Type: e.Type, ClearedToolUses: e.ClearedToolUses, ClearedInputTokens: e.ClearedInputTokens})
+	}
+	for _, b := range msg.Content {
+		if b.Type == "compaction" && b.AsCompaction().Content != "" {
+			c.opts.OnContextEdit(ContextEdit{Type: "compaction"})
+		}
+	}
 }
 
 // runTools runs the tool calls of one response in order and returns their

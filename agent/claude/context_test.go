@@ -67,7 +67,9 @@ func TestChatLongSession(t *testing.T) {
 		message("compaction", second),
 		message("tool_use", toolUse("toolu_L2", `{"command":"str_replace","path":"/memories/trip.md","old_str":"May","new_str":"May, Hotel Avenida"}`)),
 		message("end_turn", textBlock("Planned: Lisbon in May, Hotel Avenida.")))
-	chat, v := newChat(t, client, claude.ChatOptions{ContextEdits: claude.ContextEdits{PauseAfterCompaction: true}})
+	var edits []claude.ContextEdit
+	chat, v := newChat(t, client, claude.ChatOptions{ContextEdits: claude.ContextEdits{PauseAfterCompaction: true},
+		OnContextEdit: func(e claude.ContextEdit) { edits = append(edits, e) }})
 
 	got, err := chat.Send(context.Background(), "Plan my trip to Lisbon in May, with a hotel.")
 	if err != nil || got != "Planned: Lisbon in May, Hotel Avenida." {
@@ -125,6 +127,12 @@ func TestChatLongSession(t *testing.T) {
 	if last := reqs[3].Body.Messages; len(last) != 6 || last[5].Role != "user" ||
 		!strings.Contains(string(last[5].Content[0]), `"tool_use_id":"toolu_L2"`) {
 		t.Errorf("the last request ends %+v, want the result of toolu_L2", last[len(last)-1])
+	}
+
+	wantEdits := []claude.ContextEdit{{Type: "clear_tool_uses_20250919", ClearedToolUses: 2, ClearedInputTokens: 4000},
+		{Type: "compaction"}, {Type: "compaction"}}
+	if !reflect.DeepEqual(edits, wantEdits) {
+		t.Errorf("OnContextEdit saw %+v, want %+v", edits, wantEdits)
 	}
 
 	snap, err := v.Snapshot(context.Background())

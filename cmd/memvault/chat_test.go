@@ -111,6 +111,10 @@ func TestChatLongSession(t *testing.T) {
 	if code != exitOK || stdout != "Lisbon it is.\n" {
 		t.Fatalf("chat -p: status %d, stdout %q, stderr %q; want the answer after the paused turn", code, stdout, stderr)
 	}
+	if want := "  context: compacted (the conversation so far is summarized)\n  memory: create /memories/trip.md\n" +
+		"  context: compacted (the conversation so far is summarized)\n"; stderr != want {
+		t.Errorf("chat -p stderr = %q, want %q", stderr, want)
+	}
 	if len(f.bodies) != 3 {
 		t.Fatalf("the API got %d requests, want 3", len(f.bodies))
 	}

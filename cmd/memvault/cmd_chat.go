@@ -46,7 +46,8 @@ Tool-Use-Id is the call's tool_use id. The calls of one response run in order.
 
 By default it is a conversation: type a prompt, read the answer; /exit or the end of
 input stops. With -p PROMPT it runs one turn and prints the final text alone ("-p -"
-reads the prompt from stdin). Memory commands are shown on stderr unless --quiet.
+reads the prompt from stdin). Memory commands, and the changes the API makes to the
+context, are shown on stderr unless --quiet.
 
 The API key comes from $ANTHROPIC_API_KEY (or --api-key-file); $ANTHROPIC_BASE_URL
 points elsewhere than the public API. The model is --model, else $ANTHROPIC_MODEL, else
@@ -124,6 +125,7 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 	if !opts.quiet {
 		st := stylesFor(errOut)
 		copts.OnToolCall = func(tc claude.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
+		copts.OnContextEdit = func(e claude.ContextEdit) { fmt.Fprintln(errOut, st.dim(describeEdit(e))) }
 	}
 	h := agent.New(v, agent.Options{Agent: opts.agent, Session: session})
 	chat := claude.NewChat(anthropic.NewClient(clientOpts...), h, copts)
@@ -184,4 +186,17 @@ func describeCall(tc claude.ToolCall) string {
 		s += " (" + first + ")"
 	}
 	return "  " + escape.Line(s)
+}
+
+// describeEdit is the line shown when the API changed the context: a person
+// sees the session compacted or old tool results cleared, which explains a
+// model that has to view its memory again.
+func describeEdit(e claude.ContextEdit) string {
+	switch e.Type {
+	case "compaction":
+		return "  context: compacted (the conversation so far is summarized)"
+	case "clear_tool_uses_20250919":
+		return fmt.Sprintf("  context: cleared %d old tool results (%d tokens)", e.ClearedToolUses, e.ClearedInputTokens)
+	}
+	return "  context: " + escape.Line(e.Type)
 }
