@@ -27,10 +27,23 @@ type ChatOptions struct {
 	MaxTokens int64           // 0 means DefaultMaxTokens
 	MaxSteps  int             // 0 means DefaultMaxSteps
 	System    string          // an optional system prompt
-	// NoContextManagement turns off BetaContextManagement, which is on by default.
-	NoContextManagement bool
+	// ContextEdits leave edits out of BetaContextManagement, which asks for
+	// context editing and compaction by default.
+	ContextEdits ContextEdits
 	// OnToolCall, if set, is called after each tool call has run, in order.
 	OnToolCall func(ToolCall)
+	// OnContextEdit, if set, is called for each change a response says the
+	// API made to the context, so a person can see a session compacted.
+	OnContextEdit func(ContextEdit)
+}
+
+// ContextEdit is a change the API made to the context of a request, for a transcript.
+type ContextEdit struct {
+	// Type is "compaction" for a summary of the conversation, else the type of
+	// the edit applied, such as "clear_tool_uses_20250919".
+	Type               string
+	ClearedToolUses    int64 // the tool uses a clearing removed
+	ClearedInputTokens int64 // the input tokens a clearing removed
 }
 
 // ToolCall is one tool call of the model and its answer, for a transcript.
@@ -75,7 +88,13 @@ var ErrTooManySteps = errors.New("the model kept calling tools; the turn was sto
 // Send sends prompt as the user's next message and runs the turn: it calls the
 // Messages API, runs the memory tool calls of each response one after another,
 // in order, sends their results back, and so on until the model ends its turn.
-// It returns the text of the final response.
+// A turn the API paused (after compacting the conversation, or a long server
+// step) is sent back as it is, which continues it. It returns the text of the
+// final response.
+//
+// Every response goes into the conversation as it came, compaction blocks
+// included: the API needs them back to know what they summarize, and it drops
+// the messages before them itself.
 //
 // An API failure, after the client's retries, is an *APIError. On any error
 // the conversation stays valid for the next Send: a request that never got an
@@ -92,10 +111,14 @@ func (c *Chat) Send(ctx context.Context, prompt string) (string, error) {
 			}
 			return "", apiError(err)
 		}
+		c.reportEdits(msg)
 		uses := toolUses(msg)
 		switch {
 		case len(uses) > 0 && msg.StopReason == anthropic.BetaStopReasonMaxTokens:
 			return text(msg), ErrCutOff
+		case paused(msg.StopReason):
+			c.messages = append(c.messages, msg.ToParam())
+			continue
 		case len(uses) == 0 || msg.StopReason != anthropic.BetaStopReasonToolUse:
 			c.messages = append(c.messages, msg.ToParam())
 			return text(msg), nil
@@ -116,15 +139,37 @@ func (c *Chat) params() anthropic.BetaMessageNewParams {
 		MaxTokens: c.opts.MaxTokens,
 		Messages:  c.messages,
 		Tools:     []anthropic.BetaToolUnionParam{BetaMemoryTool()},
-		Betas:     []anthropic.AnthropicBeta{Beta},
 	}
+	p.ContextManagement, p.Betas = BetaContextManagement(c.opts.ContextEdits)
 	if c.opts.System != "" {
 		p.System = []anthropic.BetaTextBlockParam{{Text: c.opts.System}}
 	}
-	if !c.opts.NoContextManagement {
-		p.ContextManagement = BetaContextManagement()
-	}
 	return p
+}
+
+// paused tells whether a response with this stop reason left its turn
+// unfinished for the client to continue: after a compaction when the request
+// asked for pause_after_compaction, or a server tool's long step. A turn that
+// ended there instead would end without the model's answer.
+func paused(r anthropic.BetaStopReason) bool {
+	return r == anthropic.BetaStopReasonCompaction || r == anthropic.BetaStopReasonPauseTurn
+}
+
+// reportEdits hands OnContextEdit the clearings msg reports, then its
+// compactions. A compaction block without a summary is a compaction that
+// failed, which changed nothing.
+func (c *Chat) reportEdits(msg *anthropic.BetaMessage) {
+	if c.opts.OnContextEdit == nil {
+		return
+	}
+	for _, e := range msg.ContextManagement.AppliedEdits {
+		c.opts.OnContextEdit(ContextEdit{Type: e.Type, ClearedToolUses: e.ClearedToolUses, ClearedInputTokens: e.ClearedInputTokens})
+	}
+	for _, b := range msg.Content {
+		if b.Type == "compaction" && b.AsCompaction().Content != "" {
+			c.opts.OnContextEdit(ContextEdit{Type: "compaction"})
+		}
+	}
 }
 
 // runTools runs the tool calls of one response in order and returns their

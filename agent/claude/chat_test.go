@@ -162,8 +162,8 @@ func TestChatTurn(t *testing.T) {
 		t.Fatalf("the API got %d requests, want 2", len(reqs))
 	}
 	first := reqs[0]
-	if b := first.Header.Get("anthropic-beta"); !strings.Contains(b, "context-management-2025-06-27") {
-		t.Errorf("anthropic-beta = %q, want context-management-2025-06-27", b)
+	if b := first.Header.Get("anthropic-beta"); b != "context-management-2025-06-27,compact-2026-01-12" {
+		t.Errorf("anthropic-beta = %q, want context-management-2025-06-27,compact-2026-01-12", b)
 	}
 	if k := first.Header.Get("x-api-key"); k != "sk-ant-test" {
 		t.Errorf("x-api-key = %q", k)
@@ -172,8 +172,8 @@ func TestChatTurn(t *testing.T) {
 		string(first.Body.Tools[0]) != `{"name":"memory","type":"memory_20250818"}` {
 		t.Errorf("request: model %q, max_tokens %d, tools %s", first.Body.Model, first.Body.MaxTokens, first.Body.Tools)
 	}
-	if cm := string(first.Body.ContextManagement); cm != `{"edits":[{"exclude_tools":["memory"],"type":"clear_tool_uses_20250919"}]}` {
-		t.Errorf("context_management = %s", cm)
+	if cm, want := string(first.Body.ContextManagement), contextManagement(false); cm != want {
+		t.Errorf("context_management = %s\nwant %s", cm, want)
 	}
 
 	msgs := reqs[1].Body.Messages

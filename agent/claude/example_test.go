@@ -31,12 +31,14 @@ func ExampleToolResult() {
 	defer v.Close()
 	h := agent.New(v, agent.Options{Agent: "my-agent"})
 
+	// Context editing and compaction, and the beta headers they need.
+	cm, betas := claude.BetaContextManagement(claude.ContextEdits{})
 	params := anthropic.BetaMessageNewParams{
 		Model:             anthropic.ModelClaudeSonnet4_6,
 		MaxTokens:         4096,
 		Tools:             []anthropic.BetaToolUnionParam{claude.BetaMemoryTool()},
-		Betas:             []anthropic.AnthropicBeta{claude.Beta},
-		ContextManagement: claude.BetaContextManagement(),
+		Betas:             betas,
+		ContextManagement: cm,
 		Messages: []anthropic.BetaMessageParam{
 			anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("I prefer tea.")),
 		},
@@ -60,8 +62,11 @@ func ExampleToolResult() {
 			results = append(results, anthropic.BetaContentBlockParamUnion{OfToolResult: &result})
 		}
 	}
+	// The response goes back as it came (a compaction block in it included),
+	// then the results; call client.Beta.Messages.New(ctx, params) again. A
+	// response that stopped for "compaction" or "pause_turn" has no calls to
+	// answer: send it back alone to continue the turn.
 	params.Messages = append(params.Messages, msg.ToParam(), anthropic.NewBetaUserMessage(results...))
-	// ... and call client.Beta.Messages.New(ctx, params) again.
 
 	out, _ := json.Marshal(results)
 	fmt.Println(string(out))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,8 @@ type chatOptions struct {
 	maxTokens           int64
 	system              string
 	noContextManagement bool
+	noContextEditing    bool
+	noCompaction        bool
 	apiKeyFile          string
 	agent               string
 	session             string
@@ -43,12 +46,21 @@ Tool-Use-Id is the call's tool_use id. The calls of one response run in order.
 
 By default it is a conversation: type a prompt, read the answer; /exit or the end of
 input stops. With -p PROMPT it runs one turn and prints the final text alone ("-p -"
-reads the prompt from stdin). Memory commands are shown on stderr unless --quiet.
+reads the prompt from stdin). Memory commands, and the changes the API makes to the
+context, are shown on stderr unless --quiet.
 
 The API key comes from $ANTHROPIC_API_KEY (or --api-key-file); $ANTHROPIC_BASE_URL
 points elsewhere than the public API. The model is --model, else $ANTHROPIC_MODEL, else
-` + claude.DefaultModel + `. Context management (clear_tool_uses_20250919, sparing the memory
-tool's results) is on unless --no-context-management, so long sessions keep going.
+` + claude.DefaultModel + `.
+
+A long session keeps going: memory holds the facts, state and decisions, and the API
+keeps the context in bounds around them. Context editing (clear_tool_uses_20250919)
+clears old tool results as the context fills, sparing the memory tool's; past
+` + strconv.Itoa(claude.CompactionTrigger) + ` input tokens, compaction (compact_20260112) summarizes the conversation
+for continuity, pointing at /memories for the rest and asking that what is not yet saved
+there be saved. Turn either off with --no-context-editing or --no-compaction, both with
+--no-context-management.
+
 The client retries connection errors, rate limits (429) and overload (529) as the SDK
 does; an error that remains is reported and the conversation can go on.`,
 		Example: `  memvault chat
@@ -64,7 +76,9 @@ does; an error that remains is reported and the conversation can go on.`,
 	f.StringVar(&opts.model, "model", "", "the `MODEL` (default $ANTHROPIC_MODEL, else "+claude.DefaultModel+")")
 	f.Int64Var(&opts.maxTokens, "max-tokens", claude.DefaultMaxTokens, "the most tokens in one response")
 	f.StringVar(&opts.system, "system", "", "a system prompt `TEXT`")
-	f.BoolVar(&opts.noContextManagement, "no-context-management", false, "do not clear old tool results as the context fills")
+	f.BoolVar(&opts.noContextEditing, "no-context-editing", false, "do not clear old tool results as the context fills")
+	f.BoolVar(&opts.noCompaction, "no-compaction", false, "do not summarize the conversation as the context fills")
+	f.BoolVar(&opts.noContextManagement, "no-context-management", false, "neither clear old tool results nor summarize the conversation")
 	f.StringVar(&opts.apiKeyFile, "api-key-file", "", "read the API key from `FILE` (default $ANTHROPIC_API_KEY)")
 	f.StringVar(&opts.agent, "agent", "memvault-chat", "`NAME` of the agent, recorded in each commit")
 	f.StringVar(&opts.session, "session", "", "session `ID` recorded in each commit (default chat-<time>)")
@@ -100,14 +114,18 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 		session = "chat-" + time.Now().UTC().Format("20060102T150405Z")
 	}
 	copts := claude.ChatOptions{
-		Model:               firstNonEmpty(opts.model, os.Getenv("ANTHROPIC_MODEL")),
-		MaxTokens:           opts.maxTokens,
-		System:              opts.system,
-		NoContextManagement: opts.noContextManagement,
+		Model:     firstNonEmpty(opts.model, os.Getenv("ANTHROPIC_MODEL")),
+		MaxTokens: opts.maxTokens,
+		System:    opts.system,
+		ContextEdits: claude.ContextEdits{
+			NoContextEditing: opts.noContextEditing || opts.noContextManagement,
+			NoCompaction:     opts.noCompaction || opts.noContextManagement,
+		},
 	}
 	if !opts.quiet {
 		st := stylesFor(errOut)
 		copts.OnToolCall = func(tc claude.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
+		copts.OnContextEdit = func(e claude.ContextEdit) { fmt.Fprintln(errOut, st.dim(describeEdit(e))) }
 	}
 	h := agent.New(v, agent.Options{Agent: opts.agent, Session: session})
 	chat := claude.NewChat(anthropic.NewClient(clientOpts...), h, copts)
@@ -168,4 +186,17 @@ func describeCall(tc claude.ToolCall) string {
 		s += " (" + first + ")"
 	}
 	return "  " + escape.Line(s)
+}
+
+// describeEdit is the line shown when the API changed the context: a person
+// sees the session compacted or old tool results cleared, which explains a
+// model that has to view its memory again.
+func describeEdit(e claude.ContextEdit) string {
+	switch e.Type {
+	case "compaction":
+		return "  context: compacted (the conversation so far is summarized)"
+	case "clear_tool_uses_20250919":
+		return fmt.Sprintf("  context: cleared %d old tool results (%d tokens)", e.ClearedToolUses, e.ClearedInputTokens)
+	}
+	return "  context: " + escape.Line(e.Type)
 }
