@@ -42,7 +42,7 @@ type crashDisk struct {
 	n         int
 	crashed   bool
 	powerLoss bool
-	armed     bool // counting: the write path runs
+	armed     bool              // counting: the write path runs
 	cur, dur  map[string]*inode // by path
 	handles   map[*os.File]*inode
 	appending map[*os.File]bool
