@@ -29,11 +29,12 @@ const DefaultMaxLine = vault.DefaultMaxRequestLine
 //
 //	{"id": <the id, byte for byte>, "content": "<text>", "is_error": <bool>}
 //
-// Blank lines are skipped. A line that is not a request (not a JSON object, no
-// input, a tool_use_id that is not a string, longer than the line limit:
-// Options.MaxLine, else the vault's maxRequestLine) gets an answer
-// "Error: Invalid request: {reason}" with its id, or null if none can be read,
-// and serving goes on. So does a failure outside the contract, answered as
+// Every line gets its answer, a blank one too, so a bridge that counts lines
+// never waits for an answer that is not coming. A line that is not a request
+// (blank, not a JSON object, cut short, no input, a tool_use_id that is not a
+// string, longer than the line limit: Options.MaxLine, else the vault's
+// maxRequestLine) gets an answer "Error: Invalid request: {reason}" with its
+// id, or null if none can be read, and serving goes on. So does a failure outside the contract, answered as
 // Handle does. The id of a line too long to keep is read from its first 4 KiB,
 // so it is echoed when the line begins with it, as the bridges write it.
 // Serve returns an error only when ctx ends, or reading r or writing w fails.
@@ -85,13 +86,10 @@ type request struct {
 // idHead is how much of an over-long line is kept to find its id in.
 const idHead = 4 << 10
 
-// readRequests sends the non-blank lines of r, then the error that ended it.
+// readRequests sends the lines of r, then the error that ended it.
 func readRequests(ctx context.Context, r *bufio.Reader, maxLine int, out chan<- request) {
 	for {
 		req := readLine(r, maxLine)
-		if req.err == nil && !req.tooLong && len(bytes.TrimSpace(req.line)) == 0 {
-			continue
-		}
 		select {
 		case out <- req:
 		case <-ctx.Done():
@@ -174,6 +172,12 @@ func (h *Handler) serveOne(ctx context.Context, req request) ([]byte, error) {
 	if req.tooLong {
 		return answerLine(leadingID(req.head), h.lineTooLong()), nil
 	}
+	if len(bytes.TrimSpace(req.line)) == 0 {
+		return answerLine(nil, invalidRequest(blankLine)), nil
+	}
+	if cutShort(req.line) {
+		return answerLine(leadingID(req.line), invalidRequest(lineCutShort)), nil
+	}
 	var fields map[string]json.RawMessage
 	if !json.Valid(req.line) || bytes.TrimLeft(req.line, " \t\r")[0] != '{' || json.Unmarshal(req.line, &fields) != nil {
 		return answerLine(nil, invalidRequest("not a JSON object")), nil
@@ -195,6 +199,21 @@ func (h *Handler) serveOne(ctx context.Context, req request) ([]byte, error) {
 		a = Answer{Content: internalAnswer(err), IsError: true}
 	}
 	return answerLine(id, a), nil
+}
+
+// Reasons for lines that hold no whole request: each says how to send one.
+const (
+	blankLine    = "a blank line, so nothing was run. Send one request, a JSON object, on each line"
+	lineCutShort = "the line ends before its JSON object does (cut short, or spread over several " +
+		"lines), so nothing was run. Send each request whole, as one line of JSON"
+)
+
+// cutShort reports whether line is the start of a JSON value that ends
+// before the value does: a request cut short, or the first line of one
+// pretty-printed over several.
+func cutShort(line []byte) bool {
+	var v any
+	return errors.Is(json.NewDecoder(bytes.NewReader(line)).Decode(&v), io.ErrUnexpectedEOF)
 }
 
 func (h *Handler) maxLine() int {

@@ -49,6 +49,9 @@ func TestServe(t *testing.T) {
 	want := []string{
 		`{"id":1,"content":"File created successfully at: /memories/a.md","is_error":false}`,
 		`{"id":"two","content":"Here's the content of /memories/a.md with line numbers:\n     1\t<b>&</b>","is_error":false}`,
+		// Blank lines are answered too: a bridge that counts lines waits for one.
+		`{"id":null,"content":"Error: Invalid request: a blank line, so nothing was run. Send one request, a JSON object, on each line","is_error":true}`,
+		`{"id":null,"content":"Error: Invalid request: a blank line, so nothing was run. Send one request, a JSON object, on each line","is_error":true}`,
 		`{"id":{"nested" : [1, 2.50]},"content":"Error: Path must start with /memories, got: /etc","is_error":true}`,
 		`{"id":null,"content":"Successfully deleted /memories/a.md","is_error":false}`,
 		`{"id":null,"content":"Error: The path /memories/a.md does not exist. Please provide a valid path.","is_error":true}`,

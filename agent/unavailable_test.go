@@ -11,7 +11,7 @@ import (
 
 const downReason = "Error: memvault could not start: the vault is damaged.\nRun memvault fsck --repair."
 
-// TestServeUnavailable: every line, a malformed or over-long one too, gets
+// TestServeUnavailable: every line, a blank, malformed or over-long one too, gets
 // the reason as an error answer with its id, in order, until the input ends.
 func TestServeUnavailable(t *testing.T) {
 	long := `{"id":"big","input":{"command":"create","path":"/memories/x","file_text":"` +
@@ -28,7 +28,7 @@ func TestServeUnavailable(t *testing.T) {
 		t.Fatalf("ServeUnavailable = %v", err)
 	}
 	answer := `,"content":"Error: memvault could not start: the vault is damaged.\nRun memvault fsck --repair.","is_error":true}`
-	want := `{"id":1` + answer + "\n" + `{"id":{"n":[2]}` + answer + "\n" + `{"id":null` + answer + "\n" + `{"id":"big"` + answer + "\n"
+	want := `{"id":1` + answer + "\n" + `{"id":null` + answer + "\n" + `{"id":{"n":[2]}` + answer + "\n" + `{"id":null` + answer + "\n" + `{"id":"big"` + answer + "\n"
 	if out.String() != want {
 		t.Errorf("ServeUnavailable wrote\n%s\nwant\n%s", out.String(), want)
 	}

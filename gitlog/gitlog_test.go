@@ -252,7 +252,8 @@ func TestCheckAndRepair(t *testing.T) {
 	flush(t, r)
 	git := func(stdin string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"--git-dir", dir}, args...)...)
+		// commit-tree needs an identity, which a machine with no git config lacks.
+		cmd := exec.Command("git", append([]string{"--git-dir", dir, "-c", "user.name=test", "-c", "user.email=test@example.invalid"}, args...)...)
 		cmd.Stdin = strings.NewReader(stdin)
 		out, err := cmd.Output()
 		if err != nil {

@@ -48,6 +48,9 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
+	if err := CheckRemoteURL(url); err != nil {
+		return nil, err
+	}
 	id, err := readIdentityFile(opts.IdentityFile, opts.Passphrase, false)
 	if err != nil {
 		return nil, err
@@ -158,9 +161,14 @@ func (v *Vault) Remotes() ([]Remote, error) {
 	return out, nil
 }
 
-// AddRemote records a remote; the error wraps ErrRemoteExists or
-// ErrBadRemoteName.
-func (v *Vault) AddRemote(name, url string) error { return v.repo.AddRemote(name, url) }
+// AddRemote records a remote; the error wraps ErrRemoteExists,
+// ErrBadRemoteName or ErrBadRemoteURL (see CheckRemoteURL).
+func (v *Vault) AddRemote(name, url string) error {
+	if err := CheckRemoteURL(url); err != nil {
+		return err
+	}
+	return v.repo.AddRemote(name, url)
+}
 
 // RemoveRemote forgets a remote; the error wraps ErrNoRemote.
 func (v *Vault) RemoveRemote(name string) error { return v.repo.RemoveRemote(name) }

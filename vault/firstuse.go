@@ -31,6 +31,9 @@ func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, InitResu
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
+	if err := notAFolder(dir); err != nil {
+		return nil, res, err
+	}
 	fresh, err := absentOrEmpty(dir)
 	if err != nil {
 		return nil, res, fmt.Errorf("vault: open %s: %w", dir, err)
@@ -96,6 +99,22 @@ func initBeside(ctx context.Context, dir string, opts Options) (bool, error) {
 }
 
 // absentOrEmpty tells whether dir does not exist or is an empty folder.
+// notAFolder is the error for a vault path that names something other than
+// a folder (a regular file, most likely a path given by mistake): it wraps
+// ErrNotVault and says what is there, where reading it as a folder would say
+// only "not a directory". Nil for a folder, or for nothing at all.
+func notAFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	what := "a file"
+	if !fi.Mode().IsRegular() {
+		what = "not a folder"
+	}
+	return fmt.Errorf("vault: open %s: %s, not a vault (a vault is a folder): %w", dir, what, ErrNotVault)
+}
+
 func absentOrEmpty(dir string) (bool, error) {
 	f, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {

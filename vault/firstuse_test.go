@@ -84,6 +84,13 @@ func TestOpenOrInitNeverRecreates(t *testing.T) {
 			}
 			writeFile(t, filepath.Join(dir, "notes.txt"), []byte("mine\n"))
 		}, vault.ErrNotVault},
+		// A vault path given by mistake: once "readdirent DIR: not a directory".
+		{"a regular file", func(t *testing.T, dir, _ string) {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dir, []byte("mine\n"))
+		}, vault.ErrNotVault},
 		{"identity unreadable, vault missing", func(t *testing.T, dir, idFile string) {
 			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
@@ -90,15 +89,7 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 }
 
 func (v *Vault) checkIdentityFile() []string {
-	fi, err := os.Stat(v.opts.IdentityFile)
-	if err != nil {
-		return nil // reported by the decryption check, if it mattered
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return []string{fmt.Sprintf("identity %s has mode %v: others may read the private key (chmod 600 %s)",
-			v.opts.IdentityFile, fi.Mode().Perm(), v.opts.IdentityFile)}
-	}
-	return nil
+	return IdentityWarnings(v.opts.IdentityFile) // a missing file: reported by the decryption check, if it mattered
 }
 
 func mustHead(r *gitlog.Repo) gitlog.Hash {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -196,6 +197,12 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
+	}
+	if err := notAFolder(dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("vault: open %s: no such folder: %w", dir, ErrNotVault)
 	}
 	repo, err := gitlog.Open(dir)
 	if errors.Is(err, gitlog.ErrNotRepo) {

@@ -91,10 +91,15 @@ func runDemo(ctx context.Context, g *globalOptions, opts demoOptions, in io.Read
 	if err != nil {
 		return err
 	}
-	if err := p.outro(recs, calls, errs, dir, identity, kept); err != nil {
+	ui := !opts.noUI && isTerminal(in) && isTerminal(out)
+	if err := p.outro(recs, calls, errs, dir, identity, kept, ui); err != nil {
 		return err
 	}
-	return demoUI(ctx, v, opts.noUI, in, out)
+	if !ui {
+		return nil
+	}
+	fmt.Fprintln(out, "\nOpening the terminal UI on the demo vault (q quits)…")
+	return showUI(ctx, v, in, out)
 }
 
 // playConversation runs one conversation's calls, printing each, and checks that every

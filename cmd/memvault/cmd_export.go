@@ -55,6 +55,13 @@ type exportSink interface {
 }
 
 func runExport(ctx context.Context, g *globalOptions, dest, at string, stdout, stderr io.Writer) (err error) {
+	if dest == "-" && isTerminal(stdout) {
+		// A tar stream on a screen is noise that shows the plaintext, and can
+		// drive the terminal: refused before anything is decrypted, as tar does.
+		return &usageError{cmd: "memvault export", err: errors.New("refusing to write a tar stream " +
+			"to a terminal: redirect stdout to a file or a pipe (memvault export - > memory.tar), " +
+			"or give a folder instead of -")}
+	}
 	v, err := g.open(ctx)
 	if err != nil {
 		return err

@@ -100,13 +100,3 @@ func (g *globalOptions) passphraseBefore(path string) func(string) ([]byte, erro
 		return slices.Clone(pw), nil
 	}
 }
-
-// demoUI ends the demo in the UI on its vault, when the demo runs on a terminal
-// and --no-ui is not given.
-func demoUI(ctx context.Context, v *vault.Vault, noUI bool, in io.Reader, out io.Writer) error {
-	if noUI || !isTerminal(in) || !isTerminal(out) {
-		return nil
-	}
-	fmt.Fprintln(out, "\nOpening the terminal UI on the demo vault (q quits)…")
-	return showUI(ctx, v, in, out)
-}

@@ -56,7 +56,9 @@ func (p demoPrinter) step(label string, s demoStep, ans agent.Answer) {
 	p.printf("  %s   %s\n", label, body)
 }
 
-func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity string, kept bool) error {
+// outro prints the history and where the vault goes. ui says the UI opens
+// next, on the vault a temporary demo removes only when the UI is quit.
+func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity string, kept, ui bool) error {
 	st := p.st
 	commits := 0
 	for _, r := range recs {
@@ -69,7 +71,11 @@ func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity s
 		return err
 	}
 	p.printf("\n%d calls, %d error answers, %d commits (one per successful change).\n", calls, errs, commits)
-	if !kept {
+	switch {
+	case !kept && ui:
+		p.printf("The demo vault is removed when you quit the UI. Run 'memvault demo --keep' to keep it.\n")
+		return nil
+	case !kept:
 		p.printf("The demo vault is removed now. Run 'memvault demo --keep' to look around afterwards.\n")
 		return nil
 	}

@@ -56,12 +56,12 @@ func (g *globalOptions) openServer(ctx context.Context, errOut io.Writer, what s
 		return nil, "", ctx.Err()
 	}
 	hint, shown := setupHint(err)
-	fmt.Fprintf(errOut, "memvault: %v\n", shown)
+	fmt.Fprintf(errOut, "memvault: %s\n", userMessage(shown))
 	if hint != "" {
 		fmt.Fprintln(errOut, hint)
 	}
 	fmt.Fprintf(errOut, "memvault: %s answers every request with this error until it is restarted\n", what)
-	reason := "Error: memvault could not start, so no memory command can run. " + shown.Error()
+	reason := "Error: memvault could not start, so no memory command can run. " + userMessage(shown)
 	if hint != "" {
 		reason += "\n" + hint
 	}

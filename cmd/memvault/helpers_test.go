@@ -44,7 +44,7 @@ func TestExitCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer
-		if got := exitCode(tt.err, &stderr); got != tt.want {
+		if got := exitCode(tt.err, &stderr, false); got != tt.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 		switch {

@@ -192,8 +192,9 @@ func TestDamagedNamesEscaped(t *testing.T) {
 	}
 
 	// A checkpoint (an annotated tag) whose name reverses text and whose
-	// message erases a line: git allows both in a ref and a tag.
-	if out, err := exec.Command(gittest.Git(t), "--git-dir", v.dir, "tag", "-a", "cp\u202eevil", "-m", "kept\x1b[2K\rfine", "main").CombinedOutput(); err != nil {
+	// message erases a line: git allows both in a ref and a tag. The tagger is
+	// given, as a machine with no git config has none.
+	if out, err := exec.Command(gittest.Git(t), "--git-dir", v.dir, "-c", "user.name=test", "-c", "user.email=test@example.invalid", "tag", "-a", "cp\u202eevil", "-m", "kept\x1b[2K\rfine", "main").CombinedOutput(); err != nil {
 		t.Fatalf("git tag: %v\n%s", err, out)
 	}
 	cps := v.must(t, "", "checkpoints")

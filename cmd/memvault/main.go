@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/memvault/memvault/vault"
@@ -63,13 +64,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return exitCode(root.ExecuteContext(ctx), stderr)
+	err := root.ExecuteContext(ctx)
+	debug, _ := root.PersistentFlags().GetBool("debug")
+	return exitCode(err, stderr, debug)
 }
 
 // exitCode maps the error a command returned to the process's exit status, printing
 // the message and, where one helps, what to do next (hintFor). This is the only
-// place that does.
-func exitCode(err error, stderr io.Writer) int {
+// place that does. The message is shown without the package names its layers
+// put before it (userMessage), unless debug (--debug) asks for all of it.
+func exitCode(err error, stderr io.Writer, debug bool) int {
+	safeError := userMessage
+	if debug {
+		safeError = func(err error) string { return escape.Text(err.Error()) }
+	}
 	var usage *usageError
 	switch {
 	case err == nil:
@@ -134,6 +142,7 @@ var hints = []struct {
 	{vault.ErrTimeout, hintTimeout},
 	{vault.ErrAuth, hintAuth},
 	{vault.ErrNoRemote, hintNoRemote},
+	{vault.ErrBadRemoteURL, hintRemoteURL},
 	{vault.ErrUnreachable, hintUnreachable},
 	{vault.ErrBehind, hintBehind},
 	{vault.ErrRecipientsChanged, hintRecipientsChanged},
@@ -162,6 +171,27 @@ func hintFor(err error) string {
 // error may name a path, a remote or a revision that came from the repository.
 func safeError(err error) string { return escape.Text(err.Error()) }
 
+// packageNames are the names of memvault's packages. Their errors begin with
+// them ("vault: open DIR: ..."), which says where an error came from in a log
+// or under --debug, and nothing to a person at the command line.
+var packageNames = map[string]bool{
+	"vault": true, "gitlog": true, "agent": true, "mcpserver": true, "claude": true,
+	"tui": true, "escape": true, "textdiff": true, "keyhook": true,
+}
+
+// userMessage is err's message as a person reads it: escaped as safeError
+// does, without the package names its layers put before their parts.
+func userMessage(err error) string {
+	parts := strings.Split(err.Error(), ": ")
+	kept := parts[:0]
+	for _, p := range parts {
+		if !packageNames[p] {
+			kept = append(kept, p)
+		}
+	}
+	return escape.Text(strings.Join(kept, ": "))
+}
+
 // hintedError is a setup error with what to do next, for an error only one
 // command meets.
 type hintedError struct {
@@ -176,17 +206,23 @@ func (e *hintedError) Unwrap() error { return e.err }
 const (
 	hintReadOnly = "The vault can be read (view, cat, log, fsck) but not changed here: " +
 		"write to a copy or clone of it, or remount it read-write."
-	hintNoRemote = "'memvault remote list' lists the remotes; 'memvault remote add origin URL' adds one."
+	hintNoRemote  = "'memvault remote list' lists the remotes; 'memvault remote add origin URL' adds one."
+	hintRemoteURL = "A remote is https://host/owner/repo.git, ssh://git@host/owner/repo.git or " +
+		"git@host:owner/repo.git, git://host/repo.git, file:///path/to/repo.git or a plain path."
 	hintRevision = "'memvault log' lists the commits and 'memvault checkpoints' the checkpoints."
-	hintInit     = "Run 'memvault init' to create a vault there, or point --vault " +
-		"(or MEMVAULT_DIR) at an existing one."
+	hintInit     = "Point --vault (or MEMVAULT_DIR) at an existing vault, or run 'memvault init' " +
+		"to create one there."
 	hintDamaged = "Run 'memvault fsck' on the vault (with the same --vault) to see what is damaged; " +
 		"'memvault fsck --repair' points its branch back at the last sound commit and deletes nothing."
 	hintHoldsObjects = "Nothing was changed. 'git --git-dir=VAULT fsck --lost-found' lists the commits no " +
 		"branch names, and 'git --git-dir=VAULT update-ref refs/heads/main COMMIT' brings one back; " +
 		"to start a new vault, move the folder away or point --vault elsewhere."
+	// hintIdentity never offers a new key as the way on: a key made now is not
+	// one the vault's files are encrypted to, so it reads none of them.
 	hintIdentity = "Point --identity (or MEMVAULT_IDENTITY) at the identity file the vault " +
-		"was made with; 'memvault init' creates one if you have none."
+		"was made with (restore it from a backup if it was lost). A new key cannot read what is " +
+		"already there: 'memvault identity new' makes one, and someone who can read the vault " +
+		"adds its public key with 'memvault recipients add' to let it in."
 	hintDecrypt = "The identity in use is not one the vault's files are encrypted to: " +
 		"pass the right one with --identity (or MEMVAULT_IDENTITY), or ask someone who can read " +
 		"the vault to run 'memvault recipients add' with your public key ('memvault identity show' " +

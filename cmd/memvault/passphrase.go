@@ -16,6 +16,13 @@ const envPassphraseFile = "MEMVAULT_PASSPHRASE_FILE"
 // terminal to ask on.
 var errNoPassphraseTerminal = errors.New("no terminal to ask for a passphrase on: give it with --passphrase-file or " + envPassphraseFile)
 
+// errNoNewPassphraseTerminal: a new passphrase is needed (to protect an
+// identity), no file gives it and there is no terminal to ask on. Every
+// command that asks for one has --new-passphrase-file; --passphrase-file is
+// the current passphrase, of the identity in use, and not an answer here.
+var errNoNewPassphraseTerminal = errors.New("no terminal to ask for the new passphrase on: " +
+	"give it with --new-passphrase-file (--passphrase-file is the current one)")
+
 // passphrase answers the vault when a protected identity needs its passphrase:
 // the content of --passphrase-file (else $MEMVAULT_PASSPHRASE_FILE) without
 // its final newline, else a prompt on the terminal. The vault asks once per
@@ -34,6 +41,9 @@ func newPassphrase(file, what string) ([]byte, error) {
 		return readPassphraseFile(file)
 	}
 	pw, err := askTerminal("Enter a passphrase for " + what + ":")
+	if errors.Is(err, errNoPassphraseTerminal) {
+		return nil, errNoNewPassphraseTerminal
+	}
 	if err != nil {
 		return nil, err
 	}

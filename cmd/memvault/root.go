@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -50,8 +51,16 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		"the vault, a `DIR` or a plain NAME meaning $XDG_DATA_HOME/memvault/NAME.git (default $"+envVault+", else default)")
 	root.PersistentFlags().StringVar(&g.identity, "identity", "",
 		"the identity `FILE` that decrypts it (default $"+envIdentity+", else $XDG_CONFIG_HOME/memvault/identity)")
+	root.PersistentFlags().Bool("debug", false, "show errors whole, with the names of the packages they passed through")
 	root.PersistentFlags().StringVar(&g.passphraseFile, "passphrase-file", "",
 		"read a protected identity's passphrase from `FILE` (default $"+envPassphraseFile+", else ask on the terminal)")
+	// A private key others can read is said at every command, not only by
+	// fsck: whoever could read it can read the vault. The demo uses its own.
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		if c.Name() != "demo" {
+			g.warnIdentity(c.ErrOrStderr())
+		}
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c.CommandPath(), err: err}
 	})
@@ -114,6 +123,17 @@ func (g *globalOptions) paths() (dir, identity string, err error) {
 		}
 	}
 	return dir, identity, nil
+}
+
+// warnIdentity says on errOut when the identity file lets other users read it.
+func (g *globalOptions) warnIdentity(errOut io.Writer) {
+	_, identity, err := g.paths()
+	if err != nil {
+		return // the command itself reports it
+	}
+	for _, w := range vault.IdentityWarnings(identity) {
+		fmt.Fprintf(errOut, "memvault: warning: %s\n", w)
+	}
 }
 
 // open opens the vault the global options name.

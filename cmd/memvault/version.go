@@ -2,13 +2,21 @@ package main
 
 import "runtime/debug"
 
-// buildVersion is memvault's version as the build recorded it: the module's
-// version when built as a module (go install ...@v1.2.3), else the commit it was
-// built from ("+dirty" when the checkout had changes), else "dev".
+// version is memvault's release version, set here at each release ("v0.1.0")
+// and moved on right after it to the next one with "-dev" ("v0.2.0-dev"), so a
+// build from source says which release it is on the way to even when the
+// build recorded nothing else (a source archive, or -buildvcs=false).
+const version = "v0.1.0-dev"
+
+// buildVersion is memvault's version as --version prints it and the MCP server
+// reports it: the module's version when built as a module (go install
+// ...@v1.2.3), else version with the commit it was built from appended when
+// the build recorded one ("v0.1.0-dev+0123456789ab", ".dirty" after it when
+// the checkout had changes).
 func buildVersion() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "dev"
+		return version
 	}
 	return versionOf(bi)
 }
@@ -23,11 +31,11 @@ func versionOf(bi *debug.BuildInfo) string {
 		case s.Key == "vcs.revision":
 			rev = s.Value
 		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "+dirty"
+			dirty = ".dirty"
 		}
 	}
 	if rev == "" {
-		return "dev"
+		return version
 	}
-	return rev[:min(12, len(rev))] + dirty
+	return version + "+" + rev[:min(12, len(rev))] + dirty
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"runtime/debug"
 	"testing"
 )
@@ -14,9 +15,12 @@ func TestVersionOf(t *testing.T) {
 		want string
 	}{
 		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}}, "0123456789ab"},
-		{debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}}, "0123456789ab+dirty"},
+		// A build that recorded no commit (a source archive, -buildvcs=false)
+		// still names the release it is on the way to.
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, version},
+		{debug.BuildInfo{}, version},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}}, version + "+0123456789ab"},
+		{debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}}, version + "+0123456789ab.dirty"},
 	} {
 		if got := versionOf(&c.bi); got != c.want {
 			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
@@ -32,5 +36,13 @@ func TestVersionFlag(t *testing.T) {
 	}
 	if want := "memvault version " + buildVersion() + "\n"; out.String() != want {
 		t.Errorf("--version printed %q, want %q", out.String(), want)
+	}
+}
+
+// TestVersionInSource: the version in the source is a release version (vMAJOR.MINOR.PATCH,
+// maybe -dev), so a build with no VCS information still says something a bug report can quote.
+func TestVersionInSource(t *testing.T) {
+	if !regexp.MustCompile(`^v\d+\.\d+\.\d+(-dev)?$`).MatchString(version) {
+		t.Errorf("version = %q, want vMAJOR.MINOR.PATCH with an optional -dev", version)
 	}
 }
