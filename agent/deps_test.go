@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestNoSDKDeps (issue 14): a program that uses only the memory tool's
+// TestNoSDKDeps: a program that uses only the memory tool's
 // Handler builds neither the MCP SDK nor the Anthropic SDK in. Those belong
 // to agent/mcpserver and agent/claude.
 func TestNoSDKDeps(t *testing.T) {

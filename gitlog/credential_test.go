@@ -282,7 +282,7 @@ func gitConfig(t *testing.T, dir, key, value string) {
 
 // TestAuthMethodOrder: https credentials come from Auth, then the URL, with
 // x-access-token as the user of a token alone; none gives no auth at all. The
-// environment plays no part: the command line reads it (issue 14).
+// environment plays no part: the command line reads it.
 func TestAuthMethodOrder(t *testing.T) {
 	const url = "https://urluser:urlpass@git.example/v.git"
 	tests := []struct {

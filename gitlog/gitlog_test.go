@@ -116,7 +116,7 @@ func TestStaleParent(t *testing.T) {
 	}
 }
 
-// TestLockWaitEndsWithContext (issue 14): Lock waits until the lock is free or
+// TestLockWaitEndsWithContext: Lock waits until the lock is free or
 // ctx is done, whether another process (here another opening) or another
 // goroutine of this one holds it; once it is free, Lock takes it.
 func TestLockWaitEndsWithContext(t *testing.T) {

@@ -77,7 +77,7 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 // has the commit the remote advertises, so it is not looked for again after
 // reindexing every pack (Repo.object's way with a miss): that decoded the
 // index of the whole history up to lookTries times per fetch, and made every
-// round of a busy fleet cost the length of its history (issue 19). A commit
+// round of a busy fleet cost the length of its history. A commit
 // another process fetched a moment ago is then fetched again, which is harmless.
 func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
 	if err := s.HasEncodedObject(h); errors.Is(err, plumbing.ErrObjectNotFound) {

@@ -34,7 +34,7 @@ func drainMoved(ch <-chan struct{}) {
 }
 
 // Watch sees the branch move however it moves: memvault's own commit, git
-// rewriting the loose ref, and git packing refs (issue 15).
+// rewriting the loose ref, and git packing refs.
 func TestWatchSeesRefMoves(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git:", err)

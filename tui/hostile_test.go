@@ -10,7 +10,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestHostileNamesEscaped (issue 13): a vault damaged by hand, with git
+// TestHostileNamesEscaped: a vault damaged by hand, with git
 // plumbing, holds a file whose name erases a line, starts a new one and
 // reverses text, in a commit whose author and trailers do the same. Every
 // frame shows them escaped, as the CLI does, and keeps its line count.

@@ -90,7 +90,7 @@ func TestFrames(t *testing.T) {
 			}
 		}},
 		// The common widths show each commit's agent and times, and the key
-		// list stays above the history (issue 15).
+		// list stays above the history.
 		{"widths", false, func(t *testing.T, d *driver) {
 			d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 			d.keys("tab")

@@ -14,7 +14,7 @@ import (
 
 // A commit made through another handle on the vault (as by another process)
 // shows as soon as it is made: the poll is an hour here, so only the watch of
-// the vault can bring it (issue 15). The deadline bounds only a failing run.
+// the vault can bring it. The deadline bounds only a failing run.
 func TestWatchShowsCommitsAtOnce(t *testing.T) {
 	v, opts := newVault(t)
 	seed(t, v)

@@ -10,7 +10,7 @@ import (
 
 // At the common widths of 100 to 140 columns the history shows what matters,
 // each commit's agent and absolute time, and the key list (?) leaves the
-// history in sight (issue 15).
+// history in sight.
 func TestCommonWidths(t *testing.T) {
 	v, _ := newVault(t)
 	seed(t, v)

@@ -7,7 +7,7 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// TestWrittenIsNotDecrypted (issue 18): what a process wrote, it reads back
+// TestWrittenIsNotDecrypted: what a process wrote, it reads back
 // from memory, never decrypting what it just encrypted. With the identity
 // gone, only the plaintext kept at the write can answer the read.
 func TestWrittenIsNotDecrypted(t *testing.T) {

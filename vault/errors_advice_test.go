@@ -22,7 +22,7 @@ var adviceAllowed = map[string]string{
 	"git push --force": "advice to the remote's owner",
 }
 
-// TestErrorsHoldNoCLIAdvice (issue 14): the messages vault builds its errors
+// TestErrorsHoldNoCLIAdvice: the messages vault builds its errors
 // from (errors.New and fmt.Errorf in its non-test files) say what happened; what
 // a person at the command line should run next is the CLI's hint table.
 func TestErrorsHoldNoCLIAdvice(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestIdentityNotRegular (issue 13): an identity path that is a FIFO, a
+// TestIdentityNotRegular: an identity path that is a FIFO, a
 // directory or a device is refused at once with a clear error. Opening a FIFO
 // that has no writer used to block the command for good.
 func TestIdentityNotRegular(t *testing.T) {

@@ -46,7 +46,7 @@ func limitedUpdate(v *vault.Vault, fn func(tx *vault.Tx) error) error {
 	return v.Update(ctx, vault.Meta{Command: "create"}, fn)
 }
 
-// TestLimitsInTx (issue 14): the vault's transaction enforces the file count and
+// TestLimitsInTx: the vault's transaction enforces the file count and
 // size limits itself, counting everything the Tx staged, so a Tx that deletes
 // may use the room it made.
 func TestLimitsInTx(t *testing.T) {
@@ -98,7 +98,7 @@ func TestLimitsInTx(t *testing.T) {
 	}
 }
 
-// TestLimitsUndo (issue 14): restore, revert and rollback obey the limits a
+// TestLimitsUndo: restore, revert and rollback obey the limits a
 // write does; one that shrinks the vault always passes.
 func TestLimitsUndo(t *testing.T) {
 	v := withLimits(t, vaulttest.New(t), "\tmaxFiles = 2\n")

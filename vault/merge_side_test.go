@@ -9,7 +9,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestSyncSideClockSkew (issue 19): the merge reads a side with merges by a
+// TestSyncSideClockSkew: the merge reads a side with merges by a
 // walk that stops where the base's history begins, told by commit times. Below
 // the base lie a commit dated in the future that renamed x.md to y.md, and one
 // dated in the past; the other side's merge reaches the old commits sooner

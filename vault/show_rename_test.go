@@ -9,8 +9,7 @@ import (
 )
 
 // A rename is one R entry whatever the order of its paths: a target that sorts
-// before the source once showed as a whole-file addition, then the rename
-// (issue 15).
+// before the source once showed as a whole-file addition, then the rename.
 func TestShowPairsRenamesInAnyOrder(t *testing.T) {
 	cases := []struct {
 		name, from, to string

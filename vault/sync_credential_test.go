@@ -13,7 +13,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestSyncCredentialHelper (issue 6): https credentials come from git's
+// TestSyncCredentialHelper: https credentials come from git's
 // credential helper when no flag or variable gives them. Clone and sync work
 // with them; a password the server refuses fails the sync with ErrAuth, moves
 // nothing, is not quoted, and is taken out of the helper's store.

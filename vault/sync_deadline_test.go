@@ -48,7 +48,7 @@ func holdLock(t *testing.T, v *vault.Vault, apart bool) (release func()) {
 	return release
 }
 
-// TestSyncDeadline (issue 14): a deadline that passes while a sync waits for
+// TestSyncDeadline: a deadline that passes while a sync waits for
 // the vault's lock, in the fetch or in the merge, fails the sync with an error
 // wrapping vault.ErrTimeout, as one in a transfer does, and moves nothing;
 // whether the lock is held by another process or by another goroutine.

@@ -13,7 +13,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestSyncFileAndDirectory (issue 6): when one side makes /memories/x a file and
+// TestSyncFileAndDirectory: when one side makes /memories/x a file and
 // the other makes it a directory, the merge keeps both, in either order of
 // syncing: the directory stays and the file moves aside to x.conflict-<side>,
 // named as a conflict. Before, the merge failed in one order (the vaults could

@@ -195,7 +195,7 @@ func (f *fleet) check(t *testing.T, writes int) {
 	}
 }
 
-// TestSyncFleet (issue 19): a fleet of agents, each with its own clone of one
+// TestSyncFleet: a fleet of agents, each with its own clone of one
 // vault, writing notes and editing its own line of a shared file, all syncing
 // through one remote (git daemon, git http-backend) at once, every few writes.
 // Every sync succeeds within its timeout, and afterwards every clone has the

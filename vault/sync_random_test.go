@@ -319,7 +319,7 @@ var (
 	randomFirst = flag.Int("random.first", 0, "TestSyncRandom: the first seed")
 )
 
-// TestSyncRandom (issue 6): two vaults from one remote make hundreds of random
+// TestSyncRandom: two vaults from one remote make hundreds of random
 // memory commands each (creates, edits of the same and different lines, renames
 // and deletes of files and directories, a file where the other side has a
 // directory), sync both ways every few dozen, and end identical, with every

@@ -9,7 +9,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestSyncRenameCases (issue 6): rename against modify where following the
+// TestSyncRenameCases: rename against modify where following the
 // rename must not cost another file. Each runs in both orders of syncing, with
 // every commit in the same second.
 func TestSyncRenameCases(t *testing.T) {

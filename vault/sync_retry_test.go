@@ -128,7 +128,7 @@ func (m *movingRemote) disarm() (pushes int, errs []error) {
 	return m.pushes, m.errs
 }
 
-// TestSyncPushRejected (issue 6): a push rejected because the remote moved
+// TestSyncPushRejected: a push rejected because the remote moved
 // between this vault's fetch and its push fetches and merges again, and the
 // sync ends with a pushed merge holding both sides. Against a remote that moves
 // before every push, Sync keeps merging again until its context's deadline

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Keeping a vault in sync without a person (issue 19): an agent writes to its
+// Keeping a vault in sync without a person: an agent writes to its
 // own clone and a loop beside it syncs soon after each write and on an
 // interval, to bring in what other clones pushed. The loop watches the branch
 // (inotify on Linux, see Watch) rather than being told of writes, so it sees

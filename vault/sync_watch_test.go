@@ -112,7 +112,7 @@ func hasFile(t *testing.T, v *vault.Vault, p, content string) bool {
 	return err == nil && got == content
 }
 
-// TestSyncWatch (issue 19): two clones of a vault at a git daemon on loopback,
+// TestSyncWatch: two clones of a vault at a git daemon on loopback,
 // each with SyncWatch running as `memvault sync --watch` runs it. A write on
 // one shows up on the other within seconds, both ways. When the daemon goes
 // away, both loops report failures and back off; writes made meanwhile on both
@@ -231,7 +231,7 @@ func failedTwice(t *testing.T, w *watcher, n int, what string) []vault.SyncRepor
 	return failed
 }
 
-// TestSyncWatchRefusals (issue 19): what a watching sync must not take on its
+// TestSyncWatchRefusals: what a watching sync must not take on its
 // own is reported and tried again later, and the loop goes on. A hostile
 // commit on the remote (pushed with git plumbing) is refused on every try,
 // moving nothing, until the remote is back at a good commit; a change of the

@@ -346,7 +346,7 @@ func viewFileCases() []Case {
 		ok("view/range/beyond-end", five, viewRange(f, []int{6, 7}), header(f)),
 		ok("view/range/end-zero", five, viewRange(f, []int{1, 0}), header(f)),
 		// A negative end below -1 counts from the end as a slice end does, as
-		// both SDKs answer (issue 15): [2, -2] of five lines is lines 2 and 3.
+		// both SDKs answer: [2, -2] of five lines is lines 2 and 3.
 		ok("view/range/end-minus-two", five, viewRange(f, []int{2, -2}), fileView(f, 2, "b", "c")),
 		ok("view/range/end-minus-three", five, viewRange(f, []int{1, -3}), fileView(f, 1, "a", "b")),
 		ok("view/range/end-minus-four-start-zero", five, viewRange(f, []int{0, -4}), fileView(f, 1, "a")),

@@ -186,7 +186,7 @@ func reply(stop string, blocks ...string) string {
 
 // TestTypeScriptBridgeNullID: an answer whose id is null (memvault serve could
 // not read the request's id) goes to the oldest call waiting, since answers
-// come in order; the bridge once waited for it forever (issue 15).
+// come in order; the bridge once waited for it forever.
 func TestTypeScriptBridgeNullID(t *testing.T) {
 	dir := installTypeScript(t)
 	_, env := newVault(t)

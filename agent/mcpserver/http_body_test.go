@@ -18,7 +18,7 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// TestMCPHTTPBodyTimeout (issue 13): a client that sends a request's headers
+// TestMCPHTTPBodyTimeout: a client that sends a request's headers
 // and then trickles its body is cut off once the body timeout passes, instead
 // of holding a connection and a handler for as long as it likes; a body over
 // MaxBody is refused; a session's

@@ -45,7 +45,7 @@ func TestMCPWatchWriterProcess(t *testing.T) {
 
 // A commit by another process reaches a subscribed client without waiting for
 // the poll: the fallback poll is an hour here, so only the watch of the vault's
-// ref can bring the notifications (issue 15). The wait bounds only a failing run.
+// ref can bring the notifications. The wait bounds only a failing run.
 func TestMCPNotifiesOtherProcessesAtOnce(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -19,7 +19,7 @@ import (
 const bombBytes = 1 << 30
 
 // rssSlack is how much more a command may take, at its peak, on a vault whose
-// history holds the bomb than on an ordinary one (issue 13).
+// history holds the bomb than on an ordinary one.
 const rssSlack = 100 << 20
 
 // TestZlibBombRSS pins issue 13's memory bound from the outside: memvault, run

@@ -42,7 +42,7 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 	return master, tty
 }
 
-// TestCatOnTerminalEscapes (issue 13): a memory file a collaborator wrote to
+// TestCatOnTerminalEscapes: a memory file a collaborator wrote to
 // drive the terminal is printed escaped when cat writes to a real terminal,
 // and exactly when it writes to a pipe (TestHostileHistoryEscaped).
 func TestCatOnTerminalEscapes(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestTransferCredentials (issue 14): the command line alone reads the
+// TestTransferCredentials: the command line alone reads the
 // transfer's credentials from the environment: a flag before a variable,
 // $MEMVAULT_GIT_PASSWORD before $MEMVAULT_GIT_TOKEN, and the environment's user
 // for https only, so an ssh URL keeps its own user.
@@ -43,7 +43,7 @@ func TestTransferCredentials(t *testing.T) {
 	}
 }
 
-// TestSyncTokenFromEnvironment (issue 14): `memvault sync` against an https
+// TestSyncTokenFromEnvironment: `memvault sync` against an https
 // remote that wants a token works with the token in $MEMVAULT_GIT_TOKEN and
 // the user in $MEMVAULT_GIT_USERNAME, and with a wrong token exits with status
 // 2, the credentials hint and no token in what it prints. No credential helper

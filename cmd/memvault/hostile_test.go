@@ -213,7 +213,7 @@ func TestDamagedNamesEscaped(t *testing.T) {
 	}
 }
 
-// TestProgressWriterEscapes (issue 13): a git server's own messages reach the
+// TestProgressWriterEscapes: a git server's own messages reach the
 // terminal as progress; escape sequences in them are escaped, while the
 // carriage returns and newlines that progress lines are made of stay.
 func TestProgressWriterEscapes(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestImportsGoDown (issue 14): the command line wires vault, agent and tui
+// TestImportsGoDown: the command line wires vault, agent and tui
 // together and reaches nothing below them: no non-test file of cmd/memvault
 // imports gitlog or go-git, so the git layer can change without the CLI.
 func TestImportsGoDown(t *testing.T) {

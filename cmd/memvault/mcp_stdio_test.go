@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// TestMCPStdioBadLines (issue 13): memvault mcp on stdio answers a line that is
+// TestMCPStdioBadLines: memvault mcp on stdio answers a line that is
 // not JSON, one cut short, one nested too deep, a batch, JSON that is no
 // message and a line over the vault's maxRequestLine with a JSON-RPC error, and
 // goes on serving; at the end of its input it exits with status 0 and says

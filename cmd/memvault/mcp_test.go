@@ -140,7 +140,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		cmd.Wait()
 	}()
 	// The URL printed, as the README's, ends in /mcp: clients such as the MCP
-	// Inspector take a URL without it for the old SSE transport (issue 15).
+	// Inspector take a URL without it for the old SSE transport.
 	line, err := bufio.NewReader(stderr).ReadString('\n')
 	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp$`).FindString(strings.TrimSuffix(line, "\n"))
 	if err != nil || url == "" {

@@ -9,7 +9,7 @@ import (
 )
 
 // The README points only at what the repository has, and asks for the Go
-// version go.mod asks for (issue 15).
+// version go.mod asks for.
 func TestReadmeTrue(t *testing.T) {
 	root := filepath.Join("..", "..")
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))

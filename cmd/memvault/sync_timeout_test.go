@@ -87,7 +87,7 @@ func stallingServer(t *testing.T) string {
 	return srv.URL
 }
 
-// TestTransferTimeout (issue 6): push, pull, sync and clone against a server that
+// TestTransferTimeout: push, pull, sync and clone against a server that
 // stalls give up after --timeout, exit with status 2 saying so and what to do,
 // and leave the vault's branch where it was.
 func TestTransferTimeout(t *testing.T) {
@@ -159,7 +159,7 @@ func vaultHead(t *testing.T, dir string) string {
 
 // TestGaveUpAfter: the CLI names the --timeout limit in an error that wraps
 // vault.ErrTimeout once the limit's deadline passed, and leaves every other
-// error as it is: wrapping ErrTimeout is vault's work (issue 14).
+// error as it is: wrapping ErrTimeout is vault's work.
 func TestGaveUpAfter(t *testing.T) {
 	expired, cancel := context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()

@@ -9,7 +9,7 @@ import (
 )
 
 // A watching sync's log line carries conflict names and error text that a
-// remote can craft (issue 13): escaped, they stay one line and obey nothing.
+// remote can craft: escaped, they stay one line and obey nothing.
 func TestSyncLogLineEscapes(t *testing.T) {
 	hostile := "/memories/a\x1b[2K\rb\n\u202egnp.md"
 	lines := []string{

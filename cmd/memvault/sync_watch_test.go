@@ -50,7 +50,7 @@ func eventually(t *testing.T, limit time.Duration, what string, cond func() bool
 	return time.Since(t0)
 }
 
-// TestSyncWatchProcesses (issue 19): the agent-friendly ways to keep clones in
+// TestSyncWatchProcesses: the agent-friendly ways to keep clones in
 // sync, as whole processes at a git daemon on loopback. Clone a runs
 // `memvault sync --watch`, clone b `memvault serve --sync-every`: a write
 // through a's memory tool shows up in b's serve, and a write through b's serve
@@ -178,7 +178,7 @@ func TestSyncWatchProcesses(t *testing.T) {
 	}
 }
 
-// TestServeSyncNeverBlocks (issue 19): serve --sync-every against a remote
+// TestServeSyncNeverBlocks: serve --sync-every against a remote
 // that takes the connection and never answers. The sync in the background
 // hangs, and every memory tool call is still answered at once; at the end of
 // its input serve stops, the hung sync with it.
