@@ -12,7 +12,7 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// TestViewDamagedVault pins issue 13 through the memory tool: in a vault
+// TestViewDamagedVault holds through the memory tool: in a vault
 // changed by hand with git, a view of /memories lists every good file; a view
 // of a bad one answers with the file and the real reason, not the identity.
 func TestViewDamagedVault(t *testing.T) {

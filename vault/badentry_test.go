@@ -75,7 +75,7 @@ func damaged(t *testing.T, c damageCase) (*vault.Vault, string) {
 	return v, "/" + p
 }
 
-// TestReadsNeverTrustTheTree pins issue 13: in a vault changed by hand, one
+// TestReadsNeverTrustTheTree holds: in a vault changed by hand, one
 // bad entry fails alone, with its own reason and never the identity's; the
 // listing holds the rest, with their sizes; no read inflates the bomb.
 func TestReadsNeverTrustTheTree(t *testing.T) {

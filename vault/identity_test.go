@@ -22,7 +22,7 @@ func passphrase(pw string, asked *atomic.Int32) func(string) ([]byte, error) {
 	}
 }
 
-// Issue 7: a passphrase-protected identity is unlocked once for 1,000 reads.
+// A passphrase-protected identity is unlocked once for 1,000 reads.
 func TestPassphraseUnlockedOncePerProcess(t *testing.T) {
 	vaulttest.FastScrypt()
 	dir := t.TempDir()
@@ -157,7 +157,7 @@ func TestSetPassphrase(t *testing.T) {
 	}
 }
 
-// Issue 7: SSH keys as recipient and as identity, plain and encrypted.
+// SSH keys as recipient and as identity, plain and encrypted.
 func TestSSHKeys(t *testing.T) {
 	dir := t.TempDir()
 	edPath, edPub := vaulttest.SSHKey(t, dir, "id_ed25519", "ed25519", "")
@@ -199,7 +199,7 @@ func TestSSHKeys(t *testing.T) {
 	}
 }
 
-// Issue 7: a post-quantum vault.
+// A post-quantum vault.
 func TestPostQuantumVault(t *testing.T) {
 	dir := t.TempDir()
 	id, pq := newIdentity(t, vault.IdentityOptions{PostQuantum: true})

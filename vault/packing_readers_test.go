@@ -72,7 +72,7 @@ func TestPackHelperProcess(t *testing.T) {
 // while other processes write (with automatic packing at a low threshold) and
 // run two manual packers at once. Every read succeeds, each round sees at least
 // the commits the one before saw, and at the end the reader sees every commit
-// (issue 12: a long-lived MCP server or UI answered "object not found" once
+// (a long-lived MCP server or UI answered "object not found" once
 // another process had packed).
 func TestReaderBesideOtherProcessesPacking(t *testing.T) {
 	ctx := context.Background()

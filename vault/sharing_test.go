@@ -47,7 +47,7 @@ func readAt(t *testing.T, v *vault.Vault, commit, p string) (string, error) {
 	return string(b), err
 }
 
-// Issue 7: two identities share a vault; the one removed can no longer read
+// Two identities share a vault; the one removed can no longer read
 // what is written after, and still reads the history it could read then.
 func TestTwoIdentitiesShareAVault(t *testing.T) {
 	alice, _ := vaulttest.NewAt(t, t.TempDir())
@@ -136,7 +136,7 @@ func gitBlob(t *testing.T, dir, h string) []byte {
 	return out
 }
 
-// Issue 7: a re-encryption interrupted after some files is resumed, and the
+// A re-encryption interrupted after some files is resumed, and the
 // re-run re-encrypts only the files left.
 func TestInterruptedReencryptionResumes(t *testing.T) {
 	v := vaulttest.New(t)

@@ -10,7 +10,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestSyncSkipRefused pins issue 13's way forward: a vault is never stuck for
+// TestSyncSkipRefused checks the way forward: a vault is never stuck for
 // good because of one bad push. After a refusal, sync with SkipRefused merges
 // everything good (a's own new file, b's, the remote's), leaves the refused
 // entry out, names it in the merge's trailers; the push puts a clean head on

@@ -132,7 +132,7 @@ func (m *movingRemote) disarm() (pushes int, errs []error) {
 // between this vault's fetch and its push fetches and merges again, and the
 // sync ends with a pushed merge holding both sides. Against a remote that moves
 // before every push, Sync keeps merging again until its context's deadline
-// (issue 19: not a fixed number of rounds), then fails with an error wrapping
+// (not a fixed number of rounds), then fails with an error wrapping
 // gitlog.ErrRejected and gitlog.ErrTimeout, and the vault intact.
 func TestSyncPushRejected(t *testing.T) {
 	for _, at := range []string{"advertisement", "update"} {

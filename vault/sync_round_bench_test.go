@@ -11,7 +11,7 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// BenchmarkSyncRound (issue 19: rounds are cheap) times the sync a fleet's
+// BenchmarkSyncRound (rounds must stay cheap) times the sync a fleet's
 // clone makes again and again: a write of its own, then fetch, merge and push
 // against a remote whose branch another clone moved with a merge of its own
 // since the last round. Both clones edit their own line of one shared file,

@@ -5,8 +5,8 @@
 // that explains why there is none); ServeStdio runs it on a process's stdin
 // and stdout, Listen, Handler and ServeHTTP over streamable HTTP on loopback.
 //
-// It was part of package agent until issue 14, which moved it here so that
-// agent alone does not build the MCP SDK in.
+// It lives apart from package agent so that agent alone does not build the
+// MCP SDK in.
 package mcpserver
 
 import (

@@ -22,7 +22,7 @@ const bombBytes = 1 << 30
 // history holds the bomb than on an ordinary one.
 const rssSlack = 100 << 20
 
-// TestZlibBombRSS pins issue 13's memory bound from the outside: memvault, run
+// TestZlibBombRSS checks the memory bound from the outside: memvault, run
 // as a child process, syncs with a remote whose history holds a 1 GiB zlib
 // bomb (refused, then merged past with --skip-refused), and views, cats and
 // fscks a vault whose own history holds it, each at a peak resident size

@@ -16,7 +16,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// Sizes of TestConcurrentWriters: issue 8 asks for 8 processes and 8 goroutines
+// Sizes of TestConcurrentWriters: 8 processes and 8 goroutines
 // each sending 200 commands, 3,200 commits in all.
 const (
 	concProcs    = 8

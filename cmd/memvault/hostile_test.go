@@ -13,7 +13,7 @@ import (
 	"github.com/memvault/memvault/gitlog/gittest"
 )
 
-// Issue 13: what a remote writes (names, subjects, trailers, authors, recipient
+// What a remote writes (names, subjects, trailers, authors, recipient
 // comments, contents) reaches the victim's terminal escaped. The hostile objects
 // are written with git plumbing and by hand, never through memvault.
 

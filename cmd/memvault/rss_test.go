@@ -24,7 +24,7 @@ import (
 )
 
 var rssDuration = flag.Duration("rss.duration", 0,
-	"run TestRSS's agent-like workload this long (10m for issue 18's figure); 0 skips the test")
+	"run TestRSS's agent-like workload this long (10m for the README's figure); 0 skips the test")
 
 // rssLimit is the most a memvault process may hold resident (DESIGN's target).
 const rssLimit = 150 << 20
