@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // disk is the one way gitlog changes the file system: every create, write,
@@ -167,10 +168,20 @@ func (d *disk) syncDir(dir string) error {
 	return nil
 }
 
+// tempPrefix starts the name of a temporary file writeTemp makes; 16 hex
+// digits follow.
+const tempPrefix = ".tmp-"
+
+// isTempName tells whether name is one writeTemp gives.
+func isTempName(name string) bool {
+	hexPart, ok := strings.CutPrefix(name, tempPrefix)
+	return ok && len(hexPart) == 16 && isHex(hexPart)
+}
+
 // writeTemp writes data to a new temporary file in dir, synced when durable is
 // set, and returns its path.
 func (d *disk) writeTemp(dir string, data []byte, perm fs.FileMode, durable bool) (string, error) {
-	f, err := d.createTemp(dir, ".tmp-", perm)
+	f, err := d.createTemp(dir, tempPrefix, perm)
 	if err != nil {
 		return "", err
 	}

@@ -68,32 +68,28 @@ func (r *Repo) packLoosePhase(ctx context.Context, wait bool) (int, error) {
 }
 
 // packLock takes the lock file name in memvault/. With wait it waits for
-// another packer to finish; without, ok is false while one runs.
+// another packer to finish, or for ctx; without, ok is false while one runs.
 func (r *Repo) packLock(ctx context.Context, name string, wait bool) (unlock func(), ok bool, err error) {
 	f, err := r.disk.openFile(filepath.Join(r.dir, stateDir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("gitlog: pack: %w", err)
 	}
-	for {
+	unlock = func() { f.Close() } // closing unlocks
+	if !wait {
 		busy, err := tryLockFile(f)
-		if err != nil {
+		if err != nil || busy {
 			f.Close()
-			return nil, false, fmt.Errorf("gitlog: pack: lock: %w", err)
-		}
-		if !busy {
-			return func() { f.Close() }, true, nil // closing unlocks
-		}
-		if !wait {
-			f.Close()
+			if err != nil {
+				return nil, false, fmt.Errorf("gitlog: pack: lock: %w", err)
+			}
 			return nil, false, nil
 		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, false, fmt.Errorf("gitlog: pack: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
+		return unlock, true, nil
 	}
+	if err := lockFileContext(ctx, f, func() { f.Close() }); err != nil {
+		return nil, false, fmt.Errorf("gitlog: pack: lock: %w", err)
+	}
+	return unlock, true, nil
 }
 
 // staleAfter is how long a temporary file under objects/pack goes unwritten

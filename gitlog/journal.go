@@ -39,7 +39,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
@@ -484,30 +483,46 @@ func inflateExactly(z []byte, size int) ([]byte, bool) {
 	return data, true
 }
 
-// recoverIfNeeded completes what a writer that was killed, or lost its
-// machine, left in the journal: its objects go into a pack and the refs it
-// moved take their newest values in their files, for git. memvault's own
-// readers need none of it (they read the journal), so it is left to the
-// process that holds the writer lock, if one does.
-func (r *Repo) recoverIfNeeded() error {
+// recoverAtOpen completes what a writer that was killed, or lost its machine,
+// left: the journal's objects go into a pack and the refs it moved take their
+// newest values in their files, for git, and the temporary files it was
+// writing are removed. memvault's own readers need none of it (they read the
+// journal), so it is left to a live writer when one holds the lock: the open
+// never waits.
+func (r *Repo) recoverAtOpen() error {
 	if r.readOnly {
 		return nil // nothing can be rewritten: readers read the journal itself
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if busy, err := tryLockFile(r.lockFile); err != nil || busy {
+		return nil
+	}
+	defer unlockFile(r.lockFile)
+	r.removeLeftovers()
 	if _, _, err := r.jobjs.refresh(r.journalPath()); errors.Is(err, ErrNewerFormat) {
-		return nil // readable as far as this build can; Lock refuses to write
+		return nil // readable as far as this build can; writes refuse
 	} else if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
 	if _, _, empty := r.jobjs.snapshot(); empty {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	unlock, err := r.lock(ctx)
-	if err != nil {
-		return nil // a live writer holds it, and flushes
-	}
-	defer unlock()
-	_, err = r.flushJournal(context.Background(), false)
+	_, err := r.flushJournal(context.Background(), false)
 	return err
+}
+
+// removeLeftovers removes the temporary files of a writer killed before it put
+// them in place (see disk.writeTemp): they are made only under the writer lock,
+// which the caller holds, so none belongs to a live writer.
+func (r *Repo) removeLeftovers() {
+	for _, dir := range []string{r.dir, r.StateDir()} {
+		tmps, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
+		for _, p := range tmps {
+			if isTempName(filepath.Base(p)) {
+				r.disk.remove(p)
+			}
+		}
+	}
+	r.removeStaleTemps()
 }

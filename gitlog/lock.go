@@ -21,10 +21,7 @@ func (w *Writer) Unlock() { w.unlock() }
 // done. It returns an error wrapping ErrReadOnly if the repository cannot be
 // written.
 //
-// The wait is a blocking flock in its own goroutine, so the kernel hands the lock
-// to the next waiter the moment it is released; polling with back-off left it idle
-// between writers and cut throughput under contention to a few dozen commits a
-// second. If ctx ends first, the goroutine releases the lock as soon as it gets it.
+// The wait for another process is lockFileContext's.
 func (r *Repo) Lock(ctx context.Context) (*Writer, error) {
 	unlock, err := r.lock(ctx)
 	if err != nil {
@@ -41,36 +38,13 @@ func (r *Repo) lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("gitlog: lock: %w", err)
 	}
 	f := r.lockFile
-	release := func() {
-		unlockFile(f)
-		r.mu.Unlock()
-	}
-	busy, err := tryLockFile(f)
-	if err != nil {
-		r.mu.Unlock()
+	if err := lockFileContext(ctx, f, r.mu.Unlock); err != nil {
 		return nil, fmt.Errorf("gitlog: lock: %w", err)
 	}
-	if !busy {
-		return release, nil
-	}
-	got := make(chan error, 1)
-	go func() { got <- lockFileWait(f) }()
-	select {
-	case err := <-got:
-		if err != nil {
-			r.mu.Unlock()
-			return nil, fmt.Errorf("gitlog: lock: %w", err)
-		}
-		return release, nil
-	case <-ctx.Done():
-		go func() {
-			if err := <-got; err == nil {
-				unlockFile(f)
-			}
-			r.mu.Unlock()
-		}()
-		return nil, fmt.Errorf("gitlog: lock: %w", ctx.Err())
-	}
+	return func() {
+		unlockFile(f)
+		r.mu.Unlock()
+	}, nil
 }
 
 // ctxMutex is a mutex (a channel with room for one) whose wait can end with a

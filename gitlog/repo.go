@@ -166,7 +166,7 @@ func openOn(d *disk, dir string) (*Repo, error) {
 	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
-	if err := r.recoverIfNeeded(); err != nil {
+	if err := r.recoverAtOpen(); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -233,9 +233,17 @@ func (r *Repo) stopBackground() {
 }
 
 // closeFiles closes the repository's open files.
+//
+// A Lock whose context ended keeps this process's mutex until its wait for
+// another process's lock ends (see lockFileContext): Close does not wait for
+// that past a second, and closes the files anyway; nothing else uses them.
 func (r *Repo) closeFiles() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	held := r.mu.lockContext(ctx) == nil
+	cancel()
+	if held {
+		defer r.mu.Unlock()
+	}
 	if r.journal != nil {
 		r.journal.Close()
 		r.journal = nil

@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -168,5 +170,62 @@ func TestJournalRefNameChecked(t *testing.T) {
 	rec := encodeRecord(record{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
 	if recs, _, _ := readRecords(rec, false); len(recs) != 1 {
 		t.Errorf("a record naming %s was not read", Branch)
+	}
+}
+
+// TestOpenRemovesLeftovers: the temporary files a writer killed before it put
+// them in place are removed at the next open, unless a live writer holds the
+// lock; a file of another name is left alone.
+func TestOpenRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	r.Close()
+	leftovers := []string{
+		filepath.Join(dir, stateDir, ".tmp-0123456789abcdef"),
+		filepath.Join(dir, ".tmp-fedcba9876543210"),
+	}
+	other := filepath.Join(dir, stateDir, ".tmp-not-ours")
+	live, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := live.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(leftovers, other) {
+		if err := os.WriteFile(p, []byte("half a ref"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	for _, p := range leftovers {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed while a live writer held the lock: %v", p, err)
+		}
+	}
+	wl.Unlock()
+	live.Close()
+
+	o, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for _, p := range leftovers {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left after open: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("%s, not a name gitlog gives, was removed: %v", other, err)
 	}
 }
