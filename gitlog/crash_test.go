@@ -15,6 +15,7 @@ package gitlog
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,11 +24,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 )
 
-var crashEvery = flag.Int("crash.every", 0, "explore every n-th crash point (0: every one, or every 3rd with -short)")
+var crashEvery = flag.Int("crash.every", 0, "explore every n-th crash point (0: every one, or every 5th with -short)")
 
 var errCrashed = errors.New("crashed here")
 
@@ -182,34 +184,38 @@ func (c *crashDisk) lose(t *testing.T) {
 // every acknowledged write left (the last one acknowledged), and whether a
 // commit was in progress when it stopped: that commit, unacknowledged, may be
 // there too, as a child of the acknowledged head.
-type writePath func(t *testing.T, r *Repo, dir string) (acked Hash, inProgress bool)
+type writePath func(t *testing.T, r *Repo, dir string, d *disk) (acked Hash, inProgress bool)
 
-// explore runs path on copies of the repository template makes, stopped at
-// every crash point, in both modes, and returns how many states it checked.
-func explore(t *testing.T, name string, template func(t *testing.T, dir string), path writePath) int {
+// explore runs path on copies of the folder template makes, whose repository
+// "r" path writes (others beside it are remotes), stopped at every crash point,
+// in both modes, and returns how many states it checked. extra, if not nil,
+// checks the rest of the folder after each stop.
+func explore(t *testing.T, name string, template func(t *testing.T, dir string), path writePath, extra func(t *testing.T, where, folder string)) int {
 	base := filepath.Join(t.TempDir(), "base")
-	template(t, base)
+	template(t, filepath.Join(base, "r"))
 	every := *crashEvery
 	if every == 0 {
 		every = 1
 		if testing.Short() {
-			every = 3
+			every = 5
 		}
 	}
 	states := 0
 	for _, powerLoss := range []bool{false, true} {
 		for limit := 1; ; limit += every {
-			dir := filepath.Join(t.TempDir(), "r")
-			copyTree(t, base, dir)
-			cd := newCrashDisk(t, dir, limit, powerLoss)
-			r, err := openOn(&disk{hook: cd.hook}, dir)
+			folder := filepath.Join(t.TempDir(), "f")
+			copyTree(t, base, folder)
+			dir := filepath.Join(folder, "r")
+			cd := newCrashDisk(t, folder, limit, powerLoss)
+			d := &disk{hook: cd.hook}
+			r, err := openOn(d, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cd.mu.Lock()
 			cd.armed = true
 			cd.mu.Unlock()
-			acked, inProgress := path(t, r, dir)
+			acked, inProgress := path(t, r, dir, d)
 			if !cd.crashed {
 				r.Close()
 				t.Logf("%s, power loss %v: %d operations, %d crash states checked", name, powerLoss, cd.n, (cd.n+every-1)/every)
@@ -219,7 +225,11 @@ func explore(t *testing.T, name string, template func(t *testing.T, dir string),
 			if powerLoss {
 				cd.lose(t)
 			}
-			checkAfterCrash(t, fmt.Sprintf("%s, stopped at operation %d (power loss %v)", name, limit, powerLoss), dir, acked, inProgress)
+			where := fmt.Sprintf("%s, stopped at operation %d (power loss %v)", name, limit, powerLoss)
+			checkAfterCrash(t, where, dir, acked, inProgress)
+			if extra != nil {
+				extra(t, where, folder)
+			}
 			states++
 		}
 	}
@@ -242,7 +252,7 @@ func checkAfterCrash(t *testing.T, where, dir string, acked Hash, inProgress boo
 	}
 	if head != acked {
 		c, err := r.ReadCommit(head)
-		if !inProgress || err != nil || len(c.ParentHashes) != 1 || c.ParentHashes[0] != acked {
+		if !inProgress || err != nil || len(c.ParentHashes) == 0 || c.ParentHashes[0] != acked {
 			t.Fatalf("%s: head %s, want the acknowledged %s (or a child of it in progress)", where, head, acked)
 		}
 	}
@@ -270,6 +280,11 @@ func copyTree(t *testing.T, from, to string) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
+		}
+		if e.Name() == "config" {
+			// A remote beside the repository is named by its path: the
+			// copy's remote is the copy beside it.
+			data = bytes.ReplaceAll(data, []byte(from), []byte(to))
 		}
 		return os.WriteFile(dst, data, 0o644)
 	})
@@ -316,7 +331,7 @@ func TestCrashExplorer(t *testing.T) {
 
 	// Commits, the flush that packs them, and the merge of packs that Close
 	// makes when they accumulate.
-	counts["commit, flush, merge"] = explore(t, "commit, flush, merge", baseRepo, func(t *testing.T, r *Repo, dir string) (Hash, bool) {
+	counts["commit, flush, merge"] = explore(t, "commit, flush, merge", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
 		acked, _ := r.Head()
 		for i := range 3 {
 			h, err := tryCommit(r, Change{Op: Put, Path: fmt.Sprintf("m/c%d", i), Data: []byte{byte(i)}})
@@ -333,7 +348,7 @@ func TestCrashExplorer(t *testing.T) {
 			unlock()
 		}
 		return acked, false
-	})
+	}, nil)
 
 	// gc: loose objects that git wrote, the journal, and the merge of packs.
 	counts["gc"] = explore(t, "gc", func(t *testing.T, dir string) {
@@ -343,7 +358,7 @@ func TestCrashExplorer(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git hash-object: %v\n%s", err, out)
 		}
-	}, func(t *testing.T, r *Repo, dir string) (Hash, bool) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
 		acked, _ := r.Head()
 		h, err := tryCommit(r, Change{Op: Put, Path: "m/gc", Data: []byte("before gc")})
 		if err != nil {
@@ -351,13 +366,13 @@ func TestCrashExplorer(t *testing.T) {
 		}
 		r.Pack(ctx)
 		return h, false
-	})
+	}, nil)
 
 	// A fetch from a local-path remote: the pack received, and the remote's
 	// ref moved through the journal.
 	counts["fetch"] = explore(t, "fetch", func(t *testing.T, dir string) {
 		baseRepo(t, dir)
-		src := dir + ".src"
+		src := filepath.Join(filepath.Dir(dir), "src")
 		copyTree(t, dir, src)
 		s, err := Open(src)
 		if err != nil {
@@ -373,11 +388,120 @@ func TestCrashExplorer(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Close()
-	}, func(t *testing.T, r *Repo, dir string) (Hash, bool) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
 		acked, _ := r.Head()
 		r.Fetch(ctx, "origin", TransferOptions{})
 		r.Flush(ctx)
 		return acked, false
+	}, nil)
+
+	// A commit larger than the journal's flush threshold, as an import
+	// makes: the flush runs inside the commit, after its record is synced.
+	big := make([]byte, flushBytes+1<<20)
+	rand.Read(big)
+	counts["large commit"] = explore(t, "large commit", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+		acked, _ := r.Head()
+		h, err := tryCommit(r, Change{Op: Put, Path: "m/import", Data: big})
+		if err != nil {
+			return acked, true
+		}
+		return h, false
+	}, nil)
+
+	// A tag (a checkpoint) and a remote added and removed: the tag's ref
+	// through the journal, the config by rename.
+	counts["tag, remote"] = explore(t, "tag, remote", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+		acked, _ := r.Head()
+		wl, err := r.Lock(ctx)
+		if err != nil {
+			return acked, false
+		}
+		_, err = wl.CreateTag("before", acked, sig(), "a checkpoint")
+		wl.Unlock()
+		if err != nil {
+			return acked, false
+		}
+		if r.AddRemote("elsewhere", "https://example.com/v.git") != nil {
+			return acked, false
+		}
+		r.RemoveRemote("elsewhere")
+		r.Flush(ctx)
+		return acked, false
+	}, func(t *testing.T, where, folder string) {
+		out, err := exec.Command("git", "--git-dir", filepath.Join(folder, "r"), "config", "--list").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: git reads the config: %v\n%s", where, err, out)
+		}
+	})
+
+	// A merge of another clone's commit, pushed into a local-path vault: the
+	// target is written through the same disk, so it crashes too.
+	counts["merge, push to a local path"] = explore(t, "merge, push to a local path", func(t *testing.T, dir string) {
+		baseRepo(t, dir)
+		dst := filepath.Join(filepath.Dir(dir), "dst")
+		copyTree(t, dir, dst)
+		s, err := Open(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit(t, s, Change{Op: Put, Path: "m/theirs", Data: []byte("theirs")})
+		s.Close()
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.AddRemote("origin", dst); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Fetch(ctx, "origin", TransferOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+	}, func(t *testing.T, r *Repo, dir string, d *disk) (Hash, bool) {
+		localDisk = d
+		defer func() { localDisk = osDisk }()
+		acked, _ := r.Head()
+		theirs, err := r.Ref(RemoteRef("origin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, _ := r.RootTree(acked)
+		wl, err := r.Lock(ctx)
+		if err != nil {
+			return acked, false
+		}
+		theirsRoot, _ := r.RootTree(theirs)
+		e, err := r.Lookup(theirsRoot, "m/theirs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := r.ReplaceEntries(ctx, ours, []Replacement{{Names: []string{"m", "theirs"}, Entry: &e}})
+		if err != nil {
+			wl.Unlock()
+			return acked, false
+		}
+		m, err := wl.CommitTree([]Hash{acked, theirs}, root, CommitInfo{Message: "merge\n", Author: sig(), Committer: sig()})
+		wl.Unlock()
+		if err != nil {
+			return acked, true
+		}
+		if err := r.Push(ctx, "origin", m, TransferOptions{}); err != nil && !strings.Contains(err.Error(), errCrashed.Error()) {
+			t.Fatalf("push: %v", err)
+		}
+		return m, false
+	}, func(t *testing.T, where, folder string) {
+		dst := filepath.Join(folder, "dst")
+		if out, err := exec.Command("git", "--git-dir", dst, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
+			t.Fatalf("%s: git fsck of the push's target: %v\n%s", where, err, out)
+		}
+		o, err := Open(dst)
+		if err != nil {
+			t.Fatalf("%s: open the push's target: %v", where, err)
+		}
+		defer o.Close()
+		if problems, err := o.Check(context.Background(), nil); err != nil || len(problems) > 0 {
+			t.Fatalf("%s: check of the push's target: %v %v", where, problems, err)
+		}
 	})
 
 	names := make([]string, 0, len(counts))

@@ -120,6 +120,10 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 // the old value the push names (as memvault reads it, its journal included);
 // the pack goes in whole and synced; the refs move through its journal, and the
 // journal is flushed so that git reads the pushed branch at once.
+// localDisk is the disk a push into a local path writes through; the crash
+// explorer hooks it.
+var localDisk = osDisk
+
 type localReceive struct {
 	transport.ReceivePackSession
 	dir string
@@ -132,7 +136,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 			return nil, fmt.Errorf("gitlog: a push to a local path updates branches only, not %s", c.Name)
 		}
 	}
-	r, err := Open(s.dir)
+	r, err := openOn(localDisk, s.dir)
 	if err != nil {
 		return nil, err
 	}
