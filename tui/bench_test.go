@@ -268,3 +268,26 @@ func (d *driver) selectTree(p string) {
 	}
 	d.tb.Fatalf("no tree row for %s", p)
 }
+
+// BenchmarkJumpToFirst is the time from pressing G in the history of the
+// large vault to the first commit selected with its diff shown. Target: ≤ 1 s.
+func BenchmarkJumpToFirst(b *testing.B) {
+	dir, opts := bigVault(b)
+	v, err := vault.Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	for b.Loop() {
+		b.StopTimer()
+		d := benchDriver(b, v, 160, 45)
+		d.keys("tab")
+		b.StartTimer()
+		d.keys("G")
+		b.StopTimer()
+		if r := d.m.hist.selected(); r == nil || len(r.Parents) != 0 || !strings.Contains(d.m.statusBar(), fmt.Sprintf("commit %d/%d", benchCommits, benchCommits)) {
+			b.Fatalf("after G the history selects %+v; status %q", r, d.m.statusBar())
+		}
+		b.StartTimer()
+	}
+}

@@ -48,6 +48,11 @@ type (
 		req  logReq
 		recs []vault.Record
 		err  error
+		// For a jump: how many records are newer than recs, whether recs end
+		// with the oldest, and the commit jumped to.
+		base int
+		done bool
+		at   string
 	}
 	// checkpointsMsg holds every checkpoint.
 	checkpointsMsg struct {
@@ -74,6 +79,9 @@ type logReq struct {
 	skip    int
 	limit   int
 	fresh   bool
+	before  bool   // the page above the window: skip..skip+limit ends where it starts
+	jump    string // a window of limit records around this revision (a hash or a checkpoint)
+	oldest  bool   // a window of the limit oldest records
 }
 
 func headCmd(ctx context.Context, v Vault, poll bool, seq int) tea.Cmd {
@@ -171,6 +179,56 @@ func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 	return func() tea.Msg {
 		recs, err := v.Log(ctx, vault.LogOptions{Path: req.scope, Pickaxe: req.pickaxe, Skip: req.skip, Limit: req.limit})
 		return logMsg{req: req, recs: recs, err: err}
+	}
+}
+
+// jumpCmd loads the window req asks for: the oldest records of the scope, or
+// those around the commit req.jump names. The position of a commit is only
+// known by walking the history down to it, so the walk reads every record up
+// to the window (the vault offers no count); only the window is kept.
+func jumpCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
+	return func() tea.Msg {
+		msg := logMsg{req: req}
+		target := ""
+		if req.jump != "" {
+			h, err := v.Resolve(ctx, req.jump)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			target = h
+		}
+		all, err := v.Log(ctx, vault.LogOptions{Path: req.scope, Pickaxe: req.pickaxe})
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		at := len(all) - 1
+		if target != "" {
+			at = -1
+			for i := range all {
+				if all[i].Commit == target {
+					at = i
+					break
+				}
+			}
+			if at < 0 {
+				msg.err = fmt.Errorf("commit %s is not in this history", short(target))
+				return msg
+			}
+		}
+		if at < 0 {
+			msg.done = true
+			return msg
+		}
+		start := clamp(at-req.limit/2, 0, max(len(all)-req.limit, 0))
+		if req.oldest {
+			start = max(len(all)-req.limit, 0)
+		}
+		end := min(start+req.limit, len(all))
+		msg.recs = append([]vault.Record(nil), all[start:end]...)
+		msg.base, msg.done, msg.at = start, end == len(all), all[at].Commit
+		return msg
 	}
 }
 

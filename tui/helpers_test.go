@@ -108,11 +108,17 @@ func newDriver(tb testing.TB, v *vault.Vault, w, h int) *driver {
 // commits in frames.
 func newDriverFor(tb testing.TB, ui Vault, v *vault.Vault, w, h int) *driver {
 	tb.Helper()
-	m := New(context.Background(), ui, Options{
-		Now:          func() time.Time { return uiNow },
-		PollInterval: -1,
-		NoColor:      true,
-	})
+	return newDriverOpts(tb, ui, v, w, h, Options{})
+}
+
+// newDriverOpts is newDriverFor with options; the clock, the polling and the
+// colour are the tests' own.
+func newDriverOpts(tb testing.TB, ui Vault, v *vault.Vault, w, h int, opts Options) *driver {
+	tb.Helper()
+	opts.Now = func() time.Time { return uiNow }
+	opts.PollInterval = -1
+	opts.NoColor = true
+	m := New(context.Background(), ui, opts)
 	d := &driver{tb: tb, m: m, v: v}
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	d.run(m.Init())

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/memvault/memvault/vault"
@@ -9,8 +10,13 @@ import (
 // historyModel is the history pane: the records of the whole vault, or of one
 // path, newest first, loaded a page at a time as the cursor nears the end.
 type historyModel struct {
-	scope   string // "" for the whole vault, or a memory path
+	scope string // "" for the whole vault, or a memory path
+	// recs is a window of the scope's history: base records newer than its
+	// first are not loaded. A jump to the oldest commit, or to one named by
+	// hash, loads the window around it and nothing above it; moving up then
+	// loads the pages before, as moving down loads those after.
 	recs    []vault.Record
+	base    int
 	seen    map[string]bool // the commits in recs
 	done    bool            // every record of the scope is loaded
 	loading bool
@@ -25,6 +31,7 @@ type historyModel struct {
 	marks  []string // up to two commit hashes, oldest mark first
 
 	selectNext string // a commit to put the cursor on once it is loaded (an undo's)
+	newest     string // the newest commit of the scope, as last read
 }
 
 // selected returns the record under the cursor, or nil.
@@ -60,6 +67,25 @@ func (h *historyModel) appendPage(recs []vault.Record, pageSize int) {
 // known before the first known one, keeping the cursor on the same commit. It
 // reports false when none of recs is known, so the caller reloads.
 func (h *historyModel) prepend(recs []vault.Record) bool {
+	if h.base > 0 {
+		// A window away from the newest: the new commits are not shown, but
+		// they count in every position below them.
+		if len(h.recs) > 0 && h.newest != "" {
+			for i, r := range recs {
+				if r.Commit == h.newest {
+					h.base += i
+					break
+				}
+			}
+		}
+		if len(recs) > 0 {
+			h.newest = recs[0].Commit
+		}
+		return true
+	}
+	if len(recs) > 0 {
+		h.newest = recs[0].Commit
+	}
 	if len(h.recs) == 0 {
 		h.appendPage(recs, len(recs)+1)
 		h.done = false
@@ -97,6 +123,60 @@ func (h *historyModel) prepend(recs []vault.Record) bool {
 		}
 	}
 	return true
+}
+
+// setWindow replaces what is loaded with recs, which start base records below
+// the newest; done says they reach the oldest. The cursor goes to commit at,
+// when the filter lets it show.
+func (h *historyModel) setWindow(recs []vault.Record, base int, done bool, at string) bool {
+	h.recs, h.base, h.seen = nil, base, nil
+	h.offset = 0
+	h.appendPage(recs, len(recs)+1)
+	h.done = done
+	for i, j := range h.view {
+		if h.recs[j].Commit == at {
+			h.cursor = i
+			return true
+		}
+	}
+	return false
+}
+
+// prependPage adds the page just above the window, keeping the cursor on the
+// same commit.
+func (h *historyModel) prependPage(recs []vault.Record) {
+	var fresh []vault.Record
+	for _, r := range recs {
+		if !h.seen[r.Commit] {
+			h.seen[r.Commit] = true
+			fresh = append(fresh, r)
+		}
+	}
+	before := len(h.view)
+	h.recs = append(fresh, h.recs...)
+	h.base = max(h.base-len(recs), 0)
+	h.refilter()
+	added := len(h.view) - before
+	h.cursor += added
+	h.offset += added
+}
+
+// position is the cursor's place in the whole history, from 1, and the number
+// of commits there are ("+" when more may follow). With a filter only what is
+// loaded is counted.
+func (h *historyModel) position() (int, string) {
+	if h.filter != "" || h.base == 0 {
+		n := fmt.Sprint(len(h.view))
+		if !h.done || h.base > 0 {
+			n += "+"
+		}
+		return min(h.cursor+1, len(h.view)), n
+	}
+	n := fmt.Sprint(h.base + len(h.view))
+	if !h.done {
+		n += "+"
+	}
+	return h.base + min(h.cursor+1, len(h.view)), n
 }
 
 // indexOf returns the view index of commit c, or 0.

@@ -29,6 +29,7 @@ type KeyMap struct {
 	Blame      key.Binding // who wrote each line of the selected file
 	Search     key.Binding // search the content of every file
 	Pickaxe    key.Binding // the history's commits that add or remove a text
+	Jump       key.Binding // go to a commit by hash or checkpoint
 
 	Confirm key.Binding // in a dialog
 	Submit  key.Binding // accept a filter or a checkpoint name
@@ -65,6 +66,7 @@ func DefaultKeyMap() KeyMap {
 		Blame:      b([]string{"b"}, "b", "blame file"),
 		Search:     b([]string{"s"}, "s", "search content"),
 		Pickaxe:    b([]string{"S"}, "S", "history by text"),
+		Jump:       b([]string{":"}, ":", "go to commit"),
 		Confirm:    b([]string{"enter", "y"}, "enter/y", "confirm"),
 		Submit:     b([]string{"enter"}, "enter", "accept"),
 		Cancel:     b([]string{"esc"}, "esc", "back"),
@@ -85,7 +87,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap: every key, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Cancel},
 		{k.Restore, k.Revert, k.Rollback, k.Search, k.Pickaxe, k.Help, k.Quit},
@@ -103,7 +105,13 @@ const (
 	modeHelp         // the full help is open
 	modeSearch       // typing a search of the files' content
 	modePickaxe      // typing the text the history's commits must add or remove
+	modeJump         // typing a commit hash or checkpoint name to go to
 )
+
+// typing tells whether the mode edits the one-line input.
+func (m mode) typing() bool {
+	return m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe || m == modeJump
+}
 
 // enable turns on the bindings that apply in mode m with the focus on pane p,
 // given whether a commit is selected (in the history, or in the content that
@@ -122,10 +130,11 @@ func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
 	k.Revert.SetEnabled(browse && commit)
 	k.Rollback.SetEnabled(browse && commit)
 	k.Confirm.SetEnabled(m == modeDialog)
-	k.Submit.SetEnabled(m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe)
+	k.Submit.SetEnabled(m.typing())
 	k.Blame.SetEnabled(browse && file)
 	k.Search.SetEnabled(browse)
 	k.Pickaxe.SetEnabled(browse)
+	k.Jump.SetEnabled(browse)
 	k.Cancel.SetEnabled(true)
 	k.Help.SetEnabled(browse || m == modeHelp)
 	k.Quit.SetEnabled(browse || m == modeHelp)

@@ -153,7 +153,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		cmd = m.onAction(msg)
 	default:
-		if m.mode == modeFilter || m.mode == modePrompt || m.mode == modeSearch || m.mode == modePickaxe {
+		if m.mode.typing() {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}

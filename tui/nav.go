@@ -29,8 +29,17 @@ func (m *Model) navKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PageDown):
 		return m.move(page)
 	case key.Matches(msg, k.Top):
+		if m.focus == paneHistory && m.hist.base > 0 {
+			// The newest commits are not loaded: start again from them.
+			m.hist.reset(m.hist.scope)
+			m.source = paneHistory
+			return m.loadHistory(false)
+		}
 		return m.move(-1 << 30)
 	case key.Matches(msg, k.Bottom):
+		if m.focus == paneHistory && !m.hist.done {
+			return m.jumpHistory("")
+		}
 		return m.move(1 << 30)
 	case key.Matches(msg, k.Open):
 		return m.open()
@@ -57,10 +66,10 @@ func (m *Model) move(delta int) tea.Cmd {
 		before := m.hist.cursor
 		m.hist.move(delta)
 		if m.hist.cursor == before {
-			return m.moreHistory()
+			return tea.Batch(m.moreHistory(), m.earlierHistory())
 		}
 		m.source = paneHistory
-		return tea.Batch(m.follow(false), m.moreHistory())
+		return tea.Batch(m.follow(false), m.moreHistory(), m.earlierHistory())
 	}
 	m.content.scroll(delta, m.lay.content.h-2)
 	return nil

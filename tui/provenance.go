@@ -131,8 +131,15 @@ func (m *Model) askKey(msg tea.KeyPressMsg) tea.Cmd {
 		md := m.mode
 		m.mode = modeBrowse
 		m.input.Blur()
-		if md == modePickaxe {
+		switch md {
+		case modePickaxe:
 			return m.setPickaxe(text)
+		case modeJump:
+			if text == "" {
+				return nil
+			}
+			m.focus = paneHistory
+			return m.jumpHistory(text)
 		}
 		return m.search(text)
 	case key.Matches(msg, m.keys.Cancel):

@@ -42,6 +42,9 @@ type Vault interface {
 	Checkpoint(ctx context.Context, name, rev, msg string) (vault.Checkpoint, error)
 	// Checkpoints lists the named commits.
 	Checkpoints(ctx context.Context) ([]vault.Checkpoint, error)
+	// Resolve returns the full hash of the commit a revision (a hash, a prefix
+	// of one, a checkpoint name) names.
+	Resolve(ctx context.Context, rev string) (string, error)
 	// IdentityFile names the identity the vault decrypts with.
 	IdentityFile() string
 }

@@ -100,7 +100,32 @@ func (m *Model) moreHistory() tea.Cmd {
 	if m.hist.filter != "" {
 		limit *= 5 // a filter passes few records; fetch more at once
 	}
-	return logCmd(m.pageContext(), m.v, logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, skip: len(m.hist.recs), limit: limit})
+	return logCmd(m.pageContext(), m.v, logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, skip: m.hist.base + len(m.hist.recs), limit: limit})
+}
+
+// earlierHistory asks for the page above a window that does not start at the
+// newest commit, when the cursor nears its top.
+func (m *Model) earlierHistory() tea.Cmd {
+	h := &m.hist
+	if h.base == 0 || h.loading || h.err != nil || h.cursor > m.lay.hist.h-2 {
+		return nil
+	}
+	h.loading = true
+	n := min(m.opts.PageSize, h.base)
+	return logCmd(m.pageContext(), m.v, logReq{scope: h.scope, pickaxe: h.pickaxe, skip: h.base - n, limit: n, before: true})
+}
+
+// jumpHistory loads the window around a revision, or with rev "" the oldest
+// records, and puts the cursor on that commit.
+func (m *Model) jumpHistory(rev string) tea.Cmd {
+	m.hist.loading = true
+	req := logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, limit: m.opts.PageSize, jump: rev, oldest: rev == ""}
+	if rev == "" {
+		m.setStatus("going to the first commit…", false)
+	} else {
+		m.setStatus("looking for "+sanitize(rev)+"…", false)
+	}
+	return jumpCmd(m.pageContext(), m.v, req)
 }
 
 // pageContext returns the context of a new history load, cancelling the one
@@ -115,11 +140,18 @@ func (m *Model) pageContext() context.Context {
 }
 
 func (m *Model) onLog(msg logMsg) tea.Cmd {
-	if msg.req.scope != m.hist.scope || msg.req.pickaxe != m.hist.pickaxe || msg.req.skip > len(m.hist.recs) {
+	req := msg.req
+	if req.scope != m.hist.scope || req.pickaxe != m.hist.pickaxe ||
+		!req.fresh && !req.before && req.jump == "" && !req.oldest && req.skip > m.hist.base+len(m.hist.recs) ||
+		req.before && req.skip+req.limit != m.hist.base {
 		return nil // a page of another scope, or of one since reset
 	}
 	m.hist.loading = false
 	if errors.Is(msg.err, context.Canceled) {
+		return nil
+	}
+	if msg.err != nil && (req.jump != "" || req.oldest) {
+		m.setStatus(fmt.Sprintf("go to %s: %v", sanitize(req.jump), msg.err), true)
 		return nil
 	}
 	if msg.err != nil {
@@ -129,7 +161,18 @@ func (m *Model) onLog(msg logMsg) tea.Cmd {
 	}
 	before := m.hist.selected()
 	switch {
+	case req.jump != "" || req.oldest:
+		m.status = ""
+		if !m.hist.setWindow(msg.recs, msg.base, msg.done, msg.at) && msg.at != "" {
+			m.setStatus(fmt.Sprintf("%s is hidden by the filter", short(msg.at)), false)
+		}
+		m.source = paneHistory
+	case req.before:
+		m.hist.prependPage(msg.recs)
 	case !msg.req.fresh:
+		if req.skip == 0 && len(msg.recs) > 0 {
+			m.hist.newest = msg.recs[0].Commit
+		}
 		m.hist.appendPage(msg.recs, msg.req.limit)
 	case !m.hist.prepend(msg.recs):
 		// More new commits than a page: start again from the newest.
@@ -204,7 +247,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case modeFilter:
 		return m.filterKey(msg)
-	case modeSearch, modePickaxe:
+	case modeSearch, modePickaxe, modeJump:
 		return m.askKey(msg)
 	case modeHelp:
 		if key.Matches(msg, m.keys.Quit) && msg.String() != "q" {
@@ -261,6 +304,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.startAsk(modeSearch, "search: ", "")
 	case key.Matches(msg, k.Pickaxe):
 		return m.startAsk(modePickaxe, "history that adds or removes: ", m.hist.pickaxe)
+	case key.Matches(msg, k.Jump):
+		return m.startAsk(modeJump, "go to commit or checkpoint: ", "")
 	default:
 		if m.focus == paneContent && m.content.isProvList() {
 			if cmd, ok := m.provKey(msg); ok {

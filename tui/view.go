@@ -199,7 +199,7 @@ func (m *Model) rightWidths(h int) (agent, toolUse int) {
 // statusBar is one line: a message, or where the user is.
 func (m *Model) statusBar() string {
 	w := m.width
-	if m.mode == modeFilter || m.mode == modePrompt || m.mode == modeSearch || m.mode == modePickaxe {
+	if m.mode.typing() {
 		return pad(m.input.View(), w)
 	}
 	if m.status != "" {
@@ -219,11 +219,8 @@ func (m *Model) statusBar() string {
 	case m.keyErr != nil:
 		left += " · " + m.st.StatusError.Render("wrong identity")
 	}
-	n := fmt.Sprint(len(m.hist.view))
-	if !m.hist.done {
-		n += "+"
-	}
-	right := fmt.Sprintf("commit %d/%s ", min(m.hist.cursor+1, len(m.hist.view)), n)
+	pos, n := m.hist.position()
+	right := fmt.Sprintf("commit %d/%s ", pos, n)
 	if len(m.hist.marks) > 0 {
 		right = fmt.Sprintf("%d marked · ", len(m.hist.marks)) + right
 	}
