@@ -44,14 +44,15 @@ type Model struct {
 	scopeFile   bool                // history follows the tree's selection
 	asOf        bool                // a selected commit shows the file as it was, not the diff
 
-	tree    treeModel
-	hist    historyModel
-	content contentModel
-	input   textinput.Model // the filter, or a checkpoint's name
-	dialog  *dialog
-	status  string
-	isErr   bool  // status is an error
-	keyErr  error // why memory files cannot be decrypted, once known
+	tree     treeModel
+	hist     historyModel
+	content  contentModel
+	input    textinput.Model // the filter, or a checkpoint's name
+	dialog   *dialog
+	helpView helpView
+	status   string
+	isErr    bool  // status is an error
+	keyErr   error // why memory files cannot be decrypted, once known
 
 	cancelLog context.CancelFunc // stops a history load that a newer one replaced
 

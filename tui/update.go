@@ -255,7 +255,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if key.Matches(msg, m.keys.Cancel, m.keys.Help, m.keys.Quit) {
 			m.mode = modeBrowse
+			return nil
 		}
+		m.helpView.update(msg, max(m.height-3, 1))
 		return nil
 	}
 	return m.browseKey(msg)
@@ -267,7 +269,7 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
+		m.mode, m.helpView = modeHelp, helpView{}
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % 3
 		return m.focused()

@@ -40,9 +40,14 @@ func (m *Model) render() string {
 	case modeDialog:
 		overlay(frame, m.width, m.dialogBox())
 	case modeHelp:
-		// Above the history, so the commits stay in sight while the keys are read.
+		// Above the history when it fits there, clear of the border under the
+		// tree, so the commits stay in sight while the keys are read.
 		help := m.fullHelpBox()
-		overlayAt(frame, m.width, help, max(l.hist.y-len(help), 0))
+		if len(help) < l.hist.y {
+			overlayAt(frame, m.width, help, l.hist.y-1-len(help))
+		} else {
+			overlay(frame, m.width, help)
+		}
 	}
 	return strings.Join(frame, "\n")
 }
@@ -259,28 +264,6 @@ func (m *Model) dialogBox() []string {
 	lines := append([]string{m.st.DialogTitle.Render(d.title), ""}, d.lines...)
 	lines = append(lines, "", m.st.Faint.Render("enter/y: do it   esc/n: cancel"))
 	return m.frameLines(lines, "Confirm")
-}
-
-// fullHelpBox lists every key, whatever applies right now, in as many columns
-// side by side as the screen has room for.
-func (m *Model) fullHelpBox() []string {
-	all := DefaultKeyMap()
-	var rows, line []string
-	width := 0
-	for _, g := range all.FullHelp() {
-		col := m.help.FullHelpView([][]key.Binding{g})
-		cw := lipgloss.Width(col) + 4
-		if width > 0 && width+cw > m.width-6 {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, line...), "")
-			line, width = nil, 0
-		}
-		if width > 0 {
-			col = "    " + strings.ReplaceAll(col, "\n", "\n    ")
-		}
-		line, width = append(line, col), width+cw
-	}
-	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, line...))
-	return m.frameLines(strings.Split(strings.Join(rows, "\n"), "\n"), "Keys")
 }
 
 // frameLines boxes lines for an overlay no wider than the screen.
