@@ -32,6 +32,18 @@ type historyModel struct {
 
 	selectNext string // a commit to put the cursor on once it is loaded (an undo's)
 	newest     string // the newest commit of the scope, as last read
+
+	// The width the loaded rows want, and what it was worked out from.
+	want, wantN, wantCp int
+	wantFirst           string
+}
+
+// firstCommit is the first loaded record's commit, or "".
+func (h *historyModel) firstCommit() string {
+	if len(h.recs) == 0 {
+		return ""
+	}
+	return h.recs[0].Commit
 }
 
 // selected returns the record under the cursor, or nil.

@@ -20,16 +20,23 @@ func (r rect) contains(x, y int) bool {
 // columns fit (they need 93 cells); on a larger screen the tree sits above the
 // history on the left half, 80 columns or more, which keeps the history's
 // times and agents, and the content, for long diffs, takes the full height on
-// the right. The status bar and the help bar close the screen.
+// the right. The left half grows, up to what leaves the content
+// minContent columns, when the history's rows need it (histW, border included),
+// so no path is cut while there is room. The status bar and the help bar close
+// the screen.
 type layout struct {
 	tree, hist, content rect
 	statusY, helpY      int
 }
 
-// wideLayout is the width from which the history shares the left half.
-const wideLayout = 160
+// wideLayout is the width from which the history shares the left half;
+// minContent is the least the content pane keeps beside a wider history.
+const (
+	wideLayout = 160
+	minContent = 60
+)
 
-func computeLayout(w, h int) layout {
+func computeLayout(w, h, histW int) layout {
 	main := h - 2
 	if w < wideLayout || h < 30 {
 		left := clamp(w*2/5, min(24, w/2), 48)
@@ -42,7 +49,7 @@ func computeLayout(w, h int) layout {
 			helpY:   main + 1,
 		}
 	}
-	left := w / 2
+	left := max(w/2, min(histW, w-minContent))
 	treeH := main * 2 / 5
 	return layout{
 		tree:    rect{0, 0, left, treeH},

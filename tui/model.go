@@ -82,7 +82,7 @@ func New(ctx context.Context, v Vault, opts Options) *Model {
 	m.input.Prompt = "/"
 	m.setStyles()
 	m.width, m.height = 80, 24
-	m.lay = computeLayout(m.width, m.height)
+	m.lay = computeLayout(m.width, m.height, 0)
 	m.content.set(contentReq{}, "", bodyLoading, nil, []string{"loading…"})
 	m.keys.enable(m.mode, m.focus, false, false)
 	return m
@@ -115,7 +115,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
-		m.lay = computeLayout(m.width, m.height)
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.setStyles()
@@ -169,6 +168,7 @@ func (m *Model) settle() {
 	file := (sel != nil && !sel.dir) || m.selectedRecordFile() != ""
 	commit := m.hist.selected() != nil && (m.focus == paneHistory || m.focus == paneContent && m.source == paneHistory)
 	m.keys.enable(m.mode, m.focus, commit, file)
+	m.lay = computeLayout(m.width, m.height, m.histWant())
 	m.help.SetWidth(m.width)
 	m.tree.offset = keepInView(m.tree.offset, m.tree.cursor, m.lay.tree.h-2, len(m.tree.rows))
 	m.hist.offset = keepInView(m.hist.offset, m.hist.cursor, m.lay.hist.h-2, len(m.hist.view))

@@ -142,13 +142,75 @@ func (m *Model) histTitle() string {
 	return t
 }
 
+// The widths of a history row's parts: the cursor mark, the mark and hash,
+// the relative time, the absolute time and the command, each with its space.
+const (
+	histFixed = 1 + 9 + 8 + 12
+	histAbs   = 17
+)
+
+// histColumns chooses the columns of history rows w cells wide whose paths
+// (checkpoints included) need pathW. The agent keeps its place while the path
+// still gets minPath cells; then the path takes what it needs, and only when
+// it is whole do the tool-use id and then the absolute time show (the commit's
+// details show both in any case).
+func histColumns(w, pathW, aw, tw int) (abs, agent, tool bool) {
+	const minPath = 30
+	need := histFixed + min(pathW, minPath)
+	if aw > 0 && need+1+aw <= w {
+		agent, need = true, need+1+aw
+	}
+	need += pathW - min(pathW, minPath)
+	if need > w {
+		return false, agent, false
+	}
+	if tw > 0 && need+1+tw <= w {
+		tool, need = true, need+1+tw
+	}
+	return need+histAbs <= w, agent, tool
+}
+
+// histPath is a record's path as the history shows it, with its checkpoints.
+func (m *Model) histPath(r *vault.Record) string {
+	p := strings.TrimPrefix(sanitize(r.Path), vault.Root+"/")
+	if r.NewPath != "" {
+		p += " → " + strings.TrimPrefix(sanitize(r.NewPath), vault.Root+"/")
+	}
+	for _, name := range m.checkpoints[r.Commit] {
+		p = "⚑" + name + " " + p
+	}
+	return p
+}
+
+// histWant is the width the history pane needs to show every column and the
+// whole path of its widest loaded row, border included.
+func (m *Model) histWant() int {
+	h := &m.hist
+	if h.wantN == len(h.view) && h.wantFirst == h.firstCommit() && h.wantCp == len(m.checkpoints) {
+		return h.want
+	}
+	pw, aw, tw := 0, 0, 0
+	for _, i := range h.view {
+		r := &h.recs[i]
+		pw = max(pw, lipgloss.Width(m.histPath(r)))
+		aw = max(aw, min(lipgloss.Width(sanitize(r.Agent)), 12))
+		tw = max(tw, min(lipgloss.Width(sanitize(r.ToolUseID)), 16))
+	}
+	h.want = 2 + histFixed + histAbs + pw + 1 + aw + 1 + tw
+	h.wantN, h.wantFirst, h.wantCp = len(h.view), h.firstCommit(), len(m.checkpoints)
+	return h.want
+}
+
 // histRows draws the visible commits, with as many columns as fit.
 func (m *Model) histRows(w, h int) []string {
 	now := m.opts.Now()
 	out := make([]string, 0, h)
-	// The columns after the path, from the first to go on a narrow screen.
-	wide, wider, widest := w >= 67, w >= 78, w >= 93
 	aw, tw := m.rightWidths(h)
+	pw := 0
+	for i := m.hist.offset; i < len(m.hist.view) && i < m.hist.offset+h; i++ {
+		pw = max(pw, lipgloss.Width(m.histPath(&m.hist.recs[m.hist.view[i]])))
+	}
+	wide, wider, widest := histColumns(w, pw, aw, tw)
 	for i := m.hist.offset; i < len(m.hist.view) && len(out) < h; i++ {
 		r := &m.hist.recs[m.hist.view[i]]
 		var b strings.Builder
@@ -166,18 +228,18 @@ func (m *Model) histRows(w, h int) []string {
 		if r.NewPath != "" {
 			p += " → " + strings.TrimPrefix(sanitize(r.NewPath), vault.Root+"/")
 		}
-		right := ""
-		if wider && aw > 0 {
-			right = m.st.Agent.Render(pad(sanitize(r.Agent), aw))
+		var right []string
+		if wider {
+			right = append(right, m.st.Agent.Render(pad(sanitize(r.Agent), aw)))
 		}
-		if widest && tw > 0 {
-			right += " " + m.st.ToolUse.Render(pad(sanitize(r.ToolUseID), tw))
+		if widest {
+			right = append(right, m.st.ToolUse.Render(pad(sanitize(r.ToolUseID), tw)))
 		}
 		for _, name := range m.checkpoints[r.Commit] {
 			b.WriteString(m.st.Checkpoint.Render("⚑"+name) + " ")
 		}
 		b.WriteString(m.st.Path.Render(p))
-		out = append(out, m.row(b.String(), right, w, i == m.hist.cursor, m.focus == paneHistory))
+		out = append(out, m.row(b.String(), strings.Join(right, " "), w, i == m.hist.cursor, m.focus == paneHistory))
 	}
 	if len(out) < h {
 		switch {
