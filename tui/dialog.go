@@ -118,6 +118,7 @@ func (m *Model) startPrompt() tea.Cmd {
 	}
 	m.mode = modePrompt
 	m.input.Prompt = fmt.Sprintf("name a checkpoint at %s: ", short(rev))
+	m.input.Placeholder = ""
 	m.input.SetValue("")
 	return m.input.Focus()
 }

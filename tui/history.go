@@ -2,7 +2,7 @@ package tui
 
 import (
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -22,9 +22,10 @@ type historyModel struct {
 	loading bool
 	err     error
 
-	filter  string
-	pickaxe string // only commits whose change adds or removes this text (log -S)
-	view    []int  // indices into recs that pass the filter, in order
+	filter  string     // as typed
+	flt     histFilter // as read
+	pickaxe string     // only commits whose change adds or removes this text (log -S)
+	view    []int      // indices into recs that pass the filter, in order
 
 	cursor int // index into view
 	offset int
@@ -56,7 +57,7 @@ func (h *historyModel) selected() *vault.Record {
 
 // reset empties the pane for a new scope.
 func (h *historyModel) reset(scope string) {
-	*h = historyModel{scope: scope, filter: h.filter, pickaxe: h.pickaxe, marks: h.marks}
+	*h = historyModel{scope: scope, filter: h.filter, flt: h.flt, pickaxe: h.pickaxe, marks: h.marks}
 }
 
 // appendPage adds the next page of records, less those already there: a page
@@ -201,14 +202,15 @@ func (h *historyModel) indexOf(c string) int {
 	return 0
 }
 
-// setFilter keeps only the records whose path, command or message contains q,
-// ignoring case, and keeps the cursor on the same commit when it passes.
-func (h *historyModel) setFilter(q string) {
+// setFilter keeps only the records that pass the filter q (see histFilter),
+// and keeps the cursor on the same commit when it passes.
+func (h *historyModel) setFilter(q string, now time.Time) {
 	keep := ""
 	if r := h.selected(); r != nil {
 		keep = r.Commit
 	}
 	h.filter = q
+	h.flt = parseFilter(q, now)
 	h.refilter()
 	h.cursor = 0
 	if keep != "" {
@@ -219,22 +221,12 @@ func (h *historyModel) setFilter(q string) {
 
 func (h *historyModel) refilter() {
 	h.view = h.view[:0]
-	q := strings.ToLower(h.filter)
 	for i := range h.recs {
-		if q == "" || matchRecord(&h.recs[i], q) {
+		if h.flt.empty() || h.flt.match(&h.recs[i]) {
 			h.view = append(h.view, i)
 		}
 	}
 	h.cursor = clamp(h.cursor, 0, len(h.view)-1)
-}
-
-func matchRecord(r *vault.Record, q string) bool {
-	for _, s := range []string{r.Path, r.NewPath, r.Command, r.Subject, r.Agent, r.ToolUseID, r.Commit[:min(len(r.Commit), 12)]} {
-		if strings.Contains(strings.ToLower(s), q) {
-			return true
-		}
-	}
-	return false
 }
 
 // toggleMark marks or unmarks commit c; a third mark replaces the oldest.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -180,22 +181,25 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	if q := m.input.Value(); q != m.tree.filter {
+	if q := m.input.Value(); q != m.hist.filter {
 		return tea.Batch(cmd, m.applyFilter(q))
 	}
 	return cmd
 }
 
-// applyFilter filters the tree by name and the history by path, command or
-// message.
+// applyFilter filters the history by q (see histFilter), and the tree by the
+// names q's words and paths ask for.
 func (m *Model) applyFilter(q string) tea.Cmd {
 	var cmds []tea.Cmd
-	if m.snap != nil && m.tree.setFilter(q, m.snap.Commit()) && m.tree.walkWant != m.snap.Commit() {
+	m.hist.setFilter(q, m.opts.Now())
+	if bad := m.hist.flt.bad; len(bad) > 0 {
+		m.setStatus("filter: cannot read "+strings.Join(bad, " ")+" (a date is 2d, 3h, 1w, today or 2026-03-01)", true)
+	}
+	if m.snap != nil && m.tree.setFilter(m.hist.flt.treeText(), m.snap.Commit()) && m.tree.walkWant != m.snap.Commit() {
 		m.tree.walkWant = m.snap.Commit()
 		cmds = append(cmds, walkCmd(m.ctx, m.snap))
 	}
 	m.tree.offset = 0
-	m.hist.setFilter(q)
 	if m.source == paneTree {
 		cmds = append(cmds, m.follow(false), m.treeScope())
 	} else {

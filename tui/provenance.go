@@ -118,6 +118,7 @@ func cut(s string, w int) string {
 func (m *Model) startAsk(md mode, prompt, value string) tea.Cmd {
 	m.mode = md
 	m.input.Prompt = prompt
+	m.input.Placeholder = ""
 	m.input.SetValue(value)
 	m.input.CursorEnd()
 	return m.input.Focus()

@@ -279,7 +279,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		m.mode = modeFilter
 		m.input.Prompt = "/"
-		m.input.SetValue(m.tree.filter)
+		m.input.Placeholder = "words  agent:  session:  path:  tool:  cmd:  since:2d  until:"
+		m.input.SetValue(m.hist.filter)
 		m.input.CursorEnd()
 		return m.input.Focus()
 	case key.Matches(msg, k.Cancel):
