@@ -51,8 +51,9 @@ type Model struct {
 	dialog   *dialog
 	helpView helpView
 	status   string
-	isErr    bool  // status is an error
-	keyErr   error // why memory files cannot be decrypted, once known
+	isErr    bool       // status is an error
+	keyErr   error      // why what keyReq asked for could not be decrypted
+	keyReq   contentReq // the content keyErr is about; the warning shows while it is shown
 
 	cancelLog context.CancelFunc // stops a history load that a newer one replaced
 

@@ -206,7 +206,7 @@ func (m *Model) showError(req contentReq, err error) {
 	var lines []string
 	switch {
 	case errors.Is(err, vault.ErrNoIdentity):
-		m.keyErr = err
+		m.keyErr, m.keyReq = err, req
 		lines = []string{
 			"Cannot decrypt: no usable identity",
 			"",
@@ -216,8 +216,18 @@ func (m *Model) showError(req contentReq, err error) {
 			"The tree, file sizes and history do not need it and still work.",
 			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
 		}
+	case errors.Is(err, vault.ErrDecrypt) && req.show != showFile:
+		m.keyErr, m.keyReq = err, req
+		lines = []string{
+			"Cannot decrypt: this commit is encrypted to other keys",
+			"",
+			"The identity file " + m.v.IdentityFile() + " cannot decrypt the files of " + short(req.rev) +
+				": they were encrypted to the recipients of their time, such as before a key was added or changed.",
+			"",
+			"Files and commits encrypted to this identity still read as usual.",
+		}
 	case errors.Is(err, vault.ErrDecrypt):
-		m.keyErr = err
+		m.keyErr, m.keyReq = err, req
 		lines = []string{
 			"Cannot decrypt: wrong identity",
 			"",

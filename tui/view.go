@@ -280,11 +280,16 @@ func (m *Model) statusBar() string {
 	if m.snap != nil {
 		left += " · main @ " + short(m.snap.Commit())
 	}
+	// No identity at all holds for everything; a wrong one only for what it
+	// failed on, which may be a commit from before a change of keys.
 	switch {
 	case errors.Is(m.keyErr, vault.ErrNoIdentity):
 		left += " · " + m.st.StatusError.Render("no usable identity")
-	case m.keyErr != nil:
+	case m.keyErr == nil || m.content.want != m.keyReq:
+	case m.keyReq.show == showFile:
 		left += " · " + m.st.StatusError.Render("wrong identity")
+	default:
+		left += " · " + m.st.StatusError.Render(short(m.keyReq.rev)+" encrypted to other keys")
 	}
 	pos, n := m.hist.position()
 	right := fmt.Sprintf("commit %d/%s ", pos, n)
