@@ -43,6 +43,7 @@ type Model struct {
 	checkpoints map[string][]string // checkpoint names by commit
 	scopeFile   bool                // history follows the tree's selection
 	asOf        bool                // a selected commit shows the file as it was, not the diff
+	diffMarks   bool                // the content shows the diff between the two marked commits
 
 	tree     treeModel
 	hist     historyModel

@@ -66,6 +66,9 @@ func (m *Model) move(delta int) tea.Cmd {
 	case paneHistory:
 		before := m.hist.cursor
 		m.hist.move(delta)
+		if m.hist.cursor != before {
+			m.diffMarks = false // the content follows the cursor again
+		}
 		if m.hist.cursor == before {
 			return tea.Batch(m.moreHistory(), m.earlierHistory())
 		}

@@ -46,7 +46,7 @@ func (m *Model) wantHistoryContent() (contentReq, string, []string) {
 	if r == nil {
 		return contentReq{show: showNone}, "history", []string{"No commit selected."}
 	}
-	if len(m.hist.marks) == 2 {
+	if m.diffMarks && len(m.hist.marks) == 2 {
 		from, to := m.orderMarks()
 		return contentReq{show: showBetween, rev: to, from: from},
 			fmt.Sprintf("diff %s..%s", short(from), short(to)), nil

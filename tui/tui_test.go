@@ -44,7 +44,7 @@ func TestFrames(t *testing.T) {
 			d.golden("history_commit")
 		}},
 		{"marks", false, func(t *testing.T, d *driver) {
-			d.keys("tab", "j", "j", "j", "space", "j", "j", "space")
+			d.keys("tab", "j", "j", "j", "space", "j", "j", "space", "v")
 			d.golden("diff_marked")
 			d.keys("esc")
 			if len(d.m.hist.marks) != 0 || d.m.content.want.show != showCommit {

@@ -301,11 +301,27 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Mark):
 		if r := m.hist.selected(); r != nil {
 			m.hist.toggleMark(r.Commit)
+			m.diffMarks = false
+			switch len(m.hist.marks) {
+			case 1:
+				m.setStatus("1 marked: mark another with space, then v diffs the two", false)
+			case 2:
+				m.setStatus("2 marked: v shows the diff between them, esc clears the marks", false)
+			}
 			return m.follow(false)
 		}
 	case key.Matches(msg, k.AsOf):
-		m.asOf = !m.asOf
 		m.source = paneHistory
+		switch len(m.hist.marks) {
+		case 2:
+			m.diffMarks, m.asOf = true, false
+			m.focus = paneContent
+		case 1:
+			m.setStatus("1 marked: mark a second commit with space to diff the two", false)
+			return nil
+		default:
+			m.asOf = !m.asOf
+		}
 		return m.follow(false)
 	case key.Matches(msg, k.Restore, k.Revert, k.Rollback):
 		return m.plan(msg)
@@ -343,7 +359,7 @@ func (m *Model) focused() tea.Cmd {
 func (m *Model) cancel() tea.Cmd {
 	switch {
 	case len(m.hist.marks) > 0:
-		m.hist.marks = nil
+		m.hist.marks, m.diffMarks = nil, false
 		return m.follow(false)
 	case m.tree.filter != "" || m.hist.filter != "":
 		return m.applyFilter("")
