@@ -183,3 +183,42 @@ func TestEndToEndDemo(t *testing.T) {
 
 // demoAgentName is who the demo's commits say made them.
 const demoAgentName = "demo-agent"
+
+// TestEndToEndFind runs `memvault ui` in tmux and finds changes as a person
+// would: a filter by agent, two marked commits and their diff, and the first
+// commit at once with G.
+func TestEndToEndFind(t *testing.T) {
+	bin := memvaultBinary(t)
+	v, opts := newVault(t)
+	seed(t, v)
+	write(t, v, vault.Meta{Command: "create", ToolUseID: "toolu_10Sup", Agent: "support-bot", Session: "s-2"},
+		"/memories/support/tickets.md", "- #41 refund\n")
+	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+	x.waitFor("History · all")
+	x.waitFor("support-bot")
+
+	x.keys("/")
+	x.keys("-l", "agent:claude")
+	x.keys("Enter")
+	x.waitFor("History · all · /agent:claude")
+	if s := x.screen(); strings.Contains(s, "support/tickets.md") {
+		t.Errorf("the filter agent:claude still shows support-bot's commit:\n%s", s)
+	}
+
+	x.keys("Tab", "Space", "j", "j", "j", "Space")
+	x.waitFor("2 marked")
+	x.keys("v")
+	x.waitFor("diff ")
+	x.waitFor("+- Tabs, not spaces")
+
+	// One key at a time: escapes sent together read as one sequence.
+	x.keys("Escape")
+	x.waitFor("─ commit ")
+	x.keys("Escape")
+	x.waitFor("History · all ─")
+	x.keys("BTab", "G")
+	x.waitFor("commit 8/8")
+	x.waitFor("init ·")
+	x.keys("q")
+	x.waitExit()
+}
