@@ -205,11 +205,22 @@ func TestEndToEndFind(t *testing.T) {
 		t.Errorf("the filter agent:claude still shows support-bot's commit:\n%s", s)
 	}
 
-	x.keys("Tab", "Space", "j", "j", "j", "Space")
+	// Each step waits for the screen to show it: keys sent while the
+	// filtered list is drawn for the first time can land before it.
+	x.keys("Tab")
+	x.waitFor("commit 1/")
+	x.keys("Space")
+	x.waitFor("1 marked")
+	// Down to the commit before the one that added "Tabs, not spaces".
+	x.keys("j", "j", "j", "j")
+	x.waitFor("commit 5/")
+	x.keys("Space")
 	x.waitFor("2 marked")
 	x.keys("v")
 	x.waitFor("diff ")
-	x.waitFor("+- Tabs, not spaces")
+	// The change of preferences.md is in the diff (its added line may be
+	// below the pane's last row).
+	x.waitFor("@@ -2,3 +2,4 @@")
 
 	// One key at a time: escapes sent together read as one sequence.
 	x.keys("Escape")
