@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Pack flushes the journal (see flushJournal), moves every loose object (git,
@@ -127,17 +129,24 @@ func (r *Repo) packLoose(ctx context.Context) (int, error) {
 }
 
 // writeNewPack writes the objects hs, read through the repository, as one new
-// pack.
+// pack, indexed as it is written.
 func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
-	sink, err := r.newPackSink(ctx)
+	b, err := r.newPackBuilder(ctx, len(hs))
 	if err != nil {
 		return err
 	}
-	if err := writePack(contextWriter{ctx, sink}, hs, r.openObject); err != nil {
-		sink.abort()
-		return fmt.Errorf("gitlog: pack: %w", err)
+	for _, h := range hs {
+		t, size, rd, err := r.openObject(plumbing.AnyObject, h)
+		if err == nil {
+			err = b.stream(h, t, size, rd)
+			rd.Close()
+		}
+		if err != nil {
+			b.sink.abort()
+			return fmt.Errorf("gitlog: pack: %w", err)
+		}
 	}
-	return sink.Close()
+	return b.finish()
 }
 
 // looseObjects lists the loose objects, by name and file.

@@ -1,12 +1,8 @@
 package gitlog
 
 import (
-	"bufio"
-	"compress/zlib"
 	"container/heap"
 	"context"
-	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -301,42 +297,22 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 	}
 }
 
-// writePack writes the objects hs to w as one pack (version 2): whole objects,
-// no deltas, since ciphertext does not delta and searching costs more than the
-// bytes it would save on trees. Objects are streamed one at a time and nothing
-// is kept, so a pack of a whole vault costs a buffer, whatever it holds; the
-// writes are gathered into large ones (every read on the far end of a pipe costs
-// a goroutine and a buffer in go-git's context reader).
+// writePack writes the objects hs to w as one pack (see packBuilder). A pack
+// of a whole vault costs a buffer, whatever it holds: a history may hold a
+// blob of a gigabyte that a megabyte of zlib inflates to.
 func writePack(w io.Writer, hs []Hash, read objectReader) error {
-	sum := sha1.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 256<<10)
-	var head [12]byte
-	copy(head[:], "PACK")
-	binary.BigEndian.PutUint32(head[4:], 2)
-	binary.BigEndian.PutUint32(head[8:], uint32(len(hs)))
-	bw.Write(head[:])
-	zw, _ := zlib.NewWriterLevel(bw, zlib.BestSpeed)
+	b := newPackEncoder(w, len(hs))
 	for _, h := range hs {
-		t, osize, rd, err := read(plumbing.AnyObject, h)
+		t, size, rd, err := read(plumbing.AnyObject, h)
 		if err != nil {
 			return err
 		}
-		bw.Write(entryHeader(t, osize))
-		zw.Reset(bw)
-		// Streamed, never held whole: a history may hold a blob of a
-		// gigabyte that a megabyte of zlib inflates to.
-		_, err = io.CopyN(zw, rd, osize)
+		err = b.stream(h, t, size, rd)
 		rd.Close()
 		if err != nil {
-			return fmt.Errorf("gitlog: pack %s: %w", h, err)
-		}
-		if err := zw.Close(); err != nil {
-			return err
+			return fmt.Errorf("gitlog: pack %w", err)
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	_, err := w.Write(sum.Sum(nil))
+	_, err := b.trailer()
 	return err
 }

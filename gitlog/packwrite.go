@@ -19,12 +19,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
-// packBuilder writes a pack whose objects it knows as it writes them, so the
-// index is built on the way, not by reading the whole pack back (indexPack,
-// which a fetched pack needs): the objects come from the journal or from this
-// repository's own packs. Whole objects only, no deltas.
+// packBuilder is gitlog's one pack writer. It writes whole objects only, no
+// deltas (ciphertext does not delta, and searching costs more than the bytes
+// it would save on trees), streamed one at a time so that nothing is held
+// whole, and gathered into large writes. A pack served to a client goes to any
+// writer (newPackEncoder); a pack for this repository goes to a packSink, with
+// its index built on the way rather than by reading the pack back (indexPack,
+// which a fetched pack needs), and is installed by finish (newPackBuilder).
 type packBuilder struct {
-	sink *packSink
+	w    io.Writer
+	sink *packSink // nil for a pack that is only written to w
 	sum  hash.Hash
 	bw   *bufio.Writer
 	iw   idxfile.Writer
@@ -34,13 +38,10 @@ type packBuilder struct {
 	name Hash   // the pack's checksum, which names it, once finished
 }
 
-func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, error) {
-	sink, err := r.newPackSink(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b := &packBuilder{sink: sink, sum: sha1.New(), seen: make(map[Hash]bool, count), buf: make([]byte, 64<<10)}
-	b.bw = bufio.NewWriterSize(io.MultiWriter(contextWriter{ctx, sink}, b.sum), 256<<10)
+// newPackEncoder starts a pack of count objects written to w.
+func newPackEncoder(w io.Writer, count int) *packBuilder {
+	b := &packBuilder{w: w, sum: sha1.New(), seen: make(map[Hash]bool, count), buf: make([]byte, 64<<10)}
+	b.bw = bufio.NewWriterSize(io.MultiWriter(w, b.sum), 256<<10)
 	var head [12]byte
 	copy(head[:], "PACK")
 	binary.BigEndian.PutUint32(head[4:], 2)
@@ -48,6 +49,17 @@ func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, err
 	b.bw.Write(head[:])
 	b.off = 12
 	b.iw.OnHeader(uint32(count))
+	return b
+}
+
+// newPackBuilder starts a pack of count objects for this repository.
+func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, error) {
+	sink, err := r.newPackSink(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := newPackEncoder(contextWriter{ctx, sink}, count)
+	b.sink = sink
 	return b, nil
 }
 
@@ -69,7 +81,9 @@ func (b *packBuilder) copy(h Hash, head []byte, rd io.Reader, crc uint32) error 
 
 // added indexes the entry of h that ew wrote.
 func (b *packBuilder) added(h Hash, ew entryWriter) {
-	b.iw.Add(h, uint64(b.off), ew.crc)
+	if b.sink != nil {
+		b.iw.Add(h, uint64(b.off), ew.crc)
+	}
 	b.seen[h] = true
 	b.off += ew.n
 }
@@ -112,23 +126,29 @@ func (e *entryWriter) Write(p []byte) (int, error) {
 	return e.w.Write(p)
 }
 
+// trailer writes what is buffered and then the pack's checksum, and returns it.
+func (b *packBuilder) trailer() (Hash, error) {
+	var sum Hash
+	if err := b.bw.Flush(); err != nil {
+		return sum, err
+	}
+	copy(sum[:], b.sum.Sum(nil))
+	_, err := b.w.Write(sum[:])
+	return sum, err
+}
+
 // finish writes the checksum and installs the pack with its index.
 func (b *packBuilder) finish() error {
 	if len(b.seen) == 0 {
 		b.sink.abort()
 		return nil
 	}
-	if err := b.bw.Flush(); err != nil {
+	sum, err := b.trailer()
+	if err != nil {
 		b.sink.abort()
 		return err
 	}
-	var sum Hash
-	copy(sum[:], b.sum.Sum(nil))
 	b.name = sum
-	if _, err := b.sink.Write(sum[:]); err != nil {
-		b.sink.abort()
-		return err
-	}
 	if err := b.iw.OnFooter(sum); err != nil {
 		b.sink.abort()
 		return err
