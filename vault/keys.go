@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,13 +21,23 @@ import (
 // keyring loads the identity once, on first use, and keeps the parsed recipients
 // of the vault by the content of its recipients file.
 type keyring struct {
-	path string
-	pass func(prompt string) ([]byte, error)
-	repo *gitlog.Repo // to name the vault's recipients when a file cannot be decrypted
+	path  string
+	extra []string // more identity files, to read with only
+	pass  func(prompt string) ([]byte, error)
+	repo  *gitlog.Repo // to name the vault's recipients when a file cannot be decrypted
 
 	mu  sync.Mutex
 	id  *identityFile
 	err error
+	// given is the passphrase that unlocked the identity, tried first on a
+	// retired key (a rotation keeps the protection), so one that shares it
+	// costs no second prompt.
+	given []byte
+
+	omu     sync.Mutex
+	loaded  bool
+	others  []*identityFile // retired and extra identities, loaded on first need
+	skipped []string        // those that could not be read, each with why
 
 	rmu        sync.Mutex
 	recipients map[string][]age.Recipient      // recipients file content -> parsed
@@ -31,7 +45,8 @@ type keyring struct {
 }
 
 func newKeyring(opts Options, repo *gitlog.Repo) *keyring {
-	return &keyring{path: opts.IdentityFile, pass: opts.Passphrase, repo: repo, recipients: map[string][]age.Recipient{}, byBlob: map[gitlog.Hash][]age.Recipient{}}
+	return &keyring{path: opts.IdentityFile, extra: opts.ReadIdentities, pass: opts.Passphrase, repo: repo,
+		recipients: map[string][]age.Recipient{}, byBlob: map[gitlog.Hash][]age.Recipient{}}
 }
 
 // identity loads the identity once per keyring, so a passphrase is asked for
@@ -44,7 +59,17 @@ func (k *keyring) identity() (*identityFile, error) {
 	if k.id != nil || k.err != nil {
 		return k.id, k.err
 	}
-	id, err := readIdentityFile(k.path, k.pass, true)
+	pass := k.pass
+	if pass != nil {
+		pass = func(prompt string) ([]byte, error) {
+			pw, err := k.pass(prompt)
+			if err == nil {
+				k.given = append([]byte(nil), pw...)
+			}
+			return pw, err
+		}
+	}
+	id, err := readIdentityFile(k.path, pass, true)
 	if err != nil {
 		k.err = fmt.Errorf("%w (%s)", err, k.expected())
 		return nil, k.err
@@ -63,20 +88,18 @@ func (k *keyring) expected() string {
 		return "the vault's recipients are unknown"
 	}
 	root, err := k.repo.RootTree(head)
-	var content []byte
-	if err == nil {
-		var e gitlog.Entry
-		if e, err = k.repo.Lookup(root, recipientsPath); err == nil {
-			content, err = k.repo.ReadBlob(e.Hash)
-		}
-	}
 	var f *recipientsFile
 	if err == nil {
-		f, err = parseRecipientsFile(content)
+		f, err = k.recipientsFileIn(root)
 	}
 	if err != nil {
 		return "the vault's recipients are unknown"
 	}
+	return "the vault is encrypted to " + fileKeys(f)
+}
+
+// fileKeys names the keys of a recipients file, abbreviated.
+func fileKeys(f *recipientsFile) string {
 	var keys []string
 	for _, r := range f.entries {
 		s := abbrev(r.Key)
@@ -88,7 +111,7 @@ func (k *keyring) expected() string {
 		}
 		keys = append(keys, s)
 	}
-	return "the vault is encrypted to " + strings.Join(keys, ", ")
+	return strings.Join(keys, ", ")
 }
 
 // parseRecipients parses a recipients file into age recipients, caching by its
@@ -136,9 +159,16 @@ func encrypt(plain []byte, rs []age.Recipient) ([]byte, error) {
 
 // decrypt opens the ciphertext of the memory file at path p. The error wraps
 // ErrNoIdentity or ErrPassphrase when the identity cannot be loaded, and
-// ErrDecrypt when it is not a recipient of the file or the file is damaged; it
-// names the identity tried and the keys the vault expects.
+// ErrDecrypt when neither it nor any other key it reads with is a recipient
+// of the file, or the file is damaged; it names every key tried and the keys
+// the vault expects.
 func (k *keyring) decrypt(p string, ct []byte) ([]byte, error) {
+	return k.decryptAt(p, ct, gitlog.Hash{})
+}
+
+// decryptAt is decrypt for a file of the tree root (the zero hash: the
+// current one), whose recipients an error names as the keys the file needs.
+func (k *keyring) decryptAt(p string, ct []byte, root gitlog.Hash) ([]byte, error) {
 	id, err := k.identity()
 	if err != nil {
 		return nil, err
@@ -146,8 +176,14 @@ func (k *keyring) decrypt(p string, ct []byte) ([]byte, error) {
 	r, err := age.Decrypt(bytes.NewReader(ct), id.ids...)
 	var nomatch *age.NoIdentityMatchError
 	if errors.As(err, &nomatch) {
-		return nil, fmt.Errorf("vault: decrypt %s: the identity %s is not one of its recipients (the file is encrypted to %s; %s): %w",
-			p, id.describe(), stanzaSummary(nomatch.StanzaTypes), k.expected(), ErrDecrypt)
+		// Only a file the identity cannot open pays for the other keys.
+		if ids := k.otherIDs(); len(ids) > 0 {
+			r, err = age.Decrypt(bytes.NewReader(ct), ids...)
+		}
+	}
+	if errors.As(err, &nomatch) {
+		return nil, fmt.Errorf("vault: decrypt %s: the identity %s is not one of its recipients%s (the file is encrypted to %s%s; %s): %w",
+			p, id.describe(), k.triedToo(), stanzaSummary(nomatch.StanzaTypes), k.recipientsAt(root), k.expected(), ErrDecrypt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("vault: decrypt %s: damaged ciphertext (%v): %w", p, err, ErrDecrypt)
@@ -157,6 +193,144 @@ func (k *keyring) decrypt(p string, ct []byte) ([]byte, error) {
 		return nil, fmt.Errorf("vault: decrypt %s: damaged or truncated ciphertext (%v): %w", p, err, ErrDecrypt)
 	}
 	return plain, nil
+}
+
+// otherIDs loads, once, the identities read with besides the identity: the
+// extra identity files, and the keys rotations retired beside each. One that
+// cannot be read is left out and named in errors, never fatal: the identity
+// alone still reads what is current.
+func (k *keyring) otherIDs() []age.Identity {
+	k.omu.Lock()
+	defer k.omu.Unlock()
+	if !k.loaded {
+		k.loaded = true
+		seen := map[string]bool{k.path: true}
+		var paths []string
+		for _, p := range append([]string{k.path}, k.extra...) {
+			for _, q := range append([]string{p}, RetiredIdentities(p)...) {
+				if !seen[q] {
+					seen[q] = true
+					paths = append(paths, q)
+				}
+			}
+		}
+		for _, p := range paths {
+			id, err := k.readOther(p)
+			if err != nil {
+				k.skipped = append(k.skipped, fmt.Sprintf("%s (%s)", p, identityTrouble(err)))
+				continue
+			}
+			k.others = append(k.others, id)
+		}
+	}
+	var ids []age.Identity
+	for _, id := range k.others {
+		ids = append(ids, id.ids...)
+	}
+	return ids
+}
+
+// readOther reads an identity file read with besides the identity: first
+// with the passphrase that unlocked the identity, then asking.
+func (k *keyring) readOther(path string) (*identityFile, error) {
+	k.mu.Lock()
+	given := append([]byte(nil), k.given...)
+	k.mu.Unlock()
+	defer clear(given)
+	if len(given) > 0 {
+		id, err := readIdentityFile(path, func(string) ([]byte, error) { return append([]byte(nil), given...), nil }, true)
+		if !errors.Is(err, ErrPassphrase) {
+			return id, err
+		}
+	}
+	return readIdentityFile(path, k.pass, true)
+}
+
+// identityTrouble says in a few words why an identity file was left out.
+func identityTrouble(err error) string {
+	switch {
+	case errors.Is(err, ErrPassphrase):
+		return "not unlocked"
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing"
+	}
+	return "unreadable"
+}
+
+// triedToo names the other keys a failed decryption tried, for its error.
+func (k *keyring) triedToo() string {
+	k.omu.Lock()
+	defer k.omu.Unlock()
+	var parts []string
+	for _, id := range k.others {
+		parts = append(parts, id.describe())
+	}
+	parts = append(parts, k.skipped...)
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", nor are the other keys tried: " + strings.Join(parts, ", ")
+}
+
+// RetiredIdentities lists the identity files Rekey retired from path, newest
+// first: path.old, then path.old.N from the highest N down. The history
+// before each rotation is encrypted to them.
+func RetiredIdentities(path string) []string {
+	old := path + ".old"
+	if missing(old) {
+		return nil
+	}
+	out := []string{old}
+	matches, _ := filepath.Glob(globQuote(old) + ".*")
+	var ns []int
+	for _, m := range matches {
+		if n, err := strconv.Atoi(strings.TrimPrefix(m, old+".")); err == nil && n > 0 {
+			ns = append(ns, n)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(ns)))
+	for _, n := range ns {
+		out = append(out, fmt.Sprintf("%s.%d", old, n))
+	}
+	return out
+}
+
+// globQuote escapes what filepath.Glob would read as a pattern in a path.
+func globQuote(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// recipientsAt names the keys of the recipients file in the tree root, the
+// keys its memory files were encrypted to, for an error: ", written for
+// KEYS", or "" when root is zero or its recipients cannot be read.
+func (k *keyring) recipientsAt(root gitlog.Hash) string {
+	if k.repo == nil || root.IsZero() {
+		return ""
+	}
+	f, err := k.recipientsFileIn(root)
+	if err != nil {
+		return ""
+	}
+	return ", written for " + fileKeys(f)
+}
+
+func (k *keyring) recipientsFileIn(root gitlog.Hash) (*recipientsFile, error) {
+	e, err := k.repo.Lookup(root, recipientsPath)
+	if err != nil {
+		return nil, err
+	}
+	content, err := k.repo.ReadBlob(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	return parseRecipientsFile(content)
 }
 
 // stanzaSummary counts a file's recipients by type: "2 x25519 keys, 1 ssh-ed25519 key".

@@ -35,8 +35,8 @@ type RekeyResult struct {
 // (Command "rekey" unless meta says otherwise), then moves the old identity
 // file to IDENTITY.old and the new one to IDENTITY. An earlier IDENTITY.old
 // becomes IDENTITY.old.1 (or .2, …): retired keys are never deleted, since
-// the history before each rotation stays encrypted to them (read it with
-// --identity IDENTITY.old).
+// the history before each rotation stays encrypted to them, and a vault opened
+// with IDENTITY reads with them too (see RetiredIdentities).
 //
 // Until its commit, the new key waits in IDENTITY.new (mode 0600): a Rekey
 // that was interrupted takes it up again and resumes the re-encryption; one
@@ -97,6 +97,9 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 	v.keys.mu.Lock()
 	v.keys.id, v.keys.err = next, nil
 	v.keys.mu.Unlock()
+	v.keys.omu.Lock()
+	v.keys.loaded, v.keys.others, v.keys.skipped = false, nil, nil // the key just retired joins them
+	v.keys.omu.Unlock()
 	return res, nil
 }
 

@@ -125,7 +125,7 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 			}
 		}
 		if withDiff {
-			keep, err := v.renderDiff(&fc, tc)
+			keep, err := v.renderDiff(&fc, tc, [2]gitlog.Hash{a, b})
 			if err != nil {
 				return nil, err
 			}
@@ -161,8 +161,9 @@ func pairRenames(tcs []gitlog.TreeChange) (renamedTo map[int]int, isTarget map[i
 	return renamedTo, isTarget
 }
 
-// renderDiff fills in fc's Diff; keep is false when the plaintexts are equal.
-func (v *Vault) renderDiff(fc *FileChange, tc gitlog.TreeChange) (keep bool, err error) {
+// renderDiff fills in fc's Diff, reading each side in its root tree; keep is
+// false when the plaintexts are equal.
+func (v *Vault) renderDiff(fc *FileChange, tc gitlog.TreeChange, roots [2]gitlog.Hash) (keep bool, err error) {
 	var texts [2][]byte
 	names := [2]string{"/dev/null", "/dev/null"}
 	for i, h := range []gitlog.Hash{tc.From, tc.To} {
@@ -170,7 +171,7 @@ func (v *Vault) renderDiff(fc *FileChange, tc gitlog.TreeChange) (keep bool, err
 			continue
 		}
 		names[i] = escape.Name(fc.Path) // quoted, as git does, when it is unusual
-		if texts[i], err = v.readBlob(fc.Path, h); err != nil {
+		if texts[i], err = v.readBlobAt(fc.Path, h, roots[i]); err != nil {
 			return false, err
 		}
 	}

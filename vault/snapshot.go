@@ -99,10 +99,16 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if reason := entryReason(path.Dir(p), e); reason != "" {
 		return nil, badEntry(p, reason)
 	}
-	return s.v.readBlob(p, e.Hash)
+	return s.v.readBlobAt(p, e.Hash, s.root)
 }
 
 func (v *Vault) readBlob(p string, h gitlog.Hash) ([]byte, error) {
+	return v.readBlobAt(p, h, gitlog.Hash{})
+}
+
+// readBlobAt reads the blob h of the memory file p in the tree root (zero:
+// not known), whose recipients an error names as the keys the file needs.
+func (v *Vault) readBlobAt(p string, h gitlog.Hash, root gitlog.Hash) ([]byte, error) {
 	if b, ok := v.cache.get(h); ok {
 		return append([]byte(nil), b...), nil
 	}
@@ -110,7 +116,7 @@ func (v *Vault) readBlob(p string, h gitlog.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain, err := v.keys.decrypt(p, ct)
+	plain, err := v.keys.decryptAt(p, ct, root)
 	if err != nil {
 		return nil, err
 	}

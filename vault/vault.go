@@ -56,6 +56,12 @@ const (
 type Options struct {
 	// IdentityFile is the age identity used to decrypt; "" means DefaultIdentityFile.
 	IdentityFile string
+	// ReadIdentities are more identity files, used only to decrypt: tried
+	// after IdentityFile, as one set with it. The keys a rotation retired
+	// (IDENTITY.old, IDENTITY.old.N beside IdentityFile and each of these) are
+	// always tried too, so history from before a Rekey reads with nothing
+	// more to pass.
+	ReadIdentities []string
 	// Passphrase is asked for a passphrase the identity needs (a protected age
 	// identity file, an encrypted SSH key, an age plugin's PIN); prompt says
 	// which. It is called once per Vault, not once per file. nil means a

@@ -21,8 +21,8 @@ func newRekeyCommand(g *globalOptions) *cobra.Command {
 the identity's old key (one commit, as 'recipients add' and 'remove' would), then moves
 the old identity file to IDENTITY.old and puts the new one in its place. An earlier
 IDENTITY.old is kept as IDENTITY.old.1 (or .2, ...). Retired keys are never deleted:
-the history before each rotation stays encrypted to them, and
-'memvault --identity IDENTITY.old ...' reads it.
+the history before each rotation stays encrypted to them, and every command reads
+with them beside the identity, so that history stays readable with nothing to add.
 
 The new key is post-quantum if the old one was, or with --pq. It is protected by a
 passphrase with --passphrase or --new-passphrase-file. Until the commit it waits in
@@ -65,6 +65,6 @@ func runRekey(ctx context.Context, g *globalOptions, pq bool, pass *newPassphras
 	fmt.Fprintf(out, "identity   %s (new)\n", res.Identity.Path)
 	fmt.Fprintf(out, "retired    %s\n", res.Retired)
 	printRecipientsResult(out, res.RecipientsResult)
-	fmt.Fprintf(out, "Read that history with: memvault --identity %s ...\n", res.Retired)
+	fmt.Fprintf(out, "The history before the rotation stays readable: memvault reads it with %s.\n", res.Retired)
 	return nil
 }

@@ -304,7 +304,7 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	}
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
-	opts := vault.Options{IdentityFile: identity, Passphrase: g.passphrase}
+	opts := g.options(identity)
 	var v *vault.Vault
 	var left []vault.Refusal
 	if skip {

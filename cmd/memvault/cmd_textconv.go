@@ -43,7 +43,7 @@ func runTextconv(ctx context.Context, g *globalOptions, file string, out io.Writ
 	if err != nil {
 		return err
 	}
-	plain, err := vault.Decrypt(vault.Options{IdentityFile: identity, Passphrase: g.passphrase}, ct)
+	plain, err := vault.Decrypt(g.options(identity), ct)
 	if err != nil {
 		return err
 	}

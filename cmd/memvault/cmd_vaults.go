@@ -95,7 +95,7 @@ func describeVault(ctx context.Context, g *globalOptions, name, dir string) stri
 	if err != nil {
 		identity = ""
 	}
-	v, err := vault.Open(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase})
+	v, err := vault.Open(ctx, dir, g.options(identity))
 	if err != nil {
 		return fmt.Sprintf("%-20s cannot be opened: %s", escape.Name(name), escape.Text(err.Error()))
 	}

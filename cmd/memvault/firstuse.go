@@ -23,7 +23,9 @@ func (g *globalOptions) openFace(ctx context.Context, errOut io.Writer, pass fun
 	if err != nil {
 		return nil, err
 	}
-	v, res, err := vault.OpenOrInit(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: pass})
+	opts := g.options(identity)
+	opts.Passphrase = pass
+	v, res, err := vault.OpenOrInit(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -226,7 +226,8 @@ const (
 	hintDecrypt = "The identity in use is not one the vault's files are encrypted to: " +
 		"pass the right one with --identity (or MEMVAULT_IDENTITY), or ask someone who can read " +
 		"the vault to run 'memvault recipients add' with your public key ('memvault identity show' " +
-		"prints it). After a rekey, --identity IDENTITY.old reads the history before it."
+		"prints it). Keys a rekey retired (IDENTITY.old, IDENTITY.old.N beside the identity) are " +
+		"tried by themselves; a key kept elsewhere is read with by giving --identity once more."
 	hintPassphrase = "The identity is protected by a passphrase: type it on the terminal, or " +
 		"name a file holding it with --passphrase-file (or MEMVAULT_PASSPHRASE_FILE)."
 	hintTimeout = "The remote did not answer in time, and nothing was left half done. Check the " +

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,10 @@ import (
 // globalOptions are the flags every command shares.
 type globalOptions struct {
 	vaultDir string // --vault; "" means $MEMVAULT_DIR, then vault.DefaultDir
-	identity string // --identity; "" means $MEMVAULT_IDENTITY, then vault.DefaultIdentityFile
+	// identity is --identity, once or more; none means $MEMVAULT_IDENTITY (a
+	// list, separated as PATH is), then vault.DefaultIdentityFile. The first
+	// is the identity; the others only read, as one set with it.
+	identity []string
 	// passphraseFile is --passphrase-file; "" means $MEMVAULT_PASSPHRASE_FILE, then a prompt.
 	passphraseFile string
 }
@@ -49,8 +53,8 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 	}
 	root.PersistentFlags().StringVar(&g.vaultDir, "vault", "",
 		"the vault, a `DIR` or a plain NAME meaning $XDG_DATA_HOME/memvault/NAME.git (default $"+envVault+", else default)")
-	root.PersistentFlags().StringVar(&g.identity, "identity", "",
-		"the identity `FILE` that decrypts it (default $"+envIdentity+", else $XDG_CONFIG_HOME/memvault/identity)")
+	root.PersistentFlags().StringArrayVar(&g.identity, "identity", nil,
+		"the identity `FILE` that decrypts it; repeat it to read with several (default $"+envIdentity+", else $XDG_CONFIG_HOME/memvault/identity)")
 	root.PersistentFlags().Bool("debug", false, "show errors whole, with the names of the packages they passed through")
 	root.PersistentFlags().StringVar(&g.passphraseFile, "passphrase-file", "",
 		"read a protected identity's passphrase from `FILE` (default $"+envPassphraseFile+", else ask on the terminal)")
@@ -116,13 +120,41 @@ func (g *globalOptions) paths() (dir, identity string, err error) {
 			return "", "", fmt.Errorf("find the default vault: %w", err)
 		}
 	}
-	identity = firstNonEmpty(g.identity, os.Getenv(envIdentity))
+	if ids := g.identities(); len(ids) > 0 {
+		identity = ids[0]
+	}
 	if identity == "" {
 		if identity, err = vault.DefaultIdentityFile(); err != nil {
 			return "", "", fmt.Errorf("find the default identity: %w", err)
 		}
 	}
 	return dir, identity, nil
+}
+
+// identities are the identity files named by --identity, else by
+// $MEMVAULT_IDENTITY, empty names left out.
+func (g *globalOptions) identities() []string {
+	list := g.identity
+	if len(list) == 0 {
+		list = filepath.SplitList(os.Getenv(envIdentity))
+	}
+	var out []string
+	for _, p := range list {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// options are the vault options for the identity the global options name
+// (from paths), with the further identities to read with.
+func (g *globalOptions) options(identity string) vault.Options {
+	var more []string
+	if ids := g.identities(); len(ids) > 1 {
+		more = ids[1:]
+	}
+	return vault.Options{IdentityFile: identity, ReadIdentities: more, Passphrase: g.passphrase}
 }
 
 // warnIdentity says on errOut when the identity file lets other users read it.
@@ -142,7 +174,7 @@ func (g *globalOptions) open(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vault.Open(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase})
+	return vault.Open(ctx, dir, g.options(identity))
 }
 
 // closeVault closes v and, when the command had no error of its own, returns the
