@@ -187,6 +187,11 @@ type Record struct {
 	Session   string    `json:"session"`
 	Source    string    `json:"source"` // the commit an undo took its content from
 	Subject   string    `json:"subject"`
+	// Conflicts are the files a sync merge left holding conflict markers or
+	// moved aside (its Memory-Conflict trailers).
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Deleted are the files a command that deletes many (expire) deleted.
+	Deleted []string `json:"deleted,omitempty"`
 }
 
 // LogOptions select history records.

@@ -15,6 +15,11 @@ type ageRecipient = age.Recipient
 // design: subject "<command> <path>" ("rename <old> -> <new>"), then trailers,
 // under the writer lock w.
 func (v *Vault) commit(w *gitlog.Writer, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, meta Meta) error {
+	return v.commitMessage(w, parent, path, newPath, changes, meta, nil)
+}
+
+// commitMessage is commit, with msg (when not nil) shaping the message.
+func (v *Vault) commitMessage(w *gitlog.Writer, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, meta Meta, msg messageFunc) error {
 	subject := meta.Command
 	if path != "" {
 		subject += " " + path
@@ -25,7 +30,11 @@ func (v *Vault) commit(w *gitlog.Writer, parent gitlog.Hash, path, newPath strin
 	if len(changes) > 1 && path != "" {
 		subject += fmt.Sprintf(" (+%d more)", len(changes)-1)
 	}
-	_, err := v.writeCommit(w, parent, subject, metaTrailers(meta, path, newPath), changes, meta.Agent, "agent")
+	trailers := metaTrailers(meta, path, newPath)
+	if msg != nil {
+		msg(&subject, &trailers)
+	}
+	_, err := v.writeCommit(w, parent, subject, trailers, changes, meta.Agent, "agent")
 	return err
 }
 

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/gitlog"
 )
 
 // viewsFile is where views are recorded, in the repository's local state
@@ -109,7 +111,7 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 	cutoff := v.opts.Now().Add(-unusedFor)
 	var out []Unused
 	meta := Meta{Command: "expire"}
-	err := v.Update(ctx, meta, func(tx *Tx) error {
+	err := v.updateWith(ctx, meta, func(tx *Tx) error {
 		// Paths only: the tree says what files there are, no blob is read.
 		refs, err := v.memoryFiles(tx.root)
 		if err != nil {
@@ -127,16 +129,8 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 		for p := range files {
 			last[p] = views[p]
 		}
-		recs, err := v.Log(ctx, LogOptions{Since: cutoff})
-		if err != nil {
+		if err := v.lastChanges(ctx, cutoff, last); err != nil {
 			return err
-		}
-		for _, r := range recs {
-			for p := range files {
-				if touches(r, p) && r.Time.After(last[p]) {
-					last[p] = r.Time
-				}
-			}
 		}
 		for p := range files {
 			if last[p].Before(cutoff) {
@@ -158,6 +152,19 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 			}
 		}
 		return nil
+	}, func(subject *string, trailers *[]trailer) {
+		// The commit names every file it deleted, so its log line and show say
+		// what one revert brings back.
+		if len(out) == 0 {
+			return
+		}
+		*subject = fmt.Sprintf("expire %d files unused since %s", len(out), cutoff.UTC().Format(time.DateOnly))
+		if len(out) == 1 {
+			*subject = "expire " + out[0].Path
+		}
+		for _, u := range out {
+			*trailers = append(*trailers, trailer{trDeleted, u.Path})
+		}
 	})
 	if err != nil || dryRun || len(out) == 0 {
 		return out, "", err
@@ -169,8 +176,46 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 	return out, s.Commit(), nil
 }
 
-// touches tells whether commit r changed file p: it names p, or moved p or a
-// directory holding it.
-func touches(r Record, p string) bool {
-	return r.Path == p || r.NewPath == p || r.NewPath != "" && strings.HasPrefix(p, r.NewPath+"/")
+// reencryptions are the commands whose commits change every file's
+// ciphertext and no plaintext: they use nothing.
+var reencryptions = map[string]bool{"rekey": true, "recipients-add": true, "recipients-remove": true, "recipients-change": true}
+
+// lastChanges raises last[p] to the time of the latest commit at or after
+// cutoff that changed memory file p, for each p in last. Every path a commit
+// touched counts, compared with its first parent: a memory command's, and
+// each file an import, a restore, a revert, a rollback, a merge or a rename
+// of a directory wrote or moved, not only the one its trailers name.
+func (v *Vault) lastChanges(ctx context.Context, cutoff time.Time, last map[string]time.Time) error {
+	head, err := v.repo.Head()
+	if err != nil {
+		return fmt.Errorf("vault: expire: %w", err)
+	}
+	return v.repo.Walk(head, func(c *gitlog.Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := record(c)
+		if r.Time.Before(cutoff) || reencryptions[r.Command] {
+			return nil
+		}
+		var parent gitlog.Hash
+		if len(c.ParentHashes) > 0 {
+			pt, err := v.repo.RootTree(c.ParentHashes[0])
+			if err != nil {
+				return fmt.Errorf("vault: expire: %w", err)
+			}
+			parent = pt
+		}
+		tcs, err := v.repo.DiffTrees(parent, c.TreeHash, memDir)
+		if err != nil {
+			return fmt.Errorf("vault: expire: %w", err)
+		}
+		for _, tc := range tcs {
+			p := memPath(tc.Path)
+			if t, ok := last[p]; ok && r.Time.After(t) {
+				last[p] = r.Time
+			}
+		}
+		return nil
+	})
 }

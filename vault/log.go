@@ -190,6 +190,10 @@ func record(c *gitlog.Commit) Record {
 			r.Session = t.value
 		case trSource:
 			r.Source = t.value
+		case trConflict:
+			r.Conflicts = append(r.Conflicts, t.value)
+		case trDeleted:
+			r.Deleted = append(r.Deleted, t.value)
 		}
 	}
 	return r

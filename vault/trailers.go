@@ -18,6 +18,7 @@ const (
 	trSession   = "Session"
 	trSource    = "Memory-Source"
 	trConflict  = "Memory-Conflict" // a file a merge left with conflict markers or moved aside; one per file
+	trDeleted   = "Memory-Deleted"  // a file a command that deletes many (expire) deleted; one per file
 )
 
 // trailer is one "Key: value" line of a commit message.

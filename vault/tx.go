@@ -44,6 +44,15 @@ type writtenBlob struct {
 // nothing is committed and Update returns that error unchanged. Nothing staged
 // means no commit.
 func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) error {
+	return v.updateWith(ctx, meta, fn, nil)
+}
+
+// messageFunc lets a command that changes many files write its own subject
+// and add trailers, once its change is known.
+type messageFunc func(subject *string, trailers *[]trailer)
+
+// updateWith is Update, with msg (when not nil) shaping the commit message.
+func (v *Vault) updateWith(ctx context.Context, meta Meta, fn func(tx *Tx) error, msg messageFunc) error {
 	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return fmt.Errorf("vault: %w", err)
@@ -60,7 +69,7 @@ func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) er
 	if len(tx.changes) == 0 {
 		return nil
 	}
-	if err := v.commit(w, snap.commit, tx.path, tx.newPath, tx.changes, meta); err != nil {
+	if err := v.commitMessage(w, snap.commit, tx.path, tx.newPath, tx.changes, meta, msg); err != nil {
 		return err
 	}
 	// What was just encrypted is not decrypted again: the next read of these

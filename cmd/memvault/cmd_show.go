@@ -77,6 +77,14 @@ func runShow(ctx context.Context, g *globalOptions, rev string, asJSON bool, out
 			fmt.Fprintf(&b, "    %s: %s\n", t[0], escape.Name(t[1]))
 		}
 	}
+	// A merge's conflicts and the files an expiry deleted are trailers too,
+	// one a file: what a person has to settle, or what a revert brings back.
+	for _, p := range ch.Conflicts {
+		fmt.Fprintf(&b, "    Memory-Conflict: %s\n", escape.Name(p))
+	}
+	for _, p := range ch.Deleted {
+		fmt.Fprintf(&b, "    Memory-Deleted: %s\n", escape.Name(p))
+	}
 	if _, err := io.WriteString(out, b.String()); err != nil {
 		return fmt.Errorf("show: write: %w", err)
 	}
