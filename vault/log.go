@@ -7,7 +7,8 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// Log returns the vault's history, newest first: every commit, or with opts.Path
+// Log returns the vault's history, newest first: every commit (in git's
+// --topo-order: each before its parents, by date among independent ones), or with opts.Path
 // those that changed what is at that path (a file, or anything under a
 // directory), following it back through the rename commands that moved it there.
 // Since, Command and the pickaxe (Pickaxe, PickaxeRegexp) filter the records; Skip and Limit then page through them.
@@ -111,10 +112,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		return out, err
 	}
 	if tp == "" {
-		err = v.repo.Walk(head, func(c *gitlog.Commit) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		err = v.walkTopo(ctx, head, func(c *gitlog.Commit) error {
 			if full, err := keep(record(c), c, memDir); err != nil {
 				return err
 			} else if full {
