@@ -1,0 +1,293 @@
+package vault
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+)
+
+// Status is where a vault stands: its branch, each remote's distance from it,
+// the memory files a merge left for a person to settle, and the identity.
+type Status struct {
+	Branch string `json:"branch"` // always "main"
+	Head   Record `json:"head"`   // the commit the branch is at
+	// Remotes are the vault's remotes, as of the last sync, pull or push with
+	// each (status itself does not go to the network).
+	Remotes []RemoteStatus `json:"remotes"`
+	// Conflicts are the current memory files that hold conflict markers, or
+	// that a merge moved aside (x.conflict-ours, x.conflict-theirs), by path.
+	// ConflictsUnknown is set when the files could not be read to tell.
+	Conflicts        []ConflictFile `json:"conflicts"`
+	ConflictsUnknown string         `json:"conflicts_unknown,omitempty"`
+	Identity         IdentityStatus `json:"identity"`
+}
+
+// RemoteStatus is one remote's distance from the branch.
+type RemoteStatus struct {
+	Name string `json:"name"`
+	URL  string `json:"url"` // any password replaced by xxxxx
+	// Known is false until the remote's branch was first fetched or pushed.
+	Known bool `json:"known"`
+	// Ahead counts the commits the remote has that the branch lacks, Behind
+	// those the branch has that the remote lacks.
+	Ahead  int `json:"ahead"`
+	Behind int `json:"behind"`
+}
+
+// ConflictFile is a memory file a merge left to settle, and how.
+type ConflictFile struct {
+	Path string `json:"path"`
+	// Kind is "markers" (both sides kept between conflict markers) or
+	// "moved-aside" (a file set aside where the other side made a folder).
+	Kind string `json:"kind"`
+}
+
+// IdentityStatus is the identity in use and what it reads.
+type IdentityStatus struct {
+	Path string   `json:"path"`
+	Keys []string `json:"keys"` // its public keys
+	// Others are the other identity files it reads with: keys a rotation
+	// retired beside it, and further identities given.
+	Others []string `json:"others"`
+	// ReadsCurrent says whether one of its keys is among the current
+	// recipients; ReadsHistory whether every set of recipients the history
+	// held had one of its keys or the others' (Unreadable counts the commits
+	// whose set had none).
+	ReadsCurrent bool `json:"reads_current"`
+	ReadsHistory bool `json:"reads_history"`
+	Unreadable   int  `json:"unreadable_recipient_sets"`
+	// Trouble says why the identity cannot be used, when it cannot.
+	Trouble string `json:"trouble,omitempty"`
+}
+
+// Kinds of ConflictFile.
+const (
+	ConflictMarkers    = "markers"
+	ConflictMovedAside = "moved-aside"
+)
+
+var (
+	oursMarker   = regexp.MustCompile(`^<<<<<<< `)
+	theirsMarker = regexp.MustCompile(`^>>>>>>> `)
+	movedAside   = regexp.MustCompile(`\.conflict-(ours|theirs)(-[0-9]+)?$`)
+)
+
+// Status says where the vault stands. It reads no network. A file the
+// identity cannot read leaves the conflicts unknown (ConflictsUnknown says
+// why) rather than failing; the error is for a vault that cannot be read.
+func (v *Vault) Status(ctx context.Context) (*Status, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("vault: status: %w", err)
+	}
+	c, err := v.repo.ReadCommit(head)
+	if err != nil {
+		return nil, fmt.Errorf("vault: status: %w", err)
+	}
+	st := &Status{Branch: "main", Head: record(c), Remotes: []RemoteStatus{}, Conflicts: []ConflictFile{}}
+	remotes, err := v.repo.Remotes()
+	if err != nil {
+		return nil, fmt.Errorf("vault: status: %w", err)
+	}
+	for _, r := range remotes {
+		rs := RemoteStatus{Name: r.Name, URL: gitlog.Redact(r.URL)}
+		there, err := v.repo.Ref(gitlog.RemoteRef(r.Name))
+		if err == nil && !there.IsZero() {
+			rs.Known = true
+			if rs.Behind, rs.Ahead, err = v.aheadBehind(ctx, head, there); err != nil {
+				return nil, err
+			}
+		}
+		st.Remotes = append(st.Remotes, rs)
+	}
+	if err := v.findConflicts(ctx, st); err != nil {
+		return nil, err
+	}
+	st.Identity = v.identityStatus(ctx, head)
+	return st, nil
+}
+
+// findConflicts fills in st.Conflicts from the current files.
+func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
+	head, err := v.repo.Head()
+	if err != nil {
+		return fmt.Errorf("vault: status: %w", err)
+	}
+	root, err := v.repo.RootTree(head)
+	if err != nil {
+		return fmt.Errorf("vault: status: %w", err)
+	}
+	files, err := v.memoryFiles(root)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if movedAside.MatchString(f.path) {
+			st.Conflicts = append(st.Conflicts, ConflictFile{Path: memPath(f.path), Kind: ConflictMovedAside})
+		}
+	}
+	res, err := v.Grep(ctx, oursMarker, GrepOptions{})
+	if err != nil {
+		if errors.Is(err, ErrNoIdentity) || errors.Is(err, ErrDecrypt) || errors.Is(err, ErrPassphrase) || errors.Is(err, ErrBadEntry) {
+			st.ConflictsUnknown = "the files cannot all be read with this identity"
+			return nil
+		}
+		return err
+	}
+	for _, f := range res.Files {
+		plain, err := v.readFileAt(ctx, root, f.Path)
+		if err != nil {
+			return err
+		}
+		if hasMarkers(plain) {
+			st.Conflicts = append(st.Conflicts, ConflictFile{Path: f.Path, Kind: ConflictMarkers})
+		}
+	}
+	sortConflicts(st.Conflicts)
+	return nil
+}
+
+func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, p string) ([]byte, error) {
+	s := &Snapshot{v: v, root: root}
+	return s.ReadFile(ctx, p)
+}
+
+// hasMarkers tells whether text holds a whole conflict: an "ours" marker,
+// the separator and a "theirs" marker, in that order.
+func hasMarkers(text []byte) bool {
+	state := 0
+	for line := range strings.SplitSeq(string(text), "\n") {
+		switch {
+		case state == 0 && oursMarker.MatchString(line):
+			state = 1
+		case state == 1 && strings.TrimRight(line, "\r") == "=======":
+			state = 2
+		case state == 2 && theirsMarker.MatchString(line):
+			return true
+		}
+	}
+	return false
+}
+
+func sortConflicts(cs []ConflictFile) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].Path < cs[j-1].Path; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+// aheadBehind counts the commits reachable from a and not b (onlyA) and from
+// b and not a (onlyB), reading newest first and stopping once every line
+// still open is reachable from both, as git's merge-base painting does.
+func (v *Vault) aheadBehind(ctx context.Context, a, b gitlog.Hash) (onlyA, onlyB int, err error) {
+	const fromA, fromB, both = 1, 2, 3
+	flags := map[gitlog.Hash]int{}
+	passed := map[gitlog.Hash]int{} // the flags each commit passed on to its parents
+	var queue byDate
+	mark := func(h gitlog.Hash, f int) error {
+		if flags[h]|f == flags[h] {
+			return nil
+		}
+		c, err := v.repo.ReadCommit(h)
+		if err != nil {
+			return fmt.Errorf("vault: status: %w", err)
+		}
+		flags[h] |= f
+		heap.Push(&queue, c)
+		return nil
+	}
+	open := func() bool {
+		for _, c := range queue {
+			if flags[c.Hash] != both {
+				return true
+			}
+		}
+		return false
+	}
+	if err := mark(a, fromA); err != nil {
+		return 0, 0, err
+	}
+	if err := mark(b, fromB); err != nil {
+		return 0, 0, err
+	}
+	for queue.Len() > 0 && open() {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		c := heap.Pop(&queue).(*gitlog.Commit)
+		f := flags[c.Hash]
+		if passed[c.Hash] == f {
+			continue
+		}
+		passed[c.Hash] = f
+		for _, p := range c.ParentHashes {
+			if err := mark(p, f); err != nil {
+				return 0, 0, err
+			}
+		}
+	}
+	for _, f := range flags {
+		switch f {
+		case fromA:
+			onlyA++
+		case fromB:
+			onlyB++
+		}
+	}
+	return onlyA, onlyB, nil
+}
+
+// identityStatus says what the identity reads.
+func (v *Vault) identityStatus(ctx context.Context, head gitlog.Hash) IdentityStatus {
+	is := IdentityStatus{Path: v.opts.IdentityFile, Keys: []string{}, Others: []string{}}
+	id, err := v.keys.identity()
+	if err != nil {
+		is.Trouble = err.Error()
+		return is
+	}
+	ours := map[string]bool{}
+	for _, r := range id.Recipients {
+		is.Keys = append(is.Keys, r.Key)
+		ours[r.Key] = true
+	}
+	v.keys.otherIDs()
+	v.keys.omu.Lock()
+	for _, o := range v.keys.others {
+		is.Others = append(is.Others, o.Path)
+		for _, r := range o.Recipients {
+			ours[r.Key] = true
+		}
+	}
+	v.keys.omu.Unlock()
+	holds := func(f *recipientsFile, keys map[string]bool) bool {
+		for _, e := range f.entries {
+			if keys[e.Key] {
+				return true
+			}
+		}
+		return false
+	}
+	mine := map[string]bool{}
+	for _, k := range is.Keys {
+		mine[k] = true
+	}
+	if root, err := v.repo.RootTree(head); err == nil {
+		if f, err := v.keys.recipientsFileIn(root); err == nil {
+			is.ReadsCurrent = holds(f, mine)
+		}
+	}
+	_ = v.repo.WalkPath(ctx, head, recipientsPath, func(c *gitlog.Commit, p string) (string, error) {
+		if f, err := v.keys.recipientsFileIn(c.TreeHash); err == nil && !holds(f, ours) {
+			is.Unreadable++
+		}
+		return p, nil
+	})
+	is.ReadsHistory = is.Unreadable == 0
+	return is
+}
