@@ -61,38 +61,85 @@ func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult,
 	if tp, err := treePath(path); err == nil && path != "" {
 		path = memPath(moves.follow(tp)) // where the file is now
 	}
+	// A file the commit renamed goes back as a move of what is there now, so
+	// edits made to it since are kept.
+	renamedTo, isTarget := pairRenames(files)
 	return v.undo(ctx, meta, "revert", path, h, from, func(u *undoer) error {
-		var conflicts []string
-		for _, f := range files {
-			f.Path = moves.follow(f.Path)
-			ok, err := u.revertFile(f)
+		ce := &ConflictError{Commit: h.String()}
+		for i, f := range files {
+			if isTarget[i] {
+				continue // undone with the deletion it pairs with
+			}
+			var where string
+			var err error
+			if j, ok := renamedTo[i]; ok {
+				to := moves.follow(files[j].Path)
+				if where, err = u.revertMove(f.Path, to); err == nil && where != "" {
+					f.Path = to // the conflict is where the file is now
+				}
+			} else {
+				f.Path = moves.follow(f.Path)
+				where, err = u.revertFile(f)
+			}
 			if err != nil {
 				return err
 			}
-			if !ok {
-				conflicts = append(conflicts, memPath(f.Path))
+			if where != "" {
+				ce.Paths = append(ce.Paths, memPath(f.Path))
+				ce.Where = append(ce.Where, where)
 			}
 		}
-		if len(conflicts) > 0 {
-			return &ConflictError{Commit: h.String(), Paths: conflicts}
+		if len(ce.Paths) > 0 {
+			return ce
 		}
 		return nil
 	})
 }
 
+// revertMove stages the undoing of a rename of one file from tree path old to
+// tree path now (where it is today): what the file holds now goes back to old.
+// It returns what is in the way ("" when nothing is).
+func (u *undoer) revertMove(old, now string) (where string, err error) {
+	blob, blocked := u.fileAt(now)
+	switch {
+	case blocked:
+		return inTheWay, nil
+	case blob.IsZero():
+		return "deleted since", nil
+	}
+	there, blocked := u.fileAt(old)
+	switch {
+	case blocked:
+		return inTheWay, nil
+	case !there.IsZero():
+		return "re-created since at " + memPath(old), nil
+	}
+	// The blob is in the current tree, so it is encrypted to the current
+	// recipients already: it moves as it is.
+	u.changes = append(u.changes,
+		gitlog.Change{Op: gitlog.Delete, Path: now},
+		gitlog.Change{Op: gitlog.Link, Path: old, Hash: blob})
+	return "", nil
+}
+
+// inTheWay says that a folder, or a file above the path, blocks a revert.
+const inTheWay = "a folder or a file above it is in the way"
+
 // revertFile stages the undoing of one file's change f (From before the commit,
-// To after it) on top of what the file holds now; ok is false on a conflict.
-func (u *undoer) revertFile(f gitlog.TreeChange) (ok bool, err error) {
+// To after it) on top of what the file holds now. It returns what is in the
+// way ("" when nothing is): the lines of the file now that a later change
+// touched, or how the file changed since.
+func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
 	p := memPath(f.Path)
 	now, blocked := u.fileAt(f.Path)
 	if blocked {
-		return false, nil
+		return inTheWay, nil
 	}
 	switch {
 	case now == f.From:
-		return true, nil // undone already
+		return "", nil // undone already
 	case now == f.To:
-		return true, u.takeBack(f)
+		return "", u.takeBack(f)
 	}
 	// The file changed since, or was re-encrypted: compare plaintexts.
 	text := func(h gitlog.Hash) ([]byte, error) {
@@ -103,32 +150,71 @@ func (u *undoer) revertFile(f gitlog.TreeChange) (ok bool, err error) {
 	}
 	base, err := text(f.To)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	ours, err := text(now)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	theirs, err := text(f.From)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	switch {
 	case !now.IsZero() && !f.To.IsZero() && bytes.Equal(ours, base):
-		return true, u.takeBack(f)
+		return "", u.takeBack(f)
 	case !now.IsZero() && !f.From.IsZero() && bytes.Equal(ours, theirs):
-		return true, nil
-	case now.IsZero() || f.To.IsZero() || f.From.IsZero():
-		return false, nil // deleted on one side, changed on the other
+		return "", nil
+	case now.IsZero():
+		return "deleted since", nil // deleted on one side, changed on the other
+	case f.To.IsZero():
+		return "re-created since", nil
+	case f.From.IsZero():
+		return "changed since it was created", nil
 	}
 	merged, n := textdiff.Merge(base, ours, theirs, textdiff.Labels{Ours: "current", Base: "reverted", Theirs: "before"})
 	if n > 0 {
-		return false, nil
+		return conflictLines(merged), nil
 	}
 	if bytes.Equal(merged, ours) {
-		return true, nil
+		return "", nil
 	}
-	return true, u.put(f.Path, merged)
+	return "", u.put(f.Path, merged)
+}
+
+// conflictLines names the lines of the current file ("ours") inside the
+// conflict regions of a merge: "line 3", "lines 3-5, 9". A region where the
+// current file has no line of its own is named by the line it follows.
+func conflictLines(merged []byte) string {
+	var parts []string
+	line, part, start := 0, 0, 0 // part: 0 outside, 1 ours, 2 theirs
+	for l := range strings.SplitSeq(string(merged), "\n") {
+		switch {
+		case part == 0 && strings.HasPrefix(l, "<<<<<<<"):
+			part, start = 1, line+1
+		case part == 1 && l == "=======":
+			part = 2
+		case part == 2 && strings.HasPrefix(l, ">>>>>>>"):
+			part = 0
+			switch end := line; {
+			case end < start:
+				parts = append(parts, fmt.Sprintf("after line %d", line))
+			case end == start:
+				parts = append(parts, fmt.Sprintf("%d", start))
+			default:
+				parts = append(parts, fmt.Sprintf("%d-%d", start, end))
+			}
+		case part == 0, part == 1:
+			line++
+		}
+	}
+	if len(parts) == 1 && strings.HasPrefix(parts[0], "after") {
+		return parts[0] + " now"
+	}
+	if len(parts) == 1 && !strings.Contains(parts[0], "-") {
+		return "line " + parts[0] + " now"
+	}
+	return "lines " + strings.Join(parts, ", ") + " now"
 }
 
 // takeBack stages the file's content from before the commit.

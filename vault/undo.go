@@ -20,12 +20,26 @@ var ErrConflict = errors.New("conflicts with later changes")
 type ConflictError struct {
 	Commit string   // the commit to revert
 	Paths  []string // the memory files where later changes touch the same lines
+	// Where says, for each of Paths, what is in the way: the lines of the
+	// file as it is now ("line 3", "lines 3-5"), or "deleted since",
+	// "re-created since", "a folder or a file above it is in the way".
+	Where []string
 }
 
-// Error names the commit and the files; it quotes no content.
+// Error names the commit, the files and the lines; it quotes no content.
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the change cannot be undone by merging",
+	msg := fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the change cannot be undone by merging",
 		e.Commit, strings.Join(e.Paths, ", "))
+	var where []string
+	for i, w := range e.Where {
+		if w != "" && i < len(e.Paths) {
+			where = append(where, e.Paths[i]+": "+w)
+		}
+	}
+	if len(where) > 0 {
+		msg += " (" + strings.Join(where, "; ") + ")"
+	}
+	return msg
 }
 
 // Unwrap returns ErrConflict.
