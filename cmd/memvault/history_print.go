@@ -110,6 +110,6 @@ func historyCommands(g *globalOptions) []*cobra.Command {
 	return []*cobra.Command{
 		newShowCommand(g), newDiffCommand(g), newRestoreCommand(g), newRevertCommand(g),
 		newRollbackCommand(g), newCheckpointCommand(g), newCheckpointsCommand(g), newTextconvCommand(g),
-		newStatusCommand(g),
+		newStatusCommand(g), newEditCommand(g),
 	}
 }
