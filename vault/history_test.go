@@ -177,11 +177,12 @@ func TestShowAndDiff(t *testing.T) {
 	if len(ch.Files) != 1 || ch.Files[0].Status != vault.Added || !strings.HasPrefix(ch.Files[0].Diff, "--- /dev/null\n+++ /memories/a.md\n") {
 		t.Errorf("Show(create) = %+v", ch.Files)
 	}
-	// Moved and edited: no longer the same ciphertext, so a deletion and an addition.
+	// Moved and edited: no longer the same ciphertext, but most of the text
+	// stayed, so one rename with the edit's diff, as git pairs it.
 	fcs, err := v.Diff(ctx, c1, "main", "")
-	if err != nil || len(fcs) != 2 || fcs[0].Status != vault.Deleted || fcs[1].Path != "/memories/d/a.md" ||
-		!strings.Contains(fcs[1].Diff, "+TWO\n") {
-		t.Errorf("Diff(c1, main) = %+v, %v; want a.md deleted, d/a.md added", fcs, err)
+	if err != nil || len(fcs) != 1 || fcs[0].Status != vault.Renamed || fcs[0].Path != "/memories/a.md" ||
+		fcs[0].NewPath != "/memories/d/a.md" || fcs[0].Similarity < 50 || !strings.Contains(fcs[0].Diff, "-two\n+TWO\n") {
+		t.Errorf("Diff(c1, main) = %+v, %v; want a.md renamed to d/a.md with its edit", fcs, err)
 	}
 	fcs, _ = v.Diff(ctx, "main", c1, "/memories/a.md")
 	if len(fcs) != 1 || fcs[0].Status != vault.Added || !strings.Contains(fcs[0].Diff, "+one\n+two\n") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/escape"
@@ -32,6 +33,9 @@ type FileChange struct {
 	// git quotes unusual names); "" for a
 	// rename without edits, and where a result lists files without diffs.
 	Diff string `json:"diff"`
+	// Similarity is, for a rename with edits, how much of the file stayed,
+	// in percent, as git's "similarity index" says; 0 otherwise.
+	Similarity int `json:"similarity,omitempty"`
 }
 
 // Change is a commit with the changes it made to the memory files.
@@ -104,6 +108,12 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 		return nil, fmt.Errorf("vault: diff: %w", err)
 	}
 	renamedTo, isTarget := pairRenames(tcs)
+	var similar map[int]similarPair
+	if withDiff {
+		if similar, err = v.pairSimilar(ctx, tcs, renamedTo, isTarget); err != nil {
+			return nil, err
+		}
+	}
 	var out []FileChange
 	for i, tc := range tcs {
 		if isTarget[i] {
@@ -123,6 +133,12 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 				out = append(out, fc)
 				continue
 			}
+			if sp, ok := similar[i]; ok {
+				fc.Status, fc.NewPath, fc.Similarity = Renamed, memPath(tcs[sp.to].Path), sp.score
+				fc.Diff = textdiff.Unified(escape.Name(fc.Path), escape.Name(fc.NewPath), sp.old, sp.new, diffContext)
+				out = append(out, fc)
+				continue
+			}
 		}
 		if withDiff {
 			keep, err := v.renderDiff(&fc, tc, [2]gitlog.Hash{a, b})
@@ -136,6 +152,105 @@ func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, wi
 		out = append(out, fc)
 	}
 	return out, nil
+}
+
+// similarPair is a deleted file paired with an added one whose content is
+// mostly the same: the addition's index, the score and both plaintexts.
+type similarPair struct {
+	to       int
+	score    int
+	old, new []byte
+}
+
+// Limits of the pairing of renamed and edited files, as git's: at least this
+// much of the content kept (git's -M default), and at most this many
+// deletion-addition pairs compared (git's diff.renameLimit is of files).
+const (
+	minSimilarity  = 50
+	maxSimilarScan = 10000
+)
+
+// pairSimilar pairs the deleted and added files of tcs that pairRenames left
+// alone when one's plaintext is at least minSimilarity percent the other's,
+// as git pairs renames: the best pairs first, each file in one pair at most.
+// It marks the additions taken in isTarget and returns the pairs by the
+// deletion's index.
+func (v *Vault) pairSimilar(ctx context.Context, tcs []gitlog.TreeChange, renamedTo map[int]int, isTarget map[int]bool) (map[int]similarPair, error) {
+	var dels, adds []int
+	for i, tc := range tcs {
+		switch {
+		case tc.To.IsZero() && !tc.From.IsZero():
+			if _, ok := renamedTo[i]; !ok {
+				dels = append(dels, i)
+			}
+		case tc.From.IsZero() && !tc.To.IsZero() && !isTarget[i]:
+			adds = append(adds, i)
+		}
+	}
+	if len(dels) == 0 || len(adds) == 0 || len(dels)*len(adds) > maxSimilarScan {
+		return nil, nil
+	}
+	text := map[int][]byte{}
+	read := func(i int, h gitlog.Hash) ([]byte, error) {
+		if b, ok := text[i]; ok {
+			return b, nil
+		}
+		b, err := v.readBlob(memPath(tcs[i].Path), h)
+		text[i] = b
+		return b, err
+	}
+	var cands []similarPair
+	from := map[int]int{} // candidate index -> deletion
+	for _, d := range dels {
+		a, err := read(d, tcs[d].From)
+		if err != nil {
+			return nil, err
+		}
+		for _, ad := range adds {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			b, err := read(ad, tcs[ad].To)
+			if err != nil {
+				return nil, err
+			}
+			if sc := similarity(a, b); sc >= minSimilarity {
+				from[len(cands)] = d
+				cands = append(cands, similarPair{to: ad, score: sc, old: a, new: b})
+			}
+		}
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return cands[order[x]].score > cands[order[y]].score })
+	out := map[int]similarPair{}
+	for _, c := range order {
+		d, sp := from[c], cands[c]
+		if _, taken := out[d]; taken || isTarget[sp.to] {
+			continue
+		}
+		out[d], isTarget[sp.to] = sp, true
+	}
+	return out, nil
+}
+
+// similarity is how much of a and b is the same, in percent: the bytes of
+// the lines they share against the larger of the two, as git's score is.
+func similarity(a, b []byte) int {
+	la, lb := textdiff.Lines(a), textdiff.Lines(b)
+	kept := len(a)
+	for _, h := range textdiff.Diff(la, lb) {
+		for _, l := range la[h.A0:h.A1] {
+			kept -= len(l)
+		}
+	}
+	size := max(len(a), len(b))
+	if size == 0 {
+		return 100
+	}
+	return kept * 100 / size
 }
 
 // pairRenames pairs each deleted file in tcs with an added file of the same

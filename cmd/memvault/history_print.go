@@ -60,6 +60,9 @@ func writeDiffs(out io.Writer, files []vault.FileChange, st styles) error {
 	var b strings.Builder
 	for _, f := range files {
 		if f.Status == vault.Renamed {
+			if f.Similarity > 0 {
+				fmt.Fprintf(&b, "%s\n", st.bold(fmt.Sprintf("similarity index %d%%", f.Similarity)))
+			}
 			fmt.Fprintf(&b, "%s\n%s\n", st.bold("rename from "+escape.Name(f.Path)), st.bold("rename to "+escape.Name(f.NewPath)))
 		}
 		for _, line := range strings.SplitAfter(escape.Text(f.Diff), "\n") {
