@@ -173,3 +173,41 @@ func TestPluginRecipientAndIdentity(t *testing.T) {
 		t.Errorf("Recipients = %+v, want the plugin key", rs)
 	}
 }
+
+// After two rotations the identity alone reads the first commit, in the Vault
+// that rotated and in a new one (the MCP server's and the UI's), blame
+// included: the retired keys beside it are read with. Before, only
+// --identity IDENTITY.old did, and blame failed as "cannot be decrypted".
+func TestRetiredKeysReadHistory(t *testing.T) {
+	dir := t.TempDir()
+	v, opts := vaulttest.NewAt(t, dir)
+	write(t, v, "/memories/a", "first\n")
+	first, _ := v.Log(ctx, vault.LogOptions{Limit: 1})
+	for range 2 {
+		if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := vault.RetiredIdentities(opts.IdentityFile); len(got) != 2 ||
+		got[0] != opts.IdentityFile+".old" || got[1] != opts.IdentityFile+".old.1" {
+		t.Errorf("RetiredIdentities = %q, want .old then .old.1", got)
+	}
+	for name, vv := range map[string]*vault.Vault{"same": v, "new": openAs(t, v.Dir(), opts.IdentityFile)} {
+		if got, err := readAt(t, vv, first[0].Commit, "/memories/a"); err != nil || got != "first\n" {
+			t.Errorf("%s vault: read the first commit = %q, %v", name, got, err)
+		}
+		if _, err := vv.Blame(ctx, "/memories/a", first[0].Commit); err != nil {
+			t.Errorf("%s vault: Blame at the first commit: %v", name, err)
+		}
+	}
+	// A key that is not one of them names each key it tried.
+	other := filepath.Join(dir, "other")
+	if _, err := vault.CreateIdentity(other, vault.IdentityOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stranger := openAs(t, v.Dir(), other)
+	_, err := readAt(t, stranger, first[0].Commit, "/memories/a")
+	if !errors.Is(err, vault.ErrDecrypt) || !strings.Contains(err.Error(), "written for x25519 age1") {
+		t.Errorf("a stranger's read: err = %v, want ErrDecrypt naming the keys the file was written for", err)
+	}
+}
