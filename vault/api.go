@@ -41,6 +41,9 @@ var (
 	// ErrReadOnly: the vault's files cannot be written (a read-only mount, a
 	// backup, another user's vault); it can still be read.
 	ErrReadOnly = gitlog.ErrReadOnly
+	// ErrNewerFormat: a file of the vault was written by a newer memvault, in
+	// a format this one does not know; it is left as it is, and not written.
+	ErrNewerFormat = gitlog.ErrNewerFormat
 )
 
 // Errors of remotes and transfers (Sync, Clone, AddRemote, RemoveRemote).

@@ -17,8 +17,21 @@ import (
 
 // viewsFile is where views are recorded, in the repository's local state
 // folder, never in the tree, so it never syncs and never makes a commit.
-// Each line is "<unix seconds>\t<memory path>"; a later line wins.
-const viewsFile = "views"
+// Each line is "<unix seconds>\t<memory path>"; a later line wins. The file
+// starts with viewsHeader (a file without one is of the same version, from an
+// older memvault); a header of another version is a newer memvault's, and the
+// file is then neither appended to nor rewritten.
+const (
+	viewsFile   = "views"
+	viewsFamily = "memvault views v"
+	viewsHeader = viewsFamily + "1\n"
+)
+
+// newerViews tells whether the views file that starts with head is of a
+// version this build does not know.
+func newerViews(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(viewsFamily)) && !bytes.HasPrefix(head, []byte(viewsHeader))
+}
 
 // viewsCompactAt is the size past which Expire rewrites the views file with
 // one line per path.
@@ -33,11 +46,22 @@ func (v *Vault) RecordView(p string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(v.repo.StateDir(), viewsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(filepath.Join(v.repo.StateDir(), viewsFile), os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("vault: record view: %w", err)
 	}
-	_, err = f.WriteString(strconv.FormatInt(v.opts.Now().Unix(), 10) + "\t" + cp + "\n")
+	line := strconv.FormatInt(v.opts.Now().Unix(), 10) + "\t" + cp + "\n"
+	var head [len(viewsHeader)]byte
+	n, _ := f.ReadAt(head[:], 0)
+	switch {
+	case newerViews(head[:n]):
+		line = "" // a newer memvault's file: a view not recorded only makes a file look older
+	case n == 0:
+		line = viewsHeader + line
+	}
+	if line != "" {
+		_, err = f.WriteString(line)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -55,6 +79,9 @@ func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("vault: views: %w", err)
+	}
+	if newerViews(data) {
+		return nil, 0, fmt.Errorf("vault: views: %w", ErrNewerFormat)
 	}
 	views := map[string]time.Time{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -77,6 +104,7 @@ func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
 // lost, which only makes its file look older.
 func (v *Vault) compactViews(views map[string]time.Time, files map[string]bool) error {
 	var b strings.Builder
+	b.WriteString(viewsHeader)
 	for p, t := range views {
 		if files[p] {
 			b.WriteString(strconv.FormatInt(t.Unix(), 10) + "\t" + p + "\n")

@@ -1,6 +1,10 @@
 package vault_test
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -59,5 +63,26 @@ func TestExpire(t *testing.T) {
 	// Nothing left to expire: no commit.
 	if unused, commit, err := v.Expire(ctx, 90*24*time.Hour, false); err != nil || commit != "" || len(unused) != 0 {
 		t.Errorf("second Expire = %v, %q, %v; want nothing", unused, commit, err)
+	}
+}
+
+// TestNewerViewsLeftAlone: a views file of a newer memvault is neither
+// appended to nor rewritten, and expire, which needs it, says to upgrade.
+func TestNewerViewsLeftAlone(t *testing.T) {
+	v := vaulttest.New(t)
+	write(t, v, "/memories/a.md", "x")
+	path := filepath.Join(v.Dir(), "memvault", "views")
+	newer := []byte("memvault views v2\nwhatever it records\n")
+	if err := os.WriteFile(path, newer, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.RecordView("/memories/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := v.Expire(ctx, time.Hour, false); !errors.Is(err, vault.ErrNewerFormat) {
+		t.Errorf("Expire over a newer views file = %v, want ErrNewerFormat", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, newer) {
+		t.Errorf("the newer views file was changed: %q", got)
 	}
 }

@@ -33,7 +33,13 @@ import (
 // ErrBusy: another process or goroutine is re-encrypting the vault.
 var ErrBusy = errors.New("busy")
 
-const progressMagic = "memvault reencrypt v1 "
+// progressMagic starts the progress file: its format, then the recipient set.
+// A file of another version (progressFamily, another number) is a newer
+// memvault's, and is left alone.
+const (
+	progressFamily = "memvault reencrypt v"
+	progressMagic  = progressFamily + "1 "
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -67,6 +73,10 @@ func openProgress(stateDir string, target [32]byte) (*progressFile, map[gitlog.H
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("vault: read %s: %w", path, err)
+	}
+	if bytes.HasPrefix(data, []byte(progressFamily)) && !bytes.HasPrefix(data, []byte(progressMagic)) {
+		f.Close()
+		return nil, nil, fmt.Errorf("vault: %s: %w", path, ErrNewerFormat)
 	}
 	done := map[gitlog.Hash][]byte{}
 	keep := 0

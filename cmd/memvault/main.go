@@ -148,6 +148,7 @@ var hints = []struct {
 	{vault.ErrRecipientsChanged, hintRecipientsChanged},
 	{vault.ErrNotRecipient, hintNotRecipient},
 	{vault.ErrReadOnly, hintReadOnly},
+	{vault.ErrNewerFormat, hintNewerFormat},
 	{vault.ErrRefused, hintRefused},
 	{vault.ErrConflict, hintConflict},
 }
@@ -206,6 +207,8 @@ func (e *hintedError) Unwrap() error { return e.err }
 const (
 	hintReadOnly = "The vault can be read (view, cat, log, fsck) but not changed here: " +
 		"write to a copy or clone of it, or remount it read-write."
+	hintNewerFormat = "A newer memvault wrote to this vault: install that version (or newer) to change it; " +
+		"this one leaves those files as they are."
 	hintNoRemote  = "'memvault remote list' lists the remotes; 'memvault remote add origin URL' adds one."
 	hintRemoteURL = "A remote is https://host/owner/repo.git, ssh://git@host/owner/repo.git or " +
 		"git@host:owner/repo.git, git://host/repo.git, file:///path/to/repo.git or a plain path."
