@@ -228,20 +228,6 @@ func (j *journalObjects) close() {
 	}
 }
 
-// journalObject returns h from the journal as go-git's decoders take it, if the
-// journal holds it with type t (or t is plumbing.AnyObject). With again, the
-// journal is read again first.
-func (r *Repo) journalObject(t plumbing.ObjectType, h Hash, again bool) (plumbing.EncodedObject, bool) {
-	if again {
-		r.jobjs.refresh(r.journalPath())
-	}
-	o, ok := r.jobjs.get(h)
-	if !ok || (t != plumbing.AnyObject && t != o.typ) {
-		return nil, false
-	}
-	return memoryObject(o), true
-}
-
 func memoryObject(o rawObject) plumbing.EncodedObject {
 	mo := &plumbing.MemoryObject{}
 	mo.SetType(o.typ)

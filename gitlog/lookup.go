@@ -28,38 +28,49 @@ func (l lookup) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.
 
 // HasEncodedObject looks for h as Repo.object does.
 func (l lookup) HasEncodedObject(h plumbing.Hash) error {
-	if _, ok := l.r.jobjs.get(h); ok {
-		return nil
-	}
-	l.r.readMu.Lock()
-	defer l.r.readMu.Unlock()
-	err := l.Storage.HasEncodedObject(h)
-	for try := 0; try < lookTries && lookAgain(err); try++ {
-		if _, ok := l.r.journalObject(plumbing.AnyObject, h, true); ok {
-			return nil
-		}
-		l.Storage.Reindex()
-		err = l.Storage.HasEncodedObject(h)
-	}
+	_, err := find(l.r, plumbing.AnyObject, h, func(rawObject) bool { return true },
+		func() (bool, error) { return true, l.Storage.HasEncodedObject(h) })
 	return err
 }
 
 // EncodedObjectSize reads the size as Repo.object would find the object.
 func (l lookup) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if o, ok := l.r.jobjs.get(h); ok {
-		return int64(len(o.data)), nil
-	}
-	l.r.readMu.Lock()
-	defer l.r.readMu.Unlock()
-	n, err := l.Storage.EncodedObjectSize(h)
-	for try := 0; try < lookTries && lookAgain(err); try++ {
-		if o, ok := l.r.journalObject(plumbing.AnyObject, h, true); ok {
-			return o.Size(), nil
+	return find(l.r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.data)) },
+		func() (int64, error) { return l.Storage.EncodedObjectSize(h) })
+}
+
+// find is gitlog's one way to look for object h (of type t, or any): in the
+// journal first (see journalObjects), then in go-git's storage under readMu
+// (see Repo.object). When the storage does not find it, or found it in a pack
+// merged away since, the journal is read again, then the packs are listed
+// again, and the storage asked again: an object is always in one or the other,
+// since a flush installs the pack before it empties the journal.
+func find[T any](r *Repo, t plumbing.ObjectType, h Hash, fromJournal func(rawObject) T, fromStorage func() (T, error)) (T, error) {
+	inJournal := func(again bool) (T, bool) {
+		if again {
+			r.jobjs.refresh(r.journalPath())
 		}
-		l.Storage.Reindex()
-		n, err = l.Storage.EncodedObjectSize(h)
+		o, ok := r.jobjs.get(h)
+		if !ok || t != plumbing.AnyObject && t != o.typ {
+			var none T
+			return none, false
+		}
+		return fromJournal(o), true
 	}
-	return n, err
+	if v, ok := inJournal(false); ok {
+		return v, nil
+	}
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	v, err := fromStorage()
+	for try := 0; try < lookTries && lookAgain(err); try++ {
+		if v, ok := inJournal(true); ok {
+			return v, nil
+		}
+		r.st.Reindex()
+		v, err = fromStorage()
+	}
+	return v, err
 }
 
 // lookTries bounds how often a read looks again. Each look lists the packs

@@ -24,16 +24,7 @@ func (r *Repo) ObjectSize(h Hash) (int64, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("gitlog: size of %s: %w", h, err)
 	}
-	r.readMu.Lock()
-	defer r.readMu.Unlock()
-	n, err := r.st.EncodedObjectSize(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		if o, ok := r.journalObject(plumbing.AnyObject, h, true); ok {
-			return o.Size(), nil
-		}
-		r.st.Reindex()
-		n, err = r.st.EncodedObjectSize(h)
-	}
+	n, err := find(r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.data)) }, func() (int64, error) { return r.st.EncodedObjectSize(h) })
 	if err != nil {
 		return 0, fmt.Errorf("gitlog: size of %s: %w", h, err)
 	}

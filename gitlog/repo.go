@@ -278,20 +278,7 @@ func isHex(s string) bool {
 // journalObjects), and on a miss the journal is read again before the packs are
 // listed again.
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	if o, ok := r.journalObject(t, h, false); ok {
-		return o, nil
-	}
-	r.readMu.Lock()
-	defer r.readMu.Unlock()
-	o, err := r.st.EncodedObject(t, h)
-	for try := 0; try < lookTries && lookAgain(err); try++ {
-		if o, ok := r.journalObject(t, h, true); ok {
-			return o, nil
-		}
-		r.st.Reindex()
-		o, err = r.st.EncodedObject(t, h)
-	}
-	return o, err
+	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.st.EncodedObject(t, h) })
 }
 
 // ReadCommit reads the commit h.
