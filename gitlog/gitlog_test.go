@@ -373,10 +373,9 @@ func TestJournalWithoutHeader(t *testing.T) {
 	}
 }
 
-// TestForeignJournalChecked: the journal of a local-path remote is not
-// trusted. A record whose object does not hash to its name, or claims more
-// than zlib can hold, is read as the end of the records; memvault's own
-// journal is read as written.
+// TestForeignJournalChecked: no journal is trusted, since a vault folder may
+// come from anywhere. A record whose object does not hash to its name, or
+// claims more than zlib can hold, is read as the end of the records.
 func TestForeignJournalChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("hello"))
 	good := encodeRecord(record{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
@@ -390,7 +389,7 @@ func TestForeignJournalChecked(t *testing.T) {
 		{"own", good, false, 1},
 		{"foreign", good, true, 1},
 		{"foreign, forged", lying, true, 0},
-		{"own journal, forged (only memvault writes it)", lying, false, 1},
+		{"own journal, forged (a vault folder from elsewhere)", lying, false, 0},
 	} {
 		if recs, _, _ := readRecords(tc.rec, tc.foreign); len(recs) != tc.want {
 			t.Errorf("%s: %d records, want %d", tc.name, len(recs), tc.want)

@@ -343,9 +343,9 @@ func readJournal(data []byte) (boot string, recs []record, err error) {
 // with the bytes they took. What follows the last whole record is a torn tail
 // (a write cut off before it was acknowledged), except a whole, checksummed
 // record of a kind this build does not know: that is a newer memvault's, and
-// the error wraps ErrNewerFormat. A foreign journal (another repository's,
-// read for a local-path remote) is not trusted: each object must hash to its
-// name and be at most largeObject bytes, or the records end there.
+// the error wraps ErrNewerFormat. Each object must hash to its name, or the
+// records end there; a foreign journal's (another repository's, read for a
+// local-path remote) must also be at most largeObject bytes.
 func readRecords(data []byte, foreign bool) (recs []record, used int, err error) {
 	for len(data)-used >= 12 {
 		d := data[used:]
@@ -404,7 +404,10 @@ func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
 		} else {
 			o, p, ok = decodeLoose(p)
 		}
-		if !ok || foreign && (len(o.data) > largeObject || plumbing.ComputeHash(o.typ, o.data) != o.hash) {
+		// Every object must hash to its name, in any journal: a vault folder
+		// may come from anywhere, and its journal is flushed into a pack when
+		// it is opened.
+		if !ok || foreign && len(o.data) > largeObject || plumbing.ComputeHash(o.typ, o.data) != o.hash {
 			return rec, false
 		}
 		rec.objs = append(rec.objs, o)
