@@ -234,9 +234,11 @@ func (r *Repo) stopBackground() {
 
 // closeFiles closes the repository's open files.
 //
-// A Lock whose context ended keeps this process's mutex until its wait for
-// another process's lock ends (see lockFileContext): Close does not wait for
-// that past a second, and closes the files anyway; nothing else uses them.
+// A Lock whose context ended keeps this process's mutex, and its wait keeps
+// the lock file, until another process lets the lock go (see
+// lockFileContext): Close does not wait for that past a second. It then
+// closes every file but the lock file, which that wait still uses; the lock
+// file stays open until the process ends.
 func (r *Repo) closeFiles() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	held := r.mu.lockContext(ctx) == nil
@@ -248,7 +250,7 @@ func (r *Repo) closeFiles() error {
 		r.journal.Close()
 		r.journal = nil
 	}
-	if r.lockFile != nil {
+	if r.lockFile != nil && held {
 		r.lockFile.Close()
 	}
 	r.index.close()
