@@ -19,7 +19,14 @@ import (
 // ServeStdio runs srv on in and out, newline-delimited JSON-RPC as on a
 // process's stdin and stdout, until in ends or ctx does. Requests read before
 // the end of in are answered before it counts, so a client (or a script) may
-// close its side right after its last request. It returns nil when in ends.
+// close its side right after its last request; a subscriptions/listen still
+// open then ends with it. It returns nil when in ends.
+//
+// The client's requests run one after another, in the order they arrived, so
+// each sees what the ones before it did (a view sent right behind a create
+// finds the file). The SDK alone would run them at once. A
+// subscriptions/listen waits its turn but holds nobody up, since it has no
+// answer until it ends.
 //
 // A line that is not one JSON-RPC message gets a JSON-RPC error answer and
 // serving goes on, as agent.Serve does: not JSON, cut short or nested too deep
@@ -31,7 +38,7 @@ func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Write
 	if maxLine <= 0 {
 		maxLine = agent.DefaultMaxLine
 	}
-	p := &pending{changed: make(chan struct{})}
+	p := &pending{ids: map[string]bool{}, changed: make(chan struct{})}
 	w := &countWriter{w: out, p: p}
 	t := &mcp.IOTransport{
 		Reader: &frontReader{ctx: ctx, r: bufio.NewReader(in), max: maxLine, p: p, w: w},
@@ -46,28 +53,41 @@ func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Write
 	return err
 }
 
-// pending counts the client's requests that have no answer yet.
+// pending holds the ids of the client's requests that have no answer yet,
+// but for listens, which are not waited for.
 type pending struct {
 	mu      sync.Mutex
-	n       int
-	changed chan struct{} // closed and replaced at every change of n
+	ids     map[string]bool
+	changed chan struct{} // closed and replaced at every change of ids
 }
 
-func (p *pending) add(d int) {
+// add records the request id as waiting for its answer.
+func (p *pending) add(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.n += d
+	p.ids[id] = true
 	close(p.changed)
 	p.changed = make(chan struct{})
+}
+
+// done records the answer to id, if it is one pending.
+func (p *pending) done(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ids[id] {
+		delete(p.ids, id)
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
 }
 
 // wait blocks until no request is pending or ctx ends.
 func (p *pending) wait(ctx context.Context) {
 	for {
 		p.mu.Lock()
-		n, ch := p.n, p.changed
+		n, ch := len(p.ids), p.changed
 		p.mu.Unlock()
-		if n <= 0 {
+		if n == 0 {
 			return
 		}
 		select {
@@ -103,9 +123,10 @@ func (l *lines) feed(b []byte, fn func(message)) {
 }
 
 // frontReader reads the client's lines for the SDK, one at a time: a line
-// that is one JSON-RPC message passes, trimmed, with the requests counted; any
-// other gets its error answer here. At the end of input it holds the end back
-// until the requests read are answered.
+// that is one JSON-RPC message passes, trimmed; any other gets its error
+// answer here. A request passes only once every request before it is
+// answered, which keeps the client's order. At the end of input it holds the
+// end back until the requests read are answered.
 type frontReader struct {
 	ctx context.Context
 	r   *bufio.Reader
@@ -141,7 +162,12 @@ func (f *frontReader) Read(b []byte) (int, error) {
 			continue
 		}
 		if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
-			f.p.add(1)
+			f.p.wait(f.ctx)
+			if r.Method != methodListen {
+				var m message
+				_ = json.Unmarshal(line, &m) // DecodeMessage read it
+				f.p.add(idKey(m.ID))
+			}
 		}
 		f.buf = append(line, '\n')
 	}
@@ -192,7 +218,22 @@ func rpcError(id json.RawMessage, code int, text string) []byte {
 	return b.Bytes()
 }
 
-// countWriter counts the answers written (an id and no method). Its lock
+// methodListen is the request of the 2026-07-28 revision that opens a stream
+// of notifications and has no answer until the stream ends.
+const methodListen = "subscriptions/listen"
+
+// idKey names a request id, as JSON, the same however the id was spelled
+// (7, 7.0 and 7e0 alike; 7 and "7" apart).
+func idKey(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v) // what was just decoded encodes
+	return string(b)
+}
+
+// countWriter notes the answers written (an id and no method). Its lock
 // keeps the front's error answers whole between the SDK's lines.
 type countWriter struct {
 	mu sync.Mutex
@@ -207,7 +248,7 @@ func (c *countWriter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.l.feed(b[:n], func(m message) {
 		if m.Method == "" && len(m.ID) > 0 && string(m.ID) != "null" {
-			c.p.add(-1)
+			c.p.done(idKey(m.ID))
 		}
 	})
 	return n, err
