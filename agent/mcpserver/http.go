@@ -110,6 +110,11 @@ const Path = "/mcp"
 
 // Handler serves srv over MCP's streamable HTTP transport at Path, and at
 // every other path too, so a client set up with the bare address still works.
+// Every protocol revision the SDK knows is served on that one endpoint: those
+// with sessions (Mcp-Session-Id, up to 2025-11-25) and 2026-07-28, which has
+// none; a client of the latter is given a session of memvault's own for its
+// commits, kept while it comes back within an hour. Each client's requests
+// are answered as if run one after another in the order they arrived.
 // A request body may hold at most opts.MaxBody bytes.
 // With opts.Token set, a request without that bearer token gets 401; the token
 // is compared in constant time. Browser requests from another origin are
@@ -120,8 +125,14 @@ func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	if maxBody <= 0 {
 		maxBody = agent.DefaultMaxLine
 	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: time.Hour, MaxRequestBodyBytes: maxBody})
+	get := func(*http.Request) *mcp.Server { return srv }
+	var h http.Handler = &front{
+		maxBody: maxBody,
+		stateful: mcp.NewStreamableHTTPHandler(get,
+			&mcp.StreamableHTTPOptions{SessionTimeout: sessionIdle, MaxRequestBodyBytes: maxBody}),
+		stateless: mcp.NewStreamableHTTPHandler(get,
+			&mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: maxBody}),
+	}
 	h = http.NewCrossOriginProtection().Handler(h)
 	if opts.Token == "" {
 		return h

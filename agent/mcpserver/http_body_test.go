@@ -45,10 +45,12 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 	})
 	addr := ln.Addr().String()
 
-	// A session whose event stream (the standalone GET) this test holds itself.
+	// A session whose event stream (the standalone GET) this test holds
+	// itself: a revision that has sessions and that stream.
 	url := "http://" + addr + mcpserver.Path
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stream", Version: "v1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

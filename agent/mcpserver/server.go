@@ -134,6 +134,7 @@ func New(store Store, opts Options) *mcp.Server {
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: "memvault", Title: "memvault", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       "memvault is your persistent memory, through the memory tool.\n\n" + MemoryProtocol,
 		Logger:             opts.Logger,
+		SetCacheable:       privateCache,
 		InitializedHandler: m.initialized,
 		SubscribeHandler:   m.subscribe,
 		UnsubscribeHandler: m.unsubscribe,
@@ -177,7 +178,7 @@ func (m *mcpServer) callMemory(ctx context.Context, req *mcp.CallToolRequest) (*
 	if ci := req.ClientInfo(); ci != nil {
 		agentName = clientName(ci.Name)
 	}
-	h := agent.New(m.store, agent.Options{Agent: agentName, Session: m.sessionID(req.Session)})
+	h := agent.New(m.store, agent.Options{Agent: agentName, Session: m.callSession(req)})
 	input := []byte(req.Params.Arguments)
 	a, err := h.Run(ctx, input, toolUseID(req.Params.Meta))
 	if err != nil {
@@ -222,6 +223,24 @@ func toolUseID(meta mcp.Meta) string {
 	return ""
 }
 
+// callSession is the session a tool call belongs to: the one the HTTP front
+// found for a client of a revision without sessions, else its MCP session's.
+func (m *mcpServer) callSession(req *mcp.CallToolRequest) string {
+	if req.Extra != nil {
+		if id := req.Extra.Header.Get(sessionHeader); id != "" {
+			return id
+		}
+	}
+	return m.sessionID(req.Session)
+}
+
+// newSessionID makes a session id of memvault's own.
+func newSessionID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "mcp-" + hex.EncodeToString(b[:])
+}
+
 // sessionID returns the id memvault gave ss, giving it one on first use. It is
 // memvault's own random id, never the transport's Mcp-Session-Id, which a
 // client uses as a credential and which must not land in a synced history.
@@ -234,9 +253,7 @@ func (m *mcpServer) sessionID(ss *mcp.ServerSession) string {
 	if id, ok := m.sessions[ss]; ok {
 		return id
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	id := "mcp-" + hex.EncodeToString(b[:])
+	id := newSessionID()
 	m.sessions[ss] = id
 	go func() {
 		_ = ss.Wait()
@@ -334,6 +351,13 @@ func (m *mcpServer) subscribe(_ context.Context, req *mcp.SubscribeRequest) erro
 func (m *mcpServer) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
 	m.res.watch(req.Params.URI, -1)
 	return nil
+}
+
+// privateCache marks every list and read for the asking client alone: the
+// SDK would call them public, fit for a cache shared between users, and a
+// memory is nobody else's.
+func privateCache(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+	c.CacheScope = "private"
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -20,6 +20,7 @@ func NewUnavailable(reason string, opts Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "memvault", Title: "memvault", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "memvault is your persistent memory, through the memory tool, but it could not start:\n\n" + reason,
 		Logger:       opts.Logger,
+		SetCacheable: privateCache,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	fail := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
