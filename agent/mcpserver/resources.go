@@ -17,9 +17,11 @@ import (
 )
 
 // resourceSync keeps an MCP server's resources in step with the vault: one
-// resource per memory file, added, replaced (its size changed) and removed as
-// commits come, and an updated notification for each subscribed file whose
-// content changed.
+// resource per memory file, added and removed as commits come, and an updated
+// notification for each subscribed file whose content changed. A file whose
+// size changed is not replaced, which would tell every client that the list
+// changed when only a file did: a list shows the sizes as they are now
+// (sizes).
 type resourceSync struct {
 	store agent.Store
 	srv   *mcp.Server
@@ -83,7 +85,7 @@ func (r *resourceSync) sync(ctx context.Context) (updated []string, ok bool) {
 		r.srv.RemoveResources(gone...)
 	}
 	for p, size := range files {
-		if old, ok := r.files[p]; !ok || old != size {
+		if _, ok := r.files[p]; !ok {
 			r.srv.AddResource(&mcp.Resource{
 				URI: resourceURI(p), Name: p, Title: path.Base(p), MIMEType: mimeType(p), Size: size,
 			}, r.read)
@@ -98,6 +100,22 @@ func (r *resourceSync) sync(ctx context.Context) (updated []string, ok bool) {
 	}
 	r.snap, r.files, r.failed = s, files, false
 	return updated, true
+}
+
+// sizes gives the resources of a list the sizes their files have now, in
+// copies: the SDK's own are shared with every list.
+func (r *resourceSync) sizes(res *mcp.ListResourcesResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, rs := range res.Resources {
+		if p, ok := memoryPathOf(rs.URI); ok {
+			if size, ok := r.files[p]; ok && size != rs.Size {
+				c := *rs
+				c.Size = size
+				res.Resources[i] = &c
+			}
+		}
+	}
 }
 
 // listFiles adds every file under directory p to files, hidden ones included.

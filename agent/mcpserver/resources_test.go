@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -114,4 +115,45 @@ func drain[T any](ch chan T) {
 			return
 		}
 	}
+}
+
+// TestMCPListChangedOnlyForNewSet: edits that leave the set of files as it
+// was bring no resources/list_changed (they used to bring one or more each,
+// as a file's size changed), yet the list shows each file's size as it is now;
+// a file that comes or goes still changes the list.
+func TestMCPListChangedOnlyForNewSet(t *testing.T) {
+	ctx := context.Background()
+	v := vaulttest.New(t)
+	listChanged := make(chan struct{}, 64)
+	cs := connectMCP(t, v, "test", mcpserver.Options{Poll: 20 * time.Millisecond}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { listChanged <- struct{}{} },
+	})
+	callMemory(t, cs, `{"command":"create","path":"/memories/a.md","file_text":"a"}`, "")
+	waitFor(t, listChanged, "resources/list_changed after a create")
+	time.Sleep(100 * time.Millisecond)
+	drain(listChanged)
+
+	for i := range 10 {
+		callMemory(t, cs, fmt.Sprintf(`{"command":"insert","path":"/memories/a.md","insert_line":%d,"insert_text":"line %d"}`, i+1, i), "")
+	}
+	callMemory(t, cs, `{"command":"str_replace","path":"/memories/a.md","old_str":"line 0","new_str":"the first line"}`, "")
+	time.Sleep(300 * time.Millisecond) // several polls, and the SDK's notification delay
+	if n := len(listChanged); n != 0 {
+		t.Errorf("%d resources/list_changed for 11 edits of one file, want none", n)
+	}
+	s, err := v.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := s.ReadFile(ctx, "/memories/a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := cs.ListResources(ctx, nil)
+	if err != nil || len(lr.Resources) != 1 || lr.Resources[0].Size != int64(len(data)) {
+		t.Errorf("ListResources = %+v, %v; want a.md with its size now, %d", lr, err, len(data))
+	}
+
+	callMemory(t, cs, `{"command":"rename","old_path":"/memories/a.md","new_path":"/memories/b.md"}`, "")
+	waitFor(t, listChanged, "resources/list_changed after a rename")
 }

@@ -154,7 +154,11 @@ func New(store Store, opts Options) *mcp.Server {
 			if method == "resources/list" || method == "resources/read" {
 				m.res.refresh(ctx) // on failure the read itself reports
 			}
-			return next(ctx, method, req)
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
+				m.res.sizes(lr)
+			}
+			return res, err
 		}
 	})
 	return m.srv
