@@ -41,7 +41,9 @@ answers are those of 'memvault tool'; its description teaches the model the memo
 protocol (view /memories first, record progress, assume interruption). The tool
 "history" lists recent commits. Every memory file is also a read-only resource
 memory:///memories/..., and clients hear when the list or a subscribed file changes.
-Commits made through MCP name the client (Agent) and a session id of their own.
+Commits made through MCP name the client (Agent) and a session id of their own, also for
+clients of the 2026-07-28 revision, which has no sessions. Every revision is served, on
+stdio and HTTP alike, and a client's requests run in the order they arrived.
 A vault that does not exist yet is created on first use. When the vault or the identity
 cannot be read, mcp says why on stderr and still serves: the tools are listed, and every
 call answers with the reason and the fix as an error, for clients that hide stderr.
