@@ -197,3 +197,164 @@ func TestMountTools(t *testing.T) {
 		t.Errorf("Stat(%s) = %v, %v; want mode 0700", dir, fi, err)
 	}
 }
+
+// TestMountScratch: editors' and atomic writers' scratch files live in memory
+// and are never committed, and a save through one is one commit of the file.
+func TestMountScratch(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	v := vaulttest.New(t)
+	m := mountVault(t, v, mount.Options{DeleteDelay: 300 * time.Millisecond})
+	dir := m.Dir()
+	run(t, "sh", "-c", "printf 'one\\n' > "+dir+"/a.md && printf 'gone soon\\n' > "+dir+"/b.md")
+	steps := []struct {
+		name    string
+		cmd     []string
+		command string // the one commit's command, "" for none
+		path    string
+		want    string // a.md's content after
+	}{
+		{"vim's swap file and probe", []string{"sh", "-c", "echo swap > " + dir + "/.a.md.swp && echo x > " + dir + "/4913 && rm " + dir + "/4913 && rm " + dir + "/.a.md.swp"},
+			"", "", "one\n"},
+		{"emacs's auto-save and lock files", []string{"sh", "-c", "echo auto > '" + dir + "/#a.md#' && echo lock > " + dir + "/.#a.md && rm '" + dir + "/#a.md#' " + dir + "/.#a.md"},
+			"", "", "one\n"},
+		{"an atomic writer: a .tmp file renamed over the target", []string{"python3", "-c",
+			"import os; f=open('" + dir + "/a.md.tmp.42.7','w'); f.write('two\\n'); f.close(); os.replace('" + dir + "/a.md.tmp.42.7', '" + dir + "/a.md')"},
+			"write", "/memories/a.md", "two\n"},
+		{"python's tempfile renamed into place", []string{"python3", "-c",
+			"import os, tempfile; fd, p = tempfile.mkstemp(dir='" + dir + "'); os.write(fd, b'three\\n'); os.close(fd); os.rename(p, '" + dir + "/a.md')"},
+			"write", "/memories/a.md", "three\n"},
+		{"a backup by rename, then the new file (emacs, vim's backupcopy=no)", []string{"sh", "-c",
+			"mv " + dir + "/a.md " + dir + "/a.md~ && printf 'four\\n' > " + dir + "/a.md && rm " + dir + "/a.md~"},
+			"write", "/memories/a.md", "four\n"},
+		{"a backup by copy", []string{"sh", "-c",
+			"cp " + dir + "/a.md " + dir + "/a.md~ && printf 'five\\n' > " + dir + "/a.md && rm " + dir + "/a.md~"},
+			"write", "/memories/a.md", "five\n"},
+	}
+	for _, s := range steps {
+		before := len(vaulttest.Log(t, v, vault.LogOptions{}))
+		run(t, s.cmd[0], s.cmd[1:]...)
+		time.Sleep(500 * time.Millisecond) // past the delay of a pending delete
+		got := commitsSince(t, v, before)
+		var subj []string
+		for _, r := range got {
+			subj = append(subj, r.Subject)
+		}
+		switch {
+		case s.command == "" && len(got) != 0:
+			t.Errorf("%s: commits %q, want none", s.name, subj)
+		case s.command != "" && (len(got) != 1 || got[0].Command != s.command || got[0].Path != s.path):
+			t.Errorf("%s: commits %q, want one: %s %s", s.name, subj, s.command, s.path)
+		}
+		if c, err := readVault(t, v, "/memories/a.md"); err != nil || c != s.want {
+			t.Errorf("%s: a.md = %q, %v; want %q", s.name, c, err, s.want)
+		}
+		snap, err := v.Snapshot(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := snap.Files(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if mount.Scratch(filepath.Base(f)) {
+				t.Errorf("%s: scratch file %s is in the vault", s.name, f)
+			}
+		}
+	}
+	// A file renamed to a backup name and not written again is deleted, by
+	// one commit, once the delay has passed; its backup stays in memory only.
+	before := len(vaulttest.Log(t, v, vault.LogOptions{}))
+	run(t, "mv", dir+"/b.md", dir+"/b.md~")
+	if _, err := os.Stat(dir + "/b.md"); err == nil {
+		t.Errorf("b.md is still in the folder after mv b.md b.md~")
+	}
+	time.Sleep(time.Second)
+	got := commitsSince(t, v, before)
+	if len(got) != 1 || got[0].Command != "delete" || got[0].Path != "/memories/b.md" || got[0].Agent != "mv" {
+		t.Errorf("after mv b.md b.md~: commits %+v, want one delete of /memories/b.md by mv", got)
+	}
+	if b, err := os.ReadFile(dir + "/b.md~"); err != nil || string(b) != "gone soon\n" {
+		t.Errorf("b.md~ = %q, %v; want the old content, in memory", b, err)
+	}
+}
+
+func TestScratch(t *testing.T) {
+	for name, want := range map[string]bool{
+		".a.md.swp": true, ".a.md.swo": true, ".a.md.swx": true, "4913": true, "a.md~": true,
+		"#a.md#": true, ".#a.md": true, ".~lock.a.md#": true, ".DS_Store": true, "._a.md": true,
+		"a.md.tmp": true, "a.md.tmp.123.456": true, ".a.md.tmp99": true, "tmpab_12x9z": true, "tmpab_12x9z.md": true,
+		"a.md": false, "MEMORY.md": false, "swp.md": false, "a.swp": false, "tmp.md": false, "a.tmpl": false,
+		"templates.md": false, "#tag.md": false, "tmpfile.md": false, "notes.tmpfile": false,
+	} {
+		if got := mount.Scratch(name); got != want {
+			t.Errorf("Scratch(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestMountSync: a change synced in from another clone shows in the folder,
+// merged with the folder's own writes, which reach the other clone by sync.
+func TestMountSync(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	origin, opts := vaulttest.NewAt(t, filepath.Join(dir, "origin"))
+	vaulttest.Write(t, origin, "/memories/start.md", []byte("start\n"))
+	origin.Close()
+	clone := func(name string) *vault.Vault {
+		c, err := vault.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, vault.Credentials{}, nil)
+		if err != nil {
+			t.Fatalf("Clone: %v", err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	v, b := clone("mounted.git"), clone("other.git")
+	m := mountVault(t, v, mount.Options{})
+	run(t, "sh", "-c", "echo 'from the folder' > "+m.Dir()+"/here.md")
+
+	// The other clone writes and pushes; the mounted vault's sync, run as
+	// 'memvault sync' would (its own handle on the vault), merges it in.
+	vaulttest.Write(t, b, "/memories/there/new.md", []byte("from the other clone\n"))
+	if _, err := b.Sync(ctx, vault.SyncOptions{}); err != nil {
+		t.Fatalf("the other clone's Sync: %v", err)
+	}
+	syncer, err := vault.Open(ctx, v.Dir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syncer.Close()
+	if _, err := syncer.Sync(ctx, vault.SyncOptions{}); err != nil {
+		t.Fatalf("the mounted vault's Sync: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := os.ReadFile(filepath.Join(m.Dir(), "there/new.md"))
+		if err == nil && string(got) == "from the other clone\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the folder's there/new.md = %q, %v five seconds after the sync; want the other clone's write", got, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	entries, err := os.ReadDir(m.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "here.md,start.md,there" {
+		t.Errorf("ReadDir = %v, want [here.md start.md there]", names)
+	}
+	if _, err := b.Sync(ctx, vault.SyncOptions{}); err != nil {
+		t.Fatalf("the other clone's second Sync: %v", err)
+	}
+	if got, err := readVault(t, b, "/memories/here.md"); err != nil || got != "from the folder\n" {
+		t.Errorf("the other clone's here.md = %q, %v; want the folder's write", got, err)
+	}
+}
