@@ -421,12 +421,19 @@ func errno(err error) syscall.Errno {
 	return syscall.EIO
 }
 
-// validChild returns the memory path of name in directory dir, or false when
-// the memory tool's path rules refuse it.
-func validChild(dir, name string) (string, bool) {
+// validChild returns the memory path of name in directory dir, or the error
+// of a name the memory tool's path rules refuse: ENAMETOOLONG for one over 255
+// bytes, as any Linux file system says, else refused, EINVAL (or ENOENT for a
+// lookup: no such name can exist).
+func validChild(dir, name string, refused syscall.Errno) (string, syscall.Errno) {
+	if len(name) > 255 {
+		return "", syscall.ENAMETOOLONG
+	}
 	p := dir + "/" + name
-	c, err := vault.CleanPath(p)
-	return p, err == nil && c == p
+	if c, err := vault.CleanPath(p); err != nil || c != p {
+		return "", refused
+	}
+	return p, 0
 }
 
 // node is a file or directory of the folder. Its memory path follows from its
@@ -475,8 +482,12 @@ func (n *node) memPath() (string, bool) {
 
 func (f *FS) fillAttr(kind vault.Kind, size int64, mtime time.Time, a *fuse.Attr) {
 	if kind == vault.KindDir {
+		// A directory's size is what ext4 and tmpfs show for a small one, so
+		// tools that print it (the SDKs' views: "4K") print what they would on
+		// a plain folder.
 		a.Mode = syscall.S_IFDIR | 0o700
 		a.Nlink = 2
+		size = 4096
 	} else {
 		a.Mode = syscall.S_IFREG | 0o600
 		a.Nlink = 1
@@ -507,9 +518,9 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	p, ok := validChild(dir, name)
-	if !ok {
-		return nil, syscall.ENOENT
+	p, e := validChild(dir, name, syscall.ENOENT)
+	if e != 0 {
+		return nil, e
 	}
 	f := n.f
 	f.mu.Lock()
@@ -695,9 +706,9 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	if !ok {
 		return nil, nil, 0, syscall.ENOENT
 	}
-	p, ok := validChild(dir, name)
-	if !ok {
-		return nil, nil, 0, syscall.EINVAL
+	p, e := validChild(dir, name, syscall.EINVAL)
+	if e != 0 {
+		return nil, nil, 0, e
 	}
 	f := n.f
 	f.mu.Lock()
@@ -736,9 +747,9 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	p, ok := validChild(dir, name)
-	if !ok {
-		return nil, syscall.EINVAL
+	p, e := validChild(dir, name, syscall.EINVAL)
+	if e != 0 {
+		return nil, e
 	}
 	f := n.f
 	f.mu.Lock()
@@ -846,9 +857,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		return syscall.EINVAL
 	}
 	from := dir + "/" + name
-	to, ok := validChild(newDir, newName)
-	if !ok {
-		return syscall.EINVAL
+	to, e := validChild(newDir, newName, syscall.EINVAL)
+	if e != 0 {
+		return e
 	}
 	if from == to {
 		return 0
