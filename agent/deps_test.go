@@ -21,7 +21,7 @@ func TestNoSDKDeps(t *testing.T) {
 	found := false
 	for _, d := range deps {
 		found = found || d == "github.com/memvault/memvault/vault"
-		for _, sdk := range []string{"github.com/modelcontextprotocol/go-sdk", "github.com/anthropics/anthropic-sdk-go"} {
+		for _, sdk := range []string{"github.com/modelcontextprotocol/go-sdk", "github.com/anthropics/anthropic-sdk-go", "github.com/hanwen/go-fuse/v2"} {
 			if d == sdk || strings.HasPrefix(d, sdk+"/") {
 				t.Errorf("agent depends on %s (module %s); only agent/mcpserver and agent/claude may", d, sdk)
 			}

@@ -192,6 +192,34 @@ func (tx *Tx) Rename(oldPath, newPath string) error {
 	return tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Move, Path: from, NewPath: to})
 }
 
+// RenameOver is Rename, except that a file at newPath is replaced when oldPath
+// is a file too, as rename(2) replaces it (a folder mounted from the vault needs
+// that for editors and atomic writers, which write a new file and rename it over
+// the old one). A directory at newPath, or a directory at oldPath with a file at
+// newPath, still gives ErrExist. Other errors are Rename's.
+func (tx *Tx) RenameOver(oldPath, newPath string) error {
+	from, err := treePath(oldPath)
+	if err != nil {
+		return err
+	}
+	to, err := treePath(newPath)
+	if err != nil {
+		return err
+	}
+	src, srcFound, err := tx.lookup(oldPath)
+	if err != nil {
+		return err
+	}
+	dst, dstFound, err := tx.lookup(newPath)
+	if err != nil {
+		return err
+	}
+	if !srcFound || !dstFound || src.IsDir() || dst.IsDir() || from == memDir || to == memDir {
+		return tx.Rename(oldPath, newPath)
+	}
+	return tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Move, Path: from, NewPath: to})
+}
+
 // stage adds c to the commit. The commit's subject and trailers name the first
 // change's paths; a bulk change (an import, a re-encryption) counts the rest.
 func (tx *Tx) stage(p, newPath string, c gitlog.Change) error {

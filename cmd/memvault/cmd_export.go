@@ -9,18 +9,20 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 func newExportCommand(g *globalOptions) *cobra.Command {
-	var at string
+	var at, from string
 	c := &cobra.Command{
-		Use:   "export DIR|- [--at REV]",
+		Use:   "export DIR|- [--at REV] [--from /memories/SUB]",
 		Short: "Write every memory file out as plaintext, to a folder or a tar stream",
 		Long: `Export decrypts every memory file of the vault and writes it out in PLAINTEXT:
 anyone who can read what it writes can read the memory. It says so on stderr.
@@ -34,16 +36,29 @@ With "-" instead of DIR, export writes a tar stream to stdout with the same path
 (memories/P) and modes.
 
 With --at, the files as they were at revision REV: a commit hash (or at least its first
-4 digits), main, a checkpoint name, or any of these followed by ~N.`,
+4 digits), main, a checkpoint name, or any of these followed by ~N.
+
+With --from, only the files under the memory folder SUB, each SUB/P written to DIR/P:
+the layout of a Claude Code project memory folder (MEMORY.md and the files beside
+it) that 'memvault import FOLDER --to SUB' brought in, byte for byte.`,
 		Example: `  memvault export ./memory-backup
   memvault export - | tar -tvf -
-  memvault export ./before --at main~5`,
+  memvault export ./before --at main~5
+  memvault export ./claude-memory --from /memories/claude-code`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runExport(c.Context(), g, args[0], at, c.OutOrStdout(), c.ErrOrStderr())
+			if from != "" {
+				p, err := memoryPath(c, from)
+				if err != nil {
+					return err
+				}
+				from = p
+			}
+			return runExport(c.Context(), g, args[0], at, from, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	c.Flags().StringVar(&at, "at", "", "export the files as they were at revision `REV`")
+	c.Flags().StringVar(&from, "from", "", "export only the memory folder `SUB`, its files at the top of DIR")
 	return c
 }
 
@@ -54,7 +69,7 @@ type exportSink interface {
 	close() error
 }
 
-func runExport(ctx context.Context, g *globalOptions, dest, at string, stdout, stderr io.Writer) (err error) {
+func runExport(ctx context.Context, g *globalOptions, dest, at, from string, stdout, stderr io.Writer) (err error) {
 	if dest == "-" && isTerminal(stdout) {
 		// A tar stream on a screen is noise that shows the plaintext, and can
 		// drive the terminal: refused before anything is decrypted, as tar does.
@@ -78,6 +93,12 @@ func runExport(ctx context.Context, g *globalOptions, dest, at string, stdout, s
 	if err != nil {
 		return err
 	}
+	if from != "" {
+		files = slices.DeleteFunc(files, func(p string) bool { return !strings.HasPrefix(p, from+"/") })
+		if len(files) == 0 {
+			return fmt.Errorf("export --from %s: %w", escape.Name(from), errNoMemory)
+		}
+	}
 	var sink exportSink
 	where := "stdout, as a tar stream"
 	if dest == "-" {
@@ -90,15 +111,16 @@ func runExport(ctx context.Context, g *globalOptions, dest, at string, stdout, s
 	}
 	fmt.Fprintf(stderr, "memvault: export: writing %d memory files as PLAINTEXT to %s; "+
 		"anyone who can read them there can read your memory\n", len(files), where)
-	if err := exportFiles(ctx, snap, files, sink); err != nil {
+	if err := exportFiles(ctx, snap, files, from, sink); err != nil {
 		_ = sink.close()
 		return err
 	}
 	return sink.close()
 }
 
-// exportFiles decrypts each file and hands it to sink, creating its folders first.
-func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, sink exportSink) error {
+// exportFiles decrypts each file and hands it to sink, creating its folders first:
+// /memories/P as memories/P, or with from (a memory folder) from/P as P.
+func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, from string, sink exportSink) error {
 	made := map[string]bool{".": true}
 	for _, p := range files {
 		if err := ctx.Err(); err != nil {
@@ -109,6 +131,9 @@ func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, sink
 			return fmt.Errorf("export %q: not a valid memory path; stopped there", p)
 		}
 		rel := strings.TrimPrefix(p, "/")
+		if from != "" {
+			rel = strings.TrimPrefix(p, from+"/")
+		}
 		if err := mkdirs(sink, path.Dir(rel), made); err != nil {
 			return err
 		}

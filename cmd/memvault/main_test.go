@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,14 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata",
 		UpdateScripts: *update,
+		// [fuse]: this machine can mount a vault (/dev/fuse is there).
+		Condition: func(cond string) (bool, error) {
+			if cond != "fuse" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat("/dev/fuse")
+			return err == nil, nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":  cmdExits,
 			"answer": cmdAnswer,

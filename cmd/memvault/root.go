@@ -87,6 +87,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newExportCommand(&g),
 		newImportCommand(&g),
 		newVaultsCommand(&g),
+		newMountCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)
 	root.AddCommand(provenanceCommands(&g)...)

@@ -1,0 +1,122 @@
+// Package mount shows a vault as a folder, through FUSE, so that programs that
+// keep memory in files (Claude Code's auto memory, the SDKs' local-filesystem
+// memory tools, editors, scripts) keep it in the vault.
+//
+// The folder is /memories. Every file closed after a write, every rename and
+// every delete is one commit, authored by the program that made it where the
+// system says which (/proc/PID/comm on Linux). Plaintext lives only in this
+// process and in the kernel: files are opened with direct I/O, so the kernel
+// keeps no page cache of them, and nothing is written to a disk. Editors'
+// scratch files (see [Scratch]) live in memory and are never committed; a
+// scratch file renamed over a memory file is one commit of that file. Names go
+// through the memory tool's path rules ([vault.CleanPath]); a name they refuse
+// cannot be created. Directories made with mkdir live in memory until a file
+// is written under them, since the vault keeps no empty directory. Changes made
+// by other processes (sync, the UI, an agent) appear in the folder at once.
+//
+// Mounting needs FUSE: on Linux, /dev/fuse, and either root (which mounts
+// directly) or the fusermount3 helper (the fuse3 package). Elsewhere Start
+// returns an error wrapping [ErrUnsupported].
+package mount
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// ErrUnsupported: this system cannot mount a vault.
+var ErrUnsupported = errors.New("mounting a vault is not supported on this system")
+
+// Options shape a mount.
+type Options struct {
+	// Agent is the author of commits whose program cannot be known; "" means
+	// "mount".
+	Agent string
+	// DeleteDelay is how long a file renamed to a scratch name (an editor's
+	// backup) waits for a new file at its name before its deletion is committed;
+	// 0 means one second. A new file written there meanwhile is one commit of
+	// the new content, not a delete and a create.
+	DeleteDelay time.Duration
+}
+
+// Scratch reports whether a file of this base name is an editor's or an atomic
+// writer's scratch file, which the mount keeps in memory and never commits:
+//
+//   - vim's swap files (.NAME.swp, .swo … .swa, .swx) and its probe file 4913;
+//   - backups ending in ~ (vim, emacs, many others);
+//   - emacs's auto-save files #NAME# and lock files .#NAME;
+//   - LibreOffice's lock files .~lock.NAME#;
+//   - macOS's .DS_Store and ._NAME;
+//   - names with a ".tmp" part (NAME.tmp, NAME.tmp.PID.TIME, .NAME.tmp123),
+//     as atomic writers name the file they rename over their target;
+//   - Python's tempfile names: tmp and eight letters, digits or _.
+//
+// A memory file of such a name is not lost: it lives in the folder until the
+// mount ends, and a rename to another name commits it.
+func Scratch(name string) bool {
+	n := len(name)
+	switch {
+	case n == 0:
+		return false
+	case name == "4913", name == ".DS_Store":
+		return true
+	case strings.HasSuffix(name, "~"):
+		return true
+	case n > 2 && name[0] == '#' && name[n-1] == '#':
+		return true
+	case strings.HasPrefix(name, ".#"), strings.HasPrefix(name, "._"):
+		return true
+	case strings.HasPrefix(name, ".~lock.") && strings.HasSuffix(name, "#"):
+		return true
+	case name[0] == '.' && vimSwap(name):
+		return true
+	case hasTmpPart(name), pythonTemp(name):
+		return true
+	}
+	return false
+}
+
+// vimSwap reports whether name ends as vim's swap files do: .swp, then .swo
+// down to .swa as more sessions open the file, and .swx for its probe.
+func vimSwap(name string) bool {
+	i := strings.LastIndexByte(name, '.')
+	if i < 1 || len(name)-i != 4 || name[i+1:i+3] != "sw" {
+		return false
+	}
+	c := name[i+3]
+	return c >= 'a' && c <= 'p' || c == 'x'
+}
+
+// hasTmpPart reports whether name holds ".tmp" followed by its end, a dot, a
+// dash, an underscore or a digit.
+func hasTmpPart(name string) bool {
+	for i := 0; ; {
+		j := strings.Index(name[i:], ".tmp")
+		if j < 0 {
+			return false
+		}
+		k := i + j + len(".tmp")
+		if k == len(name) {
+			return true
+		}
+		if c := name[k]; c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' {
+			return true
+		}
+		i = k
+	}
+}
+
+// pythonTemp reports whether name is one Python's tempfile makes: "tmp", eight
+// of [a-z0-9_], then perhaps a suffix starting with a dot.
+func pythonTemp(name string) bool {
+	if !strings.HasPrefix(name, "tmp") || len(name) < 11 {
+		return false
+	}
+	for _, c := range []byte(name[3:11]) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return len(name) == 11 || name[11] == '.'
+}
