@@ -177,7 +177,7 @@ func safeError(err error) string { return escape.Text(err.Error()) }
 // or under --debug, and nothing to a person at the command line.
 var packageNames = map[string]bool{
 	"vault": true, "gitlog": true, "agent": true, "mcpserver": true, "claude": true,
-	"tui": true, "escape": true, "textdiff": true, "keyhook": true,
+	"tui": true, "escape": true, "textdiff": true, "keyhook": true, "mount": true,
 }
 
 // userMessage is err's message as a person reads it: escaped as safeError
