@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
@@ -167,7 +168,11 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 			return p, err
 		}
 		vers = append(vers, ver)
-		return renamedFrom(record(c), p), nil
+		rec := record(c)
+		if q := renamedFrom(rec, p); q != p {
+			return q, nil
+		}
+		return b.movedBack(c, rec, p, ver.blob), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
@@ -294,4 +299,45 @@ func (b *blamer) commit(ver blameVersion) int32 {
 	b.commits = append(b.commits, blameCommit{rec: record(ver.c), path: ver.path})
 	b.index[ver.hash] = i
 	return i
+}
+
+// movedBack follows an undo that moved a file back where it was (a revert of
+// a rename keeps the file's edits since by moving it): the file at p in c is
+// not in c's first parent, but the same blob is elsewhere there. It returns
+// that path, or p. Only undo commits are looked at, and only then is the
+// parent's tree searched.
+func (b *blamer) movedBack(c *gitlog.Commit, rec Record, p string, blob gitlog.Hash) string {
+	if blob.IsZero() || len(c.ParentHashes) == 0 || rec.Command != "revert" && rec.Command != "restore" && rec.Command != "rollback" {
+		return p
+	}
+	parent, err := b.v.repo.RootTree(c.ParentHashes[0])
+	if err != nil {
+		return p
+	}
+	if _, err := b.v.repo.Lookup(parent, p); err == nil {
+		return p // there before: not moved
+	}
+	if q, ok := b.findBlob(parent, "", blob); ok {
+		return q
+	}
+	return p
+}
+
+// findBlob returns the tree path below tree (at prefix) that holds blob.
+func (b *blamer) findBlob(tree gitlog.Hash, prefix string, blob gitlog.Hash) (string, bool) {
+	es, err := b.v.repo.ReadTree(tree)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range es {
+		p := path.Join(prefix, e.Name)
+		if e.IsDir() {
+			if q, ok := b.findBlob(e.Hash, p, blob); ok {
+				return q, true
+			}
+		} else if e.Hash == blob {
+			return p, true
+		}
+	}
+	return "", false
 }
