@@ -216,12 +216,17 @@ func explore(t *testing.T, name string, template func(t *testing.T, dir string),
 			cd.armed = true
 			cd.mu.Unlock()
 			acked, inProgress := path(t, r, dir, d)
-			if !cd.crashed {
-				r.Close()
-				t.Logf("%s, power loss %v: %d operations, %d crash states checked", name, powerLoss, cd.n, (cd.n+every-1)/every)
+			// Close's own flush and merge are crash points too; after a
+			// crash every operation fails, so it is as good as killed.
+			// It also waits for the background packers, which use the disk.
+			r.Close()
+			cd.mu.Lock()
+			crashed, n := cd.crashed, cd.n
+			cd.mu.Unlock()
+			if !crashed {
+				t.Logf("%s, power loss %v: %d operations, %d crash states checked", name, powerLoss, n, (n+every-1)/every)
 				break
 			}
-			r.Close() // every operation now fails: as good as killed
 			if powerLoss {
 				cd.lose(t)
 			}

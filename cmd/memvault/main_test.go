@@ -28,12 +28,16 @@ func TestScripts(t *testing.T) {
 		Dir:           "testdata",
 		UpdateScripts: *update,
 		// [fuse]: this machine can mount a vault (/dev/fuse is there).
+		// [race]: the race detector is on, and every command is slow.
 		Condition: func(cond string) (bool, error) {
-			if cond != "fuse" {
-				return false, fmt.Errorf("unknown condition %q", cond)
+			switch cond {
+			case "fuse":
+				_, err := os.Stat("/dev/fuse")
+				return err == nil, nil
+			case "race":
+				return raceEnabled, nil
 			}
-			_, err := os.Stat("/dev/fuse")
-			return err == nil, nil
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":  cmdExits,
