@@ -181,9 +181,10 @@ func checkAfterCrash(t *testing.T, p *process, kill int, acked map[string]string
 }
 
 // TestKillImportRekeyGC kills `memvault import`, `rekey` and `gc` with SIGKILL at
-// random moments, 30 times in all (9 under the race detector). After each kill git fsck --strict passes
-// before memvault opens the vault; an import is there whole or not at all; an
-// interrupted rekey is finished by the next one, and every file reads.
+// random moments, 30 times in all (9 under the race detector). After each kill
+// git fsck --strict passes before memvault opens the vault; an import is there
+// whole or not at all; an interrupted rekey is finished by the next one, and
+// every file reads.
 func TestKillImportRekeyGC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 30 processes")
