@@ -58,6 +58,9 @@ type Model struct {
 
 	cancelLog context.CancelFunc // stops a history load that a newer one replaced
 
+	editor *editor   // the edit in place, in modeEdit
+	undo   undoStack // this session's actions, for z and ctrl+z
+
 	prov     []provRef // what each row of a blame or search in the content pane leads to
 	jumpLine int       // the line a search result opens its file at
 
@@ -99,6 +102,9 @@ func (m *Model) setStyles() {
 	}
 	is.Cursor.Blink = false // a steady cursor needs no timer
 	m.input.SetStyles(is)
+	if m.editor != nil {
+		m.setEditorStyles(&m.editor.ta)
+	}
 }
 
 // Init implements tea.Model: it loads the head and asks the terminal for its
@@ -154,8 +160,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
+	case editOpenMsg:
+		cmd = m.onEditOpen(msg)
+	case editSavedMsg:
+		cmd = m.onEditSaved(msg)
 	default:
-		if m.mode.typing() {
+		if m.mode == modeEdit && m.editor != nil {
+			m.editor.ta, cmd = m.editor.ta.Update(msg)
+		} else if m.mode.typing() {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -176,6 +188,7 @@ func (m *Model) settle() {
 	m.hist.offset = keepInView(m.hist.offset, m.hist.cursor, m.lay.hist.h-2, len(m.hist.view))
 	m.content.wrap(m.lay.content.w - 2)
 	m.content.scroll(0, m.lay.content.h-2)
+	m.sizeEditor()
 }
 
 // keepInView returns the offset nearest off that shows row cursor among n rows

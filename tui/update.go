@@ -259,6 +259,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.filterKey(msg)
 	case modeSearch, modePickaxe, modeJump:
 		return m.askKey(msg)
+	case modeEdit:
+		if msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		return m.editKey(msg)
 	case modeHelp:
 		if key.Matches(msg, m.keys.Quit) && msg.String() != "q" {
 			return tea.Quit
@@ -335,6 +340,12 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.startAsk(modePickaxe, "history that adds or removes: ", m.hist.pickaxe)
 	case key.Matches(msg, k.Jump):
 		return m.startAsk(modeJump, "go to commit or checkpoint: ", "")
+	case key.Matches(msg, k.Edit):
+		return m.startEdit()
+	case key.Matches(msg, k.Undo):
+		return m.undoLast(false)
+	case key.Matches(msg, k.Redo):
+		return m.undoLast(true)
 	default:
 		if m.focus == paneContent && m.content.isProvList() {
 			if cmd, ok := m.provKey(msg); ok {

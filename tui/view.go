@@ -33,7 +33,11 @@ func (m *Model) render() string {
 	if title == "" {
 		title = "memvault"
 	}
-	contentBox := box(l.content, title, m.content.render(l.content.w-2, l.content.h-2, &m.st), m.focus == paneContent, &m.st)
+	body := m.content.render(l.content.w-2, l.content.h-2, &m.st)
+	if m.mode == modeEdit && m.editor != nil {
+		title, body = m.editorTitle(), m.editorRows(l.content.w-2, l.content.h-2)
+	}
+	contentBox := box(l.content, title, body, m.focus == paneContent, &m.st)
 	frame = compose(l.statusY, map[rect][]string{l.tree: treeBox, l.hist: histBox, l.content: contentBox})
 	frame = append(frame, m.statusBar(), m.helpBar())
 	switch m.mode {
@@ -309,6 +313,9 @@ func (m *Model) helpBar() string {
 	}
 	sep := st.ShortSeparator.Render(" • ")
 	tail := item(m.keys.Help) + sep + item(m.keys.Quit)
+	if m.mode == modeEdit { // every other key types
+		tail = st.ShortKey.Render("ctrl+c") + " " + st.ShortDesc.Render("quit")
+	}
 	room := m.width - 2 - lipgloss.Width(tail)
 	var b strings.Builder
 	for _, k := range m.keys.ShortHelp() {
