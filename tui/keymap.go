@@ -33,6 +33,7 @@ type KeyMap struct {
 	Edit       key.Binding // edit the selected file in place
 	Undo       key.Binding // take back the last action made here
 	Redo       key.Binding // bring back what Undo took back
+	Sync       key.Binding // sync with the default remote
 
 	Save         key.Binding // in the editor: write the file as one commit
 	NextConflict key.Binding // in the editor: the next conflict marker
@@ -77,6 +78,7 @@ func DefaultKeyMap() KeyMap {
 		Edit:       b([]string{"e"}, "e", "edit file"),
 		Undo:       b([]string{"z"}, "z", "undo action"),
 		Redo:       b([]string{"ctrl+z"}, "ctrl+z", "redo action"),
+		Sync:       b([]string{"p"}, "p", "sync remote"),
 
 		Save:         b([]string{"ctrl+s"}, "ctrl+s", "save edit"),
 		NextConflict: b([]string{"alt+n"}, "alt+n", "next conflict"),
@@ -104,7 +106,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
-		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit},
+		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.Sync},
 		{k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
 	}
 }
@@ -154,6 +156,7 @@ func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
 	k.Edit.SetEnabled(browse && file)
 	k.Undo.SetEnabled(browse)
 	k.Redo.SetEnabled(browse)
+	k.Sync.SetEnabled(browse)
 	k.Save.SetEnabled(m == modeEdit)
 	k.NextConflict.SetEnabled(m == modeEdit)
 	k.PrevConflict.SetEnabled(m == modeEdit)

@@ -60,6 +60,7 @@ type Model struct {
 
 	editor *editor   // the edit in place, in modeEdit
 	undo   undoStack // this session's actions, for z and ctrl+z
+	sync   syncState // the remotes' state, and a sync started here
 
 	prov     []provRef // what each row of a blame or search in the content pane leads to
 	jumpLine int       // the line a search result opens its file at
@@ -114,7 +115,11 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.PollInterval > 0 {
 		watch = watchCmd(m.ctx, m.v)
 	}
-	return tea.Batch(m.readHead(m.opts.PollInterval > 0), watch, tea.RequestBackgroundColor)
+	var tick tea.Cmd
+	if m.opts.PollInterval > 0 {
+		tick = statusTick()
+	}
+	return tea.Batch(m.readHead(m.opts.PollInterval > 0), watch, tick, tea.RequestBackgroundColor)
 }
 
 // Update implements tea.Model.
@@ -160,6 +165,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
+	case syncStatusMsg:
+		cmd = m.onSyncStatus(msg)
+	case statusTickMsg:
+		cmd = tea.Batch(m.readStatus(), statusTick())
+	case syncDoneMsg:
+		cmd = m.onSyncDone(msg)
+	case syncTickMsg:
+		cmd = m.onSyncTick()
 	case editOpenMsg:
 		cmd = m.onEditOpen(msg)
 	case editSavedMsg:

@@ -36,7 +36,7 @@ func (m *Model) onHead(msg headMsg) tea.Cmd {
 	}
 	first := m.snap == nil
 	m.snap = msg.snap
-	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.readCheckpoints())
+	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.readCheckpoints(), m.readStatus())
 	if m.tree.filter != "" {
 		m.tree.walkWant = m.snap.Commit()
 		cmds = append(cmds, walkCmd(m.ctx, m.snap))
@@ -346,6 +346,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.undoLast(false)
 	case key.Matches(msg, k.Redo):
 		return m.undoLast(true)
+	case key.Matches(msg, k.Sync):
+		return m.startSync()
 	default:
 		if m.focus == paneContent && m.content.isProvList() {
 			if cmd, ok := m.provKey(msg); ok {
@@ -366,9 +368,11 @@ func (m *Model) focused() tea.Cmd {
 	return m.follow(false)
 }
 
-// cancel backs out of the innermost thing: marks, then the filter.
+// cancel backs out of the innermost thing: a running sync, the marks, then
+// the filter.
 func (m *Model) cancel() tea.Cmd {
 	switch {
+	case m.cancelSync():
 	case len(m.hist.marks) > 0:
 		m.hist.marks, m.diffMarks = nil, false
 		return m.follow(false)

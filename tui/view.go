@@ -295,6 +295,9 @@ func (m *Model) statusBar() string {
 	default:
 		left += " · " + m.st.StatusError.Render(short(m.keyReq.rev)+" encrypted to other keys")
 	}
+	if sum := m.syncSummary(); sum != "" {
+		left += " · " + sum
+	}
 	pos, n := m.hist.position()
 	right := fmt.Sprintf("commit %d/%s ", pos, n)
 	if len(m.hist.marks) > 0 {
