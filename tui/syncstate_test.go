@@ -17,6 +17,9 @@ func TestSyncStatus(t *testing.T) {
 	remote, opts := newVault(t)
 	seed(t, remote)
 	opts.IdentityFile = filepath.Join(filepath.Dir(remote.Dir()), "identity")
+	if err := remote.Flush(context.Background()); err != nil { // plain git, the clone, reads what is flushed
+		t.Fatal(err)
+	}
 	v, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.Credentials{}, nil)
 	if err != nil {
 		t.Fatal(err)
