@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -124,54 +123,6 @@ func nextChangeCmd(ch <-chan struct{}) tea.Cmd {
 
 func pollCmd(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
-}
-
-// dirsCmd lists the directories dirs of snap.
-func dirsCmd(ctx context.Context, snap *vault.Snapshot, dirs []string) tea.Cmd {
-	return func() tea.Msg {
-		out := make(map[string][]vault.Entry, len(dirs))
-		for _, d := range dirs {
-			es, err := snap.List(ctx, d)
-			if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir) {
-				continue // gone since: its parent's listing drops it
-			}
-			if errors.Is(err, vault.ErrBadEntry) && d != vault.Root {
-				continue // unreadable (vault.EntryError): the rest still shows
-			}
-			if err != nil {
-				return dirsMsg{commit: snap.Commit(), err: err}
-			}
-			out[d] = es
-		}
-		return dirsMsg{commit: snap.Commit(), dirs: out}
-	}
-}
-
-// walkCmd lists every file of snap.
-func walkCmd(ctx context.Context, snap *vault.Snapshot) tea.Cmd {
-	return func() tea.Msg {
-		var files []file
-		var walk func(dir string) error
-		walk = func(dir string) error {
-			es, err := snap.List(ctx, dir)
-			if err != nil {
-				return err
-			}
-			for _, e := range es {
-				p := dir + "/" + e.Name
-				if e.Dir {
-					if err := walk(p); err != nil && !errors.Is(err, vault.ErrBadEntry) {
-						return err
-					}
-					continue
-				}
-				files = append(files, file{path: p, size: e.Size})
-			}
-			return nil
-		}
-		err := walk(vault.Root)
-		return walkMsg{commit: snap.Commit(), files: files, err: err}
-	}
 }
 
 // logCmd loads the records req asks for.

@@ -134,7 +134,7 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 		}
 	}
 	m.hist.selectNext = msg.commit
-	return tea.Batch(m.readHead(false), m.readCheckpoints())
+	return tea.Batch(m.readHead(false), m.hist.readCheckpoints())
 }
 
 // startPrompt asks for the name of a checkpoint at the selected commit, or at

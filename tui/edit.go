@@ -49,6 +49,9 @@ type (
 // editor is an edit in progress: the file's plaintext as opened (base) and the
 // text area holding the person's version.
 type editor struct {
+	*common
+	frame
+	closed  bool // the person left the editor, saved or not
 	path    string
 	at      string
 	base    []byte
@@ -119,70 +122,73 @@ func (m *Model) onEditOpen(msg editOpenMsg) tea.Cmd {
 	ta.CharLimit = 0
 	ta.ShowLineNumbers = true
 	ta.Prompt = ""
-	m.setEditorStyles(&ta)
+	setEditorStyles(&ta, m.dark, m.opts.NoColor)
 	ta.SetValue(string(msg.text))
 	if ta.Value() != string(msg.text) { // the area would change the file by itself
 		m.setStatus("edit "+sanitize(msg.path)+": the editor cannot hold this file unchanged; use memvault edit", true)
 		return nil
 	}
 	ta.MoveToBegin()
-	m.editor = &editor{path: msg.path, at: msg.at, base: msg.text, ta: ta}
+	m.editor = &editor{common: &m.common, path: msg.path, at: msg.at, base: msg.text, ta: ta}
 	m.mode, m.focus = modeEdit, paneContent
-	m.sizeEditor()
+	m.editor.SetSize(m.lay.content.w-2, m.lay.content.h-2)
 	return m.editor.ta.Focus()
 }
 
-func (m *Model) setEditorStyles(ta *textarea.Model) {
-	s := textarea.DefaultStyles(m.dark)
-	if m.opts.NoColor {
+func setEditorStyles(ta *textarea.Model, dark, noColor bool) {
+	s := textarea.DefaultStyles(dark)
+	if noColor {
 		s = textarea.Styles{}
 	}
 	s.Cursor.Blink = false // a steady cursor needs no timer
 	ta.SetStyles(s)
 }
 
-// sizeEditor fits the text area inside the content pane's border.
-func (m *Model) sizeEditor() {
-	if m.editor == nil {
-		return
-	}
-	m.editor.ta.SetWidth(max(m.lay.content.w-2, 1))
-	m.editor.ta.SetHeight(max(m.lay.content.h-2, 1))
+// SetSize implements component: the text area fills the room.
+func (e *editor) SetSize(w, h int) {
+	e.frame.SetSize(w, h)
+	e.ta.SetWidth(max(w, 1))
+	e.ta.SetHeight(max(h, 1))
 }
 
-// editKey handles a key in the editor: save, leave, the conflict markers, or
-// the text itself.
-func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
-	e := m.editor
+// Update implements component: save, leave, the conflict markers, or the
+// text itself.
+func (e *editor) Update(msg tea.Msg) tea.Cmd {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		var cmd tea.Cmd
+		e.ta, cmd = e.ta.Update(msg)
+		return cmd
+	}
 	if e.saving {
 		return nil
 	}
-	k := &m.keys
+	k := &e.keys
 	switch {
-	case key.Matches(msg, k.Save):
+	case key.Matches(kp, k.Save):
 		e.discard = false
 		if !e.dirty() {
-			m.closeEditor()
-			m.setStatus("no change: nothing written", false)
+			e.closed = true
+			e.setStatus("no change: nothing written", false)
 			return nil
 		}
 		e.saving = true
-		m.setStatus("saving "+sanitize(e.path)+"…", false)
-		return m.saveCmd(e.path, e.base, []byte(e.ta.Value()))
-	case key.Matches(msg, k.Cancel):
+		e.setStatus("saving "+sanitize(e.path)+"…", false)
+		return e.saveCmd([]byte(e.ta.Value()))
+	case key.Matches(kp, k.Cancel):
 		if e.dirty() && !e.discard {
 			e.discard = true
-			m.setStatus("unsaved changes: esc again discards them, ctrl+s saves", true)
+			e.setStatus("unsaved changes: esc again discards them, ctrl+s saves", true)
 			return nil
 		}
-		m.closeEditor()
-		m.setStatus("edit cancelled: nothing written", false)
+		e.closed = true
+		e.setStatus("edit cancelled: nothing written", false)
 		return nil
-	case key.Matches(msg, k.NextConflict):
-		m.jumpConflict(1)
+	case key.Matches(kp, k.NextConflict):
+		e.jumpConflict(1)
 		return nil
-	case key.Matches(msg, k.PrevConflict):
-		m.jumpConflict(-1)
+	case key.Matches(kp, k.PrevConflict):
+		e.jumpConflict(-1)
 		return nil
 	}
 	e.discard = false
@@ -193,8 +199,8 @@ func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // jumpConflict moves the cursor to the next (dir 1) or previous (-1) line
 // that opens a conflict a merge left, as "<<<<<<< ours (host, time)".
-func (m *Model) jumpConflict(dir int) {
-	ta := &m.editor.ta
+func (e *editor) jumpConflict(dir int) {
+	ta := &e.ta
 	lines := strings.Split(ta.Value(), "\n")
 	cur := ta.Line()
 	for i := cur + dir; i >= 0 && i < len(lines); i += dir {
@@ -206,11 +212,11 @@ func (m *Model) jumpConflict(dir int) {
 				ta.CursorUp()
 			}
 			ta.CursorStart()
-			m.setStatus(fmt.Sprintf("conflict at line %d", i+1), false)
+			e.setStatus(fmt.Sprintf("conflict at line %d", i+1), false)
 			return
 		}
 	}
-	m.setStatus("no further conflict marker", false)
+	e.setStatus("no further conflict marker", false)
 }
 
 func (m *Model) closeEditor() {
@@ -218,11 +224,12 @@ func (m *Model) closeEditor() {
 	m.mode, m.focus = modeBrowse, m.source
 }
 
-// saveCmd writes edited as p's content in one commit, if p still holds base.
-func (m *Model) saveCmd(p string, base, edited []byte) tea.Cmd {
-	ev := m.v.(editVault)
-	ctx, v := m.ctx, m.v
-	meta := vault.Meta{Command: "edit", Agent: m.opts.Agent}
+// saveCmd writes edited as the file's content in one commit, if the file
+// still holds what was opened.
+func (e *editor) saveCmd(edited []byte) tea.Cmd {
+	ev := e.v.(editVault)
+	ctx, v, p, base := e.ctx, e.v, e.path, e.base
+	meta := vault.Meta{Command: "edit", Agent: e.opts.Agent}
 	return func() tea.Msg {
 		parent := ""
 		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
@@ -293,18 +300,21 @@ func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {
 	return m.readHead(false)
 }
 
-// editorTitle names the file being edited, and whether it has unsaved changes.
-func (m *Model) editorTitle() string {
-	t := "edit " + sanitize(strings.TrimPrefix(m.editor.path, vault.Root+"/"))
-	if m.editor.dirty() {
+// Title implements component: the file being edited, and whether it has
+// unsaved changes.
+func (e *editor) Title() string {
+	t := "edit " + sanitize(strings.TrimPrefix(e.path, vault.Root+"/"))
+	if e.dirty() {
 		t += " · modified"
 	}
 	return t
 }
 
-// editorRows draws the text area as rows exactly w cells wide.
-func (m *Model) editorRows(w, h int) []string {
-	rows := strings.Split(m.editor.ta.View(), "\n")
+// View implements component: the text area, as rows exactly as wide as the
+// room.
+func (e *editor) View() []string {
+	w, h := e.width, e.height
+	rows := strings.Split(e.ta.View(), "\n")
 	out := make([]string, 0, h)
 	for i := 0; i < h; i++ {
 		line := ""
