@@ -66,6 +66,7 @@ func New(ctx context.Context, v Vault, opts Options) *Model {
 	m.tree = newTree(&m.common)
 	m.hist.common = &m.common
 	m.content.common = &m.common
+	m.sync.common = &m.common
 	m.input = textinput.New()
 	m.input.Prompt = "/"
 	m.setStyles()
@@ -145,14 +146,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
-	case syncStatusMsg:
-		cmd = m.onSyncStatus(msg)
-	case statusTickMsg:
-		cmd = tea.Batch(m.readStatus(), statusTick())
+	case syncStatusMsg, statusTickMsg, syncTickMsg:
+		cmd = m.sync.Update(msg)
 	case syncDoneMsg:
-		cmd = m.onSyncDone(msg)
-	case syncTickMsg:
-		cmd = m.onSyncTick()
+		cmd = tea.Batch(m.sync.Update(msg), m.readHead(false))
 	case editOpenMsg:
 		cmd = m.onEditOpen(msg)
 	case editSavedMsg:

@@ -54,7 +54,8 @@ type (
 
 // syncState is what the status bar knows of the remotes.
 type syncState struct {
-	st           *vault.Status
+	*common
+	state        *vault.Status
 	err          error
 	asked, got   int  // the number of the last status read asked for, and applied
 	busy, again  bool // a read runs; another is wanted once it ends
@@ -68,19 +69,18 @@ type syncState struct {
 
 // readStatus starts a read of the vault's status, or, while one runs, asks
 // for another once it ends: a burst of commits costs at most two reads.
-func (m *Model) readStatus() tea.Cmd {
-	sv, ok := m.v.(statusVault)
+func (s *syncState) readStatus() tea.Cmd {
+	sv, ok := s.v.(statusVault)
 	if !ok {
 		return nil
 	}
-	s := &m.sync
 	if s.busy {
 		s.again = true
 		return nil
 	}
 	s.busy = true
 	s.asked++
-	ctx, seq := m.ctx, s.asked
+	ctx, seq := s.ctx, s.asked
 	return func() tea.Msg {
 		st, err := sv.Status(ctx)
 		return syncStatusMsg{st: st, seq: seq, err: err}
@@ -91,16 +91,33 @@ func statusTick() tea.Cmd {
 	return tea.Tick(statusEvery, func(time.Time) tea.Msg { return statusTickMsg{} })
 }
 
-func (m *Model) onSyncStatus(msg syncStatusMsg) tea.Cmd {
-	s := &m.sync
+// Update handles the status reads and the sync the bar asked for.
+func (s *syncState) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case syncStatusMsg:
+		return s.onStatus(msg)
+	case statusTickMsg:
+		return tea.Batch(s.readStatus(), statusTick())
+	case syncTickMsg:
+		s.progressTick = false
+		if s.running {
+			return s.tick()
+		}
+	case syncDoneMsg:
+		return s.onDone(msg)
+	}
+	return nil
+}
+
+func (s *syncState) onStatus(msg syncStatusMsg) tea.Cmd {
 	s.busy = false
 	if msg.seq > s.got {
 		s.got = msg.seq
-		s.st, s.err = msg.st, msg.err
+		s.state, s.err = msg.st, msg.err
 	}
 	if s.again {
 		s.again = false
-		return m.readStatus()
+		return s.readStatus()
 	}
 	return nil
 }
@@ -132,20 +149,19 @@ func (p *progressLine) String() string {
 }
 
 // startSync syncs with the default remote.
-func (m *Model) startSync() tea.Cmd {
-	sv, ok := m.v.(syncVault)
-	s := &m.sync
+func (s *syncState) start() tea.Cmd {
+	sv, ok := s.v.(syncVault)
 	switch {
 	case !ok:
 		return nil
 	case s.running:
-		m.setStatus("a sync is running: esc cancels it", false)
+		s.setStatus("a sync is running: esc cancels it", false)
 		return nil
-	case s.st != nil && len(s.st.Remotes) == 0:
-		m.setStatus("no remote to sync with: memvault remote add origin URL", true)
+	case s.state != nil && len(s.state.Remotes) == 0:
+		s.setStatus("no remote to sync with: memvault remote add origin URL", true)
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(s.ctx)
 	s.running, s.cancel, s.progress = true, cancel, &progressLine{}
 	opts := vault.SyncOptions{Progress: s.progress}
 	cmd := func() tea.Msg {
@@ -153,60 +169,51 @@ func (m *Model) startSync() tea.Cmd {
 		res, err := sv.Sync(ctx, opts)
 		return syncDoneMsg{res: res, err: err}
 	}
-	return tea.Batch(cmd, m.syncTick())
+	return tea.Batch(cmd, s.tick())
 }
 
-func (m *Model) syncTick() tea.Cmd {
-	if m.sync.progressTick {
+// tick redraws the progress of a running sync in a moment.
+func (s *syncState) tick() tea.Cmd {
+	if s.progressTick {
 		return nil
 	}
-	m.sync.progressTick = true
+	s.progressTick = true
 	return tea.Tick(250*time.Millisecond, func(time.Time) tea.Msg { return syncTickMsg{} })
 }
 
-func (m *Model) onSyncTick() tea.Cmd {
-	m.sync.progressTick = false
-	if !m.sync.running {
-		return nil
-	}
-	return m.syncTick()
-}
-
 // cancelSync stops a running sync; it reports whether one ran.
-func (m *Model) cancelSync() bool {
-	if !m.sync.running {
+func (s *syncState) cancelSync() bool {
+	if !s.running {
 		return false
 	}
-	m.sync.cancel()
-	m.setStatus("cancelling the sync…", false)
+	s.cancel()
+	s.setStatus("cancelling the sync…", false)
 	return true
 }
 
-func (m *Model) onSyncDone(msg syncDoneMsg) tea.Cmd {
-	s := &m.sync
+func (s *syncState) onDone(msg syncDoneMsg) tea.Cmd {
 	s.running, s.cancel = false, nil
-	s.last, s.lastErr = m.opts.Now(), msg.err
+	s.last, s.lastErr = s.opts.Now(), msg.err
 	switch {
 	case errors.Is(msg.err, context.Canceled):
-		m.setStatus("sync cancelled", false)
+		s.setStatus("sync cancelled", false)
 	case errors.Is(msg.err, vault.ErrRecipientsChanged):
-		m.setStatus("sync: the remote changed the recipients; check them, then memvault sync --accept-recipients", true)
+		s.setStatus("sync: the remote changed the recipients; check them, then memvault sync --accept-recipients", true)
 	case msg.err != nil:
-		m.setStatus(fmt.Sprintf("sync: %v", msg.err), true)
+		s.setStatus(fmt.Sprintf("sync: %v", msg.err), true)
 	default:
 		what := "sync: " + msg.res.Action
 		if n := len(msg.res.Conflicts); n > 0 {
 			what += fmt.Sprintf(", %s left in conflict: %s", plural(n, "file"), strings.Join(msg.res.Conflicts, ", "))
 		}
-		m.setStatus(what, len(msg.res.Conflicts) > 0)
+		s.setStatus(what, len(msg.res.Conflicts) > 0)
 	}
-	return tea.Batch(m.readHead(false), m.readStatus())
+	return s.readStatus()
 }
 
-// syncSummary is the status bar's account of the remotes, "" when the vault
+// View is the status bar's account of the remotes, "" when the vault
 // has none and nothing is in conflict.
-func (m *Model) syncSummary() string {
-	s := &m.sync
+func (s *syncState) View() string {
 	var parts []string
 	if s.running {
 		p := "syncing…"
@@ -215,26 +222,26 @@ func (m *Model) syncSummary() string {
 		}
 		parts = append(parts, p+" (esc cancels)")
 	}
-	if s.st != nil {
-		for _, r := range s.st.Remotes {
+	if s.state != nil {
+		for _, r := range s.state.Remotes {
 			if !r.Known {
 				parts = append(parts, sanitize(r.Name)+" never synced")
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("%s ↓%d ↑%d", sanitize(r.Name), r.Ahead, r.Behind))
 		}
-		if len(s.st.Remotes) > 0 && !s.last.IsZero() && !s.running {
-			parts = append(parts, "synced "+relTime(s.last, m.opts.Now()))
+		if len(s.state.Remotes) > 0 && !s.last.IsZero() && !s.running {
+			parts = append(parts, "synced "+relTime(s.last, s.opts.Now()))
 		}
 	}
 	if s.lastErr != nil && !errors.Is(s.lastErr, context.Canceled) && !s.running {
-		parts = append(parts, m.st.StatusError.Render("last sync failed"))
+		parts = append(parts, s.st.StatusError.Render("last sync failed"))
 	}
-	if s.st != nil && len(s.st.Conflicts) > 0 {
-		parts = append(parts, m.st.StatusError.Render(plural(len(s.st.Conflicts), "conflict")))
+	if s.state != nil && len(s.state.Conflicts) > 0 {
+		parts = append(parts, s.st.StatusError.Render(plural(len(s.state.Conflicts), "conflict")))
 	}
 	if s.err != nil {
-		parts = append(parts, m.st.StatusError.Render("status unknown"))
+		parts = append(parts, s.st.StatusError.Render("status unknown"))
 	}
 	return strings.Join(parts, " · ")
 }

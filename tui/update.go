@@ -32,7 +32,7 @@ func (m *Model) onHead(msg headMsg) tea.Cmd {
 	}
 	first := m.snap == nil
 	m.snap, m.tree.snap = msg.snap, msg.snap
-	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.hist.readCheckpoints(), m.readStatus())
+	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.hist.readCheckpoints(), m.sync.readStatus())
 	if m.tree.filter != "" {
 		m.tree.walkWant = m.snap.Commit()
 		cmds = append(cmds, walkCmd(m.ctx, m.snap))
@@ -163,7 +163,7 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Redo):
 		return m.undoLast(true)
 	case key.Matches(msg, k.Sync):
-		return m.startSync()
+		return m.sync.start()
 	case key.Matches(msg, k.Open):
 		return m.open()
 	default:
@@ -185,7 +185,7 @@ func (m *Model) focused() tea.Cmd {
 // the filter.
 func (m *Model) cancel() tea.Cmd {
 	switch {
-	case m.cancelSync():
+	case m.sync.cancelSync():
 	case len(m.hist.marks) > 0:
 		m.hist.marks, m.diffMarks = nil, false
 		return m.follow(false)

@@ -82,7 +82,7 @@ func (m *Model) statusBar() string {
 	default:
 		left += " · " + m.st.StatusError.Render(short(m.content.keyReq.rev)+" encrypted to other keys")
 	}
-	if sum := m.syncSummary(); sum != "" {
+	if sum := m.sync.View(); sum != "" {
 		left += " · " + sum
 	}
 	pos, n := m.hist.position()
