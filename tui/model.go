@@ -136,7 +136,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onDirs(msg)
 	case walkMsg:
 		cmd = m.tree.Update(msg)
-	case logMsg:
+	case logMsg, shapeDueMsg, shapeMsg:
 		cmd = m.routeHistory(msg)
 	case contentMsg, provMsg:
 		cmd = m.content.Update(msg)
@@ -146,7 +146,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
-	case syncStatusMsg, statusTickMsg, syncTickMsg:
+	case syncStatusMsg, statusTickMsg, statusDueMsg, syncTickMsg:
 		cmd = m.sync.Update(msg)
 	case syncDoneMsg:
 		cmd = tea.Batch(m.sync.Update(msg), m.readHead(false))

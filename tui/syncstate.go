@@ -31,8 +31,14 @@ type syncVault interface {
 }
 
 // statusEvery is how often the remote's state is read again while nothing
-// else asks: another process may have synced.
-const statusEvery = 30 * time.Second
+// else asks: another process may have synced. statusDelay is how long a read
+// waits after the head moved, so that it stays off the first frame's path and
+// a burst of commits costs one read: on a long history that came from
+// elsewhere the first read indexes it, seconds of work.
+const (
+	statusEvery = 30 * time.Second
+	statusDelay = 2 * time.Second
+)
 
 type (
 	// syncStatusMsg is the vault's status as read by the seq-th request.
@@ -43,6 +49,8 @@ type (
 	}
 	// statusTickMsg asks for the status again, on the slow timer.
 	statusTickMsg struct{}
+	// statusDueMsg ends the wait after the head moved.
+	statusDueMsg struct{}
 	// syncDoneMsg is the outcome of a sync started here.
 	syncDoneMsg struct {
 		res vault.SyncResult
@@ -59,6 +67,7 @@ type syncState struct {
 	err          error
 	asked, got   int  // the number of the last status read asked for, and applied
 	busy, again  bool // a read runs; another is wanted once it ends
+	stale, due   bool // the head moved since the last read; a read is due shortly
 	last         time.Time
 	lastErr      error
 	running      bool
@@ -67,9 +76,24 @@ type syncState struct {
 	progressTick bool
 }
 
-// readStatus starts a read of the vault's status, or, while one runs, asks
-// for another once it ends: a burst of commits costs at most two reads.
+// readStatus asks for the vault's status after the head moved: shortly, in
+// one read for every move meanwhile (at once where the interface does not
+// poll, as in tests).
 func (s *syncState) readStatus() tea.Cmd {
+	if s.opts.PollInterval < 0 {
+		return s.readNow()
+	}
+	s.stale = true
+	if s.due {
+		return nil
+	}
+	s.due = true
+	return tea.Tick(statusDelay, func(time.Time) tea.Msg { return statusDueMsg{} })
+}
+
+// readNow starts a read of the vault's status, or, while one runs, asks for
+// another once it ends.
+func (s *syncState) readNow() tea.Cmd {
 	sv, ok := s.v.(statusVault)
 	if !ok {
 		return nil
@@ -97,7 +121,13 @@ func (s *syncState) Update(msg tea.Msg) tea.Cmd {
 	case syncStatusMsg:
 		return s.onStatus(msg)
 	case statusTickMsg:
-		return tea.Batch(s.readStatus(), statusTick())
+		return tea.Batch(s.readNow(), statusTick())
+	case statusDueMsg:
+		s.due = false
+		if s.stale {
+			s.stale = false
+			return s.readNow()
+		}
 	case syncTickMsg:
 		s.progressTick = false
 		if s.running {
@@ -117,7 +147,7 @@ func (s *syncState) onStatus(msg syncStatusMsg) tea.Cmd {
 	}
 	if s.again {
 		s.again = false
-		return s.readStatus()
+		return s.readNow()
 	}
 	return nil
 }
@@ -208,7 +238,7 @@ func (s *syncState) onDone(msg syncDoneMsg) tea.Cmd {
 		}
 		s.setStatus(what, len(msg.res.Conflicts) > 0)
 	}
-	return s.readStatus()
+	return s.readNow()
 }
 
 // View is the status bar's account of the remotes, "" when the vault
