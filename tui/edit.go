@@ -65,7 +65,7 @@ func (e *editor) dirty() bool { return e.ta.Value() != string(e.base) }
 
 // startEdit reads the selected file at the head, for the editor.
 func (m *Model) startEdit() tea.Cmd {
-	p := m.editPath()
+	p := m.selectedRecordFile() // the tree's file, else the one the selected commit changed
 	if _, ok := m.v.(editVault); !ok || p == "" || m.snap == nil {
 		m.setStatus("edit: select a file in the tree first", true)
 		return nil
@@ -76,15 +76,6 @@ func (m *Model) startEdit() tea.Cmd {
 		b, err := snap.ReadFile(ctx, p)
 		return editOpenMsg{path: p, at: snap.Commit(), text: b, err: err}
 	}
-}
-
-// editPath is the file e opens: the tree's selected file, else the file the
-// selected commit changed, as it is now.
-func (m *Model) editPath() string {
-	if n := m.tree.selected(); n != nil && !n.dir && (m.source == paneTree || m.focus == paneTree) {
-		return n.path
-	}
-	return m.selectedRecordFile()
 }
 
 // editable tells why text cannot go through the text area unchanged, or "":
