@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/memstore"
 	"github.com/memvault/memvault/vault/escape"
 )
 
@@ -72,6 +73,9 @@ size limits is refused whole. The commit names no path of this machine.`,
 }
 
 func runImport(ctx context.Context, g *globalOptions, source string, o importOptions, out, errw io.Writer) (err error) {
+	if store, ok := memstore.StoreID(source); ok {
+		return runStoreImport(ctx, g, store, errw, out)
+	}
 	if fi, err := os.Stat(source); err != nil {
 		return fmt.Errorf("import: %w", err)
 	} else if !fi.IsDir() {
