@@ -194,7 +194,7 @@ type Record struct {
 	ToolUseID string    `json:"tool_use_id"`
 	Agent     string    `json:"agent"`
 	Session   string    `json:"session"`
-	Source    string    `json:"source"` // the commit an undo took its content from
+	Source    string    `json:"source"`           // the commit an undo took its content from
 	Origin    string    `json:"origin,omitempty"` // where a replayed change was made (Meta.Origin)
 	Subject   string    `json:"subject"`
 	// Conflicts are the files a sync merge left holding conflict markers or

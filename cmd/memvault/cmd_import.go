@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/memstore"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/memstore"
 )
 
 // importOptions are the flags of memvault import.

@@ -33,7 +33,7 @@ type Server struct {
 	faults   []int              // statuses the next requests get
 	Requests int                // requests served, faults included
 	nextID   int
-	race     func()             // run before the next create, update or delete
+	race     func() // run before the next create, update or delete
 }
 
 type memory struct {
