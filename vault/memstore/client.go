@@ -29,11 +29,6 @@ type version struct {
 	Time     time.Time
 }
 
-// memory is a store's memory as listed now, without its content.
-type memory struct {
-	ID, Path, SHA string
-}
-
 // client speaks the memory stores API through the Anthropic SDK, whose
 // retries (429 and 5xx, honouring retry-after) and options it keeps.
 type client struct {
@@ -93,29 +88,6 @@ func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {
 		out.Actor = "service account " + a.ServiceAccountID
 	}
 	return out
-}
-
-// memories lists the store's memories as they are now.
-func (c *client) memories(ctx context.Context) ([]memory, error) {
-	page, err := c.api.Beta.MemoryStores.Memories.List(ctx, c.store, anthropic.BetaMemoryStoreMemoryListParams{
-		Limit: anthropic.Int(100),
-		View:  anthropic.BetaManagedAgentsMemoryViewBasic,
-	})
-	var out []memory
-	for ; err == nil && page != nil; page, err = page.GetNextPage() {
-		for _, m := range page.Data {
-			if m.Type == "memory" {
-				out = append(out, memory{ID: m.ID, Path: m.Path, SHA: m.ContentSha256})
-			}
-		}
-		if len(page.Data) == 0 {
-			break
-		}
-	}
-	if err != nil {
-		return nil, c.explain("list the store's memories", err)
-	}
-	return out, nil
 }
 
 // create makes a memory and returns it and the version it wrote.
