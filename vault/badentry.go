@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"filippo.io/age"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/memvault/memvault/gitlog"
 )
@@ -59,13 +58,13 @@ func entryReason(dir string, e gitlog.Entry) string {
 		return "not a memory path"
 	}
 	switch e.Mode {
-	case filemode.Dir, filemode.Regular:
+	case gitlog.ModeDir, gitlog.ModeRegular:
 		return ""
-	case filemode.Symlink:
+	case gitlog.ModeSymlink:
 		return "a symbolic link"
-	case filemode.Submodule:
+	case gitlog.ModeSubmodule:
 		return "a submodule (gitlink)"
-	case filemode.Executable:
+	case gitlog.ModeExecutable:
 		return "an executable file"
 	}
 	return fmt.Sprintf("unknown mode %o", uint32(e.Mode))

@@ -8,12 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
-const dirMode = filemode.Dir
+const dirMode = gitlog.ModeDir
 
 // ErrRoot: the operation cannot apply to /memories itself.
 var ErrRoot = errors.New("the /memories directory itself")

@@ -14,7 +14,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,8 +22,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/format/config"
 
 	"github.com/memvault/memvault/gitlog"
 )
@@ -273,19 +270,11 @@ func (v *Vault) Limits() Limits { return v.limits }
 
 func readLimits(repo *gitlog.Repo) Limits {
 	l := DefaultLimits
-	raw, err := os.ReadFile(filepath.Join(repo.Dir(), "config"))
-	if err != nil {
-		return l
-	}
-	cfg := config.New()
-	if err := config.NewDecoder(bytes.NewReader(raw)).Decode(cfg); err != nil {
-		return l
-	}
-	s := cfg.Section("memvault")
-	if n, err := strconv.ParseInt(s.Option("maxFileSize"), 10, 64); err == nil && n > 0 {
+	s := repo.ConfigSection("memvault")
+	if n, err := strconv.ParseInt(s["maxfilesize"], 10, 64); err == nil && n > 0 {
 		l.MaxFileSize = n
 	}
-	if n, err := strconv.Atoi(s.Option("viewLimit")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["viewlimit"]); err == nil && n > 0 {
 		l.ViewLimit = n
 	}
 	readQuotas(s, &l)
