@@ -11,10 +11,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrRefused: commits that arrived from a remote hold entries this vault does
-// not admit (see admit); nothing moved.
-var ErrRefused = errors.New("the remote's history holds entries memvault does not admit")
-
 // Refusal is one entry of an arriving commit that the admission check refused.
 type Refusal struct {
 	Commit gitlog.Hash

@@ -17,12 +17,6 @@ import (
 // blob's size from its header and at most its age header, never the whole
 // blob; and no read inflates a blob beyond the vault's limit (SetBlobLimit).
 
-// ErrBadEntry: an entry of the vault's tree is not a memory file memvault
-// reads: a symbolic link, a submodule, an executable, a name no memory path
-// has, a blob that is not an age file or is larger than the vault's limit. The
-// identity is not at fault; memvault fsck lists every such entry.
-var ErrBadEntry = errors.New("not a memory file memvault reads")
-
 // EntryError is the error of one bad entry. It wraps ErrBadEntry.
 type EntryError struct {
 	Path   string // the memory path (for a bad name, the escaped git name)

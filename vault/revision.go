@@ -10,9 +10,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrUnknownRevision: a revision names no commit of the vault.
-var ErrUnknownRevision = errors.New("unknown revision")
-
 // Resolve returns the full hash of the commit rev names. A revision is
 //
 //   - a commit hash, in full or abbreviated to at least 4 hex digits that no

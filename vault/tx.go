@@ -13,12 +13,6 @@ import (
 
 const dirMode = gitlog.ModeDir
 
-// ErrRoot: the operation cannot apply to /memories itself.
-var ErrRoot = errors.New("the /memories directory itself")
-
-// ErrInvalid: a rename into the directory's own subtree.
-var ErrInvalid = errors.New("invalid operation")
-
 // Tx is a change being made inside Update. Its reads see the state before the
 // change, not what it has staged; a memory command stages one mutation.
 type Tx struct {

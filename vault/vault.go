@@ -26,18 +26,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrNotVault: the directory holds no memvault vault.
-var ErrNotVault = errors.New("not a memvault vault")
-
-// ErrDamaged: the vault's branch is unreadable or names a missing commit;
-// RepairAt mends that.
-var ErrDamaged = errors.New("the vault's main branch is damaged")
-
-// ErrHoldsObjects: Init found a git repository that holds objects but no
-// vault on its main branch, such as a vault whose branch was lost, and left it
-// as it is rather than hide its history behind a new first commit.
-var ErrHoldsObjects = errors.New("the repository holds objects but no vault on its main branch (a vault whose branch was lost, or another repository); left as it is")
-
 // Format is the version of the storage format this package writes.
 const Format = "1"
 
