@@ -35,7 +35,7 @@ type Commit struct {
 
 func commitRecord(c *object.Commit) *Commit {
 	return &Commit{
-		Hash: c.Hash, TreeHash: c.TreeHash, ParentHashes: c.ParentHashes,
+		Hash: fromGG(c.Hash), TreeHash: fromGG(c.TreeHash), ParentHashes: fromGGHashes(c.ParentHashes),
 		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message,
 	}
 }
@@ -102,8 +102,8 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 		Author:       info.Author.git(),
 		Committer:    info.Committer.git(),
 		Message:      info.Message,
-		TreeHash:     tree,
-		ParentHashes: parents,
+		TreeHash:     gg(tree),
+		ParentHashes: ggHashes(parents),
 	}
 	mo := &plumbing.MemoryObject{}
 	if err := c.Encode(mo); err != nil {
@@ -130,7 +130,7 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	}
 	// The next write starts from this commit: keep it decoded from the bytes
 	// written, so it reads back from the cache exactly as from the disk.
-	if dc, err := object.DecodeCommit(r.objs, mo); err == nil && dc.Hash == co.hash {
+	if dc, err := object.DecodeCommit(r.objs, mo); err == nil && fromGG(dc.Hash) == co.hash {
 		r.commits.put(co.hash, dc)
 	}
 	r.index.add(r, co.hash, tree, base, parents)

@@ -8,14 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
-
-// ErrRefused: commits that arrived from a remote hold entries this vault does
-// not admit (see admit); nothing moved.
-var ErrRefused = errors.New("the remote's history holds entries memvault does not admit")
 
 // Refusal is one entry of an arriving commit that the admission check refused.
 type Refusal struct {
@@ -202,7 +196,7 @@ func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []g
 	case dir == "":
 		return a.top(c, p, e, subs)
 	case dir == ".memvault":
-		if e.Mode != filemode.Regular {
+		if e.Mode != gitlog.ModeRegular {
 			a.refuse(c, p, "not a regular file")
 			return nil
 		}
@@ -218,7 +212,7 @@ func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.H
 	switch {
 	case p == memDir && e.IsDir(), p == ".memvault" && e.IsDir():
 		return a.tree(c, p, a.names, e.Hash, subs)
-	case p == ".gitattributes" && e.Mode == filemode.Regular:
+	case p == ".gitattributes" && e.Mode == gitlog.ModeRegular:
 		return a.meta(c, p, e)
 	case p == memDir || p == ".memvault":
 		a.refuse(c, p, "not a directory")
@@ -240,16 +234,16 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 		return nil
 	}
 	switch e.Mode {
-	case filemode.Dir:
+	case gitlog.ModeDir:
 		return a.tree(c, p, a.names, e.Hash, subs)
-	case filemode.Regular:
-	case filemode.Symlink:
+	case gitlog.ModeRegular:
+	case gitlog.ModeSymlink:
 		a.refuse(c, p, "a symbolic link")
 		return nil
-	case filemode.Submodule:
+	case gitlog.ModeSubmodule:
 		a.refuse(c, p, "a submodule (gitlink)")
 		return nil
-	case filemode.Executable:
+	case gitlog.ModeExecutable:
 		a.refuse(c, p, "an executable file")
 		return nil
 	default:

@@ -3,9 +3,7 @@ package vault
 // This file is the exported surface of package vault in one place.
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"time"
 
@@ -14,56 +12,6 @@ import (
 
 // Root is the virtual directory every memory path lives under.
 const Root = "/memories"
-
-// Errors returned by reads and by Tx mutations. Paths have been validated before any of
-// these can occur. Callers branch on them with errors.Is.
-var (
-	// ErrNotExist: nothing at the path.
-	ErrNotExist = fs.ErrNotExist
-	// ErrExist: something is already at the path.
-	ErrExist = fs.ErrExist
-	// ErrIsDir: a file operation on a directory.
-	ErrIsDir = errors.New("is a directory")
-	// ErrNotDir: an ancestor of the path is a file.
-	ErrNotDir = errors.New("not a directory")
-	// ErrTooLarge: content over the vault's file-size limit.
-	ErrTooLarge = errors.New("over the file size limit")
-	// ErrTooManyFiles: a change would take the vault over its file count limit.
-	ErrTooManyFiles = errors.New("over the vault's file count limit")
-	// ErrVaultFull: a change would take the vault over its total size limit.
-	ErrVaultFull = errors.New("over the vault's size limit")
-	// ErrNoIdentity: the identity file is missing or unreadable.
-	ErrNoIdentity = errors.New("no usable identity")
-	// ErrDecrypt: no identity given can decrypt a memory file.
-	ErrDecrypt = errors.New("cannot decrypt")
-	// ErrWatchUnsupported: the system cannot watch the vault for changes (Watch).
-	ErrWatchUnsupported = gitlog.ErrWatchUnsupported
-	// ErrReadOnly: the vault's files cannot be written (a read-only mount, a
-	// backup, another user's vault); it can still be read.
-	ErrReadOnly = gitlog.ErrReadOnly
-	// ErrNewerFormat: a file of the vault was written by a newer memvault, in
-	// a format this one does not know; it is left as it is, and not written.
-	ErrNewerFormat = gitlog.ErrNewerFormat
-)
-
-// Errors of remotes and transfers (Sync, Clone, AddRemote, RemoveRemote).
-// Callers branch on them with errors.Is.
-var (
-	// ErrNoRemote: no remote of that name is configured.
-	ErrNoRemote = gitlog.ErrNoRemote
-	// ErrRemoteExists: a remote of that name is already configured.
-	ErrRemoteExists = gitlog.ErrRemoteExists
-	// ErrBadRemoteName: the name cannot name a remote (it could not be part of a ref).
-	ErrBadRemoteName = gitlog.ErrBadRefName
-	// ErrUnreachable: the remote's host or repository could not be reached.
-	ErrUnreachable = gitlog.ErrUnreachable
-	// ErrAuth: the remote refused the credentials, or asked for some.
-	ErrAuth = gitlog.ErrAuth
-	// ErrTimeout: a transfer, or the sync or clone around it, ran out of time.
-	ErrTimeout = gitlog.ErrTimeout
-	// ErrRejected: the remote refused a push, its branch having moved meanwhile.
-	ErrRejected = gitlog.ErrRejected
-)
 
 // Credentials are what a transfer (Sync, Clone) may present to a remote. The
 // zero value means: none for https and git:// (then a user and password written

@@ -10,10 +10,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrNotRecipient: the identity is not among the vault's recipients, so it could
-// not read the vault's memories.
-var ErrNotRecipient = errors.New("the identity is not one of the vault's recipients")
-
 // Clone creates a vault at dir (which must not exist or be empty) from the vault
 // at url, recorded as remote DefaultRemote, and opens it. The identity at
 // opts.IdentityFile must be one of the vault's recipients. On any error dir is

@@ -24,10 +24,6 @@ import (
 	"github.com/memvault/memvault/vault/internal/keyhook"
 )
 
-// ErrPassphrase: a passphrase-protected identity could not be unlocked: the
-// passphrase was wrong, or there was no way to ask for one.
-var ErrPassphrase = errors.New("cannot unlock the identity")
-
 // IdentityInfo describes an identity file.
 type IdentityInfo struct {
 	Path string

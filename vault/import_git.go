@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
@@ -130,10 +128,10 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		mp := path.Join(to, e.Path)
 		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
 		switch {
-		case e.Mode == filemode.Symlink:
+		case e.Mode == gitlog.ModeSymlink:
 			skip("a symbolic link")
 			continue
-		case e.Mode == filemode.Submodule:
+		case e.Mode == gitlog.ModeSubmodule:
 			skip("a submodule")
 			continue
 		case e.Size > limits.MaxFileSize:

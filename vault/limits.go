@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/format/config"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
@@ -27,17 +25,18 @@ const (
 // [memvault] section of the vault's config: maxVaultSize, maxFiles and
 // maxRequestLine, and the secretPolicy writes follow. A value that is missing or not a positive integer keeps the
 // default.
-func readQuotas(s *config.Section, l *Limits) {
-	if n, err := strconv.ParseInt(s.Option("maxVaultSize"), 10, 64); err == nil && n > 0 {
+// The keys of s are lower-cased (see gitlog's ConfigSection).
+func readQuotas(s map[string]string, l *Limits) {
+	if n, err := strconv.ParseInt(s["maxvaultsize"], 10, 64); err == nil && n > 0 {
 		l.MaxVaultSize = n
 	}
-	if n, err := strconv.Atoi(s.Option("maxFiles")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["maxfiles"]); err == nil && n > 0 {
 		l.MaxFiles = n
 	}
-	if n, err := strconv.Atoi(s.Option("maxRequestLine")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["maxrequestline"]); err == nil && n > 0 {
 		l.MaxRequestLine = n
 	}
-	l.SecretPolicy = s.Option("secretPolicy")
+	l.SecretPolicy = s["secretpolicy"]
 }
 
 // Usage is how much a memory tree holds.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -17,16 +16,6 @@ import (
 	"filippo.io/age/plugin"
 	"golang.org/x/crypto/ssh"
 )
-
-// ErrRecipients: a recipient that cannot be parsed or used, or a recipient set
-// memvault refuses (empty, mixing post-quantum and classical keys, or one the
-// identity in use could no longer decrypt).
-var ErrRecipients = errors.New("invalid recipients")
-
-// ErrMixedRecipients: a recipient set that mixes post-quantum and classical
-// keys. It wraps ErrRecipients.
-var ErrMixedRecipients = fmt.Errorf("%w: post-quantum and classical keys cannot be mixed; "+
-	"every recipient must be post-quantum, or none", ErrRecipients)
 
 // Recipient types, as Recipient.Type names them. A plugin key's type is
 // "plugin:" followed by the plugin's name ("plugin:yubikey").

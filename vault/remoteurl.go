@@ -9,10 +9,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrBadRemoteURL reports a remote URL memvault cannot sync with: an unknown
-// scheme, no host, or what looks like a URL with a mistyped scheme.
-var ErrBadRemoteURL = errors.New("not a remote URL memvault can sync with")
-
 // remoteSchemes are the transports sync speaks.
 var remoteSchemes = []string{"https", "http", "ssh", "git", "file"}
 

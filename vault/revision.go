@@ -7,13 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/memvault/memvault/gitlog"
 )
-
-// ErrUnknownRevision: a revision names no commit of the vault.
-var ErrUnknownRevision = errors.New("unknown revision")
 
 // Resolve returns the full hash of the commit rev names. A revision is
 //
@@ -141,7 +136,7 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 		h, err = v.repo.Head()
 		return h, "", err
 	case len(base) == 40 && isHex(base):
-		h = plumbing.NewHash(strings.ToLower(base))
+		h, _ = gitlog.ParseHash(base) // 40 hex digits always parse
 		if _, err := v.repo.ReadCommit(h); err != nil {
 			return h, "no such commit", nil
 		}

@@ -3,7 +3,6 @@ package vault
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,15 +11,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 )
-
-// ErrRecipientsChanged: the remote changed the vault's recipients; Sync moved
-// nothing and says what the remote's recipients are. Sync again with
-// SyncOptions.AcceptRecipients to take them.
-var ErrRecipientsChanged = errors.New("the remote changed the vault's recipients")
-
-// ErrBehind: a push found commits on the remote that the vault lacks; pull or
-// sync first.
-var ErrBehind = errors.New("the remote has commits this vault lacks")
 
 // SyncMode says which ways Sync goes.
 type SyncMode int

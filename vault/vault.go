@@ -14,7 +14,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,22 +23,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/config"
-
 	"github.com/memvault/memvault/gitlog"
 )
-
-// ErrNotVault: the directory holds no memvault vault.
-var ErrNotVault = errors.New("not a memvault vault")
-
-// ErrDamaged: the vault's branch is unreadable or names a missing commit;
-// RepairAt mends that.
-var ErrDamaged = errors.New("the vault's main branch is damaged")
-
-// ErrHoldsObjects: Init found a git repository that holds objects but no
-// vault on its main branch, such as a vault whose branch was lost, and left it
-// as it is rather than hide its history behind a new first commit.
-var ErrHoldsObjects = errors.New("the repository holds objects but no vault on its main branch (a vault whose branch was lost, or another repository); left as it is")
 
 // Format is the version of the storage format this package writes.
 const Format = "1"
@@ -273,19 +258,11 @@ func (v *Vault) Limits() Limits { return v.limits }
 
 func readLimits(repo *gitlog.Repo) Limits {
 	l := DefaultLimits
-	raw, err := os.ReadFile(filepath.Join(repo.Dir(), "config"))
-	if err != nil {
-		return l
-	}
-	cfg := config.New()
-	if err := config.NewDecoder(bytes.NewReader(raw)).Decode(cfg); err != nil {
-		return l
-	}
-	s := cfg.Section("memvault")
-	if n, err := strconv.ParseInt(s.Option("maxFileSize"), 10, 64); err == nil && n > 0 {
+	s := repo.ConfigSection("memvault")
+	if n, err := strconv.ParseInt(s["maxfilesize"], 10, 64); err == nil && n > 0 {
 		l.MaxFileSize = n
 	}
-	if n, err := strconv.Atoi(s.Option("viewLimit")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["viewlimit"]); err == nil && n > 0 {
 		l.ViewLimit = n
 	}
 	readQuotas(s, &l)
