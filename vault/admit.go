@@ -46,6 +46,7 @@ type admission struct {
 	seen    map[gitlog.Hash]bool
 	refused []Refusal
 	names   []string // of the entry being checked
+	writers *writersCache
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
@@ -58,10 +59,17 @@ type admission struct {
 // fits the vault's maxFileSize; and .memvault/format names the format this
 // memvault reads.
 func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash) ([]Refusal, error) {
+	return admitting(ctx, repo, limits, base, theirs, &writersCache{})
+}
+
+// admitting is admit; writers, when not nil, also refuses with ErrUnsigned a
+// commit no writer signed (see signed). A check of history this clone holds
+// already (fsck) leaves writers nil and lists such commits itself.
+func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash, writers *writersCache) ([]Refusal, error) {
 	if skipAdmission.Load() {
 		return nil, nil
 	}
-	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}}
+	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}, writers: writers}
 	// A commit on the first-parent chain from theirs is known only when it is
 	// base (the usual case costs one read per new commit); past a merge, a
 	// commit may be older than base, which the merge base tells.
@@ -93,6 +101,11 @@ func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs g
 		}
 		if err := a.commit(c); err != nil {
 			return nil, err
+		}
+		if a.writers != nil {
+			if err := a.signed(c); err != nil {
+				return nil, err
+			}
 		}
 		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
 			stack = append(stack, item{c.ParentHashes[i], it.chain && len(c.ParentHashes) == 1})

@@ -64,6 +64,7 @@ func damaged(t *testing.T, c damageCase) (*vault.Vault, string) {
 	v.Close()
 	git := filepath.Join(dir, "vault.git")
 	h := gittest.Damage(t, git)
+	h.SigningKey = vault.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	p, e := c.entry(h)
 	head := h.Head()
 	h.Push(h.Commit(h.Set(head+"^{tree}", p, e), "by hand\n", head))

@@ -57,10 +57,15 @@ func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject stri
 	if agent == "" {
 		agent = orElse
 	}
+	sign, err := v.signerFor(parent)
+	if err != nil {
+		return gitlog.ZeroHash, err
+	}
 	h, err := w.Commit(parent, changes, gitlog.CommitInfo{
 		Message:   formatMessage(subject, trailers),
 		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: authored},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+		Sign:      sign,
 	})
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)

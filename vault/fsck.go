@@ -20,7 +20,9 @@ const ageMagic = "age-encryption.org/v1\n"
 // limit, format), one line per refused entry with its commit and path, except
 // those a Memory-Left-Out trailer names (LeaveOutRefused); every memory file of
 // the current state decrypts with the identity; the recipients and format files
-// parse; the identity file is private. No blob is read past the vault's limit.
+// parse; the identity file is private; every commit made once the vault had
+// writers is signed by a writer of its parents. No blob is read past the
+// vault's limit.
 // The error is only for a failure to run the check.
 func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 	var out []string
@@ -46,6 +48,11 @@ func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 	for _, r := range rs {
 		out = append(out, RefusalLine(r))
 	}
+	unsigned, err := v.unsignedCommits(ctx, mustHead(v.repo))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, unsigned...)
 	out = append(out, v.checkHead(heads)...)
 	return append(out, v.checkIdentityFile()...), nil
 }

@@ -26,6 +26,7 @@ func TestHostileRemoteHTTP(t *testing.T) {
 			mustSync(t, a)
 			mustSync(t, b)
 			h := gittest.NewHostile(t, url)
+			h.SigningKey = vault.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 			h.Push(h.Commit(tc.change(h), "hostile\n", h.Head()))
 
 			// Fast-forward: b has nothing of its own.

@@ -86,6 +86,26 @@ func (k *keyring) identity() (*identityFile, error) {
 	return id, nil
 }
 
+// unlockingPassphrase returns a copy of the passphrase that unlocked the
+// identity, unlocking it first (one prompt for the identity and its signing
+// key); nil when it has none.
+func (k *keyring) unlockingPassphrase() []byte {
+	k.identity()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]byte(nil), k.given...)
+}
+
+// rememberPassphrase keeps a passphrase that unlocked the signing key, to
+// try first on the identity's other keys.
+func (k *keyring) rememberPassphrase(pw []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.given) == 0 {
+		k.given = append([]byte(nil), pw...)
+	}
+}
+
 // expected says which keys the vault's current files are encrypted to, for errors.
 func (k *keyring) expected() string {
 	if k.repo == nil {

@@ -32,6 +32,7 @@ type SyncOptions struct {
 	Auth             Credentials
 	Progress         io.Writer // the server's progress; nil for none
 	AcceptRecipients bool      // take a change of recipients made on the remote
+	AcceptWriters    bool      // take a change of writers made on the remote
 	// SkipRefused merges a remote whose history holds entries admission
 	// refuses, leaving those entries out and naming them (see skip.go).
 	SkipRefused bool
@@ -54,6 +55,11 @@ type SyncResult struct {
 	RecipientsChanged bool
 	RecipientsAdded   []Recipient
 	RecipientsRemoved []Recipient
+	// WritersAdded and WritersRemoved are the keys a change of writers the
+	// remote made adds to and removes from this clone's writers, computed on
+	// the resulting set.
+	WritersAdded   []Writer
+	WritersRemoved []Writer
 	// LeftOut are the refused entries a SkipRefused merge left out.
 	LeftOut []Refusal
 }
@@ -130,6 +136,9 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		if err := v.checkRecipients(base, ours, theirs, opts.AcceptRecipients, res); err != nil {
 			return true, err
 		}
+		if err := v.checkWriters(base, ours, theirs, opts.AcceptWriters, res); err != nil {
+			return true, err
+		}
 		if len(refused) > 0 {
 			head, err = v.integrateSkipping(ctx, opts, base, ours, theirs, refused, res)
 		} else {
@@ -182,7 +191,11 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 		return ours, fmt.Errorf("vault: %w", err)
 	}
 	defer w.Unlock()
-	h, err := w.CommitMerge(ours, theirs, changes, v.mergeInfo(opts.Remote, conflicts))
+	info, err := v.mergeInfo(opts.Remote, conflicts, ours, theirs)
+	if err != nil {
+		return ours, err
+	}
+	h, err := w.CommitMerge(ours, theirs, changes, info)
 	if err != nil {
 		return ours, fmt.Errorf("vault: merge: %w", err)
 	}
@@ -220,17 +233,19 @@ func (v *Vault) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdif
 
 // mergeInfo is the merge commit's message: trailers Memory-Command: merge and one
 // Memory-Conflict per conflicted file.
-func (v *Vault) mergeInfo(remote string, conflicts []string) gitlog.CommitInfo {
+func (v *Vault) mergeInfo(remote string, conflicts []string, ours, theirs gitlog.Hash) (gitlog.CommitInfo, error) {
 	trailers := []trailer{{trCommand, "merge"}}
 	for _, p := range conflicts {
 		trailers = append(trailers, trailer{trConflict, p})
 	}
 	now := v.opts.Now()
+	sign, err := v.signerFor(ours, theirs)
 	return gitlog.CommitInfo{
 		Message:   formatMessage("merge "+remote+"/main", trailers),
 		Author:    gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
-	}
+		Sign:      sign,
+	}, err
 }
 
 // checkRecipients refuses, unless accept, a recipients file that theirs changed

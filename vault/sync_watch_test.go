@@ -239,11 +239,12 @@ func failedTwice(t *testing.T, w *watcher, n int, what string) []vault.SyncRepor
 // accept it.
 func TestSyncWatchRefusals(t *testing.T) {
 	d := gittest.NewDaemon(t)
-	a, b, _ := hostilePair(t, d.URL)
+	a, b, opts := hostilePair(t, d.URL)
 	w := startWatch(t, b, "b", 300*time.Millisecond)
 	waitFor(t, b, 15*time.Second, "the first sync", func() bool { return w.count() > 0 })
 
 	h := gittest.NewHostile(t, d.URL)
+	h.SigningKey = vault.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	good := h.Head()
 	bad := h.Commit(h.Set(good+"^{tree}", "memories/evil.md", gittest.TreeEntry{Mode: "120000", Hash: h.Blob([]byte("/etc/passwd"))}), "hostile\n", good)
 	before, n := head(t, b), w.count()

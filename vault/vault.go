@@ -75,6 +75,9 @@ type Vault struct {
 	keys   *keyring
 	cache  *plainCache
 	trees  *treeStats
+	sign   *signingKey
+	// writers parses each writers file once.
+	writers writersCache
 }
 
 // plainCacheBudget bounds the decrypted content a Vault keeps: three times
@@ -83,7 +86,9 @@ type Vault struct {
 const plainCacheBudget = 32 << 20
 
 func newVault(repo *gitlog.Repo, opts Options) *Vault {
-	return &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(plainCacheBudget), trees: newTreeStats()}
+	keys := newKeyring(opts, repo)
+	return &Vault{repo: repo, opts: opts, keys: keys, cache: newPlainCache(plainCacheBudget), trees: newTreeStats(),
+		sign: &signingKey{identity: opts.IdentityFile, keys: keys}}
 }
 
 // DefaultDir is where the vault lives when none is named:
@@ -165,11 +170,20 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	}
 	v := newVault(repo, opts)
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
+	// The creator is the vault's first writer: from the first commit on, a
+	// commit is believed only when a writer signed it.
+	pub, err := v.sign.publicKey()
+	if err != nil {
+		repo.Close()
+		return nil, res, fmt.Errorf("vault: init %s: the signing key: %w", dir, err)
+	}
+	writers := formatWriters([]Writer{writerOf(pub, writerComment())})
 	w, err := repo.Lock(ctx)
 	if err == nil {
 		err = v.commit(w, gitlog.ZeroHash, "", "", []gitlog.Change{
 			{Op: gitlog.Put, Path: formatPath, Data: []byte(Format + "\n")},
 			{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
+			{Op: gitlog.Put, Path: writersPath, Data: writers},
 			{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
 		}, Meta{Command: "init"})
 		w.Unlock()

@@ -133,7 +133,7 @@ func (p progressWriter) Write(b []byte) (int, error) {
 func newSyncCommands(g *globalOptions) []*cobra.Command {
 	mk := func(use string, mode vault.SyncMode, short, long string) *cobra.Command {
 		var tf transferFlags
-		var accept, watch, skip bool
+		var accept, acceptWriters, watch, skip bool
 		var every time.Duration
 		c := &cobra.Command{
 			Use:   use + " [REMOTE]",
@@ -141,13 +141,13 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			Long:  long,
 			Args:  usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(c *cobra.Command, args []string) error {
-				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
+				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, AcceptWriters: acceptWriters, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
 				if watch {
-					if accept {
-						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients on its own: run sync --accept-recipients once, after checking them")}
+					if accept || acceptWriters {
+						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients or writers on its own: run sync with --accept-recipients or --accept-writers once, after checking them")}
 					}
 					return runSyncWatch(c.Context(), g, opts, every, tf.timeout, c.ErrOrStderr())
 				}
@@ -157,6 +157,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 		tf.register(c)
 		if mode != vault.SyncPush {
 			c.Flags().BoolVar(&accept, "accept-recipients", false, "take a change of the vault's recipients made on the remote")
+			c.Flags().BoolVar(&acceptWriters, "accept-writers", false, "take a change of who may write the vault made on the remote")
 			c.Flags().BoolVar(&skip, "skip-refused", false, "merge a remote whose history holds refused entries, leaving them out")
 		}
 		if mode == vault.SyncBoth {
@@ -216,6 +217,9 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	err = gaveUpAfter(tctx, timeout, err)
 	if res.RecipientsChanged {
 		writeRecipientsNotice(out, res, !errors.Is(err, vault.ErrRecipientsChanged))
+	}
+	if len(res.WritersAdded)+len(res.WritersRemoved) > 0 {
+		writeWritersNotice(out, res, !errors.Is(err, vault.ErrWritersChanged))
 	}
 	if err != nil {
 		return err

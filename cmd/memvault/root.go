@@ -80,6 +80,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newMCPCommand(&g),
 		newChatCommand(&g),
 		newRecipientsCommand(&g),
+		newWritersCommand(&g),
 		newIdentityCommand(&g),
 		newRekeyCommand(&g),
 		newUICommand(&g),

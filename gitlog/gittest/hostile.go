@@ -25,6 +25,10 @@ type Hostile struct {
 	t   testing.TB
 	Dir string // the bare clone
 	URL string // the remote it pushes to
+	// SigningKey, when set, is an SSH private key file that Commit signs
+	// with, as git commit-tree -S does with gpg.format=ssh: an insider's key,
+	// a writer gone bad or stolen, for tests of what a writer can still not do.
+	SigningKey string
 }
 
 // TreeEntry is one entry of a tree object as written: Mode is git's octal
@@ -178,6 +182,9 @@ func (h *Hostile) Set(root, p string, e TreeEntry) string {
 func (h *Hostile) Commit(tree, msg string, parents ...string) string {
 	h.t.Helper()
 	args := []string{"--git-dir", h.Dir, "commit-tree", tree}
+	if h.SigningKey != "" {
+		args = []string{"--git-dir", h.Dir, "-c", "gpg.format=ssh", "-c", "user.signingKey=" + h.SigningKey, "commit-tree", "-S", tree}
+	}
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}
