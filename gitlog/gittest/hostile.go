@@ -72,6 +72,23 @@ func (h *Hostile) Git(args ...string) string {
 // would change a vault: Push only moves its main branch.
 func Damage(t testing.TB, dir string) *Hostile { return &Hostile{t: t, Dir: dir} }
 
+// signRaw signs a commit written by hand as git would: ssh-keygen signs the
+// object's bytes in the "git" namespace, and the armored signature goes in a
+// gpgsig header, each line after the first indented by a space.
+func (h *Hostile) signRaw(body []byte) []byte {
+	h.t.Helper()
+	cmd := exec.Command("ssh-keygen", "-q", "-Y", "sign", "-n", "git", "-f", h.SigningKey)
+	cmd.Stdin = bytes.NewReader(body)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("ssh-keygen -Y sign: %v\n%s", err, errb.Bytes())
+	}
+	sig := strings.ReplaceAll(strings.TrimSpace(out.String()), "\n", "\n ")
+	head, msg, _ := bytes.Cut(body, []byte("\n\n"))
+	return fmt.Appendf(nil, "%s\ngpgsig %s\n\n%s", head, sig, msg)
+}
+
 // Head is the clone's main branch.
 func (h *Hostile) Head() string { h.t.Helper(); return h.Git("rev-parse", "refs/heads/main") }
 
@@ -125,6 +142,9 @@ func sortKey(e TreeEntry) string {
 // objects directory, and returns its hash.
 func (h *Hostile) Loose(typ string, body []byte) string {
 	h.t.Helper()
+	if typ == "commit" && h.SigningKey != "" {
+		body = h.signRaw(body)
+	}
 	hdr := typ + " " + strconv.Itoa(len(body)) + "\x00"
 	sum := sha1.New()
 	sum.Write([]byte(hdr))
