@@ -31,12 +31,15 @@ type Commit struct {
 	Author       Signature
 	Committer    Signature
 	Message      string
+	// Signed is the armored signature the commit carries, unverified ("" for
+	// none); SignedCommit gives what it covers, to verify it.
+	Signed string
 }
 
 func commitRecord(c *object.Commit) *Commit {
 	return &Commit{
 		Hash: fromGG(c.Hash), TreeHash: fromGG(c.TreeHash), ParentHashes: fromGGHashes(c.ParentHashes),
-		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message,
+		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message, Signed: c.PGPSignature,
 	}
 }
 

@@ -102,7 +102,7 @@ func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, thei
 		if err := a.commit(c); err != nil {
 			return nil, err
 		}
-		if a.writers != nil {
+		if a.writers != nil && !skipSigning.Load() {
 			if err := a.signed(c); err != nil {
 				return nil, err
 			}

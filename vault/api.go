@@ -144,6 +144,10 @@ type Record struct {
 	Session   string    `json:"session"`
 	Source    string    `json:"source"`           // the commit an undo took its content from
 	Origin    string    `json:"origin,omitempty"` // where a replayed change was made (Meta.Origin)
+	// Signer is the fingerprint of the key that signed the commit, "" when
+	// it is unsigned. It is what the signature claims: sync and clone took
+	// the commit only when a writer's signature verified (fsck checks again).
+	Signer string `json:"signer"`
 	Subject   string    `json:"subject"`
 	// Conflicts are the files a sync merge left holding conflict markers or
 	// moved aside (its Memory-Conflict trailers).

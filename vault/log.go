@@ -166,6 +166,7 @@ func record(c *gitlog.Commit) Record {
 		Parents: make([]string, len(c.ParentHashes)),
 		Time:    c.Author.When,
 		Author:  c.Author.Name,
+		Signer:  signerFingerprint(c.Signed),
 	}
 	for i, p := range c.ParentHashes {
 		r.Parents[i] = p.String()

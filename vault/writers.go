@@ -219,19 +219,6 @@ func verifySignature(repo *gitlog.Repo, h gitlog.Hash) (ssh.PublicKey, error) {
 	return sig.PublicKey, nil
 }
 
-// claimedSigner is the key a commit's signature names, without verifying it:
-// for showing history this clone admitted (admission verified it).
-func claimedSigner(repo *gitlog.Repo, h gitlog.Hash) (ssh.PublicKey, bool) {
-	_, armored, err := repo.SignedCommit(h)
-	if err != nil || armored == "" {
-		return nil, false
-	}
-	sig, err := sshsig.Unarmor([]byte(armored))
-	if err != nil {
-		return nil, false
-	}
-	return sig.PublicKey, true
-}
 
 // writerComment names this machine's writer in the writers file: user@host,
 // as ssh-keygen names a key.
@@ -423,4 +410,17 @@ func (m *merger) mergeWriters(paths map[string]side, handled map[string]bool) er
 	}
 	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: writersPath, Data: formatWriters(mergedWriters(sets[0], sets[1], sets[2]))})
 	return nil
+}
+
+// signerFingerprint is the fingerprint of the key an armored signature names,
+// unverified; "" for none, "unreadable signature" for one that does not parse.
+func signerFingerprint(armored string) string {
+	if armored == "" {
+		return ""
+	}
+	sig, err := sshsig.Unarmor([]byte(armored))
+	if err != nil {
+		return "unreadable signature"
+	}
+	return ssh.FingerprintSHA256(sig.PublicKey)
 }
