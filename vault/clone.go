@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // Clone creates a vault at dir (which must not exist or be empty) from the vault
@@ -47,7 +48,7 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if err := CheckRemoteURL(url); err != nil {
 		return nil, err
 	}
-	id, err := readIdentityFile(opts.IdentityFile, opts.Passphrase, false)
+	id, err := keys.ReadFile(opts.IdentityFile, opts.Passphrase, false)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // OpenOrInit opens the vault at dir, first creating it as Init does (with the
@@ -42,9 +43,9 @@ func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, InitResu
 		v, err := Open(ctx, dir, opts)
 		return v, res, err
 	}
-	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+	recipient, created, err := keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	if errors.Is(err, ErrExist) { // another process made it a moment ago
-		recipient, created, err = loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+		recipient, created, err = keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	}
 	if err != nil {
 		return nil, res, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // Status is where a vault stands: its branch, each remote's distance from it,
@@ -265,8 +266,8 @@ func (v *Vault) identityStatus(ctx context.Context, head gitlog.Hash) IdentitySt
 		}
 	}
 	v.keys.omu.Unlock()
-	holds := func(f *recipientsFile, keys map[string]bool) bool {
-		for _, e := range f.entries {
+	holds := func(f *keys.RecipientsFile, keys map[string]bool) bool {
+		for _, e := range f.Entries {
 			if keys[e.Key] {
 				return true
 			}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // Format is the version of the storage format this package writes.
@@ -32,7 +33,7 @@ const Format = "1"
 // The files of a vault's tree besides the memories.
 const (
 	memDir         = "memories"
-	recipientsPath = ".memvault/recipients"
+	recipientsPath = keys.RecipientsPath
 	formatPath     = ".memvault/format"
 	attributesPath = ".gitattributes"
 )
@@ -134,7 +135,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
-	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+	recipient, created, err := keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	if err != nil {
 		return nil, res, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 func newIdentityCommand(g *globalOptions) *cobra.Command {
@@ -78,7 +78,7 @@ func runIdentityNew(g *globalOptions, pq bool, pass *newPassphraseFlags, out, er
 		return err
 	}
 	defer clear(pw)
-	info, err := vault.CreateIdentity(path, vault.IdentityOptions{PostQuantum: pq, Passphrase: pw})
+	info, err := keys.CreateIdentity(path, keys.IdentityOptions{PostQuantum: pq, Passphrase: pw})
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func runIdentityShow(g *globalOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	info, err := vault.ReadIdentity(path, g.passphrase)
+	info, err := keys.ReadIdentity(path, g.passphrase)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func runIdentityPasswd(_ context.Context, g *globalOptions, remove bool, file st
 		}
 		return newPassphrase(file, "the identity "+path)
 	}
-	if err := vault.SetPassphrase(path, g.passphrase, newPass); err != nil {
+	if err := keys.SetPassphrase(path, g.passphrase, newPass); err != nil {
 		return err
 	}
 	if remove {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // transferFlags are the credentials and time limit flags of push, pull, sync and
@@ -249,7 +250,7 @@ func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	}
 }
 
-func describeRecipient(r vault.Recipient) string {
+func describeRecipient(r keys.Recipient) string {
 	s := escape.Name(r.Key) + "  (" + escape.Name(r.Type) + ")"
 	if r.Comment != "" {
 		s += "  # " + escape.Name(r.Comment)
