@@ -1,6 +1,8 @@
 package vault
 
-// This file is the exported surface of package vault in one place.
+// The types the store's reads and writes share: paths and entries, limits,
+// commit metadata and records, remotes' credentials. The errors are in
+// errors.go; each operation's own types sit beside it.
 
 import (
 	"fmt"
@@ -41,8 +43,8 @@ func (c Credentials) auth() gitlog.Auth {
 		SSHKeyPassphrase: c.SSHKeyPassphrase, KnownHosts: c.KnownHostsFile}
 }
 
-// Remote is a remote the vault syncs with.
-type Remote struct {
+// remote is a remote the vault syncs with.
+type remote struct {
 	Name string
 	URL  string // with any password in it replaced by xxxxx: safe to show
 }

@@ -16,7 +16,7 @@ import (
 // OpenOrInit opens the vault at dir, first creating it as Init does (with the
 // identity, if there is none) when dir does not exist yet or is an empty
 // folder: the first use of a face (a tool call, a server) needs no separate
-// init. InitResult says what was created.
+// init. initResult says what was created.
 //
 // Anything else at dir is never re-created: a vault that cannot be opened
 // returns Open's error (wrapping ErrDamaged, or ErrNotVault for a folder that
@@ -27,8 +27,8 @@ import (
 // The vault is made in a folder beside dir and renamed into place, so a
 // process starting on dir at the same moment sees no vault or a whole one;
 // when another process creates it first, OpenOrInit opens the one it made.
-func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
-	var res InitResult
+func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, initResult, error) {
+	var res initResult
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}

@@ -22,8 +22,8 @@ type GrepOptions struct {
 	MaxLines int
 }
 
-// GrepLine is one line of a file that Grep returns: a match, or context.
-type GrepLine struct {
+// grepLine is one line of a file that Grep returns: a match, or context.
+type grepLine struct {
 	Number int    `json:"line"` // 1-based
 	Text   string `json:"text"` // without its "\n"
 	Match  bool   `json:"match"`
@@ -33,7 +33,7 @@ type GrepLine struct {
 type GrepFile struct {
 	Path    string     `json:"path"`
 	Matches int        `json:"matches"` // matching lines
-	Lines   []GrepLine `json:"lines"`   // matches and their context, in order
+	Lines   []grepLine `json:"lines"`   // matches and their context, in order
 }
 
 // GrepResult is what Grep found.
@@ -169,16 +169,16 @@ func grepFile(re *regexp.Regexp, text []byte, ctx int) GrepFile {
 		}
 		f.Matches++
 		for j := max(shown+1, i-ctx); j < i; j++ {
-			f.Lines = append(f.Lines, GrepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
+			f.Lines = append(f.Lines, grepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
 		}
-		f.Lines = append(f.Lines, GrepLine{Number: i + 1, Text: string(l), Match: true})
+		f.Lines = append(f.Lines, grepLine{Number: i + 1, Text: string(l), Match: true})
 		shown = i
 		// Context after is added lazily: up to ctx lines, stopping at the next match.
 		for j := i + 1; j <= min(i+ctx, len(lines)-1); j++ {
 			if re.Match(bytes.TrimSuffix(lines[j], []byte("\n"))) {
 				break
 			}
-			f.Lines = append(f.Lines, GrepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
+			f.Lines = append(f.Lines, grepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
 			shown = j
 		}
 	}

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -208,7 +205,7 @@ func (k *keyring) otherIDs() []age.Identity {
 		seen := map[string]bool{k.path: true}
 		var paths []string
 		for _, p := range append([]string{k.path}, k.extra...) {
-			for _, q := range append([]string{p}, RetiredIdentities(p)...) {
+			for _, q := range append([]string{p}, keys.RetiredIdentities(p)...) {
 				if !seen[q] {
 					seen[q] = true
 					paths = append(paths, q)
@@ -271,41 +268,6 @@ func (k *keyring) triedToo() string {
 		return ""
 	}
 	return ", nor are the other keys tried: " + strings.Join(parts, ", ")
-}
-
-// RetiredIdentities lists the identity files Rekey retired from path, newest
-// first: path.old, then path.old.N from the highest N down. The history
-// before each rotation is encrypted to them.
-func RetiredIdentities(path string) []string {
-	old := path + ".old"
-	if missing(old) {
-		return nil
-	}
-	out := []string{old}
-	matches, _ := filepath.Glob(globQuote(old) + ".*")
-	var ns []int
-	for _, m := range matches {
-		if n, err := strconv.Atoi(strings.TrimPrefix(m, old+".")); err == nil && n > 0 {
-			ns = append(ns, n)
-		}
-	}
-	sort.Sort(sort.Reverse(sort.IntSlice(ns)))
-	for _, n := range ns {
-		out = append(out, fmt.Sprintf("%s.%d", old, n))
-	}
-	return out
-}
-
-// globQuote escapes what filepath.Glob would read as a pattern in a path.
-func globQuote(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // recipientsAt names the keys of the recipients file in the tree root, the

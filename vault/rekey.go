@@ -24,8 +24,8 @@ type RekeyOptions struct {
 	Progress func(done, total int)
 }
 
-// RekeyResult says what Rekey did.
-type RekeyResult struct {
+// rekeyResult says what Rekey did.
+type rekeyResult struct {
 	RecipientsResult
 	Identity keys.IdentityInfo // the new identity, now at the identity path
 	Retired  string            // where the old identity file is now
@@ -46,8 +46,8 @@ type RekeyResult struct {
 // The error wraps ErrNoIdentity when the identity is an SSH key or a plugin's
 // (rotate those yourself, then add and remove recipients), and otherwise what
 // ChangeRecipients returns.
-func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyResult, error) {
-	var res RekeyResult
+func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyResult, error) {
+	var res rekeyResult
 	path := v.opts.IdentityFile
 	if missing(path) && !missing(path+".new") {
 		return res, v.finishRekey(path, &res) // interrupted between the two moves
@@ -118,7 +118,7 @@ func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*keys.File, err
 }
 
 // finishRekey moves the old identity file aside and the new one in place.
-func (v *Vault) finishRekey(path string, res *RekeyResult) error {
+func (v *Vault) finishRekey(path string, res *rekeyResult) error {
 	res.Retired = path + ".old"
 	if !missing(path) {
 		if !missing(res.Retired) {

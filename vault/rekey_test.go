@@ -189,7 +189,7 @@ func TestRetiredKeysReadHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := vault.RetiredIdentities(opts.IdentityFile); len(got) != 2 ||
+	if got := keys.RetiredIdentities(opts.IdentityFile); len(got) != 2 ||
 		got[0] != opts.IdentityFile+".old" || got[1] != opts.IdentityFile+".old.1" {
 		t.Errorf("RetiredIdentities = %q, want .old then .old.1", got)
 	}

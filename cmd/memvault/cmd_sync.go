@@ -218,7 +218,7 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	}
 	fmt.Fprintln(out)
 	for _, r := range res.LeftOut {
-		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
 	for _, p := range res.Conflicts {
 		if slices.Contains(res.MovedAside, p) {
@@ -319,7 +319,7 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
 	for _, r := range left {
-		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
 	return nil
 }
