@@ -130,8 +130,9 @@ func (re *reencryption) start(ctx context.Context, todo []fileRef) <-chan reencr
 	jobs := make(chan job, 2*workers)
 	results := make(chan reencrypted, 2*workers)
 	go func() {
-		// One goroutine reads the blobs: go-git's storage fills its pack index
-		// lazily without a lock, so parallel reads of a packed repository race.
+		// One goroutine reads the blobs: gitlog serialises reads of packed
+		// objects (its storage fills its pack index lazily), so more readers
+		// would only wait; the workers decrypt and encrypt in parallel.
 		defer close(jobs)
 		for _, f := range todo {
 			ct, err := re.v.repo.ReadBlob(f.hash)
