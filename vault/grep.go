@@ -61,17 +61,9 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 			tps = append(tps, tp)
 		}
 	}
-	rev := opts.Rev
-	if rev == "" {
-		rev = "HEAD"
-	}
-	h, err := v.resolve(rev)
+	h, root, err := v.revisionRoot(opts.Rev)
 	if err != nil {
 		return nil, err
-	}
-	root, err := v.repo.RootTree(h)
-	if err != nil {
-		return nil, fmt.Errorf("vault: grep: %w", err)
 	}
 	var refs []fileRef
 	seen := map[string]bool{}
@@ -128,30 +120,6 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 		}
 	}
 	return res, nil
-}
-
-// filesUnder lists the files under the directory at tree path tp (tree h).
-func (v *Vault) filesUnder(tp string, h gitlog.Hash) ([]fileRef, error) {
-	var out []fileRef
-	var walk func(dir string, h gitlog.Hash) error
-	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.repo.ReadTree(h)
-		if err != nil {
-			return fmt.Errorf("vault: grep %s: %w", memPath(dir), err)
-		}
-		for _, c := range es {
-			p := dir + "/" + c.Name
-			if c.IsDir() {
-				if err := walk(p, c.Hash); err != nil {
-					return err
-				}
-				continue
-			}
-			out = append(out, fileRef{path: p, hash: c.Hash})
-		}
-		return nil
-	}
-	return out, walk(tp, h)
 }
 
 // grepFile returns the matching lines of text with ctx lines around each.

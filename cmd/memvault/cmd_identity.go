@@ -27,25 +27,6 @@ from --passphrase-file (or $MEMVAULT_PASSPHRASE_FILE) for automation.`,
 	return c
 }
 
-// newPassphraseFlags are the flags of the commands that protect a new identity.
-type newPassphraseFlags struct {
-	protect bool   // --passphrase
-	file    string // --new-passphrase-file
-}
-
-func (f *newPassphraseFlags) register(c *cobra.Command, what string) {
-	c.Flags().BoolVar(&f.protect, "passphrase", false, "protect "+what+" with a passphrase, asked on the terminal")
-	c.Flags().StringVar(&f.file, "new-passphrase-file", "", "protect "+what+" with the passphrase in `FILE` (implies --passphrase)")
-}
-
-// get returns the new passphrase, or nil when none is wanted.
-func (f *newPassphraseFlags) get(what string) ([]byte, error) {
-	if !f.protect && f.file == "" {
-		return nil, nil
-	}
-	return newPassphrase(f.file, what)
-}
-
 func newIdentityNewCommand(g *globalOptions) *cobra.Command {
 	var pq bool
 	var pass newPassphraseFlags
