@@ -45,6 +45,7 @@ type CommitInfo struct {
 	Message   string
 	Author    Signature
 	Committer Signature
+	Sign      Signer // signs the commit when set
 }
 
 // Commit applies changes, in order, to the tree of parent and commits the result on
@@ -105,9 +106,9 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 		TreeHash:     gg(tree),
 		ParentHashes: ggHashes(parents),
 	}
-	mo := &plumbing.MemoryObject{}
-	if err := c.Encode(mo); err != nil {
-		return ZeroHash, fmt.Errorf("gitlog: encode commit: %w", err)
+	mo, err := encodeCommit(c, info.Sign)
+	if err != nil {
+		return ZeroHash, err
 	}
 	data, err := readAll(mo)
 	if err != nil {

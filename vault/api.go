@@ -118,12 +118,18 @@ var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000,
 // (create, str_replace, insert, delete, rename); the rest go into trailers when set.
 // Source is the full hash of the commit an undo (restore, revert, rollback) took
 // its content from; the undo methods set it, and Command, themselves.
+//
+// Origin says where a change made elsewhere came from, for a commit that
+// replays it (a memory store's version: "memory-store:ID VERSION"); When, when
+// set, is the time it was made there, the commit's author time.
 type Meta struct {
 	Command   string
 	ToolUseID string
 	Agent     string
 	Session   string
 	Source    string
+	Origin    string
+	When      time.Time
 }
 
 // Record is one commit of the vault's history as memvault reads it.
@@ -138,7 +144,8 @@ type Record struct {
 	ToolUseID string    `json:"tool_use_id"`
 	Agent     string    `json:"agent"`
 	Session   string    `json:"session"`
-	Source    string    `json:"source"` // the commit an undo took its content from
+	Source    string    `json:"source"`           // the commit an undo took its content from
+	Origin    string    `json:"origin,omitempty"` // where a replayed change was made (Meta.Origin)
 	Subject   string    `json:"subject"`
 	// Conflicts are the files a sync merge left holding conflict markers or
 	// moved aside (its Memory-Conflict trailers).

@@ -67,6 +67,14 @@ func (k *keyring) identity() (*keys.File, error) {
 			return pw, err
 		}
 	}
+	if missing(k.path) && !missing(k.path+".new") {
+		// A rekey stopped after its commit, between moving the old identity
+		// aside and the new one in: the new key is the identity now.
+		if _, err := installRekeyed(k.path); err != nil {
+			k.err = err
+			return nil, err
+		}
+	}
 	id, err := keys.ReadFile(k.path, pass, true)
 	if err != nil {
 		k.err = fmt.Errorf("%w (%s)", err, k.expected())
@@ -204,8 +212,14 @@ func (k *keyring) otherIDs() []age.Identity {
 		k.loaded = true
 		seen := map[string]bool{k.path: true}
 		var paths []string
+		// A rekey stopped after its commit and before its moves left the
+		// key the current files are encrypted to at IDENTITY.new.
 		for _, p := range append([]string{k.path}, k.extra...) {
-			for _, q := range append([]string{p}, keys.RetiredIdentities(p)...) {
+			qs := []string{p}
+			if !missing(p + ".new") {
+				qs = append(qs, p+".new")
+			}
+			for _, q := range append(qs, keys.RetiredIdentities(p)...) {
 				if !seen[q] {
 					seen[q] = true
 					paths = append(paths, q)

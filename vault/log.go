@@ -188,6 +188,8 @@ func record(c *gitlog.Commit) Record {
 			r.Session = t.value
 		case trSource:
 			r.Source = t.value
+		case trOrigin:
+			r.Origin = t.value
 		case trConflict:
 			r.Conflicts = append(r.Conflicts, t.value)
 		case trDeleted:

@@ -119,35 +119,54 @@ func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*keys.File, err
 
 // finishRekey moves the old identity file aside and the new one in place.
 func (v *Vault) finishRekey(path string, res *rekeyResult) error {
-	res.Retired = path + ".old"
-	if !missing(path) {
-		if !missing(res.Retired) {
-			for n := 1; ; n++ {
-				older := fmt.Sprintf("%s.%d", res.Retired, n)
-				if missing(older) {
-					if err := os.Rename(res.Retired, older); err != nil {
-						return fmt.Errorf("vault: rekey: keep %s: %w", res.Retired, err)
-					}
-					break
-				}
-			}
-		}
-		if err := os.Rename(path, res.Retired); err != nil {
-			return fmt.Errorf("vault: rekey: retire %s: %w", path, err)
-		}
+	retired, err := installRekeyed(path)
+	if err != nil {
+		return err
 	}
-	if err := os.Rename(path+".new", path); err != nil {
-		return fmt.Errorf("vault: rekey: install %s.new: %w", path, err)
-	}
-	if err := gitlog.SyncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("vault: rekey: %w", err)
-	}
+	res.Retired = retired
 	info, err := keys.ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
 	if err == nil {
 		res.Identity = info
 	}
 	res.Identity.Path = path
 	return nil
+}
+
+// installRekeyed moves a rekey's identity files once its commit is made:
+// path.old to path.old.N, path to path.old, path.new to path. Each rename is
+// made durable before the next, so that power lost at any point leaves a state
+// this function, run again, finishes: one that overwrote a name before the
+// move out of it reached the disk would lose a key.
+func installRekeyed(path string) (retired string, err error) {
+	retired = path + ".old"
+	dir := filepath.Dir(path)
+	move := func(from, to, what string) error {
+		if err := os.Rename(from, to); err != nil {
+			return fmt.Errorf("vault: rekey: %s: %w", what, err)
+		}
+		if err := gitlog.SyncDir(dir); err != nil {
+			return fmt.Errorf("vault: rekey: %w", err)
+		}
+		return nil
+	}
+	if !missing(path) {
+		if !missing(retired) {
+			n := 1
+			for !missing(fmt.Sprintf("%s.%d", retired, n)) {
+				n++
+			}
+			if err := move(retired, fmt.Sprintf("%s.%d", retired, n), "keep "+retired); err != nil {
+				return "", err
+			}
+		}
+		if err := move(path, retired, "retire "+path); err != nil {
+			return "", err
+		}
+	}
+	if err := move(path+".new", path, "install "+path+".new"); err != nil {
+		return "", err
+	}
+	return retired, nil
 }
 
 func missing(path string) bool {

@@ -212,3 +212,43 @@ func TestRetiredKeysReadHistory(t *testing.T) {
 		t.Errorf("a stranger's read: err = %v, want ErrDecrypt naming the keys the file was written for", err)
 	}
 }
+
+// A rekey killed after its commit leaves the new key at IDENTITY.new, and
+// perhaps the old one already moved to IDENTITY.old: every command, not only
+// a rekey run again, reads the current files in either state.
+func TestRekeyStoppedBeforeItsMoves(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		dir := t.TempDir()
+		v, opts := vaulttest.NewAt(t, dir)
+		write(t, v, "/memories/a", "before")
+		res, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, v, "/memories/b", "after")
+		id := opts.IdentityFile
+		// Put the files back as the commit left them, before the moves.
+		if err := os.Rename(id, id+".new"); err != nil {
+			t.Fatal(err)
+		}
+		if !moved {
+			if err := os.Rename(res.Retired, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for p, want := range map[string]string{"/memories/a": "before", "/memories/b": "after"} {
+			if got, err := read(t, openAs(t, v.Dir(), id), p); err != nil || got != want {
+				t.Errorf("moved=%v: read %s = %q, %v", moved, p, got, err)
+			}
+		}
+		if moved {
+			// Finished on the first open: the new key is the identity again.
+			if got, err := keys.ReadIdentity(id, nil); err != nil || got.Recipients[0].Key != res.Identity.Recipients[0].Key {
+				t.Errorf("moved=%v: identity after open = %+v, %v; want the new key", moved, got, err)
+			}
+		}
+		if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+			t.Errorf("moved=%v: a rekey after the stop: %v", moved, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/memstore"
 )
 
 // importOptions are the flags of memvault import.
@@ -69,6 +70,9 @@ size limits is refused whole. The commit names no path of this machine.`,
 }
 
 func runImport(ctx context.Context, g *globalOptions, source string, o importOptions, out, errw io.Writer) (err error) {
+	if store, ok := memstore.StoreID(source); ok {
+		return runStoreImport(ctx, g, store, errw, out)
+	}
 	if fi, err := os.Stat(source); err != nil {
 		return fmt.Errorf("import: %w", err)
 	} else if !fi.IsDir() {

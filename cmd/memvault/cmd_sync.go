@@ -17,6 +17,7 @@ import (
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/memstore"
 )
 
 // transferFlags are the credentials and time limit flags of push, pull, sync and
@@ -185,7 +186,7 @@ change of recipients made on the remote is never taken: the loop says so and
 waits for a person to run sync --accept-recipients.`
 	return []*cobra.Command{
 		mk("sync", vault.SyncBoth, "Fetch, merge and push: bring the vault and a remote together",
-			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+watchHelp+"\n\n"+transferHelp),
+			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+watchHelp+"\n\n"+transferHelp+"\n\n"+storeHelp),
 		mk("pull", vault.SyncPull, "Fetch and merge a remote's changes, without pushing",
 			"Pull fetches the remote's main branch and fast-forwards or merges it.\n\n"+merge+"\n\n"+transferHelp),
 		mk("push", vault.SyncPush, "Push the vault to a remote that is behind",
@@ -202,6 +203,14 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 		return err
 	}
 	defer closeVault(v, &err)
+	if store, ok, err := storeRemote(v, opts.Remote); err != nil {
+		return err
+	} else if ok {
+		if opts.Mode == vault.SyncPush {
+			return fmt.Errorf("push: %s is a memory store, which sync pulls from before it pushes: run memvault sync %[1]s", remoteName(opts.Remote))
+		}
+		return runStoreSync(ctx, v, store, opts.Mode == vault.SyncPull, timeout, opts.Progress, out)
+	}
 	tctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	res, err := v.Sync(tctx, opts)
@@ -293,6 +302,9 @@ anyway, with one more commit that leaves those entries out and names each.
 // the time a person takes to type a protected identity's passphrase, which it
 // asks for first, counts against it.
 func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, progress, out io.Writer) error {
+	if _, ok := memstore.StoreID(url); ok {
+		return fmt.Errorf("clone: %s is a memory store, not a vault: memvault import %[1]s brings its history into a vault", url)
+	}
 	defDir, identity, err := g.paths()
 	if err != nil {
 		return err

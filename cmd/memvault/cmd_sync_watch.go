@@ -21,6 +21,11 @@ func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions,
 		return err
 	}
 	defer closeVault(v, &err)
+	if _, ok, err := storeRemote(v, opts.Remote); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("sync --watch: %s is a memory store, which only sync without --watch reaches for now", remoteName(opts.Remote))
+	}
 	fmt.Fprintf(log, "memvault: syncing %s with %s after each write and every %s; stop with Ctrl-C\n",
 		v.Dir(), remoteName(opts.Remote), every)
 	if err := v.SyncWatch(ctx, watchOptions(opts, every, timeout, log)); err != nil {
