@@ -1,7 +1,7 @@
 // Package agent is the memory tool: it takes the input of one memory_20250818
 // tool call (a JSON command object such as {"command":"view","path":"/memories"}),
 // checks it, runs it on a vault and renders the tool_result the model sees,
-// byte for byte as the contract in spec/memory-tool.md says.
+// byte for byte as the contract in docs/memory-tool.md says.
 //
 // A Handler runs single calls, for a Go agent loop or the memvault tool command;
 // Serve answers a stream of JSON-lines requests for bridges that keep one process.

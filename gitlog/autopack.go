@@ -20,8 +20,9 @@ import (
 // what it left). The threshold is the vault's git config gc.auto, 6,700 by
 // default as in git; 0 turns automatic packing off.
 
-// defaultAutoPack is the number of loose objects past which a commit starts
-// packing, unless the repository's config sets gc.auto.
+// defaultAutoPack is the number of loose objects past which a flush of the
+// journal starts packing in the background (see maybeAutoPack), unless the
+// repository's config sets gc.auto. A commit itself never packs.
 const defaultAutoPack = 6700
 
 // autoPackLimit reads gc.auto from the repository's config.

@@ -2,7 +2,6 @@ package gitlog
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -34,8 +33,6 @@ func fromGGHashes(hs []plumbing.Hash) []Hash {
 	}
 	return out
 }
-
-func ggMode(m Mode) filemode.FileMode { return filemode.FileMode(m) }
 
 func ref(name string) plumbing.ReferenceName { return plumbing.ReferenceName(name) }
 

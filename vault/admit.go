@@ -289,8 +289,8 @@ func (a *admission) meta(c gitlog.Hash, p string, e gitlog.Entry) error {
 		}
 		return err
 	}
-	if p == formatPath && strings.TrimSpace(string(data)) != Format {
-		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads format %s", strings.TrimSpace(string(data)), Format))
+	if p == formatPath && strings.TrimSpace(string(data)) != formatVersion {
+		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads format %s", strings.TrimSpace(string(data)), formatVersion))
 	}
 	return nil
 }
@@ -343,7 +343,7 @@ func badGitName(name string) string {
 func refusedError(op string, rs []Refusal) error {
 	var b strings.Builder
 	for _, r := range rs {
-		b.WriteString("\n  " + RefusalLine(r))
+		b.WriteString("\n  " + r.String())
 	}
 	return fmt.Errorf("vault: %s: nothing moved; %d entries refused:%s\nyour vault is unchanged and keeps working: %w",
 		op, len(rs), b.String(), ErrRefused)

@@ -1,6 +1,8 @@
 package vault
 
-// This file is the exported surface of package vault in one place.
+// The types the store's reads and writes share: paths and entries, limits,
+// commit metadata and records, remotes' credentials. The errors are in
+// errors.go; each operation's own types sit beside it.
 
 import (
 	"fmt"
@@ -41,8 +43,8 @@ func (c Credentials) auth() gitlog.Auth {
 		SSHKeyPassphrase: c.SSHKeyPassphrase, KnownHosts: c.KnownHostsFile}
 }
 
-// Remote is a remote the vault syncs with.
-type Remote struct {
+// remote is a remote the vault syncs with.
+type remote struct {
 	Name string
 	URL  string // with any password in it replaced by xxxxx: safe to show
 }
@@ -147,8 +149,8 @@ type Record struct {
 	// Signer is the fingerprint of the key that signed the commit, "" when
 	// it is unsigned. It is what the signature claims: sync and clone took
 	// the commit only when a writer's signature verified (fsck checks again).
-	Signer string `json:"signer"`
-	Subject   string    `json:"subject"`
+	Signer  string `json:"signer"`
+	Subject string `json:"subject"`
 	// Conflicts are the files a sync merge left holding conflict markers or
 	// moved aside (its Memory-Conflict trailers).
 	Conflicts []string `json:"conflicts,omitempty"`

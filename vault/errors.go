@@ -2,10 +2,10 @@ package vault
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // The errors callers branch on, with errors.Is, in one place; each
@@ -28,8 +28,8 @@ var (
 	ErrTooManyFiles = errors.New("over the vault's file count limit")
 	// ErrVaultFull: a change would take the vault over its total size limit.
 	ErrVaultFull = errors.New("over the vault's size limit")
-	// ErrNoIdentity: the identity file is missing or unreadable.
-	ErrNoIdentity = errors.New("no usable identity")
+	// ErrNoIdentity is keys.ErrNoIdentity.
+	ErrNoIdentity = keys.ErrNoIdentity
 	// ErrDecrypt: no identity given can decrypt a memory file.
 	ErrDecrypt = errors.New("cannot decrypt")
 	// ErrWatchUnsupported: the system cannot watch the vault for changes (Watch).
@@ -61,17 +61,12 @@ var (
 	// ErrNotRecipient: the identity is not among the vault's recipients, so it could
 	// not read the vault's memories.
 	ErrNotRecipient = errors.New("the identity is not one of the vault's recipients")
-	// ErrPassphrase: a passphrase-protected identity could not be unlocked: the
-	// passphrase was wrong, or there was no way to ask for one.
-	ErrPassphrase = errors.New("cannot unlock the identity")
-	// ErrRecipients: a recipient that cannot be parsed or used, or a recipient set
-	// memvault refuses (empty, mixing post-quantum and classical keys, or one the
-	// identity in use could no longer decrypt).
-	ErrRecipients = errors.New("invalid recipients")
-	// ErrMixedRecipients: a recipient set that mixes post-quantum and classical
-	// keys. It wraps ErrRecipients.
-	ErrMixedRecipients = fmt.Errorf("%w: post-quantum and classical keys cannot be mixed; "+
-		"every recipient must be post-quantum, or none", ErrRecipients)
+	// ErrPassphrase is keys.ErrPassphrase.
+	ErrPassphrase = keys.ErrPassphrase
+	// ErrRecipients is keys.ErrRecipients.
+	ErrRecipients = keys.ErrRecipients
+	// ErrMixedRecipients is keys.ErrMixedRecipients.
+	ErrMixedRecipients = keys.ErrMixedRecipients
 	// ErrNotVault: the directory holds no memvault vault.
 	ErrNotVault = errors.New("not a memvault vault")
 	// ErrDamaged: the vault's branch is unreadable or names a missing commit;
@@ -108,6 +103,17 @@ var (
 	// nothing and says what the remote's recipients are. Sync again with
 	// SyncOptions.AcceptRecipients to take them.
 	ErrRecipientsChanged = errors.New("the remote changed the vault's recipients")
+	// ErrNotWriter: the vault takes only commits its writers signed, and this
+	// identity's signing key is not one of them.
+	ErrNotWriter = errors.New("not a writer of the vault")
+	// ErrUnsigned: a commit that arrived is not signed by a writer of the vault
+	// (unsigned, badly signed, or signed by a key that is not a writer in its
+	// parents). Nothing moved; no flag takes such a commit.
+	ErrUnsigned = errors.New("a commit that no writer of the vault signed")
+	// ErrWritersChanged: the remote changed who may write the vault; Sync moved
+	// nothing and says which keys the change adds and removes. Sync again with
+	// SyncOptions.AcceptWriters to take it.
+	ErrWritersChanged = errors.New("the remote changed the vault's writers")
 	// ErrBehind: a push found commits on the remote that the vault lacks; pull or
 	// sync first.
 	ErrBehind = errors.New("the remote has commits this vault lacks")

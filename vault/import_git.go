@@ -11,8 +11,8 @@ import (
 // maxSourceCommits bounds the history ImportHistory replays.
 const maxSourceCommits = 100_000
 
-// HistoryImport says what ImportHistory did.
-type HistoryImport struct {
+// historyImport says what ImportHistory did.
+type historyImport struct {
 	ImportResult     // over all the commits replayed; Commit is the last one made
 	Commits      int // first-parent commits in the source
 	Replayed     int // of them, those that changed the vault
@@ -34,8 +34,8 @@ type HistoryOptions struct {
 // (by their Import-Commit trailer) are passed over, so a re-run brings in only
 // what is new. opts.Overwrite holds for the first commit replayed; the later ones
 // replace what the earlier ones wrote.
-func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (HistoryImport, error) {
-	var total HistoryImport
+func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
+	var total historyImport
 	src, err := gitlog.OpenSource(source)
 	if err != nil {
 		return total, fmt.Errorf("vault: import: %w", err)

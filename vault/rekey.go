@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // RekeyOptions say what Rekey makes.
@@ -23,11 +24,11 @@ type RekeyOptions struct {
 	Progress func(done, total int)
 }
 
-// RekeyResult says what Rekey did.
-type RekeyResult struct {
+// rekeyResult says what Rekey did.
+type rekeyResult struct {
 	RecipientsResult
-	Identity IdentityInfo // the new identity, now at the identity path
-	Retired  string       // where the old identity file is now
+	Identity keys.IdentityInfo // the new identity, now at the identity path
+	Retired  string            // where the old identity file is now
 }
 
 // Rekey rotates the identity: it generates a new key, re-encrypts every
@@ -45,8 +46,8 @@ type RekeyResult struct {
 // The error wraps ErrNoIdentity when the identity is an SSH key or a plugin's
 // (rotate those yourself, then add and remove recipients), and otherwise what
 // ChangeRecipients returns.
-func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyResult, error) {
-	var res RekeyResult
+func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyResult, error) {
+	var res rekeyResult
 	path := v.opts.IdentityFile
 	if missing(path) && !missing(path+".new") {
 		return res, v.finishRekey(path, &res) // interrupted between the two moves
@@ -56,7 +57,7 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 		return res, err
 	}
 	for _, r := range old.Recipients {
-		if r.Type != TypeX25519 && r.Type != TypeHybrid {
+		if r.Type != keys.TypeX25519 && r.Type != keys.TypeHybrid {
 			return res, fmt.Errorf("vault: rekey: the identity %s is an %s key, which memvault does not own: "+
 				"make a new key yourself, then add it and remove the old one as recipients: %w", path, r.Type, ErrNoIdentity)
 		}
@@ -79,7 +80,7 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 		ch.Add = append(ch.Add, r.Key)
 	}
 	for _, r := range old.Recipients {
-		if current.index(r.Key) >= 0 {
+		if current.Index(r.Key) >= 0 {
 			ch.Remove = append(ch.Remove, r.Key)
 		}
 	}
@@ -105,25 +106,25 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 
 // pendingIdentity returns the key a Rekey rotates to: the one an interrupted
 // Rekey left at path, or a new one written there.
-func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*identityFile, error) {
+func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*keys.File, error) {
 	if missing(path) {
-		return createIdentityFile(path, IdentityOptions{PostQuantum: opts.PostQuantum, Passphrase: opts.Passphrase})
+		return keys.CreateFile(path, keys.IdentityOptions{PostQuantum: opts.PostQuantum, Passphrase: opts.Passphrase})
 	}
 	pass := v.opts.Passphrase
 	if len(opts.Passphrase) > 0 {
 		pass = func(string) ([]byte, error) { return append([]byte(nil), opts.Passphrase...), nil }
 	}
-	return readIdentityFile(path, pass, true)
+	return keys.ReadFile(path, pass, true)
 }
 
 // finishRekey moves the old identity file aside and the new one in place.
-func (v *Vault) finishRekey(path string, res *RekeyResult) error {
+func (v *Vault) finishRekey(path string, res *rekeyResult) error {
 	retired, err := installRekeyed(path)
 	if err != nil {
 		return err
 	}
 	res.Retired = retired
-	info, err := ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
+	info, err := keys.ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
 	if err == nil {
 		res.Identity = info
 	}

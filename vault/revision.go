@@ -44,6 +44,22 @@ func (v *Vault) SnapshotAt(ctx context.Context, rev string) (*Snapshot, error) {
 	return v.snapshotAt(h)
 }
 
+// revisionRoot resolves rev, the head when it is empty, to its commit and
+// that commit's root tree: where blame and grep start. The error wraps
+// ErrUnknownRevision for a revision that names no commit, as resolve's does.
+func (v *Vault) revisionRoot(rev string) (commit, root gitlog.Hash, err error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	if commit, err = v.resolve(rev); err != nil {
+		return commit, root, err
+	}
+	if root, err = v.repo.RootTree(commit); err != nil {
+		return commit, root, fmt.Errorf("vault: revision %s: %w", rev, err)
+	}
+	return commit, root, nil
+}
+
 func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
 	unknown := func(why string) error {
 		return fmt.Errorf("vault: %w %q: %s", ErrUnknownRevision, rev, why)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // BenchmarkSignVerify is the cryptography alone that signing adds to a write
@@ -18,14 +20,14 @@ func BenchmarkSignVerify(b *testing.B) {
 	payload := bytes.Repeat([]byte("tree 0123456789abcdef0123456789abcdef01234567\n"), 8)
 	b.Run("sign", func(b *testing.B) {
 		for b.Loop() {
-			sig, err := sshsig.Sign(bytes.NewReader(payload), signer, sigHash, sigNamespace)
+			sig, err := sshsig.Sign(bytes.NewReader(payload), signer, keys.SigHash, keys.SigNamespace)
 			if err != nil {
 				b.Fatal(err)
 			}
 			sshsig.Armor(sig)
 		}
 	})
-	sig, _ := sshsig.Sign(bytes.NewReader(payload), signer, sigHash, sigNamespace)
+	sig, _ := sshsig.Sign(bytes.NewReader(payload), signer, keys.SigHash, keys.SigNamespace)
 	armored := sshsig.Armor(sig)
 	b.Run("verify", func(b *testing.B) {
 		for b.Loop() {
@@ -33,7 +35,7 @@ func BenchmarkSignVerify(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := sshsig.Verify(bytes.NewReader(payload), s, s.PublicKey, s.HashAlgorithm, sigNamespace); err != nil {
+			if err := sshsig.Verify(bytes.NewReader(payload), s, s.PublicKey, s.HashAlgorithm, keys.SigNamespace); err != nil {
 				b.Fatal(err)
 			}
 		}

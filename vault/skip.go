@@ -248,8 +248,8 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 	return rs, nil
 }
 
-// RefusalLine is one refused entry as fsck and sync print it: the commit, the
-// path quoted as Go quotes it, and the reason.
-func RefusalLine(r Refusal) string {
+// String is the refused entry as fsck and sync print it: the commit, the path
+// quoted as Go quotes it, and the reason.
+func (r Refusal) String() string {
 	return fmt.Sprintf("commit %s: %s: %s", r.Commit, strconv.Quote(r.Path), r.Reason)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/textdiff"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // SyncMode says which ways Sync goes.
@@ -53,13 +54,13 @@ type SyncResult struct {
 	// change adds and removes, as sets of keys (comments, order and blank
 	// lines aside); both are empty when it changed only those.
 	RecipientsChanged bool
-	RecipientsAdded   []Recipient
-	RecipientsRemoved []Recipient
+	RecipientsAdded   []keys.Recipient
+	RecipientsRemoved []keys.Recipient
 	// WritersAdded and WritersRemoved are the keys a change of writers the
 	// remote made adds to and removes from this clone's writers, computed on
 	// the resulting set.
-	WritersAdded   []Writer
-	WritersRemoved []Writer
+	WritersAdded   []keys.Writer
+	WritersRemoved []keys.Writer
 	// LeftOut are the refused entries a SkipRefused merge left out.
 	LeftOut []Refusal
 }
@@ -270,11 +271,11 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {
 		return nil
 	}
-	was, err := parseRecipientsFile(rs[0])
+	was, err := keys.ParseRecipientsFile(rs[0])
 	if err != nil {
 		return fmt.Errorf("vault: sync: the recipients before the remote's change: %w", err)
 	}
-	now, err := parseRecipientsFile(rs[2])
+	now, err := keys.ParseRecipientsFile(rs[2])
 	if err != nil {
 		return fmt.Errorf("vault: sync: the remote's recipients: %w", err)
 	}
@@ -287,11 +288,11 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 }
 
 // keysMissing returns the recipients of b whose keys a lacks, each once.
-func keysMissing(a, b *recipientsFile) []Recipient {
-	var out []Recipient
+func keysMissing(a, b *keys.RecipientsFile) []keys.Recipient {
+	var out []keys.Recipient
 	seen := map[string]bool{}
-	for _, e := range b.entries {
-		if a.index(e.Key) < 0 && !seen[e.Key] {
+	for _, e := range b.Entries {
+		if a.Index(e.Key) < 0 && !seen[e.Key] {
 			seen[e.Key] = true
 			out = append(out, e.Recipient)
 		}

@@ -97,7 +97,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 		return fmt.Errorf("vault: write %s: %w", p, err)
 	}
 	if limits.limited() {
-		var old Usage
+		var old usage
 		if err == nil {
 			if old, err = tx.v.entryUsage(ctx, memPath(tp), e); err != nil {
 				return err

@@ -24,15 +24,16 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
-// Format is the version of the storage format this package writes.
-const Format = "1"
+// formatVersion is the version of the storage format this package writes.
+const formatVersion = "1"
 
 // The files of a vault's tree besides the memories.
 const (
 	memDir         = "memories"
-	recipientsPath = ".memvault/recipients"
+	recipientsPath = keys.RecipientsPath
 	formatPath     = ".memvault/format"
 	attributesPath = ".gitattributes"
 )
@@ -56,8 +57,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// InitResult says what Init made.
-type InitResult struct {
+// initResult says what Init made.
+type initResult struct {
 	VaultCreated    bool
 	IdentityCreated bool
 	Recipient       string // the identity's public recipient
@@ -105,19 +106,9 @@ func DefaultDir() (string, error) {
 	return filepath.Join(base, "memvault", "default.git"), nil
 }
 
-// DefaultIdentityFile is where the identity lives when none is named:
-// $XDG_CONFIG_HOME/memvault/identity (~/.config/... when unset).
-func DefaultIdentityFile() (string, error) {
-	base, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("vault: default identity: %w", err)
-	}
-	return filepath.Join(base, "memvault", "identity"), nil
-}
-
 func (o *Options) fill() error {
 	if o.IdentityFile == "" {
-		p, err := DefaultIdentityFile()
+		p, err := keys.DefaultIdentityFile()
 		if err != nil {
 			return err
 		}
@@ -134,12 +125,12 @@ func (o *Options) fill() error {
 // exist. If dir already holds a vault, Init opens it and reports VaultCreated false.
 // A git repository at dir that holds objects but no vault on its main branch is
 // left as it is, with an error wrapping ErrHoldsObjects.
-func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
-	var res InitResult
+func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, error) {
+	var res initResult
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
-	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+	recipient, created, err := keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	if err != nil {
 		return nil, res, err
 	}
@@ -177,13 +168,13 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 		repo.Close()
 		return nil, res, fmt.Errorf("vault: init %s: the signing key: %w", dir, err)
 	}
-	writers := formatWriters([]Writer{writerOf(pub, writerComment())})
+	writers := keys.FormatWriters([]keys.Writer{keys.WriterOf(pub, keys.WriterComment())})
 	w, err := repo.Lock(ctx)
 	if err == nil {
 		err = v.commit(w, gitlog.ZeroHash, "", "", []gitlog.Change{
-			{Op: gitlog.Put, Path: formatPath, Data: []byte(Format + "\n")},
+			{Op: gitlog.Put, Path: formatPath, Data: []byte(formatVersion + "\n")},
 			{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
-			{Op: gitlog.Put, Path: writersPath, Data: writers},
+			{Op: gitlog.Put, Path: keys.WritersPath, Data: writers},
 			{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
 		}, Meta{Command: "init"})
 		w.Unlock()

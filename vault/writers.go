@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"slices"
 	"strings"
 	"sync"
@@ -15,90 +13,18 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
-
-// writersPath lists the vault's writers: the public SSH keys whose signatures
-// make a commit believed. It is in the tree, like the recipients, so changing
-// it takes a commit signed by a writer listed before the change.
-const writersPath = ".memvault/writers"
-
-// Writer is a key that may sign the vault's commits.
-type Writer struct {
-	Key         string // the public key, as in authorized_keys: "ssh-ed25519 AAAA…"
-	Fingerprint string // SHA256:…, as ssh-keygen -l prints it
-	Comment     string // the rest of its line
-	pub         ssh.PublicKey
-}
-
-// Name is how a writer is shown: its comment and fingerprint.
-func (w Writer) Name() string {
-	if w.Comment == "" {
-		return w.Fingerprint
-	}
-	return w.Comment + " (" + w.Fingerprint + ")"
-}
-
-// ParseWriter reads one writer's line: "ssh-ed25519 AAAA… [comment]".
-func ParseWriter(line string) (Writer, error) {
-	pub, comment, opts, rest, err := ssh.ParseAuthorizedKey([]byte(line))
-	if err != nil || len(opts) > 0 || len(bytes.TrimSpace(rest)) > 0 {
-		return Writer{}, fmt.Errorf("vault: %q is not a writer's public SSH key (ssh-ed25519 AAAA… name): %w", oneLine(line), ErrInvalid)
-	}
-	return writerOf(pub, comment), nil
-}
-
-func writerOf(pub ssh.PublicKey, comment string) Writer {
-	return Writer{Key: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))), Fingerprint: ssh.FingerprintSHA256(pub),
-		Comment: oneLine(comment), pub: pub}
-}
-
-// parseWriters reads a writers file: one key a line; blank lines and lines
-// starting with '#' are comments.
-func parseWriters(content []byte) ([]Writer, error) {
-	var out []Writer
-	for n, line := range strings.Split(string(content), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		w, err := ParseWriter(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", writersPath, n+1, err)
-		}
-		out = append(out, w)
-	}
-	return out, nil
-}
-
-// formatWriters writes a writers file.
-func formatWriters(ws []Writer) []byte {
-	var b strings.Builder
-	b.WriteString("# memvault: a commit is believed only when one of these keys signed it.\n")
-	for _, w := range ws {
-		b.WriteString(w.Key)
-		if w.Comment != "" {
-			b.WriteString(" " + w.Comment)
-		}
-		b.WriteString("\n")
-	}
-	return []byte(b.String())
-}
 
 // writerSet is a tree's writers; has is false when the tree has no writers
 // file (a vault from before writers: its commits need no signature).
 type writerSet struct {
 	has     bool
-	writers []Writer
+	writers []keys.Writer
 }
 
-func (s writerSet) find(pub ssh.PublicKey) (Writer, bool) {
-	want := pub.Marshal()
-	for _, w := range s.writers {
-		if bytes.Equal(w.pub.Marshal(), want) {
-			return w, true
-		}
-	}
-	return Writer{}, false
+func (s writerSet) find(pub ssh.PublicKey) (keys.Writer, bool) {
+	return keys.FindWriter(s.writers, pub)
 }
 
 // writersCache parses each writers file once, by blob.
@@ -109,7 +35,7 @@ type writersCache struct {
 
 // writersAt returns the writers of the tree root.
 func (c *writersCache) writersAt(repo *gitlog.Repo, root gitlog.Hash) (writerSet, error) {
-	e, err := repo.Lookup(root, writersPath)
+	e, err := repo.Lookup(root, keys.WritersPath)
 	if errors.Is(err, gitlog.ErrNotFound) {
 		return writerSet{}, nil
 	}
@@ -125,13 +51,13 @@ func (c *writersCache) writersAt(repo *gitlog.Repo, root gitlog.Hash) (writerSet
 	if n, err := repo.ObjectSize(e.Hash); err != nil {
 		return writerSet{}, err
 	} else if n > maxMetaFile {
-		return writerSet{}, fmt.Errorf("%s is %d bytes, over the limit of %d", writersPath, n, maxMetaFile)
+		return writerSet{}, fmt.Errorf("%s is %d bytes, over the limit of %d", keys.WritersPath, n, maxMetaFile)
 	}
 	content, err := repo.ReadBlob(e.Hash)
 	if err != nil {
 		return writerSet{}, err
 	}
-	ws, err := parseWriters(content)
+	ws, err := keys.ParseWriters(content)
 	if err != nil {
 		return writerSet{}, err
 	}
@@ -157,7 +83,7 @@ var (
 // parents' trees (of its own tree for a first commit), and returns the writer
 // who signed it. A commit whose parents (or, for a first commit, its own
 // tree) have no writers file needs no signature: ok is false and err nil.
-func (c *writersCache) signedBy(repo *gitlog.Repo, commit *gitlog.Commit) (w Writer, ok bool, err error) {
+func (c *writersCache) signedBy(repo *gitlog.Repo, commit *gitlog.Commit) (w keys.Writer, ok bool, err error) {
 	var sets []writerSet
 	roots := []gitlog.Hash{commit.TreeHash}
 	if len(commit.ParentHashes) > 0 {
@@ -213,37 +139,19 @@ func verifySignature(repo *gitlog.Repo, h gitlog.Hash) (ssh.PublicKey, error) {
 	if err != nil {
 		return nil, errBadSig
 	}
-	if err := sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, sigNamespace); err != nil {
+	if err := sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, keys.SigNamespace); err != nil {
 		return nil, errBadSig
 	}
 	return sig.PublicKey, nil
 }
 
-
-// writerComment names this machine's writer in the writers file: user@host,
-// as ssh-keygen names a key.
-func writerComment() string {
-	host, _ := os.Hostname()
-	name := os.Getenv("USER")
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	switch {
-	case name != "" && host != "":
-		return name + "@" + host
-	case host != "":
-		return host
-	}
-	return name
-}
-
 // trWriter names, in a commit that changes the writers, a key it adds ("+
 // KEY") or removes ("- KEY"); one trailer a key.
-const trWriter = "Memory-Writer"
+const trWriter = "Memory-keys.Writer"
 
 // Writers returns the writers listed at the head; has is false for a vault
 // from before writers, whose commits need no signature.
-func (v *Vault) Writers(ctx context.Context) (ws []Writer, has bool, err error) {
+func (v *Vault) Writers(ctx context.Context) (ws []keys.Writer, has bool, err error) {
 	head, err := v.repo.Head()
 	if err != nil {
 		return nil, false, fmt.Errorf("vault: %w", err)
@@ -254,19 +162,19 @@ func (v *Vault) Writers(ctx context.Context) (ws []Writer, has bool, err error) 
 	}
 	set, err := v.writers.writersAt(v.repo, root)
 	if err != nil {
-		return nil, false, fmt.Errorf("vault: %s: %w", writersPath, err)
+		return nil, false, fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
 	}
 	return set.writers, set.has, nil
 }
 
 // SigningWriter is this identity's signing key as a writer line, to give to
 // a writer of a vault who can add it (the key is made when there is none).
-func (v *Vault) SigningWriter() (Writer, error) {
+func (v *Vault) SigningWriter() (keys.Writer, error) {
 	pub, err := v.sign.publicKey()
 	if err != nil {
-		return Writer{}, err
+		return keys.Writer{}, err
 	}
-	return writerOf(pub, writerComment()), nil
+	return keys.WriterOf(pub, keys.WriterComment()), nil
 }
 
 // ChangeWriters adds and removes writers in one commit, signed by this
@@ -274,7 +182,7 @@ func (v *Vault) SigningWriter() (Writer, error) {
 // fingerprint. On a vault from before writers, the first change makes the
 // writers file, with this identity's key first: from then on, every commit
 // must be signed by a writer. Removing the last writer is refused.
-func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []Writer, remove []string) ([]Writer, error) {
+func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer, remove []string) ([]keys.Writer, error) {
 	if meta.Command == "" {
 		meta.Command = "writers"
 	}
@@ -282,23 +190,23 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []Writer, remo
 	if err != nil {
 		return nil, err
 	}
-	var out []Writer
+	var out []keys.Writer
 	err = v.updateWith(ctx, meta, func(tx *Tx) error {
 		set, err := v.writers.writersAt(v.repo, tx.root)
 		if err != nil {
-			return fmt.Errorf("vault: %s: %w", writersPath, err)
+			return fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
 		}
 		ws := set.writers
 		if !set.has {
-			ws = []Writer{me}
+			ws = []keys.Writer{me}
 		}
 		for _, w := range add {
-			if _, ok := (writerSet{writers: ws}).find(w.pub); !ok {
+			if _, ok := (writerSet{writers: ws}).find(w.Public); !ok {
 				ws = append(ws, w)
 			}
 		}
 		for _, r := range remove {
-			i := slices.IndexFunc(ws, func(w Writer) bool { return w.Key == r || w.Fingerprint == r || strings.HasPrefix(r, w.Key+" ") })
+			i := slices.IndexFunc(ws, func(w keys.Writer) bool { return w.Key == r || w.Fingerprint == r || strings.HasPrefix(r, w.Key+" ") })
 			if i < 0 {
 				return fmt.Errorf("vault: %q is not a writer of the vault: %w", oneLine(r), ErrNotExist)
 			}
@@ -308,7 +216,7 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []Writer, remo
 			return fmt.Errorf("vault: that would leave the vault without a writer, and nobody could write it again: %w", ErrInvalid)
 		}
 		out = ws
-		tx.changes = append(tx.changes, gitlog.Change{Op: gitlog.Put, Path: writersPath, Data: formatWriters(ws)})
+		tx.changes = append(tx.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(ws)})
 		return nil
 	}, func(subject *string, trailers *[]trailer) {
 		*subject = "writers"
@@ -322,10 +230,6 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []Writer, remo
 	return out, err
 }
 
-// ErrWritersChanged: the remote changed who may write the vault; Sync moved
-// nothing and says which keys the change adds and removes. Sync again with
-// SyncOptions.AcceptWriters to take it.
-var ErrWritersChanged = errors.New("the remote changed the vault's writers")
 
 // writersOfCommit returns the writers of commit h's tree.
 func (v *Vault) writersOfCommit(h gitlog.Hash) (writerSet, error) {
@@ -339,9 +243,9 @@ func (v *Vault) writersOfCommit(h gitlog.Hash) (writerSet, error) {
 // mergedWriters is the set a merge of writers makes, as keys, never as
 // lines: what ours holds, with what theirs added since base, without what
 // theirs removed since base.
-func mergedWriters(base, ours, theirs writerSet) []Writer {
-	in := func(s writerSet, w Writer) bool { _, ok := s.find(w.pub); return ok }
-	var out []Writer
+func mergedWriters(base, ours, theirs writerSet) []keys.Writer {
+	in := func(s writerSet, w keys.Writer) bool { _, ok := s.find(w.Public); return ok }
+	var out []keys.Writer
 	for _, w := range ours.writers {
 		if !in(base, w) || in(theirs, w) || !theirs.has {
 			out = append(out, w)
@@ -363,7 +267,7 @@ func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *S
 	for i, c := range []gitlog.Hash{base, ours, theirs} {
 		var err error
 		if sets[i], err = v.writersOfCommit(c); err != nil {
-			return fmt.Errorf("vault: sync: %s: %w", writersPath, err)
+			return fmt.Errorf("vault: sync: %s: %w", keys.WritersPath, err)
 		}
 	}
 	now := writerSet{has: sets[1].has || sets[2].has, writers: mergedWriters(sets[0], sets[1], sets[2])}
@@ -371,12 +275,12 @@ func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *S
 		now = sets[2]
 	}
 	for _, w := range now.writers {
-		if _, ok := sets[1].find(w.pub); !ok {
+		if _, ok := sets[1].find(w.Public); !ok {
 			res.WritersAdded = append(res.WritersAdded, w)
 		}
 	}
 	for _, w := range sets[1].writers {
-		if _, ok := now.find(w.pub); !ok {
+		if _, ok := now.find(w.Public); !ok {
 			res.WritersRemoved = append(res.WritersRemoved, w)
 		}
 	}
@@ -388,16 +292,16 @@ func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *S
 
 // mergeWriters merges the writers file as a set of keys (see mergedWriters).
 func (m *merger) mergeWriters(paths map[string]side, handled map[string]bool) error {
-	s, ok := paths[writersPath]
-	handled[writersPath] = true
+	s, ok := paths[keys.WritersPath]
+	handled[keys.WritersPath] = true
 	switch {
 	case !ok, s.o == s.t, s.t == s.b:
 		return nil
 	case s.o == s.b:
 		if s.t.IsZero() {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: writersPath})
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: keys.WritersPath})
 		} else {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: writersPath, Hash: s.t})
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: keys.WritersPath, Hash: s.t})
 		}
 		return nil
 	}
@@ -405,22 +309,9 @@ func (m *merger) mergeWriters(paths map[string]side, handled map[string]bool) er
 	for i, root := range []gitlog.Hash{m.baseT, m.oursT, m.theirsT} {
 		var err error
 		if sets[i], err = m.v.writers.writersAt(m.v.repo, root); err != nil {
-			return fmt.Errorf("vault: merge: %s: %w", writersPath, err)
+			return fmt.Errorf("vault: merge: %s: %w", keys.WritersPath, err)
 		}
 	}
-	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: writersPath, Data: formatWriters(mergedWriters(sets[0], sets[1], sets[2]))})
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(mergedWriters(sets[0], sets[1], sets[2]))})
 	return nil
-}
-
-// signerFingerprint is the fingerprint of the key an armored signature names,
-// unverified; "" for none, "unreadable signature" for one that does not parse.
-func signerFingerprint(armored string) string {
-	if armored == "" {
-		return ""
-	}
-	sig, err := sshsig.Unarmor([]byte(armored))
-	if err != nil {
-		return "unreadable signature"
-	}
-	return ssh.FingerprintSHA256(sig.PublicKey)
 }

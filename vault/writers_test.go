@@ -17,6 +17,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // forged is what a host that holds no key writes: an instruction for the agent,
@@ -43,7 +44,7 @@ func forgedMemory(t *testing.T, h *gittest.Hostile) string {
 
 // sshKey makes an ed25519 key file (OpenSSH format, as ssh-keygen writes it)
 // and returns its path and its writer line.
-func sshKey(t *testing.T, name string) (string, vault.Writer) {
+func sshKey(t *testing.T, name string) (string, keys.Writer) {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -58,7 +59,7 @@ func sshKey(t *testing.T, name string) (string, vault.Writer) {
 		t.Fatal(err)
 	}
 	pub, _ := ssh.NewPublicKey(priv.Public())
-	w, err := vault.ParseWriter(strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))) + " " + name)
+	w, err := keys.ParseWriter(strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))) + " " + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestRemovedWriterRefused(t *testing.T) {
 	url := gittest.Bare(t, t.TempDir(), "remote")
 	a, b, opts := hostilePair(t, url)
 	key, eve := sshKey(t, "eve")
-	if _, err := a.ChangeWriters(ctx, vault.Meta{}, []vault.Writer{eve}, nil); err != nil {
+	if _, err := a.ChangeWriters(ctx, vault.Meta{}, []keys.Writer{eve}, nil); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
@@ -167,7 +168,7 @@ func TestRecipientIsNotAWriter(t *testing.T) {
 	url := gittest.Bare(t, t.TempDir(), "remote")
 	a, b, opts := hostilePair(t, url)
 	rid := filepath.Join(t.TempDir(), "reader")
-	info, err := vault.CreateIdentity(rid, vault.IdentityOptions{})
+	info, err := keys.CreateIdentity(rid, keys.IdentityOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestRecipientIsNotAWriter(t *testing.T) {
 		t.Errorf("the reader's write = %v, want ErrNotWriter", err)
 	}
 	h := gittest.NewHostile(t, url)
-	h.SigningKey = vault.SigningKeyFile(rid)
+	h.SigningKey = keys.SigningKeyFile(rid)
 	bad := forgedMemory(t, h)
 	h.Push(bad)
 	refusedUnsigned(t, b, bad, "not a writer", url, opts)
@@ -230,7 +231,7 @@ func TestWritersChangeNeedsAccepting(t *testing.T) {
 	url := gittest.Bare(t, t.TempDir(), "remote")
 	a, b, _ := hostilePair(t, url)
 	_, bob := sshKey(t, "bob")
-	if _, err := a.ChangeWriters(ctx, vault.Meta{}, []vault.Writer{bob}, nil); err != nil {
+	if _, err := a.ChangeWriters(ctx, vault.Meta{}, []keys.Writer{bob}, nil); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, a)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/memstore"
 )
 
@@ -230,7 +231,7 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	}
 	fmt.Fprintln(out)
 	for _, r := range res.LeftOut {
-		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
 	for _, p := range res.Conflicts {
 		if slices.Contains(res.MovedAside, p) {
@@ -262,7 +263,7 @@ func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	}
 }
 
-func describeRecipient(r vault.Recipient) string {
+func describeRecipient(r keys.Recipient) string {
 	s := escape.Name(r.Key) + "  (" + escape.Name(r.Type) + ")"
 	if r.Comment != "" {
 		s += "  # " + escape.Name(r.Comment)
@@ -333,8 +334,18 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	}
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
+	// A new clone trusts the writers it first sees: say who they are, so the
+	// fingerprints can be compared with the collaborators'.
+	if ws, has, err := v.Writers(ctx); err == nil && has {
+		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
+		for _, w := range ws {
+			fmt.Fprintf(out, "  %s  %s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment))
+		}
+	} else if err == nil {
+		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
+	}
 	for _, r := range left {
-		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
 	return nil
 }

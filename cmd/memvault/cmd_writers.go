@@ -11,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 func newWritersCommand(g *globalOptions) *cobra.Command {
@@ -102,7 +103,7 @@ func runWritersList(ctx context.Context, g *globalOptions, out io.Writer) (err e
 }
 
 func runWritersChange(ctx context.Context, g *globalOptions, args []string, add bool, out io.Writer) (err error) {
-	var adds []vault.Writer
+	var adds []keys.Writer
 	var removes []string
 	for _, a := range args {
 		if !add {
@@ -113,7 +114,7 @@ func runWritersChange(ctx context.Context, g *globalOptions, args []string, add 
 		if data, err := os.ReadFile(a); err == nil && !strings.HasPrefix(a, "ssh-") {
 			line = strings.TrimSpace(string(data))
 		}
-		w, err := vault.ParseWriter(line)
+		w, err := keys.ParseWriter(line)
 		if err != nil {
 			return err
 		}
@@ -136,7 +137,7 @@ func runWritersChange(ctx context.Context, g *globalOptions, args []string, add 
 }
 
 // writerLine is a writer as its line in the writers file, escaped.
-func writerKeyLine(w vault.Writer) string {
+func writerKeyLine(w keys.Writer) string {
 	s := escape.Name(w.Key)
 	if w.Comment != "" {
 		s += " " + escape.Name(w.Comment)

@@ -11,7 +11,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/memvault/memvault/gitlog/gittest"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // What a remote writes (names, subjects, trailers, authors, recipient
@@ -65,7 +65,7 @@ func newVictim(t *testing.T) *victim {
 // checks after it.
 func (v *victim) collaborator(t *testing.T, url string) *gittest.Hostile {
 	h := gittest.NewHostile(t, url)
-	h.SigningKey = vault.SigningKeyFile(v.identity)
+	h.SigningKey = keys.SigningKeyFile(v.identity)
 	return h
 }
 
