@@ -64,7 +64,6 @@ func (s *signingKey) get() (ssh.Signer, error) {
 // it, to measure what they cost a write and a sync, old and new in one run.
 var skipSigning atomic.Bool
 
-
 // signerFor returns the signer of a commit with these parents. When a
 // parent's tree lists writers, the signing key must be one of them: a commit
 // others would refuse is not made. A vault without writers is signed when the
@@ -112,7 +111,6 @@ func (v *Vault) signerFor(parents ...gitlog.Hash) (gitlog.Signer, error) {
 		return sig, nil
 	}, nil
 }
-
 
 // signed refuses commit c unless a writer of the vault signed it (see
 // writersCache.signedBy).

@@ -230,7 +230,6 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer,
 	return out, err
 }
 
-
 // writersOfCommit returns the writers of commit h's tree.
 func (v *Vault) writersOfCommit(h gitlog.Hash) (writerSet, error) {
 	root, err := v.repo.RootTree(h)
