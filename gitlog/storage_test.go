@@ -162,7 +162,7 @@ func TestNewerJournalLeftAlone(t *testing.T) {
 func TestJournalRefNameChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("x"))
 	for _, name := range []string{"refs/heads/../../../escape", "/etc/passwd", "HEAD", "refs/heads/main.lock"} {
-		rec := encodeRecord(record{ref: plumbing.ReferenceName(name), new: blob.hash, objs: []rawObject{blob}})
+		rec := encodeRecord(record{ref: name, new: blob.hash, objs: []rawObject{blob}})
 		if recs, _, _ := readRecords(rec, false); len(recs) != 0 {
 			t.Errorf("a record naming %q was read", name)
 		}

@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
 // maxSourceCommits bounds the history ImportHistory replays.
 const maxSourceCommits = 100_000
 
-// HistoryImport says what ImportHistory did.
-type HistoryImport struct {
+// historyImport says what ImportHistory did.
+type historyImport struct {
 	ImportResult     // over all the commits replayed; Commit is the last one made
 	Commits      int // first-parent commits in the source
 	Replayed     int // of them, those that changed the vault
@@ -36,8 +34,8 @@ type HistoryOptions struct {
 // (by their Import-Commit trailer) are passed over, so a re-run brings in only
 // what is new. opts.Overwrite holds for the first commit replayed; the later ones
 // replace what the earlier ones wrote.
-func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (HistoryImport, error) {
-	var total HistoryImport
+func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
+	var total historyImport
 	src, err := gitlog.OpenSource(source)
 	if err != nil {
 		return total, fmt.Errorf("vault: import: %w", err)
@@ -130,10 +128,10 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		mp := path.Join(to, e.Path)
 		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
 		switch {
-		case e.Mode == filemode.Symlink:
+		case e.Mode == gitlog.ModeSymlink:
 			skip("a symbolic link")
 			continue
-		case e.Mode == filemode.Submodule:
+		case e.Mode == gitlog.ModeSubmodule:
 			skip("a submodule")
 			continue
 		case e.Size > limits.MaxFileSize:

@@ -21,6 +21,11 @@ func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions,
 		return err
 	}
 	defer closeVault(v, &err)
+	if _, ok, err := storeRemote(v, opts.Remote); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("sync --watch: %s is a memory store, which only sync without --watch reaches for now", remoteName(opts.Remote))
+	}
 	fmt.Fprintf(log, "memvault: syncing %s with %s after each write and every %s; stop with Ctrl-C\n",
 		v.Dir(), remoteName(opts.Remote), every)
 	if err := v.SyncWatch(ctx, watchOptions(opts, every, timeout, log)); err != nil {
@@ -99,6 +104,11 @@ func syncFailure(err error) string {
 	case errors.Is(err, vault.ErrRecipientsChanged):
 		return "the remote changed the vault's recipients; nothing moved, and nothing will until a person " +
 			"checks them ('memvault sync' shows them) and takes them with 'memvault sync --accept-recipients'"
+	case errors.Is(err, vault.ErrWritersChanged):
+		return "the remote changed who may write the vault; nothing moved, and nothing will until a person " +
+			"checks the change ('memvault sync' shows it) and takes it with 'memvault sync --accept-writers'"
+	case errors.Is(err, vault.ErrUnsigned):
+		return "the remote holds a commit no writer of the vault signed; nothing moved ('memvault sync' names it)"
 	case errors.Is(err, vault.ErrRefused):
 		return "the remote's history holds entries memvault does not admit; nothing moved " +
 			"('memvault sync' lists them and says what the remote's owner must do)"
