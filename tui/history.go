@@ -583,6 +583,11 @@ func (h *historyModel) View() []string {
 		for _, name := range h.checkpoints[r.Commit] {
 			b.WriteString(h.st.Checkpoint.Render("⚑"+name) + " ")
 		}
+		// No writer's signature: never shown as the agent's own, whatever its
+		// trailers say (a vault from before writers, or a clone's own repair).
+		if r.Signer == "" {
+			b.WriteString(h.st.StatusError.Render("unsigned") + " ")
+		}
 		b.WriteString(h.st.Path.Render(p))
 		out = append(out, listRow(&h.st, b.String(), strings.Join(right, " "), w, i == h.cursor, h.focused))
 	}
