@@ -14,48 +14,75 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
+// PackResult is what Pack did: the objects it moved into packs, and the bytes
+// under objects/ before and after.
+type PackResult struct {
+	Objects       int
+	Before, After int64
+}
+
 // Pack flushes the journal (see flushJournal), moves every loose object (git,
-// or an older memvault, writes a few per commit) into one new pack, merges
-// small packs into bigger ones (see consolidate), and returns how many objects
-// it moved into packs. The journal is flushed and the packs merged by
-// themselves as a vault is used (see maybeAutoPack); Pack is for a manual run.
+// or an older memvault, writes a few per commit) into one new pack, then
+// merges every pack into one, as git gc does, with trees and commits stored as
+// deltas (see searchDeltas). The journal is flushed and the packs merged by
+// themselves as a vault is used (see maybeAutoPack), geometrically so that no
+// merge rewrites the whole history; Pack is for a manual run.
 //
 // The pack goes in through a packSink (whole, indexed, synced), and only then
 // are the loose copies removed, so no object is ever missing: a reader in
 // another process that looks for a removed file finds the object in the pack
 // after its reindex. Writers are held off only while the journal is flushed;
-// what they commit meanwhile waits in the journal for the next flush. Nothing unreachable is dropped. Packing the loose
-// objects and merging packs each take turns with their own kind across
-// processes (memvault/pack-loose.lock, memvault/pack-merge.lock), but not with
-// each other, so a long merge never keeps the loose objects from being packed:
-// Pack waits for its turn, an automatic pack skips. A temporary pack that a
-// killed packer or fetch left is removed.
-func (r *Repo) Pack(ctx context.Context) (int, error) {
-	return r.pack(ctx, true)
-}
-
-func (r *Repo) pack(ctx context.Context, wait bool) (int, error) {
+// what they commit meanwhile waits in the journal for the next flush. Nothing
+// unreachable is dropped. Packing the loose objects and merging packs each
+// take turns with their own kind across processes (memvault/pack-loose.lock,
+// memvault/pack-merge.lock), but not with each other, so a long merge never
+// keeps the loose objects from being packed: Pack waits for its turn. A
+// temporary pack that a killed packer or fetch left is removed.
+func (r *Repo) Pack(ctx context.Context) (PackResult, error) {
+	res := PackResult{Before: r.objectBytes()}
 	// The journal's objects first, so that everything ends in packs.
 	unlockW, err := r.lock(ctx)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	flushed, err := r.flushJournal(ctx, false)
 	unlockW()
 	if err != nil {
-		return 0, err
+		return res, err
 	}
-	n, err := r.packLoosePhase(ctx, wait)
-	n += flushed
+	n, err := r.packLoosePhase(ctx, true)
+	res.Objects = n + flushed
 	if err != nil {
-		return n, err
+		return res, err
 	}
-	unlock, ok, err := r.packLock(ctx, "pack-merge.lock", wait)
-	if err != nil || !ok {
-		return n, err
+	unlock, _, err := r.packLock(ctx, "pack-merge.lock", true)
+	if err != nil {
+		return res, err
 	}
 	defer unlock()
-	return n, r.consolidate(ctx)
+	// One pack and nothing new: it is what the last Pack made, or a pack
+	// written whole on purpose; merging it with itself would write it again.
+	packs, err := r.listPacks()
+	if err == nil && (len(packs) > 1 || len(packs) == 1 && res.Objects > 0) {
+		err = r.mergeAway(ctx, packs)
+	}
+	res.After = r.objectBytes()
+	return res, err
+}
+
+// objectBytes is the size of the files under objects/, as far as it can be
+// read while other processes pack.
+func (r *Repo) objectBytes() int64 {
+	var n int64
+	filepath.WalkDir(filepath.Join(r.dir, "objects"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // packLoosePhase packs the loose objects under pack-loose.lock.
@@ -129,13 +156,45 @@ func (r *Repo) packLoose(ctx context.Context) (int, error) {
 }
 
 // writeNewPack writes the objects hs, read through the repository, as one new
-// pack, indexed as it is written.
+// pack, indexed as it is written, trees and commits as deltas where they can
+// be (see searchDeltas).
 func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
+	window, depth := r.deltaConfig()
+	var cands []deltaCand
+	if window > 0 {
+		for i, h := range hs {
+			t, size, rd, err := r.openObject(plumbing.AnyObject, h)
+			if err != nil {
+				return fmt.Errorf("gitlog: pack: %w", err)
+			}
+			if mayDelta(t, size) {
+				start := make([]byte, min(size, nameHashPrefix))
+				_, err = io.ReadFull(rd, start)
+				cands = append(cands, deltaCand{hash: h, typ: t, size: size, name: nameHash(t, start), order: i})
+			}
+			rd.Close()
+			if err != nil {
+				return fmt.Errorf("gitlog: pack: %w", err)
+			}
+		}
+	}
+	load := func(h Hash) ([]byte, error) {
+		_, data, err := r.readObject(plumbing.AnyObject, h)
+		return data, err
+	}
+	found, err := searchDeltas(ctx, cands, load, window, depth)
+	if err != nil {
+		return fmt.Errorf("gitlog: pack: %w", err)
+	}
 	b, err := r.newPackBuilder(ctx, len(hs))
 	if err != nil {
 		return err
 	}
 	for _, h := range hs {
+		if d, ok := found.deltas[h]; ok {
+			b.delta(h, d)
+			continue
+		}
 		t, size, rd, err := r.openObject(plumbing.AnyObject, h)
 		if err == nil {
 			err = b.stream(h, t, size, rd)

@@ -37,6 +37,12 @@ func (r *Repo) consolidate(ctx context.Context) error {
 	if len(merge) < 2 {
 		return nil
 	}
+	return r.mergeAway(ctx, merge)
+}
+
+// mergeAway merges packs into one and removes them. The caller holds the pack
+// lock.
+func (r *Repo) mergeAway(ctx context.Context, merge []packFile) error {
 	out, err := r.mergePacks(ctx, merge)
 	if err != nil {
 		return err

@@ -342,17 +342,17 @@ func TestPack(t *testing.T) {
 	commits := branchyHistory(t, r, rand.New(rand.NewPCG(3, 4)), 30)
 	need := map[Hash]bool{}
 	closure(t, r, commits[len(commits)-1], need)
-	n, err := r.Pack(ctx)
-	if err != nil || n < len(need) {
-		t.Fatalf("Pack = %d, %v; want at least the %d reachable objects", n, err, len(need))
+	res, err := r.Pack(ctx)
+	if err != nil || res.Objects < len(need) {
+		t.Fatalf("Pack = %d objects, %v; want at least the %d reachable objects", res.Objects, err, len(need))
 	}
 	if hs, _, err := r.looseObjects(); err != nil || len(hs) != 0 {
 		t.Errorf("after Pack: %d loose objects left (%v)", len(hs), err)
 	}
 	got := map[Hash]bool{}
 	closure(t, r, commits[len(commits)-1], got) // fails the test if anything is missing
-	if n, err := r.Pack(ctx); n != 0 || err != nil {
-		t.Errorf("a second Pack = %d, %v; want nothing to do", n, err)
+	if res, err := r.Pack(ctx); res.Objects != 0 || res.After != res.Before || err != nil {
+		t.Errorf("a second Pack = %+v, %v; want nothing to do", res, err)
 	}
 	if git, err := exec.LookPath("git"); err == nil {
 		if out, err := exec.Command(git, "-C", r.Dir(), "fsck", "--strict").CombinedOutput(); err != nil {

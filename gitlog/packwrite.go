@@ -19,10 +19,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
-// packBuilder is gitlog's one pack writer. It writes whole objects only, no
-// deltas (ciphertext does not delta, and searching costs more than the bytes
-// it would save on trees), streamed one at a time so that nothing is held
-// whole, and gathered into large writes. A pack served to a client goes to any
+// packBuilder is gitlog's one pack writer. It writes whole objects, streamed
+// one at a time so that nothing is held whole, deltas found beforehand (see
+// searchDeltas), and entries copied from other packs, gathered into large
+// writes. A pack served to a client goes to any
 // writer (newPackEncoder); a pack for this repository goes to a packSink, with
 // its index built on the way rather than by reading the pack back (indexPack,
 // which a fetched pack needs), and is installed by finish (newPackBuilder).
@@ -63,20 +63,43 @@ func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, err
 	return b, nil
 }
 
-// copy appends an entry copied as it is, head and then what rd holds: its
-// header and zlib stream, which must match crc, the CRC-32 the source pack's
-// index holds for it.
-func (b *packBuilder) copy(h Hash, head []byte, rd io.Reader, crc uint32) error {
+// copy appends an entry copied from another pack: head, then what rd holds
+// (its zlib stream). The source's bytes, src and then rd's, must match crc, the
+// CRC-32 the source pack's index holds for the entry; head is src, or another
+// header for the same stream.
+func (b *packBuilder) copy(h Hash, src, head []byte, rd io.Reader, crc uint32) error {
 	ew := entryWriter{w: b.bw}
 	ew.Write(head)
-	if _, err := io.CopyBuffer(&ew, rd, b.buf); err != nil {
+	cr := &crcReader{rd: rd, crc: crc32.Update(0, crc32.IEEETable, src)}
+	if _, err := io.CopyBuffer(&ew, cr, b.buf); err != nil {
 		return err
 	}
-	if ew.crc != crc {
+	if cr.crc != crc {
 		return fmt.Errorf("the entry of %s does not match its checksum", h)
 	}
 	b.added(h, ew)
 	return nil
+}
+
+// crcReader keeps the CRC-32 of what it reads.
+type crcReader struct {
+	rd  io.Reader
+	crc uint32
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	n, err := c.rd.Read(p)
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	return n, err
+}
+
+// delta appends object h as the delta d, which names its base.
+func (b *packBuilder) delta(h Hash, d deltaOut) {
+	ew := entryWriter{w: b.bw}
+	ew.Write(entryHeader(plumbing.REFDeltaObject, d.size))
+	ew.Write(d.base[:])
+	ew.Write(d.zdata)
+	b.added(h, ew)
 }
 
 // added indexes the entry of h that ew wrote.
@@ -208,33 +231,35 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 // mergePacks writes the objects of packs as one new pack and returns its path
 // without ".pack". That may be the path of one of packs: a pack's name is its
 // checksum, and merging a pack with others whose objects it holds already
-// writes it again, byte for byte. A whole object's
-// entry is copied as it is, checked against the CRC-32 its index holds: no
+// writes it again, byte for byte. An object held by several packs is taken
+// from the first that holds it.
+//
+// An entry is copied as it is, checked against the CRC-32 its index holds: no
 // inflating, no compressing, so merging a big pack costs little more than
-// copying its bytes. A delta (in a fetched pack) is resolved and written whole,
-// streamed.
+// copying its bytes. A delta that names its base by offset (git's, or a
+// fetched pack's) is copied as one that names it by hash, the same bytes
+// under another header, since its base moves. Every base stays in the merged
+// pack: each entry's base is in the entry's own pack, all of whose objects
+// the merged pack holds. The objects stored whole, but for blobs, are then
+// compared for deltas (see searchDeltas), the chains already there counted.
 func (r *Repo) mergePacks(ctx context.Context, packs []packFile) (string, error) {
-	lists := make([][]packEntry, len(packs))
-	unique := map[Hash]bool{}
-	for i, p := range packs {
-		es, err := packEntries(p)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range es {
-			unique[e.hash] = true
-		}
-		lists[i] = es
+	m := &packMerge{r: r}
+	defer m.close()
+	if err := m.plan(packs); err != nil {
+		return "", err
 	}
-	b, err := r.newPackBuilder(ctx, len(unique))
+	window, depth := r.deltaConfig()
+	found, err := searchDeltas(ctx, m.candidates(depth), m.load, window, depth)
+	if err != nil {
+		return "", fmt.Errorf("gitlog: pack: %w", err)
+	}
+	b, err := r.newPackBuilder(ctx, len(m.entries))
 	if err != nil {
 		return "", err
 	}
-	for i, p := range packs {
-		if err := r.copyEntries(b, p, lists[i]); err != nil {
-			b.sink.abort()
-			return "", fmt.Errorf("gitlog: pack: %w", err)
-		}
+	if err := m.write(b, found); err != nil {
+		b.sink.abort()
+		return "", fmt.Errorf("gitlog: pack: %w", err)
 	}
 	if err := b.finish(); err != nil {
 		return "", err
@@ -248,6 +273,248 @@ type packEntry struct {
 	hash     Hash
 	off, end int64
 	crc      uint32
+}
+
+// mergeEntry is an entry of an input pack that the merged pack takes, with
+// what its header says.
+type mergeEntry struct {
+	packEntry
+	pack int                 // which input pack
+	typ  plumbing.ObjectType // as stored: a delta is OFS or REF
+	size int64               // as stored: a delta's is the delta's
+	head int                 // bytes of header before the zlib stream
+	base Hash                // a delta's base
+}
+
+func (e *mergeEntry) isDelta() bool {
+	return e.typ == plumbing.OFSDeltaObject || e.typ == plumbing.REFDeltaObject
+}
+
+// packMerge is the work of mergePacks.
+type packMerge struct {
+	r       *Repo
+	files   []*os.File
+	entries []mergeEntry
+	at      map[Hash]int // index in entries
+	zr      io.ReadCloser
+}
+
+func (m *packMerge) close() {
+	for _, f := range m.files {
+		f.Close()
+	}
+}
+
+// plan lists the entries the merged pack takes, each object once, and reads
+// their headers.
+func (m *packMerge) plan(packs []packFile) error {
+	m.at = map[Hash]int{}
+	for i, p := range packs {
+		es, err := packEntries(p)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p.base + ".pack")
+		if err != nil {
+			return err
+		}
+		m.files = append(m.files, f)
+		var head [64]byte
+		for _, e := range es {
+			if _, ok := m.at[e.hash]; ok {
+				continue
+			}
+			if e.end <= e.off {
+				return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.base, e.hash, e.off, e.end-e.off)
+			}
+			n := min(e.end-e.off, int64(len(head)))
+			if _, err := f.ReadAt(head[:n], e.off); err != nil {
+				return fmt.Errorf("%s: %w", p.base, err)
+			}
+			me := mergeEntry{packEntry: e, pack: i}
+			var ofs int64
+			me.typ, me.size, ofs, me.base, me.head, err = parseEntryHead(head[:n])
+			if err != nil {
+				return fmt.Errorf("%s: the entry of %s: %w", p.base, e.hash, err)
+			}
+			if me.typ == plumbing.OFSDeltaObject {
+				k := sort.Search(len(es), func(k int) bool { return es[k].off >= e.off-ofs })
+				if ofs <= 0 || k == len(es) || es[k].off != e.off-ofs {
+					return fmt.Errorf("%s: the entry of %s has no base at %d", p.base, e.hash, e.off-ofs)
+				}
+				me.base = es[k].hash
+			}
+			m.at[e.hash] = len(m.entries)
+			m.entries = append(m.entries, me)
+		}
+	}
+	return nil
+}
+
+// candidates lists the entries that may become deltas, each with the height
+// of the chains of deltas already based on it: a new delta must not make one
+// of them deeper than maxDepth.
+func (m *packMerge) candidates(maxDepth int) []deltaCand {
+	height := map[Hash]int{}
+	depth := map[Hash]int{}
+	for _, e := range m.entries {
+		if !e.isDelta() {
+			continue
+		}
+		// Up the chain to a whole object or one whose depth is known.
+		var path []Hash
+		h, d := e.hash, 0
+		for steps := 0; ; steps++ {
+			if known, ok := depth[h]; ok {
+				d = known
+				break
+			}
+			k, ok := m.at[h]
+			if !ok || !m.entries[k].isDelta() || steps > len(m.entries) {
+				d = 0 // a whole object (a missing base fails when read)
+				break
+			}
+			path = append(path, h)
+			h = m.entries[k].base
+		}
+		root := h
+		if k, ok := m.at[h]; ok && m.entries[k].isDelta() {
+			root = m.rootOf(h)
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			d++
+			depth[path[i]] = d
+		}
+		if d > height[root] {
+			height[root] = d
+		}
+	}
+	var cands []deltaCand
+	prefix := make([]byte, nameHashPrefix)
+	for i, e := range m.entries {
+		if e.isDelta() || !mayDelta(e.typ, e.size) {
+			continue
+		}
+		n := min(int64(len(prefix)), e.size)
+		if err := m.inflate(&e, prefix[:n]); err != nil {
+			continue // stays whole; a damaged entry fails its checksum when copied
+		}
+		cands = append(cands, deltaCand{hash: e.hash, typ: e.typ, size: e.size, name: nameHash(e.typ, prefix[:n]), order: i, height: height[e.hash]})
+	}
+	return cands
+}
+
+// rootOf is the whole object at the end of h's chain of deltas.
+func (m *packMerge) rootOf(h Hash) Hash {
+	for range len(m.entries) + 1 {
+		k, ok := m.at[h]
+		if !ok || !m.entries[k].isDelta() {
+			return h
+		}
+		h = m.entries[k].base
+	}
+	return h
+}
+
+// inflate reads the first len(p) bytes of what entry e holds.
+func (m *packMerge) inflate(e *mergeEntry, p []byte) error {
+	sr := bufio.NewReaderSize(io.NewSectionReader(m.files[e.pack], e.off+int64(e.head), e.end-e.off-int64(e.head)), 32<<10)
+	var err error
+	if m.zr == nil {
+		m.zr, err = zlib.NewReader(sr)
+	} else {
+		err = m.zr.(zlib.Resetter).Reset(sr, nil)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.ReadFull(m.zr, p)
+	return err
+}
+
+// load reads a whole object that may become a delta.
+func (m *packMerge) load(h Hash) ([]byte, error) {
+	e := &m.entries[m.at[h]]
+	data := make([]byte, e.size)
+	if err := m.inflate(e, data); err != nil {
+		return nil, fmt.Errorf("read %s: %w", h, err)
+	}
+	return data, nil
+}
+
+// write appends the entries to b: the deltas found, and the rest copied.
+func (m *packMerge) write(b *packBuilder, found deltaSearch) error {
+	head := make([]byte, 64)
+	for _, e := range m.entries {
+		if d, ok := found.deltas[e.hash]; ok {
+			b.delta(e.hash, d)
+			continue
+		}
+		f := m.files[e.pack]
+		src := head[:e.head]
+		if _, err := f.ReadAt(src, e.off); err != nil {
+			return err
+		}
+		dst := src
+		if e.typ == plumbing.OFSDeltaObject {
+			dst = append(entryHeader(plumbing.REFDeltaObject, e.size), e.base[:]...)
+		}
+		rest := io.NewSectionReader(f, e.off+int64(e.head), e.end-e.off-int64(e.head))
+		if err := b.copy(e.hash, src, dst, rest, e.crc); err != nil {
+			return fmt.Errorf("%s: %w", f.Name(), err)
+		}
+	}
+	return nil
+}
+
+// parseEntryHead reads the header of a pack entry: its type and size, and for
+// a delta its base (a distance back, or a name), and how many bytes that took.
+func parseEntryHead(b []byte) (t plumbing.ObjectType, size, ofs int64, ref Hash, n int, err error) {
+	short := fmt.Errorf("a header cut short")
+	if len(b) == 0 {
+		return 0, 0, 0, ref, 0, short
+	}
+	c := b[0]
+	t = plumbing.ObjectType(c >> 4 & 7)
+	size = int64(c & 0x0f)
+	shift := 4
+	n = 1
+	for c&0x80 != 0 {
+		if n >= len(b) || shift > 56 {
+			return 0, 0, 0, ref, 0, short
+		}
+		c = b[n]
+		n++
+		size |= int64(c&0x7f) << shift
+		shift += 7
+	}
+	switch t {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+	case plumbing.OFSDeltaObject:
+		if n >= len(b) {
+			return 0, 0, 0, ref, 0, short
+		}
+		c = b[n]
+		n++
+		ofs = int64(c & 0x7f)
+		for c&0x80 != 0 {
+			if n >= len(b) || ofs > 1<<55 {
+				return 0, 0, 0, ref, 0, short
+			}
+			c = b[n]
+			n++
+			ofs = (ofs+1)<<7 | int64(c&0x7f)
+		}
+	case plumbing.REFDeltaObject:
+		if n+len(ref) > len(b) {
+			return 0, 0, 0, ref, 0, short
+		}
+		copy(ref[:], b[n:])
+		n += len(ref)
+	default:
+		return 0, 0, 0, ref, 0, fmt.Errorf("an entry of unknown type %d", t)
+	}
+	return t, size, ofs, ref, n, nil
 }
 
 // packEntries lists the entries of pack p in the order they stand in it.
@@ -284,46 +551,6 @@ func packEntries(p packFile) ([]packEntry, error) {
 		}
 	}
 	return es, nil
-}
-
-// copyEntries appends to b the objects of pack p, listed in es, that b does not
-// hold yet.
-func (r *Repo) copyEntries(b *packBuilder, p packFile, es []packEntry) error {
-	f, err := os.Open(p.base + ".pack")
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	head := make([]byte, 4<<10) // most entries whole, read at once
-	for _, e := range es {
-		if b.seen[e.hash] {
-			continue
-		}
-		if e.end <= e.off {
-			return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.base, e.hash, e.off, e.end-e.off)
-		}
-		n := min(e.end-e.off, int64(len(head)))
-		if _, err := f.ReadAt(head[:n], e.off); err != nil {
-			return err
-		}
-		if t := plumbing.ObjectType(head[0] >> 4 & 7); t != plumbing.OFSDeltaObject && t != plumbing.REFDeltaObject {
-			rest := io.NewSectionReader(f, e.off+n, e.end-e.off-n)
-			if err := b.copy(e.hash, head[:n], rest, e.crc); err != nil {
-				return fmt.Errorf("%s: %w", p.base, err)
-			}
-			continue
-		}
-		t, size, rd, err := r.openObject(plumbing.AnyObject, e.hash)
-		if err != nil {
-			return err
-		}
-		err = b.stream(e.hash, t, size, rd)
-		rd.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // readIndex reads a pack index.

@@ -127,16 +127,24 @@ func RepairAt(ctx context.Context, dir string) (string, error) {
 	return h.String(), nil
 }
 
+// PackResult is what Pack did: how many objects it moved into packs, and the
+// bytes of the vault's objects before and after.
+type PackResult struct {
+	Objects       int
+	Before, After int64
+}
+
 // Pack moves the objects of the vault's journal and any loose objects into
-// pack files, merges small packs, and returns how many objects it moved.
-// Nothing leaves the history, and writers are not held off (see
+// pack files, merges the packs into one with trees stored as deltas, and says
+// what it did. Nothing leaves the history, and writers are not held off (see
 // gitlog.Repo.Pack).
-func (v *Vault) Pack(ctx context.Context) (int, error) {
-	n, err := v.repo.Pack(ctx)
+func (v *Vault) Pack(ctx context.Context) (PackResult, error) {
+	res, err := v.repo.Pack(ctx)
+	out := PackResult{Objects: res.Objects, Before: res.Before, After: res.After}
 	if err != nil {
-		return 0, fmt.Errorf("vault: %w", err)
+		return out, fmt.Errorf("vault: %w", err)
 	}
-	return n, nil
+	return out, nil
 }
 
 // Flush puts the newest commits' objects, which a running process keeps in the

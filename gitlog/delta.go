@@ -1,0 +1,219 @@
+package gitlog
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"hash/fnv"
+	"sort"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// Each commit writes new trees along its path, and a folder of a hundred
+// names is a tree of several kilobytes whose versions differ by one entry:
+// stored whole, trees are most of a vault's bytes. The packs that gc and the
+// merge of packs write store them as deltas, as git's pack-objects does:
+// the objects that may delta are sorted so that the versions of one folder
+// stand side by side (by type, by a hash of the tree's first name, by size,
+// biggest first), and each is compared with the few before it (a window);
+// the smallest delta is kept when it is much smaller than the object (under
+// half, less the deeper its base), and no chain of deltas grows longer than a
+// depth limit. Deltas name their base (REF_DELTA), so an entry keeps its
+// meaning when the merge of packs copies it to another offset; a base is
+// always in the same pack. Blobs are age ciphertexts, which never delta: they
+// are not compared at all.
+
+const (
+	// defaultDeltaWindow and defaultDeltaDepth are git's defaults for
+	// pack.window and pack.depth.
+	defaultDeltaWindow = 10
+	defaultDeltaDepth  = 50
+	// maxDeltaTarget is the biggest object compared for deltas, and
+	// deltaWindowMemory bounds the bytes the window holds: a background job's
+	// memory stays bounded whatever a history holds.
+	maxDeltaTarget    = 16 << 20
+	deltaWindowMemory = 64 << 20
+	// deltaMemory bounds the compressed deltas a pack keeps until it is
+	// written; past it, what remains is written whole.
+	deltaMemory = 64 << 20
+)
+
+// deltaConfig reads pack.window and pack.depth from the repository's config,
+// as git does: a window of 0 turns the search for deltas off.
+func (r *Repo) deltaConfig() (window, depth int) {
+	window, depth = defaultDeltaWindow, defaultDeltaDepth
+	cfg, err := r.st.Config()
+	if err != nil {
+		return window, depth
+	}
+	s := cfg.Raw.Section("pack")
+	if n, err := strconv.Atoi(s.Option("window")); err == nil && n >= 0 {
+		window = n
+	}
+	if n, err := strconv.Atoi(s.Option("depth")); err == nil && n > 0 {
+		depth = min(n, maxDeltaDepth)
+	}
+	return window, depth
+}
+
+// deltaCand is an object stored whole that may become a delta.
+type deltaCand struct {
+	hash   Hash
+	typ    plumbing.ObjectType
+	size   int64
+	name   uint32 // see nameHash
+	order  int    // where it stands among the candidates before sorting
+	height int    // the longest chain of deltas already based on it
+}
+
+// deltaOut is an object the search stores as a delta of base.
+type deltaOut struct {
+	base  Hash
+	size  int64  // of the delta itself, as its entry's header gives it
+	zdata []byte // the delta, compressed
+}
+
+// deltaSearch is the outcome of searchDeltas.
+type deltaSearch struct {
+	deltas map[Hash]deltaOut
+	depth  map[Hash]int // of each object stored as a delta, counted from its whole base
+}
+
+// mayDelta tells whether an object of type t and size bytes is compared with
+// others.
+func mayDelta(t plumbing.ObjectType, size int64) bool {
+	switch t {
+	case plumbing.TreeObject, plumbing.CommitObject, plumbing.TagObject:
+		return size > 0 && size <= maxDeltaTarget
+	}
+	return false
+}
+
+// nameHash groups the versions of one folder: the hash of a tree's first
+// name, which a new version of the folder rarely changes, taken from the
+// start of its content. Other objects have none, as in git.
+func nameHash(t plumbing.ObjectType, start []byte) uint32 {
+	if t != plumbing.TreeObject {
+		return 0
+	}
+	sp := bytes.IndexByte(start, ' ')
+	if sp < 0 {
+		return 0
+	}
+	end := bytes.IndexByte(start[sp+1:], 0)
+	if end < 0 {
+		end = len(start) - sp - 1
+	}
+	h := fnv.New32a()
+	h.Write(start[sp+1 : sp+1+end])
+	return h.Sum32()
+}
+
+// nameHashPrefix is how much of an object nameHash reads.
+const nameHashPrefix = 512
+
+// windowEntry is an object of the window, which later ones may delta against.
+type windowEntry struct {
+	hash  Hash
+	data  []byte
+	depth int
+}
+
+// searchDeltas compares the candidates, read by load, as described above;
+// window and maxDepth are pack.window and pack.depth. A candidate's height
+// counts against the depth of a delta it becomes.
+func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byte, error), window, maxDepth int) (deltaSearch, error) {
+	res := deltaSearch{deltas: map[Hash]deltaOut{}, depth: map[Hash]int{}}
+	if window <= 0 || len(cands) < 2 {
+		return res, nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.typ != b.typ {
+			return a.typ < b.typ
+		}
+		if a.name != b.name {
+			return a.name < b.name
+		}
+		if a.size != b.size {
+			return a.size > b.size
+		}
+		return a.order > b.order // the newest first, as the base of the older
+	})
+	var win []windowEntry
+	winBytes, kept := 0, 0
+	var zbuf bytes.Buffer
+	for i, c := range cands {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+		}
+		if i > 0 && (c.typ != cands[i-1].typ) {
+			win, winBytes = win[:0], 0 // no delta across types
+		}
+		data, err := load(c.hash)
+		if err != nil {
+			return res, err
+		}
+		best, bestBase, bestDepth := []byte(nil), -1, 0
+		limit := maxDepth - c.height
+		for k := len(win) - 1; k >= 0 && limit > 0 && kept < deltaMemory; k-- {
+			w := win[k]
+			if w.depth >= limit {
+				continue
+			}
+			// git's try_delta: the target's size halved, less the deeper the base.
+			maxSize := int64(len(data))/2 - 20
+			refDepth := 1
+			if best != nil {
+				maxSize, refDepth = int64(len(best)), bestDepth
+			}
+			maxSize = maxSize * int64(limit-w.depth) / int64(limit-refDepth+1)
+			if maxSize <= 0 {
+				continue
+			}
+			if diff := int64(len(data)) - int64(len(w.data)); diff >= maxSize {
+				continue
+			}
+			if len(data) < len(w.data)/32 {
+				continue
+			}
+			d := packfile.DiffDelta(w.data, data)
+			if int64(len(d)) >= maxSize {
+				continue
+			}
+			if best != nil && len(d) == len(best) && w.depth+1 >= bestDepth {
+				continue
+			}
+			best, bestBase, bestDepth = d, k, w.depth+1
+		}
+		depth := 0
+		if best != nil {
+			// The encoder is not trusted blindly: what is stored must give
+			// the object back.
+			if got, err := packfile.PatchDelta(win[bestBase].data, best); err == nil && bytes.Equal(got, data) {
+				zbuf.Reset()
+				zw := zlibWriters.Get().(*zlib.Writer)
+				zw.Reset(&zbuf)
+				zw.Write(best)
+				zw.Close()
+				zlibWriters.Put(zw)
+				res.deltas[c.hash] = deltaOut{base: win[bestBase].hash, size: int64(len(best)), zdata: bytes.Clone(zbuf.Bytes())}
+				depth = bestDepth
+				res.depth[c.hash] = depth
+				kept += zbuf.Len() + 64
+			}
+		}
+		win = append(win, windowEntry{hash: c.hash, data: data, depth: depth})
+		winBytes += len(data)
+		for len(win) > window || len(win) > 1 && winBytes > deltaWindowMemory {
+			winBytes -= len(win[0].data)
+			win = win[1:]
+		}
+	}
+	return res, nil
+}

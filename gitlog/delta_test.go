@@ -1,0 +1,214 @@
+package gitlog
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// folderHistory commits a folder of files names, then edits one file per
+// commit, flushing every flushEvery commits so that each flush makes a pack of
+// whole trees; it returns every commit.
+func folderHistory(t *testing.T, r *Repo, files, edits, flushEvery int) []Hash {
+	t.Helper()
+	var seed []Change
+	for i := range files {
+		seed = append(seed, Change{Op: Put, Path: fmt.Sprintf("m/d/file-%04d.md", i), Data: []byte(fmt.Sprint("first ", i))})
+	}
+	heads := []Hash{commit(t, r, seed...)}
+	for i := range edits {
+		p := fmt.Sprintf("m/d/file-%04d.md", i*7%files)
+		heads = append(heads, commit(t, r, Change{Op: Put, Path: p, Data: []byte(fmt.Sprint("edit ", i))}))
+		if (i+1)%flushEvery == 0 {
+			flush(t, r)
+		}
+	}
+	flush(t, r)
+	return heads
+}
+
+// verifyPack runs git verify-pack -v on every pack of the repository at dir and
+// counts the trees stored as deltas, and the longest chain.
+func verifyPack(t *testing.T, dir string) (treeDeltas, trees, longest int) {
+	t.Helper()
+	idxs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.idx"))
+	for _, idx := range idxs {
+		out, err := exec.Command("git", "--git-dir", dir, "verify-pack", "-v", idx).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git verify-pack %s: %v\n%s", idx, err, out)
+		}
+		for line := range strings.Lines(string(out)) {
+			f := strings.Fields(line)
+			if len(f) >= 5 && f[1] == "tree" {
+				trees++
+				if len(f) == 7 {
+					treeDeltas++
+					if d, _ := strconv.Atoi(f[5]); d > longest {
+						longest = d
+					}
+				}
+			}
+		}
+	}
+	return treeDeltas, trees, longest
+}
+
+// checkHistory checks the repository at dir with git fsck --strict, and that
+// a fresh Repo reads every tree and blob of every commit in heads.
+func checkHistory(t *testing.T, dir string, heads []Hash) {
+	t.Helper()
+	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
+		t.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+	fresh, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	for _, h := range heads {
+		root, err := fresh.RootTree(h)
+		if err == nil {
+			err = readAllBlobs(fresh, root)
+		}
+		if err != nil {
+			t.Fatalf("commit %s: %v", h, err)
+		}
+	}
+}
+
+// TestPackStoresTreesAsDeltas: each commit writes a new version of a folder
+// of 300 names, and memvault's packs once held every version whole, 23 times
+// the bytes git needs for the same history. After Pack, the trees are deltas
+// of one another, git reads them (fsck --strict, verify-pack), memvault reads
+// every version, and the objects take a fraction of the bytes.
+func TestPackStoresTreesAsDeltas(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary for the oracle")
+	}
+	r, dir := openWithGCAuto(t, "0")
+	defer r.Close()
+	heads := folderHistory(t, r, 300, 120, 10)
+	if deltas, trees, _ := verifyPack(t, dir); deltas != 0 || trees == 0 {
+		t.Fatalf("before Pack: %d of %d trees are deltas, want none: the flush writes them whole", deltas, trees)
+	}
+	res, err := r.Pack(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deltas, trees, longest := verifyPack(t, dir)
+	t.Logf("Pack: %+v; %d of %d trees are deltas, the longest chain %d", res, deltas, trees, longest)
+	// Each commit writes three trees; the root's and m's, of one name each,
+	// are too small to gain from a delta: the 121 versions of m/d must.
+	if deltas < 110 {
+		t.Errorf("after Pack: %d of %d trees are deltas, want the 121 versions of m/d but a few", deltas, trees)
+	}
+	if longest > defaultDeltaDepth {
+		t.Errorf("after Pack: a chain of %d deltas, over git's default depth %d", longest, defaultDeltaDepth)
+	}
+	if res.After*4 > res.Before {
+		t.Errorf("Pack: %d bytes of objects after, from %d: want under a quarter", res.After, res.Before)
+	}
+	_, packs := looseAndPacks(t, dir)
+	if packs != 1 {
+		t.Errorf("after Pack: %d packs, want 1", packs)
+	}
+	checkHistory(t, dir, heads)
+
+	// A second Pack finds nothing to do, and writes the same pack.
+	if again, err := r.Pack(context.Background()); err != nil || again.After != res.After || again.Objects != 0 {
+		t.Errorf("a second Pack = %+v, %v; want nothing to do, %d bytes", again, err, res.After)
+	}
+}
+
+// TestPackDepthAcrossMerges: a merge copies the deltas of earlier merges as
+// they are and makes new ones on top of their bases, so a chain grows with
+// each merge unless the chains already based on an object count against the
+// deltas it may become. Here pack.depth is 3 and every round merges: no chain
+// may pass 3, and every version stays readable.
+func TestPackDepthAcrossMerges(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary for the oracle")
+	}
+	r, dir := openWithGCAuto(t, "0")
+	defer r.Close()
+	setConfig(t, dir, "pack.depth", "3")
+	var heads []Hash
+	for round := range 6 {
+		if round == 0 {
+			heads = append(heads, folderHistory(t, r, 50, 5, 5)...)
+		}
+		for i := range 5 {
+			heads = append(heads, commit(t, r, Change{Op: Put, Path: fmt.Sprintf("m/d/file-%04d.md", i), Data: []byte(fmt.Sprint("round ", round))}))
+		}
+		if _, err := r.Pack(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		deltas, trees, longest := verifyPack(t, dir)
+		t.Logf("round %d: %d of %d trees are deltas, the longest chain %d", round, deltas, trees, longest)
+		if longest > 3 {
+			t.Fatalf("round %d: a chain of %d deltas, over pack.depth 3", round, longest)
+		}
+	}
+	if deltas, trees, _ := verifyPack(t, dir); deltas < trees/4 {
+		t.Errorf("%d of %d trees are deltas: the depth limit stopped them all", deltas, trees)
+	}
+	checkHistory(t, dir, heads)
+}
+
+// TestPackWindowZero: pack.window 0 turns the search for deltas off, as in git.
+func TestPackWindowZero(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary for the oracle")
+	}
+	r, dir := openWithGCAuto(t, "0")
+	defer r.Close()
+	setConfig(t, dir, "pack.window", "0")
+	folderHistory(t, r, 50, 20, 5)
+	if _, err := r.Pack(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if deltas, trees, _ := verifyPack(t, dir); deltas != 0 {
+		t.Errorf("pack.window 0: %d of %d trees are deltas, want none", deltas, trees)
+	}
+}
+
+// TestWriteNewPackDeltas: loose objects that git wrote are packed with their
+// trees as deltas.
+func TestWriteNewPackDeltas(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary for the oracle")
+	}
+	r, dir := openWithGCAuto(t, "0")
+	defer r.Close()
+	heads := folderHistory(t, r, 100, 10, 100)
+	// Every tree of the pack written out loose, as git writes objects, and
+	// the pack removed: gc packs the loose files anew.
+	idxs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
+	if len(idxs) != 1 {
+		t.Fatalf("%d packs, want 1", len(idxs))
+	}
+	cmd := exec.Command("sh", "-c", "mv "+idxs[0]+" "+dir+"/p.pack && rm "+dir+"/objects/pack/*.idx && git --git-dir "+dir+" unpack-objects < "+dir+"/p.pack && rm "+dir+"/p.pack")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("unpack: %v\n%s", err, out)
+	}
+	if err := r.writeNewPack(context.Background(), mustLoose(t, r)); err != nil {
+		t.Fatal(err)
+	}
+	if deltas, trees, _ := verifyPack(t, dir); deltas < 9 {
+		t.Errorf("%d of %d trees are deltas, want most of the 11 versions of m/d", deltas, trees)
+	}
+	checkHistory(t, dir, heads)
+}
+
+func mustLoose(t *testing.T, r *Repo) []Hash {
+	t.Helper()
+	hs, _, err := r.looseObjects()
+	if err != nil || len(hs) == 0 {
+		t.Fatalf("looseObjects = %d, %v", len(hs), err)
+	}
+	return hs
+}
