@@ -4,8 +4,77 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
+
+// progressLines keeps the progress of one transfer in lines: its meters and the
+// server's own messages (which go-git passes on as they come, between pack
+// data) write to one terminal, each redrawing its own line with carriage
+// returns. A source that writes while another's line is open ends that line
+// first, and end ends the last one, so that no message (the next phase, the
+// server's "Total ...", an error) is written onto the end of another's line.
+type progressLines struct {
+	mu   sync.Mutex
+	w    io.Writer
+	open *progressSource // whose line is open: the last byte it wrote ended none
+}
+
+// progressSource is one writer of progressLines.
+type progressSource struct{ l *progressLines }
+
+// newProgressLines starts the progress of a transfer to w; nil for none.
+func newProgressLines(w io.Writer) *progressLines {
+	if w == nil {
+		return nil
+	}
+	return &progressLines{w: w}
+}
+
+// source returns a new writer of l's lines, or nil (no progress) if l is nil.
+func (l *progressLines) source() io.Writer {
+	if l == nil {
+		return nil
+	}
+	return &progressSource{l}
+}
+
+func (s *progressSource) Write(p []byte) (int, error) {
+	l := s.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if l.open != nil && l.open != s {
+		if _, err := io.WriteString(l.w, "\n"); err != nil {
+			return 0, err
+		}
+		l.open = nil
+	}
+	n, err := l.w.Write(p)
+	if n > 0 {
+		l.open = nil
+		if p[n-1] != '\n' {
+			l.open = s
+		}
+	}
+	return n, err
+}
+
+// end ends the open line, if any: the transfer is over, whether it succeeded
+// or not.
+func (l *progressLines) end() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open != nil {
+		io.WriteString(l.w, "\n")
+		l.open = nil
+	}
+}
 
 // meter counts the bytes of a pack going through it and, when w is not nil,
 // reports them with the pack's object count (read from its header) on one line
@@ -25,7 +94,7 @@ func newMeter(w io.Writer, verb string) *meter { return &meter{w: w, verb: verb}
 
 // count notes p, the next bytes of the pack.
 func (m *meter) count(p []byte) {
-	if m == nil || m.w == nil {
+	if m == nil || m.w == nil || len(p) == 0 {
 		return
 	}
 	if len(m.head) < 12 {
@@ -40,9 +109,13 @@ func (m *meter) count(p []byte) {
 	}
 }
 
-func (m *meter) draw() {
+func (m *meter) draw() { m.drawEnding("") }
+
+// drawEnding draws the line with end after it, in one write: another writer
+// of the same lines (see progressLines) cannot come between.
+func (m *meter) drawEnding(end string) {
 	m.last = time.Now()
-	fmt.Fprintf(m.w, "\r%s %d objects: %s", m.verb, m.objects, sizeString(m.n))
+	fmt.Fprintf(m.w, "\r%s %d objects: %s%s", m.verb, m.objects, sizeString(m.n), end)
 	m.drawn = true
 }
 
@@ -51,8 +124,7 @@ func (m *meter) done() {
 	if m == nil || m.w == nil || m.n == 0 {
 		return
 	}
-	m.draw()
-	fmt.Fprintln(m.w, ", done.")
+	m.drawEnding(", done.\n")
 }
 
 func sizeString(n int64) string {

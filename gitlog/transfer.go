@@ -137,9 +137,11 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	st := newCapture(ctx, r, opts.Progress)
+	lines := newProgressLines(opts.Progress)
+	defer lines.end()
+	st := newCapture(ctx, r, lines.source())
 	rem := git.NewRemote(st, rc)
-	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: opts.Progress, Tags: git.NoTags}
+	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: lines.source(), Tags: git.NoTags}
 	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })
 	old, rerr := r.Ref(RemoteRef(name))
 	if rerr != nil {
@@ -193,7 +195,9 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return err
 	}
-	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, opts.Progress) })
+	lines := newProgressLines(opts.Progress)
+	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, lines) })
+	lines.end()
 	if err != nil {
 		return transferError("push", name, rc.URLs[0], err)
 	}
@@ -211,7 +215,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 
 // send moves the main branch of the repository at rawURL from known to h over
 // receive-pack, with a pack of what the remote lacks.
-func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth transport.AuthMethod, progress io.Writer) (err error) {
+func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth transport.AuthMethod, lines *progressLines) (err error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
 		return err
@@ -261,8 +265,8 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 		return err
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
-	if progress != nil {
-		req.Progress = progress
+	if lines != nil {
+		req.Progress = lines.source()
 		if ar.Capabilities.Supports(capability.Sideband64k) {
 			_ = req.Capabilities.Set(capability.Sideband64k)
 		} else if ar.Capabilities.Supports(capability.Sideband) {
@@ -273,7 +277,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	pr, pw := io.Pipe()
 	req.Packfile = pr
 	encoded := make(chan error, 1)
-	m := newMeter(progress, "Sending")
+	m := newMeter(lines.source(), "Sending")
 	go func() {
 		err := writePack(meteredWriter{pw, m}, objs, r.openObject)
 		pw.CloseWithError(err)
