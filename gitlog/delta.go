@@ -17,8 +17,12 @@ import (
 // stored whole, trees are most of a vault's bytes. The packs that gc and the
 // merge of packs write store them as deltas, as git's pack-objects does:
 // the objects that may delta are sorted so that the versions of one folder
-// stand side by side (by type, by a hash of the tree's first name, by size,
-// biggest first), and each is compared with the few before it (a window);
+// stand side by side (by type, by a hash of the tree's first name, then
+// newest first), and each is compared with the few before it of the same
+// type and name (a window). git sorts by size where this sorts by age: a
+// folder's versions differ by the entries changed between them, so its
+// nearest version in time is the one most like it, and sizes (all alike
+// when files change but no name does) would shuffle them;
 // the smallest delta is kept when it is much smaller than the object (under
 // half, less the deeper its base), and no chain of deltas grows longer than a
 // depth limit. Deltas name their base (REF_DELTA), so an entry keeps its
@@ -65,7 +69,7 @@ type deltaCand struct {
 	typ    plumbing.ObjectType
 	size   int64
 	name   uint32 // see nameHash
-	order  int    // where it stands among the candidates before sorting
+	order  int    // how recent it is, the newest 0: see searchDeltas
 	height int    // the longest chain of deltas already based on it
 }
 
@@ -138,10 +142,10 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 		if a.name != b.name {
 			return a.name < b.name
 		}
-		if a.size != b.size {
-			return a.size > b.size
+		if a.order != b.order {
+			return a.order < b.order
 		}
-		return a.order > b.order // the newest first, as the base of the older
+		return a.size > b.size
 	})
 	var win []windowEntry
 	winBytes, kept := 0, 0
@@ -152,8 +156,12 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				return res, err
 			}
 		}
-		if i > 0 && (c.typ != cands[i-1].typ) {
-			win, winBytes = win[:0], 0 // no delta across types
+		if i > 0 && (c.typ != cands[i-1].typ || c.name != cands[i-1].name) {
+			// No delta across types, nor between two folders: another
+			// folder's tree shares neither names nor hashes, and comparing
+			// them was most of the search's time where a vault spreads its
+			// files over many folders.
+			win, winBytes = win[:0], 0
 		}
 		data, err := load(c.hash)
 		if err != nil {
@@ -190,6 +198,12 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				continue
 			}
 			best, bestBase, bestDepth = d, k, w.depth+1
+			if len(d) <= len(data)/16 {
+				// Good enough: the nearest version of a folder almost always
+				// gives the smallest delta, and trying the rest of the window
+				// was most of the search's time.
+				break
+			}
 		}
 		depth := 0
 		if best != nil {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -64,6 +65,8 @@ func (r *Repo) Pack(ctx context.Context) (PackResult, error) {
 	// written whole on purpose; merging it with itself would write it again.
 	packs, err := r.listPacks()
 	if err == nil && (len(packs) > 1 || len(packs) == 1 && res.Objects > 0) {
+		// The smallest first, as consolidate merges them: the newest.
+		sort.Slice(packs, func(i, j int) bool { return packs[i].objects < packs[j].objects })
 		err = r.mergeAway(ctx, packs)
 	}
 	res.After = r.objectBytes()

@@ -31,6 +31,7 @@ type journalObjects struct {
 	epoch   string
 	scanned int64 // bytes of the journal read, its header included
 	objs    map[Hash]rawObject
+	order   []Hash             // objs in the order the records hold them: see snapshot
 	refs    map[string]refMove // moved by the records read
 	foreign bool               // another repository's: see readRecords
 }
@@ -139,6 +140,9 @@ func (j *journalObjects) add(rec record) {
 	m.gave[rec.new] = true
 	j.refs[rec.ref] = m
 	for _, o := range rec.objs {
+		if _, ok := j.objs[o.hash]; !ok {
+			j.order = append(j.order, o.hash)
+		}
 		j.objs[o.hash] = o
 	}
 }
@@ -163,7 +167,7 @@ func (j *journalObjects) ref(name string) (Hash, bool) {
 }
 
 func (j *journalObjects) reset(epoch string, scanned int64) {
-	j.epoch, j.scanned, j.objs, j.refs = epoch, scanned, nil, nil
+	j.epoch, j.scanned, j.objs, j.order, j.refs = epoch, scanned, nil, nil, nil
 }
 
 // restarted records that the writer emptied the journal under the header head.
@@ -174,8 +178,11 @@ func (j *journalObjects) restarted(head []byte) {
 	j.mu.Unlock()
 }
 
-// snapshot returns the objects and ref moves of the records read, the moves
-// sorted by name; empty when there are none.
+// snapshot returns the objects and ref moves of the records read, the objects
+// in the order the records hold them (commit by commit, so that a pack keeps
+// the versions of a folder in the order they were made, which the search for
+// deltas takes for their likeness), the moves sorted by name; empty when there
+// are none.
 func (j *journalObjects) snapshot() (objs []rawObject, moves []refMove, empty bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -183,8 +190,8 @@ func (j *journalObjects) snapshot() (objs []rawObject, moves []refMove, empty bo
 		return nil, nil, true
 	}
 	objs = make([]rawObject, 0, len(j.objs))
-	for _, o := range j.objs {
-		objs = append(objs, o)
+	for _, h := range j.order {
+		objs = append(objs, j.objs[h])
 	}
 	for _, m := range j.refs {
 		moves = append(moves, m)

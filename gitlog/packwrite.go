@@ -296,6 +296,7 @@ type packMerge struct {
 	files   []*os.File
 	entries []mergeEntry
 	at      map[Hash]int // index in entries
+	starts  []int        // where each pack's entries start in entries, and their end
 	zr      io.ReadCloser
 }
 
@@ -309,7 +310,9 @@ func (m *packMerge) close() {
 // their headers.
 func (m *packMerge) plan(packs []packFile) error {
 	m.at = map[Hash]int{}
+	defer func() { m.starts = append(m.starts, len(m.entries)) }()
 	for i, p := range packs {
+		m.starts = append(m.starts, len(m.entries))
 		es, err := packEntries(p)
 		if err != nil {
 			return err
@@ -399,9 +402,17 @@ func (m *packMerge) candidates(maxDepth int) []deltaCand {
 		if err := m.inflate(&e, prefix[:n]); err != nil {
 			continue // stays whole; a damaged entry fails its checksum when copied
 		}
-		cands = append(cands, deltaCand{hash: e.hash, typ: e.typ, size: e.size, name: nameHash(e.typ, prefix[:n]), order: i, height: height[e.hash]})
+		cands = append(cands, deltaCand{hash: e.hash, typ: e.typ, size: e.size, name: nameHash(e.typ, prefix[:n]), order: m.recency(i), height: height[e.hash]})
 	}
 	return cands
+}
+
+// recency ranks entry i, the newest 0: the packs come newest first (the
+// smallest, as consolidate and Pack list them), and each holds its objects
+// in the order they were made (see journalObjects.snapshot).
+func (m *packMerge) recency(i int) int {
+	p := m.entries[i].pack
+	return m.starts[p] + m.starts[p+1] - 1 - i
 }
 
 // rootOf is the whole object at the end of h's chain of deltas.
@@ -448,6 +459,21 @@ func (m *packMerge) write(b *packBuilder, found deltaSearch) error {
 	for _, e := range m.entries {
 		if d, ok := found.deltas[e.hash]; ok {
 			b.delta(e.hash, d)
+			continue
+		}
+		if _, ok := m.at[e.base]; e.isDelta() && !ok {
+			// A base outside the pack (git never writes one, a thin pack
+			// has them): the object is resolved, as a stream, and written
+			// whole.
+			t, size, rd, err := m.r.openObject(plumbing.AnyObject, e.hash)
+			if err != nil {
+				return err
+			}
+			err = b.stream(e.hash, t, size, rd)
+			rd.Close()
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		f := m.files[e.pack]
