@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // folderHistory commits a folder of files names, then edits one file per
@@ -211,4 +213,41 @@ func mustLoose(t *testing.T, r *Repo) []Hash {
 		t.Fatalf("looseObjects = %d, %v", len(hs), err)
 	}
 	return hs
+}
+
+// TestDeltasTravel: git reads the deltas memvault writes (a git push of the
+// packed vault, whose pack-objects reuses them), and memvault indexes a fetch
+// of them as git's upload-pack sends them (by offset): every version stays
+// readable on the other side, which git fsck --strict passes too.
+func TestDeltasTravel(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary for the oracle")
+	}
+	src, srcDir := openWithGCAuto(t, "0")
+	defer src.Close()
+	heads := folderHistory(t, src, 200, 60, 20)
+	if _, err := src.Pack(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if deltas, _, _ := verifyPack(t, srcDir); deltas < 50 {
+		t.Fatalf("the source holds %d trees as deltas, want the 61 versions of m/d but a few", deltas)
+	}
+	url := gittest.Daemon(t)
+	if out, err := exec.Command("git", "--git-dir", srcDir, "push", "-q", url, "refs/heads/main:refs/heads/main").CombinedOutput(); err != nil {
+		t.Fatalf("git push of the packed vault: %v\n%s", err, out)
+	}
+
+	dst, dstDir := openWithGCAuto(t, "0")
+	defer dst.Close()
+	if err := dst.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dst.Fetch(context.Background(), "origin", TransferOptions{})
+	if err != nil || got != heads[len(heads)-1] {
+		t.Fatalf("Fetch = %s, %v; want %s", got, err, heads[len(heads)-1])
+	}
+	if deltas, _, _ := verifyPack(t, dstDir); deltas < 50 {
+		t.Errorf("the fetched pack holds %d trees as deltas: git's server did not send them as such, the test proves nothing", deltas)
+	}
+	checkHistory(t, dstDir, heads)
 }
