@@ -298,15 +298,24 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// baseRepo is a repository of two packed commits.
+// baseRepo is a repository of three packed commits. Its folder m holds
+// enough names that its versions are stored as deltas of one another when
+// packs are merged, so that the merges explored write deltas; the two small
+// packs after the first big one are merged with the next flush's.
 func baseRepo(t *testing.T, dir string) {
 	r, err := Init(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	seed := []Change{{Op: Put, Path: "m/a", Data: []byte("1")}}
+	for i := range 40 {
+		seed = append(seed, Change{Op: Put, Path: fmt.Sprintf("m/file-%02d", i), Data: []byte{byte(i)}})
+	}
+	commit(t, r, seed...)
 	flush(t, r)
 	commit(t, r, Change{Op: Put, Path: "m/b", Data: []byte("2")})
+	flush(t, r)
+	commit(t, r, Change{Op: Put, Path: "m/c", Data: []byte("3")})
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
