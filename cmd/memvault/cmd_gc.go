@@ -53,7 +53,7 @@ func runGC(ctx context.Context, g *globalOptions, out io.Writer) (err error) {
 	case res.After < res.Before:
 		fmt.Fprintf(out, "objects: %s, from %s: %s saved\n", byteSize(res.After), byteSize(res.Before), byteSize(res.Before-res.After))
 	case res.After > res.Before:
-		fmt.Fprintf(out, "objects: %s, from %s\n", byteSize(res.After), byteSize(res.Before))
+		fmt.Fprintf(out, "objects: %s, from %s: %s more\n", byteSize(res.After), byteSize(res.Before), byteSize(res.After-res.Before))
 	}
 	return nil
 }
