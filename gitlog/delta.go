@@ -156,12 +156,16 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				return res, err
 			}
 		}
-		if i > 0 && (c.typ != cands[i-1].typ || c.name != cands[i-1].name) {
+		if i > 0 && !sameGroup(cands[i-1], c) {
 			// No delta across types, nor between two folders: another
 			// folder's tree shares neither names nor hashes, and comparing
 			// them was most of the search's time where a vault spreads its
 			// files over many folders.
 			win, winBytes = win[:0], 0
+		}
+		alone := (i == 0 || !sameGroup(cands[i-1], c)) && (i+1 == len(cands) || !sameGroup(cands[i+1], c))
+		if alone {
+			continue // nothing to compare it with: not even read
 		}
 		data, err := load(c.hash)
 		if err != nil {
@@ -231,3 +235,6 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 	}
 	return res, nil
 }
+
+// sameGroup tells whether a and b may be compared: of one type and name.
+func sameGroup(a, b deltaCand) bool { return a.typ == b.typ && a.name == b.name }
