@@ -298,6 +298,7 @@ type packMerge struct {
 	at      map[Hash]int // index in entries
 	starts  []int        // where each pack's entries start in entries, and their end
 	zr      io.ReadCloser
+	br      *bufio.Reader // zr's source, reused: a merge inflates many objects
 }
 
 func (m *packMerge) close() {
@@ -429,7 +430,13 @@ func (m *packMerge) rootOf(h Hash) Hash {
 
 // inflate reads the first len(p) bytes of what entry e holds.
 func (m *packMerge) inflate(e *mergeEntry, p []byte) error {
-	sr := bufio.NewReaderSize(io.NewSectionReader(m.files[e.pack], e.off+int64(e.head), e.end-e.off-int64(e.head)), 32<<10)
+	sec := io.NewSectionReader(m.files[e.pack], e.off+int64(e.head), e.end-e.off-int64(e.head))
+	if m.br == nil {
+		m.br = bufio.NewReaderSize(sec, 8<<10)
+	} else {
+		m.br.Reset(sec)
+	}
+	sr := m.br
 	var err error
 	if m.zr == nil {
 		m.zr, err = zlib.NewReader(sr)
