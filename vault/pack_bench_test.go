@@ -171,3 +171,48 @@ func BenchmarkWriteDeltas(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadDeltas is what deltas cost a reader: log -S over 10,000
+// commits (each overwriting a 1 KB file of 100), which reads every commit's
+// trees, in a freshly opened vault after gc, with the trees stored as deltas
+// (pack.window 10) and whole (0), in one run.
+//
+//	go test ./vault -run '^$' -bench BenchmarkReadDeltas -count 3
+func BenchmarkReadDeltas(b *testing.B) {
+	for _, window := range []string{"10", "0"} {
+		b.Run("pack.window="+window, func(b *testing.B) {
+			dir := benchDir(b)
+			repo := filepath.Join(dir, "vault.git")
+			opts := vault.Options{IdentityFile: filepath.Join(dir, "identity")}
+			v, _, err := vault.Init(context.Background(), repo, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			v.Close()
+			if out, err := exec.Command("git", "--git-dir", repo, "config", "pack.window", window).CombinedOutput(); err != nil {
+				b.Fatalf("git config: %v: %s", err, out)
+			}
+			if v, err = vault.Open(context.Background(), repo, opts); err != nil {
+				b.Fatal(err)
+			}
+			vaulttest.Seed(b, v, 100, 10000)
+			if _, err := v.Pack(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			v.Close()
+			size := dirBytes(b, filepath.Join(repo, "objects"))
+			for b.Loop() {
+				v, err := vault.Open(context.Background(), repo, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				recs, err := v.Log(context.Background(), vault.LogOptions{Pickaxe: "memory line 5000 about"})
+				if err != nil || len(recs) != 2 {
+					b.Fatalf("Log(-S) = %d records, %v; want 2", len(recs), err)
+				}
+				v.Close()
+			}
+			b.ReportMetric(float64(size)/(1<<20), "objects-MiB")
+		})
+	}
+}
