@@ -83,7 +83,6 @@ type deltaOut struct {
 // deltaSearch is the outcome of searchDeltas.
 type deltaSearch struct {
 	deltas map[Hash]deltaOut
-	depth  map[Hash]int // of each object stored as a delta, counted from its whole base
 }
 
 // mayDelta tells whether an object of type t and size bytes is compared with
@@ -130,7 +129,7 @@ type windowEntry struct {
 // window and maxDepth are pack.window and pack.depth. A candidate's height
 // counts against the depth of a delta it becomes.
 func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byte, error), window, maxDepth int) (deltaSearch, error) {
-	res := deltaSearch{deltas: map[Hash]deltaOut{}, depth: map[Hash]int{}}
+	res := deltaSearch{deltas: map[Hash]deltaOut{}}
 	if window <= 0 || len(cands) < 2 {
 		return res, nil
 	}
@@ -222,7 +221,6 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				zlibWriters.Put(zw)
 				res.deltas[c.hash] = deltaOut{base: win[bestBase].hash, size: int64(len(best)), zdata: bytes.Clone(zbuf.Bytes())}
 				depth = bestDepth
-				res.depth[c.hash] = depth
 				kept += zbuf.Len() + 64
 			}
 		}
