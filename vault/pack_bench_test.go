@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -13,6 +14,8 @@ import (
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
+
+var packSizeCommits = flag.Int("packsize.commits", 3000, "BenchmarkPackSize: how many commits on the vault of 10,000 files in 100 folders")
 
 // dirBytes is the size of the files under dir.
 func dirBytes(b *testing.B, dir string) int64 {
@@ -39,6 +42,9 @@ func dirBytes(b *testing.B, dir string) int64 {
 // stored them.
 //
 //	go test ./vault -run '^$' -bench BenchmarkPackSize -benchtime 1x
+//
+// -packsize.commits sets the history's length (100,000: a long history made
+// with automatic packing only, its auto-MiB against git-MiB).
 func BenchmarkPackSize(b *testing.B) {
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("no git binary to compare with")
@@ -90,7 +96,7 @@ func packSize(b *testing.B, window string, seed func(*testing.B, *vault.Vault)) 
 		if seed != nil {
 			seed(b, v)
 		} else {
-			vaulttest.Seed(b, v, 10000, 3000)
+			vaulttest.Seed(b, v, 10000, *packSizeCommits)
 		}
 		if err := v.Close(); err != nil { // waits for a background pack
 			b.Fatal(err)
