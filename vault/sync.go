@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -249,42 +248,57 @@ func (v *Vault) mergeInfo(remote string, conflicts []string, ours, theirs gitlog
 	}, err
 }
 
-// checkRecipients refuses, unless accept, a recipients file that theirs changed
-// since base to something ours does not hold, and says in res which keys the
-// remote's change adds and removes. Those come from the parsed files, never
-// from their text: a comment is the remote's to write.
+// checkRecipients refuses, unless accept, a fast-forward or merge whose
+// recipients differ, as a set of keys, from those ours holds now, and says in
+// res which keys it adds and removes. The result is computed as the merge
+// computes it (mergedRecipients), never by lines, and compared with ours,
+// never with the base: a remote that repeats the line of a key ours removed
+// brings that key back, and says so. Comments, order and blank lines are no
+// change: a comment is the remote's to write, and decides nothing.
 func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
-	read := func(c gitlog.Hash) ([]byte, error) {
+	var fs [3]*keys.RecipientsFile
+	for i, c := range []gitlog.Hash{base, ours, theirs} {
 		s, err := v.snapshotAt(c)
 		if err != nil {
-			return nil, err
-		}
-		return s.recipientsContent()
-	}
-	var rs [3][]byte
-	for i, c := range []gitlog.Hash{base, ours, theirs} {
-		var err error
-		if rs[i], err = read(c); err != nil {
 			return fmt.Errorf("vault: sync: %w", err)
 		}
+		if fs[i], err = s.recipientsFile(); err != nil {
+			return fmt.Errorf("vault: sync: the recipients of %s: %w", c, err)
+		}
 	}
-	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {
+	now := fs[2]
+	if base != ours {
+		now = mergedRecipients(fs[0], fs[1], fs[2])
+	}
+	added, removed := keysMissing(fs[1], now), keysMissing(now, fs[1])
+	if len(added)+len(removed) == 0 {
 		return nil
 	}
-	was, err := keys.ParseRecipientsFile(rs[0])
-	if err != nil {
-		return fmt.Errorf("vault: sync: the recipients before the remote's change: %w", err)
-	}
-	now, err := keys.ParseRecipientsFile(rs[2])
-	if err != nil {
-		return fmt.Errorf("vault: sync: the remote's recipients: %w", err)
-	}
 	res.RecipientsChanged = true
-	res.RecipientsAdded, res.RecipientsRemoved = keysMissing(was, now), keysMissing(now, was)
+	res.RecipientsAdded, res.RecipientsRemoved = added, removed
 	if accept {
 		return nil
 	}
 	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrRecipientsChanged)
+}
+
+// mergedRecipients is the recipients file a merge makes, as keys, never as
+// lines: ours's file, without the keys theirs removed since base, with the
+// keys theirs added since base (and ours lacks) after them, each once with
+// the comment lines above it.
+func mergedRecipients(base, ours, theirs *keys.RecipientsFile) *keys.RecipientsFile {
+	out := &keys.RecipientsFile{Header: ours.Header, Trailer: ours.Trailer}
+	for _, e := range ours.Entries {
+		if base.Index(e.Key) < 0 || theirs.Index(e.Key) >= 0 {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	for _, e := range theirs.Entries {
+		if base.Index(e.Key) < 0 && out.Index(e.Key) < 0 {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	return out
 }
 
 // keysMissing returns the recipients of b whose keys a lacks, each once.
