@@ -127,6 +127,9 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, ErrBehind)
 	default:
 		refused, err := admit(ctx, v.repo, v.limits, base, theirs)
+		if err == nil {
+			refused, err = v.refusedOnArrival(ctx, ours, theirs, refused)
+		}
 		if err != nil {
 			return true, fmt.Errorf("vault: sync: %w", err)
 		}
@@ -161,6 +164,43 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		res.Action = "push"
 	}
 	return true, nil
+}
+
+// refusedOnArrival adds to refused (what admission refused in the commits
+// that arrived) what it would refuse in theirs's tree, the tree main would
+// take, judged against ours's, the tree this clone holds and admitted.
+// Admission skips an entry that is the same as in a parent, and a parent may
+// be a commit this clone refused and left out: a merge of it with this
+// clone's head would bring back what was left out. An entry refused at a path
+// admission already named is not named twice.
+func (v *Vault) refusedOnArrival(ctx context.Context, ours, theirs gitlog.Hash, refused []Refusal) ([]Refusal, error) {
+	oursT, err := v.repo.RootTree(ours)
+	if err != nil {
+		return nil, err
+	}
+	theirsT, err := v.repo.RootTree(theirs)
+	if err != nil {
+		return nil, err
+	}
+	now, err := refusedIn(ctx, v.repo, v.limits, theirs, theirsT, oursT)
+	if err != nil {
+		return nil, err
+	}
+	return addRefusals(refused, now), nil
+}
+
+// addRefusals adds to rs those of more at paths rs does not name.
+func addRefusals(rs, more []Refusal) []Refusal {
+	named := map[string]bool{}
+	for _, r := range rs {
+		named[r.Path] = true
+	}
+	for _, r := range more {
+		if !named[r.Path] {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // integrate fast-forwards to theirs or merges it, and returns the new head. The
