@@ -121,6 +121,7 @@ func (r *Repo) persist(ref string, old, new Hash, objs []rawObject) error {
 	if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
+	r.recordMove(ref, old, new)
 	if size >= flushBytes {
 		// The move is durable and acknowledged from here on: a flush that
 		// fails (a full disk) leaves the journal as it is, for the next one.

@@ -90,6 +90,7 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if err != nil {
 		return nil, fmt.Errorf("vault: clone into %s: %w", dir, err)
 	}
+	repo.SetClock(opts.Now)
 	defer func() {
 		if err != nil {
 			if v != nil {
