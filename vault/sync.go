@@ -62,6 +62,12 @@ type SyncResult struct {
 	WritersRemoved []keys.Writer
 	// LeftOut are the refused entries a SkipRefused merge left out.
 	LeftOut []Refusal
+	// WentBack is set when the remote no longer holds what this clone last
+	// pushed to it or fetched from it: its branch was put back, or replaced.
+	// Seen is that commit; the remote's branch is now at Found (ZeroHash: it
+	// is gone). Pushed then says whether this sync put it back.
+	WentBack    bool
+	Seen, Found string
 }
 
 // Sync brings the vault and a remote together: it fetches the remote's main
@@ -90,10 +96,24 @@ func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 	}
 	topts := gitlog.TransferOptions{Auth: opts.Auth.auth(), Progress: opts.Progress}
 	var res SyncResult
-	err := retryRounds(ctx, opts.Progress, func() error {
+	// What this clone last pushed to or fetched from the remote: a remote
+	// that no longer holds it went backwards, which memvault never does (its
+	// history is never rewritten), so the host or someone with its keys did.
+	seen, err := v.repo.Ref(gitlog.RemoteRef(opts.Remote))
+	if err != nil {
+		return res, fmt.Errorf("vault: sync: %w", err)
+	}
+	checked := false
+	err = retryRounds(ctx, opts.Progress, func() error {
 		theirs, err := v.repo.Fetch(ctx, opts.Remote, topts)
 		if err != nil {
 			return fmt.Errorf("vault: sync: %w", err)
+		}
+		if !checked {
+			checked = true
+			if err := v.checkWentBack(seen, theirs, &res); err != nil {
+				return err
+			}
 		}
 		_, err = v.syncRound(ctx, opts, topts, theirs, &res)
 		return err
@@ -164,6 +184,25 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		res.Action = "push"
 	}
 	return true, nil
+}
+
+// checkWentBack says in res whether the remote, now at theirs, no longer
+// holds seen, what this clone last pushed to or fetched from it.
+func (v *Vault) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
+	if seen.IsZero() || seen == theirs {
+		return nil
+	}
+	if !theirs.IsZero() {
+		mb, err := v.repo.MergeBase(seen, theirs)
+		if err != nil {
+			return fmt.Errorf("vault: sync: %w", err)
+		}
+		if mb == seen {
+			return nil // it moved on from there
+		}
+	}
+	res.WentBack, res.Seen, res.Found = true, seen.String(), theirs.String()
+	return nil
 }
 
 // refusedOnArrival adds to refused (what admission refused in the commits

@@ -222,6 +222,9 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	if len(res.WritersAdded)+len(res.WritersRemoved) > 0 {
 		writeWritersNotice(out, res, !errors.Is(err, vault.ErrWritersChanged))
 	}
+	if res.WentBack {
+		writeWentBack(out, res, err == nil)
+	}
 	if err != nil {
 		return err
 	}
@@ -241,6 +244,26 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 		fmt.Fprintf(out, "conflict: %s (both versions kept between markers; edit the file to settle it)\n", escape.Name(p))
 	}
 	return nil
+}
+
+// writeWentBack says that the remote no longer holds what this clone pushed
+// to it or fetched from it before, and what the sync did about it. memvault
+// never rewrites history, so the host did, or someone with its keys; and a
+// clone made from it now would get the older state without a word.
+func writeWentBack(out io.Writer, res vault.SyncResult, done bool) {
+	now := fmt.Sprintf("it is now at %.12s", res.Found)
+	if strings.Trim(res.Found, "0") == "" {
+		now = "it holds no main branch now"
+	}
+	fmt.Fprintf(out, "The remote went backwards: it no longer holds %.12s, which this clone pushed or fetched before; %s.\n", res.Seen, now)
+	switch {
+	case done && res.Pushed:
+		fmt.Fprintln(out, "  This sync pushed main again: the remote holds everything it had lost. Ask who controls it why it went back.")
+	case done:
+		fmt.Fprintln(out, "  Nothing was pushed: run 'memvault sync' to put back what it lost. Ask who controls it why it went back.")
+	default:
+		fmt.Fprintln(out, "  Nothing was pushed. Ask who controls it why it went back.")
+	}
 }
 
 // writeRecipientsNotice lists the keys taking the remote's history would add
