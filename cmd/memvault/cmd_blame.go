@@ -99,6 +99,7 @@ func writeBlameText(out io.Writer, b *vault.Blame, st styles, term bool) error {
 	type row struct{ who, when, cmd, tool, agent, session string }
 	rows := make([]row, len(b.Lines))
 	var w row
+	marked := false
 	width := func(have *string, s string) {
 		if len(s) > len(*have) {
 			*have = s
@@ -111,6 +112,10 @@ func writeBlameText(out io.Writer, b *vault.Blame, st styles, term bool) error {
 			who += "<" + shortHash(l.Origin)
 		}
 		rows[i] = row{who, r.Time.Local().Format("2006-01-02 15:04"), dash(r.Command), dash(r.ToolUseID), dash(r.Agent), dash(r.Session)}
+		if r.TreeDisagrees {
+			rows[i].cmd += "!" // see the note below the lines
+			marked = true
+		}
 		width(&w.who, who)
 		width(&w.cmd, rows[i].cmd)
 		width(&w.tool, rows[i].tool)
@@ -125,6 +130,10 @@ func writeBlameText(out io.Writer, b *vault.Blame, st styles, term bool) error {
 			st.yellow(fmt.Sprintf("%-*s", len(w.who), r.who)), r.when, len(w.cmd), r.cmd,
 			st.dim(fmt.Sprintf("%-*s", len(w.tool), r.tool)), len(w.agent), r.agent,
 			len(w.session), r.session, num, l.Number, safeText(l.Text, term))
+	}
+	if marked {
+		sb.WriteString("! the commit's trailers (command, path, tool-use id) name another file than its tree changed: " +
+			"they are not to be believed; 'memvault show COMMIT' shows what it did\n")
 	}
 	if _, err := io.WriteString(out, sb.String()); err != nil {
 		return fmt.Errorf("blame: write: %w", err)
