@@ -31,7 +31,7 @@ func TestSyncSaysRemoteWentBack(t *testing.T) {
 	if err != nil || !res.WentBack || res.Seen != pushed || res.Found != old || res.Pushed {
 		t.Fatalf("pull = %+v, %v; want WentBack from %s to %s, nothing pushed", res, err, pushed, old)
 	}
-	mustSync(t, a) // puts it back
+	mustSync(t, a)                                                         // puts it back
 	h.Git("push", "-q", "--force", url, "refs/heads/main:refs/heads/main") // back again
 	res = mustSync(t, a)
 	if !res.WentBack || res.Seen != pushed || !res.Pushed || h.Git("ls-remote", url, "refs/heads/main")[:40] != pushed {

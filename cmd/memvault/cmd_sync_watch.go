@@ -87,6 +87,12 @@ func syncLogLine(r vault.SyncReport) string {
 	if r.Result.Pushed {
 		b.WriteString("; remote up to date")
 	}
+	if r.Result.WentBack {
+		fmt.Fprintf(&b, "; the remote had gone back: it no longer held %.12s, which this clone pushed or fetched before", r.Result.Seen)
+		if r.Result.Pushed {
+			b.WriteString(" (pushed again)")
+		}
+	}
 	if n := len(r.Result.Conflicts); n > 0 {
 		fmt.Fprintf(&b, "; %d conflicts, kept between markers or moved aside:", n)
 		for _, p := range r.Result.Conflicts {
