@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,10 @@ const (
 	reflogMagic  = "memvault reflog v1\n"
 	reflogFamily = "memvault reflog v"
 )
+
+// skipReflog turns the record off: only BenchmarkCommitReflog sets it, to
+// measure what the record costs a commit, old and new in one run.
+var skipReflog atomic.Bool
 
 // RefMove is one move of the main branch recorded in the reflog.
 type RefMove struct {
@@ -63,7 +68,7 @@ func reflogLine(m RefMove) string {
 // written costs one time answer, not the move, so its error is not the
 // caller's. The caller holds the lock.
 func (r *Repo) recordMove(ref string, old, new Hash) {
-	if ref != Branch || old == new {
+	if ref != Branch || old == new || skipReflog.Load() {
 		return
 	}
 	p := r.reflogPath()

@@ -23,6 +23,11 @@ type Refusal struct {
 // to measure what the check costs a sync, old and new in one run.
 var skipAdmission atomic.Bool
 
+// skipArrivalTree turns off only the check of the tree main would take
+// (refusedOnArrival): BenchmarkSyncAdmission sets it to measure that check's
+// share.
+var skipArrivalTree atomic.Bool
+
 // maxMetaFile bounds the files beside memories (.memvault/*, .gitattributes).
 const maxMetaFile = 1 << 20
 

@@ -48,10 +48,12 @@ type SyncResult struct {
 	// MovedAside are the Conflicts that are files moved aside, to a new name,
 	// because the other side made their name a directory.
 	MovedAside []string
-	// RecipientsChanged is set when the remote changed .memvault/recipients.
-	// RecipientsAdded and RecipientsRemoved are then the keys the remote's
-	// change adds and removes, as sets of keys (comments, order and blank
-	// lines aside); both are empty when it changed only those.
+	// RecipientsChanged is set when taking the remote's history would change
+	// the set of keys this clone's recipients hold: RecipientsAdded and
+	// RecipientsRemoved are then the keys it adds (a key this clone removed
+	// that the remote brings back included) and removes, computed on the
+	// resulting set, never by lines. Comments, order and blank lines are no
+	// change.
 	RecipientsChanged bool
 	RecipientsAdded   []keys.Recipient
 	RecipientsRemoved []keys.Recipient
@@ -81,8 +83,9 @@ type SyncResult struct {
 // the vault are held off only while the branch moves; a commit that lands
 // meanwhile is merged in a further round.
 //
-// The error wraps ErrRecipientsChanged when the remote changed the recipients and
-// AcceptRecipients is not set, ErrBehind for a push that would need a merge, and
+// The error wraps ErrRecipientsChanged when taking the remote's history would
+// change the set of recipients this clone holds and AcceptRecipients is not
+// set (ErrWritersChanged likewise for the writers), ErrBehind for a push that would need a merge, and
 // ErrNoRemote, ErrUnreachable or ErrAuth from the transfer. When ctx's deadline
 // passes, whichever step it stops (the fetch, the wait for the vault's lock, the
 // admission check, the merge, the push), the error wraps ErrTimeout, and also
@@ -213,6 +216,9 @@ func (v *Vault) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
 // clone's head would bring back what was left out. An entry refused at a path
 // admission already named is not named twice.
 func (v *Vault) refusedOnArrival(ctx context.Context, ours, theirs gitlog.Hash, refused []Refusal) ([]Refusal, error) {
+	if skipAdmission.Load() || skipArrivalTree.Load() {
+		return refused, nil
+	}
 	oursT, err := v.repo.RootTree(ours)
 	if err != nil {
 		return nil, err
