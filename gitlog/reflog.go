@@ -63,11 +63,13 @@ func reflogLine(m RefMove) string {
 	return fmt.Sprintf("%s %08x\n", body, crc32.Checksum([]byte(body), crcTable))
 }
 
-// recordMove appends the move of ref from old to new to the reflog, when ref
-// is the main branch. The move is already durable: a reflog that cannot be
+// recordMove appends the move of ref from old to new, made at when (zero:
+// the clock's now), to the reflog, when ref is the main branch. A commit made
+// here gives its committer time, which this process set a moment ago: one
+// reading of the clock a move. The move is already durable: a reflog that cannot be
 // written costs one time answer, not the move, so its error is not the
 // caller's. The caller holds the lock.
-func (r *Repo) recordMove(ref string, old, new Hash) {
+func (r *Repo) recordMove(ref string, old, new Hash, when time.Time) {
 	if ref != Branch || old == new || skipReflog.Load() {
 		return
 	}
@@ -87,7 +89,10 @@ func (r *Repo) recordMove(ref string, old, new Hash) {
 	if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != reflogMagic {
 		return // a later version's, or damaged: never written to
 	}
-	r.disk.write(f, []byte(reflogLine(RefMove{Old: old, New: new, When: r.clock()})))
+	if when.IsZero() {
+		when = r.clock()
+	}
+	r.disk.write(f, []byte(reflogLine(RefMove{Old: old, New: new, When: when})))
 }
 
 // RefLog returns the recorded moves of the main branch, oldest first. A

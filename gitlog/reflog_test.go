@@ -37,8 +37,8 @@ func TestRefLogChecked(t *testing.T) {
 	}
 	defer r.Close()
 	r.SetClock(func() time.Time { return when })
-	r.recordMove(Branch, ZeroHash, a)
-	r.recordMove("refs/remotes/origin/main", ZeroHash, b) // only main is recorded
+	r.recordMove(Branch, ZeroHash, a, time.Time{})
+	r.recordMove("refs/remotes/origin/main", ZeroHash, b, time.Time{}) // only main is recorded
 	if moves, err := r.RefLog(); err != nil || len(moves) != 1 || moves[0].New != a || !moves[0].When.Equal(when) {
 		t.Errorf("RefLog = %+v, %v; want the one move of main", moves, err)
 	}
@@ -46,7 +46,7 @@ func TestRefLogChecked(t *testing.T) {
 	if err := os.WriteFile(r.reflogPath(), newer, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.recordMove(Branch, a, b)
+	r.recordMove(Branch, a, b, time.Time{})
 	if got, _ := os.ReadFile(r.reflogPath()); string(got) != string(newer) {
 		t.Errorf("a later version's reflog was written to: %q", got)
 	}
