@@ -283,8 +283,11 @@ func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	}
 }
 
+// describeRecipient names a recipient as a person compares it with its
+// owner's: an age key whole, an SSH key by its fingerprint (as ssh-keygen -l
+// prints it), a post-quantum key by its ends.
 func describeRecipient(r keys.Recipient) string {
-	s := escape.Name(r.Key) + "  (" + escape.Name(r.Type) + ")"
+	s := escape.Name(keys.Abbrev(r.Key)) + "  (" + escape.Name(r.Type) + ")"
 	if r.Comment != "" {
 		s += "  # " + escape.Name(r.Comment)
 	}
