@@ -16,7 +16,8 @@ import (
 // what the tree changed (Record.TreeChanged); the trailers are still shown,
 // as what the commit claims. A merge changes what its parents brought
 // together and is not checked; neither is a commit whose trailers name no
-// path (a change of recipients, an expiry that lists what it deleted).
+// path (a change of recipients, an expiry that lists what it deleted); a
+// revert must change what it names, and may change more.
 
 // maxTreeChanged bounds Record.TreeChanged: a commit may change thousands of
 // files, and the point is made by the first few.
@@ -58,11 +59,15 @@ func (v *Vault) checkTrailers(r *Record, c *gitlog.Commit) error {
 		}
 		return false
 	}
+	// A revert changes what the commit it reverts changed, which its path
+	// trailer names only in part (the first file, or a rename's old name):
+	// it must change what it names, and may change more.
+	partial := r.Command == "revert" && r.Source != ""
 	touched := false
 	for _, ch := range d {
 		if covered(ch.Path) {
 			touched = true
-		} else {
+		} else if !partial {
 			r.TreeDisagrees = true
 		}
 	}

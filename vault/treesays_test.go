@@ -18,12 +18,15 @@ func TestHonestTrailersAgree(t *testing.T) {
 	first := head(t, a)
 	put(t, a, "/memories/a.md", "a2\n")
 	mv(t, a, "/memories/a.md", "/memories/c.md")
-	mv(t, a, "/memories/dir", "/memories/dir2")
-	if _, err := a.Restore(ctx, vault.Meta{}, "/memories/dir", first); err != nil {
+	renamed := mv(t, a, "/memories/dir", "/memories/dir2")
+	if _, err := a.Revert(ctx, vault.Meta{}, renamed); err != nil { // a directory's rename
+		t.Fatal(err)
+	}
+	if _, err := a.Restore(ctx, vault.Meta{}, "/memories/a.md", first); err != nil {
 		t.Fatal(err)
 	}
 	update(t, a, "delete", func(tx *vault.Tx) error { return tx.Remove("/memories/c.md") })
-	if _, err := a.Revert(ctx, vault.Meta{}, head(t, a)); err != nil {
+	if _, err := a.Revert(ctx, vault.Meta{}, head(t, a)); err != nil { // a delete
 		t.Fatal(err)
 	}
 	if _, err := a.Rollback(ctx, vault.Meta{}, first); err != nil {
@@ -33,7 +36,9 @@ func TestHonestTrailersAgree(t *testing.T) {
 	if _, err := a.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{other}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range vaulttest.Log(t, a, vault.LogOptions{}) {
+	recs := vaulttest.Log(t, a, vault.LogOptions{})
+	recs = append(recs, vaulttest.Log(t, a, vault.LogOptions{Path: "/memories/dir/b.md"})...)
+	for _, r := range recs {
 		if r.TreeDisagrees {
 			t.Errorf("Log: %s %q marked as disagreeing with its tree (changed %v)", r.Command, r.Path, r.TreeChanged)
 		}
