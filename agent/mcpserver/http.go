@@ -138,6 +138,13 @@ func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	get := func(*http.Request) *mcp.Server { return srv }
 	var h http.Handler = &front{
 		maxBody: maxBody,
+		nsessions: func() int {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			return n
+		},
 		stateful: mcp.NewStreamableHTTPHandler(get,
 			&mcp.StreamableHTTPOptions{SessionTimeout: sessionIdle, MaxRequestBodyBytes: maxBody}),
 		stateless: mcp.NewStreamableHTTPHandler(get,
