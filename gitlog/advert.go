@@ -100,12 +100,23 @@ func (b *advertBody) Close() error {
 	return b.body.Close()
 }
 
+// advertError says which bound an advertisement passed; it wraps the
+// sentinel a transfer error is sorted by (and transferError names), without
+// repeating its text.
+type advertError struct {
+	msg string
+	err error
+}
+
+func (e *advertError) Error() string { return e.msg }
+func (e *advertError) Unwrap() error { return e.err }
+
 func advertTooLarge() error {
-	return fmt.Errorf("the server's ref advertisement is over %d MiB: %w", maxAdvertisement>>20, ErrTooLarge)
+	return &advertError{fmt.Sprintf("the server's ref advertisement is over %d MiB", maxAdvertisement>>20), ErrTooLarge}
 }
 
 func advertTooSlow() error {
-	return fmt.Errorf("the server's ref advertisement took over %v: %w", advertTimeoutHook, context.DeadlineExceeded)
+	return &advertError{fmt.Sprintf("the server's ref advertisement took over %v", advertTimeoutHook), context.DeadlineExceeded}
 }
 
 // timedAdvert bounds the time a session's advertisement may take.
