@@ -169,10 +169,24 @@ func applySecretPolicy(p SecretPolicy, field, text string) (string, string, erro
 		"); they were stored in memory as given. Remove them if they should not be kept.", nil
 }
 
-// checkSecrets applies the vault's secret policy to the text c writes: it
-// returns c with that text as it is to be written, and the note for the answer.
+// checkSecrets applies the vault's secret policy to what c writes: the text,
+// and the path a create or rename names, which is stored in the tree and the
+// commit's subject in the clear. It returns c with that text as it is to be
+// written, and the note for the answer.
 func checkSecrets(c command, limits vault.Limits) (command, string, error) {
 	p := ParseSecretPolicy(limits.SecretPolicy)
+	var pathNote string
+	switch c.name {
+	case "create":
+		n, err := applySecretPolicyPath(p, "path", c.path)
+		if err != nil {
+			return c, "", err
+		}
+		pathNote = n
+	case "rename":
+		note, err := applySecretPolicyPath(p, "new_path", c.newPath)
+		return c, note, err
+	}
 	var field string
 	var text *string
 	switch c.name {
@@ -187,5 +201,29 @@ func checkSecrets(c command, limits vault.Limits) (command, string, error) {
 	}
 	out, note, err := applySecretPolicy(p, field, *text)
 	*text = out
-	return c, note, err
+	return c, pathNote + note, err
+}
+
+// applySecretPolicyPath applies p to a path the command stores. A path cannot
+// be redacted, which would put the file somewhere the agent did not ask: under
+// redact, as under reject, nothing is written.
+func applySecretPolicyPath(p SecretPolicy, field, path string) (string, error) {
+	if p == SecretsOff {
+		return "", nil
+	}
+	found := findSecrets(path)
+	if len(found) == 0 {
+		return "", nil
+	}
+	kinds := make([]string, len(found))
+	for i, s := range found {
+		kinds[i] = s.kind
+	}
+	what := strings.Join(kinds, ", ")
+	if p == SecretsReject || p == SecretsRedact {
+		return "", fail("Nothing was written: %s looks like a secret: %s. "+
+			"Secrets must not be stored in memory, names included; choose a name without them.", field, what)
+	}
+	return "\n\nWarning: " + field + " looks like it holds a secret (" + what +
+		"); it was stored in memory as given, as a file name. Rename the file if it should not be kept.", nil
 }
