@@ -43,6 +43,11 @@ type ImportOptions struct {
 	SourceCommit string
 	// Progress, when set, is called as files are encrypted.
 	Progress func(done, total int)
+	// Screen, when set, sees each file before it is planned and returns the
+	// file to write (its Data possibly changed), or why it is left out (skip),
+	// and what to say of a file written as it returned it (warn): the caller's
+	// secret policy, which the memory tool applies to what an agent writes.
+	Screen func(ImportFile) (f ImportFile, skip, warn string)
 }
 
 // ImportSkip is a file an import left out, and why.
@@ -60,6 +65,7 @@ type ImportResult struct {
 	Unchanged int      // files already there with the same content
 	Kept      []string // files there with other content, left as they were
 	Skipped   []ImportSkip
+	Warnings  []ImportSkip // files written with a warning of Screen's
 }
 
 // Changed reports whether the import changes the vault.
@@ -115,7 +121,17 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFile, opts ImportOptions, res *ImportResult) ([]ImportFile, error) {
 	incoming := map[string]bool{}
 	var ok []ImportFile
+	warns := map[string]string{}
 	for _, f := range files {
+		if opts.Screen != nil {
+			var skip, warn string
+			if f, skip, warn = opts.Screen(f); skip != "" {
+				res.Skipped = append(res.Skipped, ImportSkip{f.Path, skip})
+				continue
+			} else if warn != "" {
+				warns[f.Path] = warn
+			}
+		}
 		if reason := v.importable(f); reason != "" {
 			res.Skipped = append(res.Skipped, ImportSkip{f.Path, reason})
 			continue
@@ -160,6 +176,11 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 			continue
 		}
 		plan = append(plan, f)
+	}
+	for _, f := range plan {
+		if w, ok := warns[f.Path]; ok {
+			res.Warnings = append(res.Warnings, ImportSkip{f.Path, w})
+		}
 	}
 	for _, p := range opts.Delete {
 		cp, err := CleanPath(p)

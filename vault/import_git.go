@@ -26,6 +26,8 @@ type HistoryOptions struct {
 	Overwrite bool                  // as for ImportOptions, for the first commit replayed
 	DryRun    bool                  // say what would change, change nothing
 	Progress  func(done, total int) // called before each source commit and at the end, when set
+	// Screen is ImportOptions.Screen, for the files of every commit replayed.
+	Screen func(ImportFile) (f ImportFile, skip, warn string)
 }
 
 // ImportHistory replays each first-parent commit of the git repository at source
@@ -74,6 +76,7 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 		res, err := v.Import(ctx, files, ImportOptions{
 			Overwrite: opts.Overwrite || i > 0, Delete: gone,
 			Author: c.Author.Name, When: c.Author.When, SourceCommit: c.Hash.String(),
+			Screen: opts.Screen,
 		})
 		if err != nil {
 			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
@@ -90,6 +93,12 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 			if key := s.Path + "\x00" + s.Reason; !skipped[key] {
 				skipped[key] = true
 				total.Skipped = append(total.Skipped, s)
+			}
+		}
+		for _, s := range res.Warnings {
+			if key := s.Path + "\x00" + s.Reason; !skipped[key] {
+				skipped[key] = true
+				total.Warnings = append(total.Warnings, s)
 			}
 		}
 		if res.Commit != "" {

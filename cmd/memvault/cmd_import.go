@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
 )
@@ -103,6 +104,7 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 	bar.label = "importing"
 	res, err := v.Import(ctx, files, vault.ImportOptions{
 		Overwrite: o.overwrite, DryRun: o.dryRun, Progress: bar.update,
+		Screen: agent.ImportScreen(v.Limits()),
 	})
 	bar.done()
 	if err != nil {
@@ -217,6 +219,12 @@ func printImport(out io.Writer, res vault.ImportResult, o importOptions) {
 		fmt.Fprintf(out, "%d files kept as they are in the vault, whose content differs (--overwrite replaces them):\n", len(res.Kept))
 		for _, p := range res.Kept {
 			fmt.Fprintf(out, "  %s\n", escape.Name(p))
+		}
+	}
+	if len(res.Warnings) > 0 {
+		fmt.Fprintf(out, "%d files %simported with a warning (the vault's secretPolicy):\n", len(res.Warnings), verb)
+		for _, s := range res.Warnings {
+			fmt.Fprintf(out, "  %s: %s\n", escape.Name(s.Path), escape.Text(s.Reason))
 		}
 	}
 	if len(res.Skipped) > 0 {
