@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
@@ -136,7 +137,20 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		return nil, nil, err
 	}
 	for _, e := range entries {
+		// The source's names are anyone's: a tree entry ".." (or one holding a
+		// slash) once joined onto --to wrote, and then deleted, a file outside
+		// it. Each segment must be a name git itself writes.
+		var bad string
+		for _, seg := range strings.Split(e.Path, "/") {
+			if bad = badGitName(seg); bad != "" {
+				break
+			}
+		}
 		mp := path.Join(to, e.Path)
+		if bad != "" || !strings.HasPrefix(mp, strings.TrimSuffix(to, "/")+"/") {
+			skipped = append(skipped, ImportSkip{Path: strings.TrimSuffix(to, "/") + "/" + e.Path, Reason: "not a name git writes in a tree (" + bad + ")"})
+			continue
+		}
 		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
 		switch {
 		case e.Mode == filemode.Symlink:
