@@ -165,7 +165,11 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		}
 		data, err := src.ReadFile(e, limits.MaxFileSize)
 		if err != nil {
-			return nil, nil, err
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			skip("cannot be read: " + err.Error()) // a crafted object fails alone
+			continue
 		}
 		files = append(files, ImportFile{Path: mp, Data: data})
 	}
