@@ -48,6 +48,12 @@ type ImportOptions struct {
 	// and what to say of a file written as it returned it (warn): the caller's
 	// secret policy, which the memory tool applies to what an agent writes.
 	Screen func(ImportFile) (f ImportFile, skip, warn string)
+
+	// replay, for a replayed source commit after the first, is what the
+	// source held at the commit before: without Overwrite, a file is
+	// replaced or deleted only while the vault holds exactly that, so the
+	// import touches only what it wrote itself.
+	replay map[string][]byte
 }
 
 // ImportSkip is a file an import left out, and why.
@@ -165,7 +171,7 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		case state == "same":
 			res.Unchanged++
 			continue
-		case state == "differs" && !opts.Overwrite:
+		case state == "differs" && !opts.Overwrite && !v.holdsReplayed(ctx, snap, f.Path, opts.replay):
 			res.Kept = append(res.Kept, f.Path)
 			continue
 		case state == "differs":
@@ -187,12 +193,23 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		if err != nil || incoming[cp] {
 			continue
 		}
-		if k, _ := snap.Stat(cp); k == KindFile {
+		if k, _ := snap.Stat(cp); k == KindFile && (opts.Overwrite || v.holdsReplayed(ctx, snap, cp, opts.replay)) {
 			res.Deleted = append(res.Deleted, cp)
 		}
 	}
 	sort.Strings(res.Deleted)
 	return plan, v.checkImportLimits(ctx, snap, len(res.Added)-len(res.Deleted), addBytes)
+}
+
+// holdsReplayed tells whether the vault's file p holds what replay says the
+// source had there before: what an earlier replayed commit wrote, unchanged.
+func (v *Vault) holdsReplayed(ctx context.Context, snap *Snapshot, p string, replay map[string][]byte) bool {
+	want, ok := replay[p]
+	if !ok {
+		return false
+	}
+	got, err := snap.ReadFile(ctx, p)
+	return err == nil && bytes.Equal(got, want)
 }
 
 // importable returns why f cannot be a memory file, or "".
