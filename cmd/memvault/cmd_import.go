@@ -45,11 +45,14 @@ func newImportCommand(g *globalOptions) *cobra.Command {
     time. A re-run brings in only the commits not brought in yet.
 
 Each file SOURCE/P becomes /memories/P (or SUB/P with --to). Every path goes through
-the memory tool's path rules. Files that are not UTF-8 text, are over the vault's file
-size limit, are symbolic links or are not regular files are skipped and listed with the
-reason, as are .git folders. A file already in the vault with other content is kept as
-it is unless --overwrite; one with the same content changes nothing, so running the
-same import again makes no commit. An import that would pass the vault's file count or
+the memory tool's path rules. Files that are not UTF-8 text (NUL bytes included), are
+over the vault's file size limit, are symbolic links or are not regular files (judged by
+what was opened, never following a link or waiting on a FIFO) are skipped and listed with
+the reason, as are .git folders. The vault's secretPolicy holds as for the memory tool:
+reject leaves a file with a secret out, redact writes it redacted, warn lists it. A file
+already in the vault with other content is kept as it is unless --overwrite, and with
+--history a later source commit replaces or deletes only what the import wrote; one with
+the same content changes nothing, so running the same import again makes no commit. An import that would pass the vault's file count or
 size limits is refused whole. The commit names no path of this machine.`,
 		Example: `  memvault import ./memory                       # an SDK memory folder
   memvault import ~/.claude/projects/-home-me-app/memory --to /memories/claude-code
