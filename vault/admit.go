@@ -276,11 +276,15 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 			a.refuse(c, p, fmt.Sprintf("%d bytes, over the limit of %d", n, limit))
 			return nil
 		}
+		if !bytes.HasPrefix(head, []byte(ageMagic)) {
+			a.refuse(c, p, "not an age file")
+			return nil
+		}
 		reason := ageReason(head, n)
 		if reason == "" {
 			return nil
 		}
-		if int64(len(head)) >= n || want == ageHeaderSlack || !bytes.HasPrefix(head, []byte(ageMagic)) {
+		if int64(len(head)) >= n || want == ageHeaderSlack {
 			a.refuse(c, p, reason)
 			return nil
 		}
