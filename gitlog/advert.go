@@ -31,17 +31,19 @@ var advertTimeoutHook = advertTimeout
 var boundedTransports sync.Once
 
 // installBounded puts the bounds on the network transports: over http(s) on
-// both the size and the time of the advertisement (its response body), and
-// on its time over git:// and ssh, whose connections go-git keeps to itself.
+// the size and the time of the advertisement (its response body), over
+// git:// on both through a relay (see relayedGit), and over ssh, whose
+// connection go-git keeps to itself, on its time.
 func installBounded() {
 	boundedTransports.Do(func() {
 		web := githttp.NewClient(&http.Client{Transport: advertRoundTripper{http.DefaultTransport}})
 		client.InstallProtocol("http", timedAdvert{web})
 		client.InstallProtocol("https", timedAdvert{web})
-		for _, p := range []string{"git", "ssh"} {
-			if t, ok := client.Protocols[p]; ok {
-				client.InstallProtocol(p, timedAdvert{t})
-			}
+		if t, ok := client.Protocols["git"]; ok {
+			client.InstallProtocol("git", timedAdvert{relayedGit{t}})
+		}
+		if t, ok := client.Protocols["ssh"]; ok {
+			client.InstallProtocol("ssh", timedAdvert{t})
 		}
 	})
 }

@@ -67,6 +67,46 @@ func TestFetchEndlessAdvertisement(t *testing.T) {
 	}
 }
 
+// TestFetchEndlessAdvertisementGit: over git://, where go-git keeps the
+// connection to itself (0.65 GB in 20 s once), the relay cuts the
+// advertisement at maxAdvertisement.
+func TestFetchEndlessAdvertisementGit(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.Read(make([]byte, 512)) // the request
+				endlessAdvert(ctx, func(b []byte) error { _, err := c.Write(b); return err })
+			}()
+		}
+	}()
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AddRemote("origin", "git://"+ln.Addr().String()+"/vault.git"); err != nil {
+		t.Fatal(err)
+	}
+	fctx, fcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer fcancel()
+	_, err = r.Fetch(fctx, "origin", TransferOptions{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "ref advertisement is over 16 MiB") {
+		t.Fatalf("Fetch from a git:// server whose advertisement never ends = %v, want ErrTooLarge: the advertisement is over 16 MiB", err)
+	}
+}
+
 // TestAdvertisementTimeBound: over git:// (and ssh), where go-git keeps the
 // connection to itself, the advertisement's time is bounded.
 func TestAdvertisementTimeBound(t *testing.T) {
