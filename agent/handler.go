@@ -1,7 +1,7 @@
 // Package agent is the memory tool: it takes the input of one memory_20250818
 // tool call (a JSON command object such as {"command":"view","path":"/memories"}),
 // checks it, runs it on a vault and renders the tool_result the model sees,
-// byte for byte as the contract in spec/memory-tool.md says.
+// byte for byte as the contract in docs/memory-tool.md says.
 //
 // A Handler runs single calls, for a Go agent loop or the memvault tool command;
 // Serve answers a stream of JSON-lines requests for bridges that keep one process.
@@ -23,8 +23,12 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/memvault/memvault/agent/internal/contract"
 	"github.com/memvault/memvault/vault"
 )
+
+// ToolName is the name of the memory tool in the model's tool_use blocks.
+const ToolName = "memory"
 
 // Store is what the memory tool needs from a vault. *vault.Vault implements it.
 type Store interface {
@@ -93,7 +97,7 @@ func (h *Handler) Run(ctx context.Context, input []byte, toolUseID string) (Answ
 		return fail("%s is not a memory file memvault can read: %s", bad.Path, bad.Reason).answer(), nil
 	}
 	if err != nil {
-		return Answer{}, &internalError{command: c.name, err: err}
+		return Answer{}, &contract.InternalError{Command: c.name, Err: err}
 	}
 	return Answer{Content: content}, nil
 }
@@ -106,7 +110,7 @@ func (h *Handler) Run(ctx context.Context, input []byte, toolUseID string) (Answ
 func (h *Handler) Handle(ctx context.Context, input []byte, toolUseID string) (content string, isError bool) {
 	a, err := h.Run(ctx, input, toolUseID)
 	if err != nil {
-		return internalAnswer(err), true
+		return contract.InternalAnswer(err), true
 	}
 	return a.Content, a.IsError
 }
@@ -142,34 +146,3 @@ func fail(format string, args ...any) *failure {
 func (f *failure) Error() string { return "agent: " + f.msg }
 
 func (f *failure) answer() Answer { return Answer{Content: "Error: " + f.msg, IsError: true} }
-
-// internalError is a failure outside the contract while running a command.
-type internalError struct {
-	command string
-	err     error
-}
-
-func (e *internalError) Error() string { return "agent: " + e.command + ": " + e.err.Error() }
-
-func (e *internalError) Unwrap() error { return e.err }
-
-// internalAnswer renders err for the model without its details.
-func internalAnswer(err error) string {
-	what := "storage failure"
-	switch {
-	case errors.Is(err, vault.ErrNoIdentity):
-		what = "no usable identity"
-	case errors.Is(err, vault.ErrDecrypt):
-		what = "cannot decrypt a memory file"
-	case errors.Is(err, context.Canceled):
-		what = "canceled"
-	case errors.Is(err, context.DeadlineExceeded):
-		what = "timed out"
-	}
-	cmd := "command"
-	var ie *internalError
-	if errors.As(err, &ie) {
-		cmd = ie.command
-	}
-	return "Error: memvault: " + cmd + " failed: " + what
-}

@@ -73,7 +73,7 @@ func TestVaultLimits(t *testing.T) {
 		}
 	}
 	snap, _ := v.Snapshot(ctx)
-	if u, err := snap.Usage(ctx); err != nil || u != (vault.Usage{Files: 3, Bytes: 1 + 20 + 0}) {
+	if u, err := snap.Usage(ctx); err != nil || u.Files != 3 || u.Bytes != 1+20+0 {
 		t.Errorf("Usage() = %+v, %v; want 3 files of 21 bytes", u, err)
 	}
 	if log, _ := v.Log(ctx, vault.LogOptions{}); len(log) != 1+3+1+1+1+1 {

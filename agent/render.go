@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memvault/memvault/agent/internal/contract"
 )
 
 // dirSize is how a directory's size prints in a listing.
@@ -64,7 +66,7 @@ func renderFile(p, content string, viewRange []integer, limit int) string {
 	lines := strings.Split(content, "\n")
 	first, last := 1, len(lines)
 	if len(viewRange) == 2 {
-		first, last = selectLines(viewRange[0].n, viewRange[1].n, len(lines))
+		first, last = contract.SelectLines(viewRange[0].n, viewRange[1].n, len(lines))
 	}
 	var b strings.Builder
 	b.WriteString("Here's the content of " + p + " with line numbers:")
@@ -92,26 +94,6 @@ func renderFile(p, content string, viewRange []integer, limit int) string {
 		return b.String()
 	}
 	return b.String()[:cut] + "\n[Output truncated at " + strconv.Itoa(limit) + " characters. Use view_range to see more.]"
-}
-
-// selectLines turns view_range [a, b] into the 1-based lines first to last of a
-// file of n lines; first > last when nothing is selected.
-func selectLines(a, b int64, n int) (first, last int) {
-	first, last = n+1, n
-	if a <= int64(n) {
-		first = int(max(a, 1))
-	}
-	switch {
-	case b == -1 || b >= int64(n):
-		last = n
-	case b < -int64(n) || b == 0:
-		last = 0
-	case b < 0:
-		last = n + int(b)
-	default:
-		last = int(b)
-	}
-	return first, last
 }
 
 // snippet renders lines k-2 to k+2 of content (clipped to it), numbered.

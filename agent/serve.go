@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/memvault/memvault/agent/internal/contract"
+	"github.com/memvault/memvault/agent/internal/jsonl"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -40,7 +42,7 @@ const DefaultMaxLine = vault.DefaultMaxRequestLine
 // Serve returns an error only when ctx ends, or reading r or writing w fails.
 // A read blocked in r when ctx ends is left to finish in the background.
 func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
-	return serveLines(ctx, r, w, h.maxLine(), func(req request) ([]byte, error) {
+	return serveLines(ctx, r, w, h.maxLine(), func(req jsonl.Line) ([]byte, error) {
 		return h.serveOne(ctx, req)
 	})
 }
@@ -48,21 +50,21 @@ func Serve(ctx context.Context, h *Handler, r io.Reader, w io.Writer) error {
 // serveLines reads request lines of at most maxLine bytes from r and writes
 // answer's line for each to w, until the input ends (nil), ctx ends, or reading
 // or writing fails.
-func serveLines(ctx context.Context, r io.Reader, w io.Writer, maxLine int, answer func(request) ([]byte, error)) error {
-	lines := make(chan request)
+func serveLines(ctx context.Context, r io.Reader, w io.Writer, maxLine int, answer func(jsonl.Line) ([]byte, error)) error {
+	lines := make(chan jsonl.Line)
 	go readRequests(ctx, bufio.NewReader(r), maxLine, lines)
 	for {
-		var req request
+		var req jsonl.Line
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case req = <-lines:
 		}
-		if req.err == io.EOF {
+		if req.Err == io.EOF {
 			return nil
 		}
-		if req.err != nil {
-			return fmt.Errorf("agent: serve: read: %w", req.err)
+		if req.Err != nil {
+			return fmt.Errorf("agent: serve: read: %w", req.Err)
 		}
 		out, err := answer(req)
 		if err != nil {
@@ -74,112 +76,35 @@ func serveLines(ctx context.Context, r io.Reader, w io.Writer, maxLine int, answ
 	}
 }
 
-// request is one line read by readRequests: its bytes, or that it was too
-// long and its first bytes, or the read error that ended the input.
-type request struct {
-	line    []byte
-	tooLong bool
-	head    []byte // when tooLong: up to idHead bytes from the start of the line
-	err     error
-}
-
-// idHead is how much of an over-long line is kept to find its id in.
-const idHead = 4 << 10
-
 // readRequests sends the lines of r, then the error that ended it.
-func readRequests(ctx context.Context, r *bufio.Reader, maxLine int, out chan<- request) {
+func readRequests(ctx context.Context, r *bufio.Reader, maxLine int, out chan<- jsonl.Line) {
 	for {
-		req := readLine(r, maxLine)
+		req := jsonl.ReadLine(r, maxLine)
 		select {
 		case out <- req:
 		case <-ctx.Done():
 			return
 		}
-		if req.err != nil {
+		if req.Err != nil {
 			return
 		}
 	}
 }
 
-// readLine reads one line without its line ending, keeping at most maxLine
-// bytes of it. A last line without "\n" still counts; the error comes with the
-// next call.
-func readLine(r *bufio.Reader, maxLine int) request {
-	var req request
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !req.tooLong {
-			if len(req.line)+len(chunk) > maxLine+2 { // room for "\r\n"
-				req.tooLong, req.head, req.line = true, lineHead(req.line, chunk), nil
-			} else {
-				req.line = append(req.line, chunk...)
-			}
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && (len(req.line) > 0 || req.tooLong):
-			return trimEOL(req, maxLine) // the error comes again on the next read
-		case err != nil:
-			return request{err: err}
-		}
-		return trimEOL(req, maxLine)
-	}
-}
-
-func trimEOL(req request, maxLine int) request {
-	req.line = bytes.TrimSuffix(req.line, []byte("\n"))
-	req.line = bytes.TrimSuffix(req.line, []byte("\r"))
-	if len(req.line) > maxLine {
-		req.tooLong, req.head, req.line = true, lineHead(req.line, nil), nil
-	}
-	return req
-}
-
-// lineHead copies the first idHead bytes of the line made of a then b.
-func lineHead(a, b []byte) []byte {
-	head := make([]byte, 0, idHead)
-	head = append(head, a[:min(len(a), idHead)]...)
-	return append(head, b[:min(len(b), idHead-len(head))]...)
-}
-
-// leadingID returns the id of a request whose text begins with head, when the
-// request object's first member is "id" and its value ends within head; else nil.
-func leadingID(head []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	if tok, err := dec.Token(); err != nil || tok != "id" {
-		return nil
-	}
-	var id json.RawMessage
-	if err := dec.Decode(&id); err != nil {
-		return nil
-	}
-	// A value cut at the end of head (a number, most likely) would decode as
-	// another one: the member must be seen to end.
-	rest := bytes.TrimLeft(head[dec.InputOffset():], " \t\r\n")
-	if len(rest) == 0 || (rest[0] != ',' && rest[0] != '}') {
-		return nil
-	}
-	return id
-}
-
 // serveOne runs one request and renders its answer line. Its error is ctx's,
 // when ctx ended while the request ran.
-func (h *Handler) serveOne(ctx context.Context, req request) ([]byte, error) {
-	if req.tooLong {
-		return answerLine(leadingID(req.head), h.lineTooLong()), nil
+func (h *Handler) serveOne(ctx context.Context, req jsonl.Line) ([]byte, error) {
+	if req.TooLong {
+		return answerLine(jsonl.LeadingID(req.Head), h.lineTooLong()), nil
 	}
-	if len(bytes.TrimSpace(req.line)) == 0 {
+	if len(bytes.TrimSpace(req.Text)) == 0 {
 		return answerLine(nil, invalidRequest(blankLine)), nil
 	}
-	if cutShort(req.line) {
-		return answerLine(leadingID(req.line), invalidRequest(lineCutShort)), nil
+	if cutShort(req.Text) {
+		return answerLine(jsonl.LeadingID(req.Text), invalidRequest(lineCutShort)), nil
 	}
 	var fields map[string]json.RawMessage
-	if !json.Valid(req.line) || bytes.TrimLeft(req.line, " \t\r")[0] != '{' || json.Unmarshal(req.line, &fields) != nil {
+	if !json.Valid(req.Text) || bytes.TrimLeft(req.Text, " \t\r")[0] != '{' || json.Unmarshal(req.Text, &fields) != nil {
 		return answerLine(nil, invalidRequest("not a JSON object")), nil
 	}
 	id := fields["id"]
@@ -196,7 +121,7 @@ func (h *Handler) serveOne(ctx context.Context, req request) ([]byte, error) {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, ctx.Err()
 		}
-		a = Answer{Content: internalAnswer(err), IsError: true}
+		a = Answer{Content: contract.InternalAnswer(err), IsError: true}
 	}
 	return answerLine(id, a), nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+
+	"github.com/memvault/memvault/agent/internal/jsonl"
 )
 
 // ServeUnavailable answers every request line of r on w with reason, as an
@@ -15,13 +17,13 @@ import (
 // reason is the whole answer, the fix included. Nothing is run.
 func ServeUnavailable(ctx context.Context, reason string, r io.Reader, w io.Writer) error {
 	a := Answer{Content: reason, IsError: true}
-	return serveLines(ctx, r, w, DefaultMaxLine, func(req request) ([]byte, error) {
-		id := leadingID(req.head)
-		if !req.tooLong {
+	return serveLines(ctx, r, w, DefaultMaxLine, func(req jsonl.Line) ([]byte, error) {
+		id := jsonl.LeadingID(req.Head)
+		if !req.TooLong {
 			var fields struct {
 				ID json.RawMessage `json:"id"`
 			}
-			if json.Unmarshal(req.line, &fields) == nil {
+			if json.Unmarshal(req.Text, &fields) == nil {
 				id = fields.ID
 			}
 		}

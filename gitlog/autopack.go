@@ -20,23 +20,24 @@ import (
 // what it left). The threshold is the vault's git config gc.auto, 6,700 by
 // default as in git; 0 turns automatic packing off.
 
-// DefaultAutoPack is the number of loose objects past which a commit starts
-// packing, unless the repository's config sets gc.auto.
-const DefaultAutoPack = 6700
+// defaultAutoPack is the number of loose objects past which a flush of the
+// journal starts packing in the background (see maybeAutoPack), unless the
+// repository's config sets gc.auto. A commit itself never packs.
+const defaultAutoPack = 6700
 
 // autoPackLimit reads gc.auto from the repository's config.
 func (r *Repo) autoPackLimit() int {
 	cfg, err := r.st.Config()
 	if err != nil {
-		return DefaultAutoPack
+		return defaultAutoPack
 	}
 	s := cfg.Raw.Section("gc")
 	if !s.HasOption("auto") {
-		return DefaultAutoPack
+		return defaultAutoPack
 	}
 	n, err := strconv.Atoi(s.Option("auto"))
 	if err != nil || n < 0 {
-		return DefaultAutoPack
+		return defaultAutoPack
 	}
 	return n
 }

@@ -1,7 +1,6 @@
 package gitlog
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -16,16 +15,6 @@ import (
 // blob's from the caller (SetBlobLimit), a tree's or a commit's from maxStruct.
 // A history with one such object in it stays readable around it.
 
-// Errors of bounded reads.
-var (
-	// ErrTooLarge: an object is larger than the limit of the read; nothing of
-	// it was inflated.
-	ErrTooLarge = errors.New("larger than the limit")
-	// ErrWrongType: an object is not of the type its tree entry or parent
-	// claims (a blob where a tree should be).
-	ErrWrongType = errors.New("object of the wrong type")
-)
-
 // largeObject is the size above which go-git reads an object lazily, as a
 // stream, instead of inflating it whole into memory when it is looked up.
 const largeObject = 2 << 20
@@ -34,18 +23,18 @@ const largeObject = 2 << 20
 // 255-byte names fit 14 MB; a message of every conflict of such a tree too.
 const maxStruct = 32 << 20
 
-// DefaultBlobLimit bounds ReadBlob until SetBlobLimit says otherwise.
-const DefaultBlobLimit = 64 << 20
+// defaultBlobLimit bounds ReadBlob until SetBlobLimit says otherwise.
+const defaultBlobLimit = 64 << 20
 
 // blobLimit holds the repository's limit on blob reads; zero means
-// DefaultBlobLimit.
+// defaultBlobLimit.
 type blobLimit struct{ n atomic.Int64 }
 
 func (l *blobLimit) get() int64 {
 	if n := l.n.Load(); n > 0 {
 		return n
 	}
-	return DefaultBlobLimit
+	return defaultBlobLimit
 }
 
 // SetBlobLimit bounds every later ReadBlob to blobs of at most n bytes, as
@@ -74,7 +63,7 @@ func (e *SizeError) Unwrap() error { return ErrTooLarge }
 // inflates more than its header's size, whatever the stream holds.
 func readAllMax(o plumbing.EncodedObject, limit int64) ([]byte, error) {
 	if n := o.Size(); n > limit || n < 0 {
-		return nil, fmt.Errorf("gitlog: read %s %s: %w", o.Type(), o.Hash(), &SizeError{Object: o.Hash(), Size: n, Limit: limit})
+		return nil, fmt.Errorf("gitlog: read %s %s: %w", o.Type(), o.Hash(), &SizeError{Object: fromGG(o.Hash()), Size: n, Limit: limit})
 	}
 	return readAll(o)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Op is what a Change does.
@@ -39,7 +38,7 @@ type rawObject struct {
 }
 
 func newObject(t plumbing.ObjectType, data []byte) rawObject {
-	return rawObject{typ: t, hash: plumbing.ComputeHash(t, data), data: data}
+	return rawObject{typ: t, hash: computeHash(t, data), data: data}
 }
 
 // mtree is a tree being edited: a copy of its entries plus the subtrees that were
@@ -85,7 +84,7 @@ func (b *builder) dir(segs []string, create bool) (*mtree, error) {
 			return nil, nil
 		case !ok:
 			s = &mtree{entries: map[string]Entry{}, sub: map[string]*mtree{}}
-			t.entries[name] = Entry{Name: name, Mode: filemode.Dir}
+			t.entries[name] = Entry{Name: name, Mode: ModeDir}
 		case !e.IsDir():
 			return nil, fmt.Errorf("gitlog: %s: %w", strings.Join(segs[:i+1], "/"), ErrNotDir)
 		default:
@@ -148,7 +147,7 @@ func (b *builder) apply(c Change) error {
 	case Put:
 		blob := newObject(plumbing.BlobObject, c.Data)
 		b.objects = append(b.objects, blob)
-		return b.put(c.Path, Entry{Hash: blob.hash, Mode: filemode.Regular}, nil)
+		return b.put(c.Path, Entry{Hash: blob.hash, Mode: ModeRegular}, nil)
 	case Delete:
 		_, _, err := b.take(c.Path)
 		return err
@@ -220,7 +219,7 @@ func (b *builder) lookup(p string) (Entry, bool) {
 // returns an error wrapping ErrNotFound if h is neither in the repository.
 func (r *Repo) entryFor(h Hash) (Entry, error) {
 	if _, ok := r.trees.get(h); ok {
-		return Entry{Hash: h, Mode: filemode.Dir}, nil
+		return Entry{Hash: h, Mode: ModeDir}, nil
 	}
 	o, err := r.object(plumbing.AnyObject, h)
 	if err != nil {
@@ -228,9 +227,9 @@ func (r *Repo) entryFor(h Hash) (Entry, error) {
 	}
 	switch o.Type() {
 	case plumbing.TreeObject:
-		return Entry{Hash: h, Mode: filemode.Dir}, nil
+		return Entry{Hash: h, Mode: ModeDir}, nil
 	case plumbing.BlobObject:
-		return Entry{Hash: h, Mode: filemode.Regular}, nil
+		return Entry{Hash: h, Mode: ModeRegular}, nil
 	}
 	return Entry{}, fmt.Errorf("object %s is a %s: %w", h, o.Type(), ErrNotFound)
 }
@@ -263,7 +262,7 @@ func encodeTree(m map[string]Entry) ([]byte, []Entry) {
 
 // BlobHash is the name git gives a blob of data: the hash a Put of data
 // commits it under.
-func BlobHash(data []byte) Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
+func BlobHash(data []byte) Hash { return computeHash(plumbing.BlobObject, data) }
 
 // LinkEntry returns the entry a Link of object h puts in a tree: a tree or a
 // regular file. The error wraps ErrNotFound if h is neither in the repository.

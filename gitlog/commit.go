@@ -31,12 +31,15 @@ type Commit struct {
 	Author       Signature
 	Committer    Signature
 	Message      string
+	// Signed is the armored signature the commit carries, unverified ("" for
+	// none); SignedCommit gives what it covers, to verify it.
+	Signed string
 }
 
 func commitRecord(c *object.Commit) *Commit {
 	return &Commit{
-		Hash: c.Hash, TreeHash: c.TreeHash, ParentHashes: c.ParentHashes,
-		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message,
+		Hash: fromGG(c.Hash), TreeHash: fromGG(c.TreeHash), ParentHashes: fromGGHashes(c.ParentHashes),
+		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message, Signed: c.PGPSignature,
 	}
 }
 
@@ -45,6 +48,7 @@ type CommitInfo struct {
 	Message   string
 	Author    Signature
 	Committer Signature
+	Sign      Signer // signs the commit when set
 }
 
 // Commit applies changes, in order, to the tree of parent and commits the result on
@@ -102,12 +106,12 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 		Author:       info.Author.git(),
 		Committer:    info.Committer.git(),
 		Message:      info.Message,
-		TreeHash:     tree,
-		ParentHashes: parents,
+		TreeHash:     gg(tree),
+		ParentHashes: ggHashes(parents),
 	}
-	mo := &plumbing.MemoryObject{}
-	if err := c.Encode(mo); err != nil {
-		return ZeroHash, fmt.Errorf("gitlog: encode commit: %w", err)
+	mo, err := encodeCommit(c, info.Sign)
+	if err != nil {
+		return ZeroHash, err
 	}
 	data, err := readAll(mo)
 	if err != nil {
@@ -130,7 +134,7 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	}
 	// The next write starts from this commit: keep it decoded from the bytes
 	// written, so it reads back from the cache exactly as from the disk.
-	if dc, err := object.DecodeCommit(r.objs, mo); err == nil && dc.Hash == co.hash {
+	if dc, err := object.DecodeCommit(r.objs, mo); err == nil && fromGG(dc.Hash) == co.hash {
 		r.commits.put(co.hash, dc)
 	}
 	r.index.add(r, co.hash, tree, base, parents)

@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // zlibWriters are reused: a new zlib writer allocates and clears about 1 MB of
@@ -23,7 +21,7 @@ func (r *Repo) loosePath(h Hash) string {
 
 // writeRef points ref's file at h by rename, creating the folders its name
 // needs. The caller syncs the ref's folder.
-func (r *Repo) writeRef(ref plumbing.ReferenceName, h Hash) error {
+func (r *Repo) writeRef(ref string, h Hash) error {
 	if ref != Branch {
 		if err := r.disk.mkdirAll(filepath.Dir(r.refPath(ref)), 0o755); err != nil {
 			return err
@@ -40,7 +38,7 @@ func (r *Repo) writeRef(ref plumbing.ReferenceName, h Hash) error {
 	return nil
 }
 
-func (r *Repo) refPath(ref plumbing.ReferenceName) string {
+func (r *Repo) refPath(ref string) string {
 	return filepath.Join(r.dir, filepath.FromSlash(string(ref)))
 }
 

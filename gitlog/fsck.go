@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -70,8 +69,8 @@ func (r *Repo) checkFrom(ctx context.Context, head Hash, visit Visit) ([]Problem
 		if !ok {
 			continue
 		}
-		c.tree(commit.TreeHash, "", h == head)
-		queue = append(queue, commit.ParentHashes...)
+		c.tree(fromGG(commit.TreeHash), "", h == head)
+		queue = append(queue, fromGGHashes(commit.ParentHashes)...)
 	}
 	return c.problems, nil
 }
@@ -140,7 +139,7 @@ func (r *Repo) hashObject(o plumbing.EncodedObject) (Hash, error) {
 	} else if n != o.Size() {
 		return ZeroHash, fmt.Errorf("%d bytes where the header says %d", n, o.Size())
 	}
-	return hw.Sum(), nil
+	return fromGG(hw.Sum()), nil
 }
 
 func (c *checker) commit(h Hash) (*object.Commit, bool) {
@@ -178,7 +177,7 @@ func (c *checker) tree(h Hash, path string, head bool) {
 			c.tree(e.Hash, p, head)
 			continue
 		}
-		if e.Mode == filemode.Submodule {
+		if e.Mode == ModeSubmodule {
 			continue // names a commit of another repository, as git fsck has it
 		}
 		if !c.ok[e.Hash] {
@@ -225,7 +224,7 @@ func (w *Writer) Repair(ctx context.Context) (Hash, error) {
 	for _, o := range r.jobjs.commits() {
 		var c object.Commit
 		if c.Decode(memoryObject(o)) == nil {
-			c.Hash = o.hash
+			c.Hash = gg(o.hash)
 			commits = append(commits, &c)
 		}
 	}
@@ -239,10 +238,10 @@ func (w *Writer) Repair(ctx context.Context) (Hash, error) {
 		return depth[ci.Hash] > depth[cj.Hash]
 	})
 	for _, cand := range commits {
-		if problems, err := r.checkFrom(ctx, cand.Hash, nil); err != nil {
+		if problems, err := r.checkFrom(ctx, fromGG(cand.Hash), nil); err != nil {
 			return ZeroHash, err
 		} else if len(problems) == 0 {
-			return cand.Hash, r.writeRefDurable(cand.Hash)
+			return fromGG(cand.Hash), r.writeRefDurable(fromGG(cand.Hash))
 		}
 	}
 	return ZeroHash, errors.New("gitlog: repair: no sound commit found")
@@ -250,14 +249,14 @@ func (w *Writer) Repair(ctx context.Context) (Hash, error) {
 
 // generations numbers each commit by the length of its first-parent chain among
 // commits.
-func generations(commits []*object.Commit) map[Hash]int {
-	byHash := make(map[Hash]*object.Commit, len(commits))
+func generations(commits []*object.Commit) map[plumbing.Hash]int {
+	byHash := make(map[plumbing.Hash]*object.Commit, len(commits))
 	for _, c := range commits {
 		byHash[c.Hash] = c
 	}
-	depth := make(map[Hash]int, len(commits))
+	depth := make(map[plumbing.Hash]int, len(commits))
 	for _, c := range commits {
-		var chain []Hash
+		var chain []plumbing.Hash
 		h := c.Hash
 		for {
 			if _, ok := depth[h]; ok {

@@ -427,13 +427,13 @@ func TestCaptureFindsJournal(t *testing.T) {
 	h := commit(t, w, Change{Op: Put, Path: "a", Data: []byte("1")})
 	for name, repo := range map[string]*Repo{"writer": w, "other process": r} {
 		s := newCapture(context.Background(), repo, nil)
-		if err := s.HasEncodedObject(h); err != nil {
+		if err := s.HasEncodedObject(gg(h)); err != nil {
 			t.Errorf("%s: HasEncodedObject(journal commit) = %v", name, err)
 		}
-		if n, err := s.EncodedObjectSize(h); err != nil || n == 0 {
+		if n, err := s.EncodedObjectSize(gg(h)); err != nil || n == 0 {
 			t.Errorf("%s: EncodedObjectSize(journal commit) = %d, %v", name, n, err)
 		}
-		if o, err := s.EncodedObject(plumbing.CommitObject, h); err != nil || o.Type() != plumbing.CommitObject {
+		if o, err := s.EncodedObject(plumbing.CommitObject, gg(h)); err != nil || o.Type() != plumbing.CommitObject {
 			t.Errorf("%s: EncodedObject(journal commit) = %v", name, err)
 		}
 	}

@@ -132,7 +132,7 @@ func gitPathLogs(t *testing.T, dir string, paths []string) map[string][]Hash {
 				parent = at[spec(c.parent, p)]
 			}
 			if at[spec(c.hash, p)] != parent {
-				logs[p] = append(logs[p], plumbing.NewHash(c.hash))
+				logs[p] = append(logs[p], fromGG(plumbing.NewHash(c.hash)))
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func TestLink(t *testing.T) {
 	wl, _ := r.Lock(context.Background())
 	defer wl.Unlock()
 	head, _ := r.Head()
-	_, err := wl.Commit(head, []Change{{Op: Link, Path: "m/z", Hash: plumbing.NewHash(strings.Repeat("ab", 20))}}, CommitInfo{Author: sig(), Committer: sig()})
+	_, err := wl.Commit(head, []Change{{Op: Link, Path: "m/z", Hash: fromGG(plumbing.NewHash(strings.Repeat("ab", 20)))}}, CommitInfo{Author: sig(), Committer: sig()})
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("Link of a missing object: err = %v, want ErrNotFound", err)
 	}

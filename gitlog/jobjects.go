@@ -31,14 +31,14 @@ type journalObjects struct {
 	epoch   string
 	scanned int64 // bytes of the journal read, its header included
 	objs    map[Hash]rawObject
-	refs    map[plumbing.ReferenceName]refMove // moved by the records read
-	foreign bool                               // another repository's: see readRecords
+	refs    map[string]refMove // moved by the records read
+	foreign bool               // another repository's: see readRecords
 }
 
 // refMove is what the journal's records did to one ref: the value it held
 // before the first of them and the value the last gave it (ZeroHash: deleted).
 type refMove struct {
-	name     plumbing.ReferenceName
+	name     string
 	old, new Hash
 	gave     map[Hash]bool // every value the records gave it
 }
@@ -129,7 +129,7 @@ func (j *journalObjects) appended(from, to int64, rec record) {
 func (j *journalObjects) add(rec record) {
 	if j.objs == nil {
 		j.objs = map[Hash]rawObject{}
-		j.refs = map[plumbing.ReferenceName]refMove{}
+		j.refs = map[string]refMove{}
 	}
 	m, ok := j.refs[rec.ref]
 	if !ok {
@@ -155,7 +155,7 @@ func (j *journalObjects) moves() []refMove {
 }
 
 // ref returns the value the records read gave ref, if any moved it.
-func (j *journalObjects) ref(name plumbing.ReferenceName) (Hash, bool) {
+func (j *journalObjects) ref(name string) (Hash, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	m, ok := j.refs[name]

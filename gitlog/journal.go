@@ -67,11 +67,6 @@ func journalHeader() []byte {
 	return []byte(journalMagic + "boot " + bootID() + "\nepoch " + hex.EncodeToString(e[:]) + "\n")
 }
 
-// ErrNewerFormat: a file of the repository is in a format this build does not
-// know, written by a newer memvault. It is read as far as it can be, and never
-// written, truncated or started over.
-var ErrNewerFormat = errors.New("written by a newer version of memvault: upgrade memvault to change this vault")
-
 // journalFamily starts every version of the journal's header; recordFamily is
 // the first three bytes of every record kind's magic.
 const (
@@ -120,7 +115,7 @@ func parseJournalHeader(data []byte) (boot, epoch string, n int, ok, newer bool)
 // the ref from the journal (see Repo.Ref), and the file, which git reads, moves
 // when a flush has put the objects it needs into a pack. The caller holds the
 // lock.
-func (r *Repo) persist(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
+func (r *Repo) persist(ref string, old, new Hash, objs []rawObject) error {
 	rec := record{ref: ref, old: old, new: new, objs: objs}
 	size, err := r.appendJournal(encodeRecord(rec), rec)
 	if err != nil {
@@ -277,7 +272,7 @@ func (r *Repo) placeRefs(moves []refMove) error {
 			continue
 		}
 		if m.new.IsZero() {
-			err = r.st.RemoveReference(m.name)
+			err = r.st.RemoveReference(ref(m.name))
 		} else {
 			err = r.writeRef(m.name, m.new)
 		}
@@ -319,7 +314,7 @@ func (r *Repo) restartJournal() error {
 }
 
 type record struct {
-	ref      plumbing.ReferenceName
+	ref      string
 	old, new Hash
 	objs     []rawObject
 }
@@ -381,7 +376,7 @@ func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
 		if len(p) < 2+n {
 			return rec, false
 		}
-		rec.ref, p = plumbing.ReferenceName(p[2:2+n]), p[2+n:]
+		rec.ref, p = string(p[2:2+n]), p[2+n:]
 		// The name becomes a path when the ref's file is written: a damaged
 		// or crafted record must not name a file outside refs/.
 		name, ok := strings.CutPrefix(string(rec.ref), "refs/")
@@ -407,7 +402,7 @@ func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
 		// Every object must hash to its name, in any journal: a vault folder
 		// may come from anywhere, and its journal is flushed into a pack when
 		// it is opened.
-		if !ok || foreign && len(o.data) > largeObject || plumbing.ComputeHash(o.typ, o.data) != o.hash {
+		if !ok || foreign && len(o.data) > largeObject || computeHash(o.typ, o.data) != o.hash {
 			return rec, false
 		}
 		rec.objs = append(rec.objs, o)

@@ -9,9 +9,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// ErrStop ends a Walk early without error.
-var ErrStop = errors.New("stop walk")
-
 // Walk calls fn for from and each of its ancestors, each once, children before
 // their parents (pre-order, first parent first), until fn returns ErrStop or an
 // error, which Walk returns unless it is ErrStop.

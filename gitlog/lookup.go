@@ -23,19 +23,19 @@ type lookup struct {
 
 // EncodedObject reads through Repo.object.
 func (l lookup) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return l.r.object(t, h)
+	return l.r.object(t, fromGG(h))
 }
 
 // HasEncodedObject looks for h as Repo.object does.
 func (l lookup) HasEncodedObject(h plumbing.Hash) error {
-	_, err := find(l.r, plumbing.AnyObject, h, func(rawObject) bool { return true },
+	_, err := find(l.r, plumbing.AnyObject, fromGG(h), func(rawObject) bool { return true },
 		func() (bool, error) { return true, l.Storage.HasEncodedObject(h) })
 	return err
 }
 
 // EncodedObjectSize reads the size as Repo.object would find the object.
 func (l lookup) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	return find(l.r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.data)) },
+	return find(l.r, plumbing.AnyObject, fromGG(h), func(o rawObject) int64 { return int64(len(o.data)) },
 		func() (int64, error) { return l.Storage.EncodedObjectSize(h) })
 }
 

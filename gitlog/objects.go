@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -29,7 +28,7 @@ func (s repoSource) tree(h Hash) ([]Entry, error)          { return s.r.ReadTree
 type storerSource struct{ sto storer.EncodedObjectStorer }
 
 func (s storerSource) commit(h Hash) (*object.Commit, error) {
-	c, err := object.GetCommit(s.sto, h)
+	c, err := object.GetCommit(s.sto, gg(h))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, fmt.Errorf("gitlog: commit %s: %w", h, ErrNotFound)
 	}
@@ -40,13 +39,13 @@ func (s storerSource) tree(h Hash) ([]Entry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
-	t, err := object.GetTree(s.sto, h)
+	t, err := object.GetTree(s.sto, gg(h))
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: tree %s: %w", h, err)
 	}
 	es := make([]Entry, len(t.Entries))
 	for i, te := range t.Entries {
-		es[i] = Entry{Name: te.Name, Hash: te.Hash, Mode: te.Mode}
+		es[i] = entryOf(te)
 	}
 	return es, nil
 }
@@ -146,7 +145,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			interesting--
 		}
 		for _, p := range n.c.ParentHashes {
-			if err := mark(p, n.flags); err != nil {
+			if err := mark(fromGG(p), n.flags); err != nil {
 				return nil, err
 			}
 		}
@@ -185,7 +184,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			o, had := old[e.Name]
 			switch {
 			case had && o.Hash == e.Hash:
-			case e.Mode == filemode.Dir:
+			case e.Mode == ModeDir:
 				var ob Hash
 				if had && o.IsDir() {
 					ob = o.Hash
@@ -193,7 +192,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 				if err := walk(e.Hash, ob); err != nil {
 					return err
 				}
-			case e.Mode == filemode.Submodule:
+			case e.Mode == ModeSubmodule:
 			default:
 				add(e.Hash)
 			}
@@ -204,14 +203,14 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 		if n.flags != fromWant {
 			continue
 		}
-		add(n.c.Hash)
+		add(fromGG(n.c.Hash))
 		var base Hash
 		if len(n.c.ParentHashes) > 0 {
-			if p, ok := nodes[n.c.ParentHashes[0]]; ok {
-				base = p.c.TreeHash
+			if p, ok := nodes[fromGG(n.c.ParentHashes[0])]; ok {
+				base = fromGG(p.c.TreeHash)
 			}
 		}
-		if err := walk(n.c.TreeHash, base); err != nil {
+		if err := walk(fromGG(n.c.TreeHash), base); err != nil {
 			return nil, err
 		}
 	}
@@ -285,7 +284,7 @@ func typeName(t plumbing.ObjectType) string {
 // storerReader opens the objects of a repository served in process.
 func storerReader(sto storer.EncodedObjectStorer) objectReader {
 	return func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
-		o, err := sto.EncodedObject(t, h)
+		o, err := sto.EncodedObject(t, gg(h))
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 		}

@@ -268,7 +268,7 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
-	req.Commands = []*packp.Command{{Name: Branch, Old: c1, New: c3}}
+	req.Commands = []*packp.Command{{Name: ref(Branch), Old: gg(c1), New: gg(c3)}}
 	req.Packfile = io.NopCloser(&pack)
 	if _, err := sess.ReceivePack(ctx, req); err == nil {
 		t.Errorf("a push naming a stale old value was taken")

@@ -24,7 +24,7 @@ func (r *Repo) ObjectSize(h Hash) (int64, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("gitlog: size of %s: %w", h, err)
 	}
-	n, err := find(r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.data)) }, func() (int64, error) { return r.st.EncodedObjectSize(h) })
+	n, err := find(r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.data)) }, func() (int64, error) { return r.st.EncodedObjectSize(gg(h)) })
 	if err != nil {
 		return 0, fmt.Errorf("gitlog: size of %s: %w", h, err)
 	}

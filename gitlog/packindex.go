@@ -126,7 +126,7 @@ func (x *packIndexer) index(ctx context.Context, r io.ReadSeeker) (*idxfile.Memo
 	for i := range x.objs {
 		o := &x.objs[i]
 		iw.OnInflatedObjectHeader(o.typ, o.size, o.offset)
-		if err := iw.OnInflatedObjectContent(o.hash, o.offset, o.crc, nil); err != nil {
+		if err := iw.OnInflatedObjectContent(gg(o.hash), o.offset, o.crc, nil); err != nil {
 			return nil, ZeroHash, err
 		}
 	}
@@ -134,7 +134,7 @@ func (x *packIndexer) index(ctx context.Context, r io.ReadSeeker) (*idxfile.Memo
 		return nil, ZeroHash, err
 	}
 	idx, err := iw.Index()
-	return idx, sum, err
+	return idx, fromGG(sum), err
 }
 
 // scan reads the pack once, in order: a whole object is streamed into its
@@ -159,12 +159,12 @@ func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 			if h.Length > maxDeltaObject {
 				return fmt.Errorf("a delta of %d bytes: %w", h.Length, ErrTooLarge)
 			}
-			e.baseOfs, e.baseRef = h.OffsetReference, h.Reference
+			e.baseOfs, e.baseRef = h.OffsetReference, fromGG(h.Reference)
 			_, e.crc, err = x.s.NextObject(io.Discard)
 		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 			hw := plumbing.NewHasher(h.Type, h.Length)
 			_, e.crc, err = x.s.NextObject(hw)
-			e.hash, e.resolved = hw.Sum(), true
+			e.hash, e.resolved = fromGG(hw.Sum()), true
 		default:
 			return fmt.Errorf("an object of unknown type %d at %d", h.Type, h.Offset)
 		}
@@ -296,7 +296,7 @@ func (x *packIndexer) walk(ctx context.Context, root int) error {
 		}
 		o := &x.objs[c]
 		o.typ = x.objs[x.stack[0].obj].typ
-		o.hash = plumbing.ComputeHash(o.typ, data)
+		o.hash = computeHash(o.typ, data)
 		o.resolved = true
 		x.stats.applied++
 		f := x.frame(c)

@@ -82,7 +82,7 @@ func (b *packBuilder) copy(h Hash, head []byte, rd io.Reader, crc uint32) error 
 // added indexes the entry of h that ew wrote.
 func (b *packBuilder) added(h Hash, ew entryWriter) {
 	if b.sink != nil {
-		b.iw.Add(h, uint64(b.off), ew.crc)
+		b.iw.Add(gg(h), uint64(b.off), ew.crc)
 	}
 	b.seen[h] = true
 	b.off += ew.n
@@ -149,7 +149,7 @@ func (b *packBuilder) finish() error {
 		return err
 	}
 	b.name = sum
-	if err := b.iw.OnFooter(sum); err != nil {
+	if err := b.iw.OnFooter(gg(sum)); err != nil {
 		b.sink.abort()
 		return err
 	}
@@ -274,7 +274,7 @@ func packEntries(p packFile) ([]packEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		es = append(es, packEntry{hash: e.Hash, off: int64(e.Offset), crc: e.CRC32})
+		es = append(es, packEntry{hash: fromGG(e.Hash), off: int64(e.Offset), crc: e.CRC32})
 	}
 	sort.Slice(es, func(a, b int) bool { return es[a].off < es[b].off })
 	for k := range es {

@@ -14,16 +14,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// TagPrefix is where tags live among the refs.
-const TagPrefix = "refs/tags/"
-
-// ErrBadRefName: a name git would refuse for a ref.
-var ErrBadRefName = errors.New("not a valid ref name")
+// tagPrefix is where tags live among the refs.
+const tagPrefix = "refs/tags/"
 
 // Ref returns the object ref names, or ZeroHash when it does not exist. A move
 // still in the journal comes first: the ref's file, which git reads, takes it
 // only once a flush has packed the objects it needs (see flushJournal).
-func (r *Repo) Ref(name plumbing.ReferenceName) (Hash, error) {
+func (r *Repo) Ref(name string) (Hash, error) {
 	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
 		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", name, err)
 	}
@@ -34,7 +31,7 @@ func (r *Repo) Ref(name plumbing.ReferenceName) (Hash, error) {
 }
 
 // fileRef returns what the ref's file (or packed-refs) says, as git reads it.
-func (r *Repo) fileRef(name plumbing.ReferenceName) (Hash, error) {
+func (r *Repo) fileRef(name string) (Hash, error) {
 	// A loose ref is read with one open; go-git's reader checks each folder
 	// of the path first (seven system calls). Anything else (packed refs, a
 	// damaged file) goes through go-git.
@@ -43,10 +40,10 @@ func (r *Repo) fileRef(name plumbing.ReferenceName) (Hash, error) {
 		n, _ := io.ReadFull(f, buf[:])
 		f.Close()
 		if line := strings.TrimRight(string(buf[:n]), "\r\n"); len(line) == 40 && isHex(line) {
-			return plumbing.NewHash(line), nil
+			return fromGG(plumbing.NewHash(line)), nil
 		}
 	}
-	ref, err := r.st.Reference(name)
+	ref, err := r.st.Reference(ref(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return ZeroHash, nil
 	}
@@ -56,7 +53,7 @@ func (r *Repo) fileRef(name plumbing.ReferenceName) (Hash, error) {
 	if ref.Type() != plumbing.HashReference {
 		return ZeroHash, fmt.Errorf("gitlog: read %s: a symbolic ref", name)
 	}
-	return ref.Hash(), nil
+	return fromGG(ref.Hash()), nil
 }
 
 // UpdateRef moves ref from old to new (ZeroHash for old: the ref must not exist)
@@ -65,11 +62,11 @@ func (r *Repo) fileRef(name plumbing.ReferenceName) (Hash, error) {
 // there already: written by Commit (into the journal) or by a fetch (a pack,
 // synced before it is put in place). It returns an error wrapping ErrStale if ref
 // does not hold old.
-func (w *Writer) UpdateRef(ref plumbing.ReferenceName, old, new Hash) error {
+func (w *Writer) UpdateRef(ref string, old, new Hash) error {
 	return w.r.casRef(ref, old, new, nil)
 }
 
-func (r *Repo) casRef(ref plumbing.ReferenceName, old, new Hash, objs []rawObject) error {
+func (r *Repo) casRef(ref string, old, new Hash, objs []rawObject) error {
 	cur, err := r.Ref(ref)
 	if err != nil {
 		return err
@@ -82,7 +79,7 @@ func (r *Repo) casRef(ref plumbing.ReferenceName, old, new Hash, objs []rawObjec
 
 // Tag is an annotated tag: a named commit with who made it, when and why.
 type Tag struct {
-	Name    string // without TagPrefix
+	Name    string // without tagPrefix
 	Object  Hash   // the tag object, or the commit itself for a lightweight tag
 	Target  Hash   // the commit
 	Tagger  Signature
@@ -101,13 +98,13 @@ func (w *Writer) CreateTag(name string, target Hash, tagger Signature, message s
 	if _, err := r.readCommit(target); err != nil {
 		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, ErrNotFound)
 	}
-	ref := plumbing.ReferenceName(TagPrefix + name)
+	ref := tagPrefix + name
 	if cur, err := r.Ref(ref); err != nil {
 		return Tag{}, err
 	} else if !cur.IsZero() {
 		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, fs.ErrExist)
 	}
-	t := &object.Tag{Name: name, Tagger: tagger.git(), Message: message, TargetType: plumbing.CommitObject, Target: target}
+	t := &object.Tag{Name: name, Tagger: tagger.git(), Message: message, TargetType: plumbing.CommitObject, Target: gg(target)}
 	mo := &plumbing.MemoryObject{}
 	if err := t.Encode(mo); err != nil {
 		return Tag{}, fmt.Errorf("gitlog: encode tag: %w", err)
@@ -129,7 +126,7 @@ func (r *Repo) LookupTag(name string) (Tag, error) {
 	if CheckRefName(name) != nil {
 		return Tag{}, fmt.Errorf("gitlog: tag %s: %w", name, ErrNotFound)
 	}
-	h, err := r.Ref(plumbing.ReferenceName(TagPrefix + name))
+	h, err := r.Ref(tagPrefix + name)
 	if err != nil {
 		return Tag{}, err
 	}
@@ -141,13 +138,13 @@ func (r *Repo) LookupTag(name string) (Tag, error) {
 
 // Tags returns every tag, sorted by name.
 func (r *Repo) Tags() ([]Tag, error) {
-	refs, err := r.refsWithPrefix(TagPrefix)
+	refs, err := r.refsWithPrefix(tagPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: list tags: %w", err)
 	}
 	var tags []Tag
 	for name, h := range refs {
-		t, err := r.peelTag(strings.TrimPrefix(string(name), TagPrefix), h)
+		t, err := r.peelTag(strings.TrimPrefix(string(name), tagPrefix), h)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +156,7 @@ func (r *Repo) Tags() ([]Tag, error) {
 
 // refsWithPrefix returns the refs whose names start with prefix, as Ref reads
 // each: the journal's moves over the files.
-func (r *Repo) refsWithPrefix(prefix string) (map[plumbing.ReferenceName]Hash, error) {
+func (r *Repo) refsWithPrefix(prefix string) (map[string]Hash, error) {
 	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
 		return nil, err
 	}
@@ -167,10 +164,10 @@ func (r *Repo) refsWithPrefix(prefix string) (map[plumbing.ReferenceName]Hash, e
 	if err != nil {
 		return nil, err
 	}
-	refs := map[plumbing.ReferenceName]Hash{}
+	refs := map[string]Hash{}
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
 		if strings.HasPrefix(string(ref.Name()), prefix) && ref.Type() == plumbing.HashReference {
-			refs[ref.Name()] = ref.Hash()
+			refs[string(ref.Name())] = fromGG(ref.Hash())
 		}
 		return nil
 	})
@@ -205,7 +202,7 @@ func (r *Repo) peelTag(name string, h Hash) (Tag, error) {
 		if t.TargetType != plumbing.CommitObject {
 			return Tag{}, fmt.Errorf("gitlog: tag %s names a %s, not a commit", name, t.TargetType)
 		}
-		return Tag{Name: name, Object: h, Target: t.Target, Tagger: signature(t.Tagger), Message: t.Message}, nil
+		return Tag{Name: name, Object: h, Target: fromGG(t.Target), Tagger: signature(t.Tagger), Message: t.Message}, nil
 	case plumbing.CommitObject:
 		c, err := r.readCommit(h)
 		if err != nil {
@@ -275,13 +272,14 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
 	}
 	r.readMu.Unlock()
-	hs = append(hs, r.jobjs.withPrefix(even[:len(prefix)/2])...)
+	hs = append(hs, ggHashes(r.jobjs.withPrefix(even[:len(prefix)/2]))...)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: find %s: %w", prefix, err)
 	}
 	var out []Hash
 	seen := map[Hash]bool{}
-	for _, h := range hs {
+	for _, gh := range hs {
+		h := fromGG(gh)
 		if !strings.HasPrefix(h.String(), prefix) || seen[h] {
 			continue
 		}

@@ -1,33 +1,17 @@
 package gitlog
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/config"
-	"github.com/go-git/go-git/v5/plumbing"
-)
-
-// Errors of remotes and transfers that callers branch on.
-var (
-	// ErrNoRemote: no remote of that name is configured.
-	ErrNoRemote = errors.New("no such remote")
-	// ErrRemoteExists: a remote of that name is already configured.
-	ErrRemoteExists = errors.New("remote already exists")
-	// ErrUnreachable: the remote's host or repository could not be reached.
-	ErrUnreachable = errors.New("remote unreachable")
-	// ErrAuth: the remote refused the credentials, or asked for some.
-	ErrAuth = errors.New("remote refused authentication")
-	// ErrTimeout: the transfer ran out of time.
-	ErrTimeout = errors.New("timed out")
-	// ErrRejected: the remote refused the push, its branch having moved
-	// (non-fast-forward).
-	ErrRejected = errors.New("push rejected: the remote branch moved")
+	format "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // Remote is a configured remote: a name and the URL it stands for.
@@ -37,8 +21,8 @@ type Remote struct {
 }
 
 // RemoteRef is the ref that holds the last fetched main branch of remote name.
-func RemoteRef(name string) plumbing.ReferenceName {
-	return plumbing.ReferenceName("refs/remotes/" + name + "/main")
+func RemoteRef(name string) string {
+	return "refs/remotes/" + name + "/main"
 }
 
 // AddRemote records remote name with url in the repository's config. The error
@@ -151,4 +135,24 @@ func Redact(rawURL string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// ConfigSection returns the options of section name in the repository's config
+// file: each key, lower-cased as git compares keys without case, with the last
+// value it is given. A config that is missing or cannot be parsed gives an empty
+// map, so that a caller falls back on its defaults.
+func (r *Repo) ConfigSection(name string) map[string]string {
+	opts := map[string]string{}
+	raw, err := os.ReadFile(filepath.Join(r.dir, "config"))
+	if err != nil {
+		return opts
+	}
+	cfg := format.New()
+	if err := format.NewDecoder(bytes.NewReader(raw)).Decode(cfg); err != nil {
+		return opts
+	}
+	for _, o := range cfg.Section(name).Options {
+		opts[strings.ToLower(o.Key)] = o.Value
+	}
+	return opts
 }

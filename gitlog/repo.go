@@ -27,7 +27,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -37,31 +36,10 @@ import (
 const openPacks = 32
 
 // Branch is the reference that holds the current state.
-const Branch = plumbing.ReferenceName("refs/heads/main")
+const Branch = "refs/heads/main"
 
 // stateDir is the folder inside the repository for local state that never syncs.
 const stateDir = "memvault"
-
-// Errors callers branch on.
-var (
-	// ErrNotRepo: the directory holds no git repository.
-	ErrNotRepo = errors.New("not a git repository")
-	// ErrStale: the branch moved since the parent a commit was built on.
-	ErrStale = errors.New("branch moved")
-	// ErrNotFound: no entry at a tree path.
-	ErrNotFound = errors.New("no such entry")
-	// ErrNotDir: a path descends through a file.
-	ErrNotDir = errors.New("not a directory")
-	// ErrReadOnly: the repository is on a read-only file system or not ours to
-	// write; it can be read, not changed.
-	ErrReadOnly = errors.New("the repository is read-only")
-)
-
-// Hash is a git object name.
-type Hash = plumbing.Hash
-
-// ZeroHash is the hash of no object: the branch before its first commit.
-var ZeroHash = plumbing.ZeroHash
 
 // Repo is an open bare repository. Its methods are safe for concurrent use.
 type Repo struct {
@@ -280,7 +258,7 @@ func isHex(s string) bool {
 // journalObjects), and on a miss the journal is read again before the packs are
 // listed again.
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.st.EncodedObject(t, h) })
+	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.st.EncodedObject(t, gg(h)) })
 }
 
 // ReadCommit reads the commit h.
@@ -318,7 +296,7 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 	if err != nil {
 		return ZeroHash, err
 	}
-	return c.TreeHash, nil
+	return fromGG(c.TreeHash), nil
 }
 
 // ReadBlob returns the content of blob h. A blob larger than the limit
@@ -339,11 +317,11 @@ func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
 type Entry struct {
 	Name string
 	Hash Hash
-	Mode filemode.FileMode
+	Mode Mode
 }
 
 // IsDir tells whether the entry is a tree.
-func (e Entry) IsDir() bool { return e.Mode == filemode.Dir }
+func (e Entry) IsDir() bool { return e.Mode == ModeDir }
 
 // ReadTree returns the entries of tree h in git order. The slice is shared: do not
 // modify it. The zero hash reads as an empty tree.
@@ -378,7 +356,7 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	}
 	es := make([]Entry, len(t.Entries))
 	for i, te := range t.Entries {
-		es[i] = Entry{Name: te.Name, Hash: te.Hash, Mode: te.Mode}
+		es[i] = entryOf(te)
 	}
 	r.trees.put(h, es)
 	return es, nil
@@ -388,7 +366,7 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 // the root tree itself. It returns an error wrapping ErrNotFound when nothing is
 // there, and ErrNotDir when p descends through a file.
 func (r *Repo) Lookup(root Hash, p string) (Entry, error) {
-	e := Entry{Hash: root, Mode: filemode.Dir}
+	e := Entry{Hash: root, Mode: ModeDir}
 	if p == "" {
 		return e, nil
 	}

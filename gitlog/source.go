@@ -19,7 +19,6 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // SourceRepo is a git repository read, never written, as a source of files: a
@@ -33,7 +32,7 @@ type SourceRepo struct {
 // SourceFile is one entry of a source commit's tree that is not a folder.
 type SourceFile struct {
 	Path string // slash-separated, relative to the tree's root
-	Mode filemode.FileMode
+	Mode Mode
 	Size int64
 	Hash Hash
 }
@@ -73,21 +72,21 @@ func (s *SourceRepo) History(ctx context.Context, max int) ([]*Commit, error) {
 		return nil, fmt.Errorf("gitlog: source HEAD: %w", err)
 	}
 	var out []*Commit
-	for h := ref.Hash(); !h.IsZero(); {
+	for h := fromGG(ref.Hash()); !h.IsZero(); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if len(out) == max {
 			return nil, fmt.Errorf("gitlog: the source's history has more than %d commits", max)
 		}
-		c, err := s.r.CommitObject(h)
+		c, err := s.r.CommitObject(gg(h))
 		if err != nil {
 			return nil, fmt.Errorf("gitlog: source commit %s: %w", h, err)
 		}
 		out = append(out, commitRecord(c))
 		h = ZeroHash
 		if len(c.ParentHashes) > 0 {
-			h = c.ParentHashes[0]
+			h = fromGG(c.ParentHashes[0])
 		}
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -105,7 +104,7 @@ func (s *SourceRepo) Files(ctx context.Context, tree Hash, max int) ([]SourceFil
 		if depth > 64 {
 			return fmt.Errorf("gitlog: source tree %s nests too deep", dir)
 		}
-		t, err := s.r.TreeObject(h)
+		t, err := s.r.TreeObject(gg(h))
 		if err != nil {
 			return fmt.Errorf("gitlog: source tree %s: %w", h, err)
 		}
@@ -117,8 +116,8 @@ func (s *SourceRepo) Files(ctx context.Context, tree Hash, max int) ([]SourceFil
 			if dir != "" {
 				p = dir + "/" + e.Name
 			}
-			if e.Mode == filemode.Dir {
-				if err := walk(p, e.Hash, depth+1); err != nil {
+			if Mode(e.Mode) == ModeDir {
+				if err := walk(p, fromGG(e.Hash), depth+1); err != nil {
 					return err
 				}
 				continue
@@ -126,8 +125,8 @@ func (s *SourceRepo) Files(ctx context.Context, tree Hash, max int) ([]SourceFil
 			if len(out) == max {
 				return fmt.Errorf("gitlog: the source holds more than %d files", max)
 			}
-			f := SourceFile{Path: p, Mode: e.Mode, Hash: e.Hash}
-			if e.Mode != filemode.Submodule {
+			f := SourceFile{Path: p, Mode: Mode(e.Mode), Hash: fromGG(e.Hash)}
+			if f.Mode != ModeSubmodule {
 				if f.Size, err = s.r.Storer.EncodedObjectSize(e.Hash); err != nil {
 					return fmt.Errorf("gitlog: source blob %s: %w", p, err)
 				}
@@ -147,7 +146,7 @@ func (s *SourceRepo) ReadFile(f SourceFile, max int64) ([]byte, error) {
 	if data, ok, err := s.readLoose(f, max); ok {
 		return data, err
 	}
-	o, err := s.r.Storer.EncodedObject(plumbing.BlobObject, f.Hash)
+	o, err := s.r.Storer.EncodedObject(plumbing.BlobObject, gg(f.Hash))
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: source blob %s: %w", f.Path, err)
 	}
@@ -221,7 +220,7 @@ func (s *SourceRepo) readLoose(f SourceFile, max int64) (data []byte, ok bool, e
 		return fail("inflates past the %d bytes its header gives", n)
 	case int64(len(data)) < n:
 		return fail("shorter than the %d bytes its header gives", n)
-	case plumbing.ComputeHash(plumbing.BlobObject, data) != f.Hash:
+	case BlobHash(data) != f.Hash:
 		return fail("does not hash to its name")
 	}
 	return data, true, nil

@@ -45,7 +45,7 @@ func TestSourceLooseBlobBomb(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	data, err := src.ReadFile(SourceFile{Path: "bomb.md", Hash: h, Size: 5}, 1<<20)
+	data, err := src.ReadFile(SourceFile{Path: "bomb.md", Hash: fromGG(h), Size: 5}, 1<<20)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "inflates past the 5 bytes its header gives") {
 		t.Errorf("ReadFile of a loose blob that inflates past its header = %q, %v; want refused", data, err)

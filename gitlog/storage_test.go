@@ -162,7 +162,7 @@ func TestNewerJournalLeftAlone(t *testing.T) {
 func TestJournalRefNameChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("x"))
 	for _, name := range []string{"refs/heads/../../../escape", "/etc/passwd", "HEAD", "refs/heads/main.lock"} {
-		rec := encodeRecord(record{ref: plumbing.ReferenceName(name), new: blob.hash, objs: []rawObject{blob}})
+		rec := encodeRecord(record{ref: name, new: blob.hash, objs: []rawObject{blob}})
 		if recs, _, _ := readRecords(rec, false); len(recs) != 0 {
 			t.Errorf("a record naming %q was read", name)
 		}
@@ -206,7 +206,6 @@ func TestOpenRemovesLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Close()
 	for _, p := range leftovers {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed while a live writer held the lock: %v", p, err)
@@ -214,6 +213,10 @@ func TestOpenRemovesLeftovers(t *testing.T) {
 	}
 	wl.Unlock()
 	live.Close()
+	// Closed only now: a Close while the writer held the lock would give up
+	// its wait after a second, and the wait, left behind, would take the lock
+	// for a moment whenever the writer let go, racing the open below.
+	o.Close()
 
 	o, err = Open(dir)
 	if err != nil {

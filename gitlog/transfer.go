@@ -48,7 +48,7 @@ type TransferOptions struct {
 type captureRefs struct {
 	storage.Storer
 	r        *Repo
-	refs     map[plumbing.ReferenceName]Hash
+	refs     map[string]Hash
 	progress io.Writer // where the received pack is metered; nil for nowhere
 	// ctx is the fetch's: go-git closes the pack sink through io.Closer,
 	// which takes none, and the indexing must stop with the fetch.
@@ -57,11 +57,11 @@ type captureRefs struct {
 
 func newCapture(ctx context.Context, r *Repo, progress io.Writer) *captureRefs {
 	r.jobjs.refresh(r.journalPath()) // best effort: a miss only fetches again what is here
-	return &captureRefs{Storer: r.st, r: r, refs: map[plumbing.ReferenceName]Hash{}, progress: progress, ctx: ctx}
+	return &captureRefs{Storer: r.st, r: r, refs: map[string]Hash{}, progress: progress, ctx: ctx}
 }
 
 func (s *captureRefs) SetReference(ref *plumbing.Reference) error {
-	s.refs[ref.Name()] = ref.Hash()
+	s.refs[string(ref.Name())] = fromGG(ref.Hash())
 	return nil
 }
 
@@ -79,8 +79,9 @@ func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
 // index of the whole history up to lookTries times per fetch, and made every
 // round of a busy fleet cost the length of its history. A commit
 // another process fetched a moment ago is then fetched again, which is harmless.
-func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	if err := s.HasEncodedObject(h); errors.Is(err, plumbing.ErrObjectNotFound) {
+func (s *captureRefs) EncodedObject(t plumbing.ObjectType, gh plumbing.Hash) (plumbing.EncodedObject, error) {
+	h := fromGG(gh)
+	if err := s.HasEncodedObject(gh); errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, plumbing.ErrObjectNotFound
 	}
 	typ, data, err := s.r.readObject(t, h)
@@ -95,8 +96,8 @@ func (s *captureRefs) EncodedObject(t plumbing.ObjectType, h Hash) (plumbing.Enc
 
 // HasEncodedObject finds the objects of the journal too (read as the fetch
 // began, see Fetch): the newest commits are there until the journal is flushed.
-func (s *captureRefs) HasEncodedObject(h Hash) error {
-	if _, ok := s.r.jobjs.get(h); ok {
+func (s *captureRefs) HasEncodedObject(h plumbing.Hash) error {
+	if _, ok := s.r.jobjs.get(fromGG(h)); ok {
 		return nil
 	}
 	s.r.readMu.Lock()
@@ -104,8 +105,8 @@ func (s *captureRefs) HasEncodedObject(h Hash) error {
 	return s.Storer.HasEncodedObject(h)
 }
 
-func (s *captureRefs) EncodedObjectSize(h Hash) (int64, error) {
-	if o, ok := s.r.jobjs.get(h); ok {
+func (s *captureRefs) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	if o, ok := s.r.jobjs.get(fromGG(h)); ok {
 		return int64(len(o.data)), nil
 	}
 	s.r.readMu.Lock()
@@ -240,8 +241,8 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 		return err
 	}
 	var theirs Hash
-	if ref, err := refs.Reference(Branch); err == nil {
-		theirs = ref.Hash()
+	if ref, err := refs.Reference(ref(Branch)); err == nil {
+		theirs = fromGG(ref.Hash())
 	}
 	switch {
 	case theirs == h:
@@ -271,7 +272,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 			_ = req.Capabilities.Set(capability.Sideband)
 		}
 	}
-	req.Commands = []*packp.Command{{Name: Branch, Old: theirs, New: h}}
+	req.Commands = []*packp.Command{{Name: ref(Branch), Old: gg(theirs), New: gg(h)}}
 	pr, pw := io.Pipe()
 	req.Packfile = pr
 	encoded := make(chan error, 1)

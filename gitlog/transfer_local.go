@@ -90,21 +90,21 @@ type journaled struct {
 }
 
 func (s journaled) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if o, ok := s.j.get(h); ok && (t == plumbing.AnyObject || t == o.typ) {
+	if o, ok := s.j.get(fromGG(h)); ok && (t == plumbing.AnyObject || t == o.typ) {
 		return memoryObject(o), nil
 	}
 	return s.Storage.EncodedObject(t, h)
 }
 
 func (s journaled) HasEncodedObject(h plumbing.Hash) error {
-	if _, ok := s.j.get(h); ok {
+	if _, ok := s.j.get(fromGG(h)); ok {
 		return nil
 	}
 	return s.Storage.HasEncodedObject(h)
 }
 
 func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if o, ok := s.j.get(h); ok {
+	if o, ok := s.j.get(fromGG(h)); ok {
 		return int64(len(o.data)), nil
 	}
 	return s.Storage.EncodedObjectSize(h)
@@ -152,11 +152,11 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 	defer unlock()
 	rs = &packp.ReportStatus{UnpackStatus: "ok"}
 	for _, c := range req.Commands {
-		cur, err := r.Ref(c.Name)
+		cur, err := r.Ref(string(c.Name))
 		if err != nil {
 			return nil, err
 		}
-		if cur != c.Old {
+		if cur != fromGG(c.Old) {
 			// ErrForceNeeded reads as ErrRejected in transferError.
 			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first): %w", c.Name, cur, git.ErrForceNeeded)
 		}
@@ -176,7 +176,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 		}
 	}
 	for _, c := range req.Commands {
-		if err := r.persist(c.Name, c.Old, c.New, nil); err != nil {
+		if err := r.persist(string(c.Name), fromGG(c.Old), fromGG(c.New), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -201,7 +201,7 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
 		return nil, errors.New("gitlog: shallow fetches are not served")
 	}
-	objs, err := missingObjects(ctx, storerSource{u.sto}, req.Wants, req.Haves)
+	objs, err := missingObjects(ctx, storerSource{u.sto}, fromGGHashes(req.Wants), fromGGHashes(req.Haves))
 	if err != nil {
 		return nil, err
 	}

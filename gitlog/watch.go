@@ -2,12 +2,7 @@ package gitlog
 
 import (
 	"context"
-	"errors"
 )
-
-// ErrWatchUnsupported: the system gives no way to watch the repository for
-// changes, so a caller must poll.
-var ErrWatchUnsupported = errors.New("watching for changes is not supported on this system")
 
 // Watch returns a channel that receives a value soon after a branch of the
 // repository may have moved, whoever moved it (this process, another one, git

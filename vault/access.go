@@ -30,19 +30,3 @@ func dirWarnings(dir string) []string {
 	}
 	return out
 }
-
-// IdentityWarnings says, as a sentence for a person, when the identity file at
-// path lets other users read it (any group or other permission bit): they may
-// have copied the private key, which reads every file encrypted to it. The key
-// is still used (refusing it would not take back what was exposed, and would
-// stop a vault from opening that worked before); the warning says how to close
-// the file. A file that cannot be examined gives no warning: reading it
-// reports that.
-func IdentityWarnings(path string) []string {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("identity %s has mode %v: other users may read the private key (chmod 600 %s)",
-		path, fi.Mode().Perm(), path)}
-}

@@ -8,14 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
-
-// ErrRefused: commits that arrived from a remote hold entries this vault does
-// not admit (see admit); nothing moved.
-var ErrRefused = errors.New("the remote's history holds entries memvault does not admit")
 
 // Refusal is one entry of an arriving commit that the admission check refused.
 type Refusal struct {
@@ -52,6 +46,7 @@ type admission struct {
 	seen    map[gitlog.Hash]bool
 	refused []Refusal
 	names   []string // of the entry being checked
+	writers *writersCache
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
@@ -64,10 +59,17 @@ type admission struct {
 // fits the vault's maxFileSize; and .memvault/format names the format this
 // memvault reads.
 func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash) ([]Refusal, error) {
+	return admitting(ctx, repo, limits, base, theirs, &writersCache{})
+}
+
+// admitting is admit; writers, when not nil, also refuses with ErrUnsigned a
+// commit no writer signed (see signed). A check of history this clone holds
+// already (fsck) leaves writers nil and lists such commits itself.
+func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash, writers *writersCache) ([]Refusal, error) {
 	if skipAdmission.Load() {
 		return nil, nil
 	}
-	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}}
+	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}, writers: writers}
 	// A commit on the first-parent chain from theirs is known only when it is
 	// base (the usual case costs one read per new commit); past a merge, a
 	// commit may be older than base, which the merge base tells.
@@ -99,6 +101,11 @@ func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs g
 		}
 		if err := a.commit(c); err != nil {
 			return nil, err
+		}
+		if a.writers != nil && !skipSigning.Load() {
+			if err := a.signed(c); err != nil {
+				return nil, err
+			}
 		}
 		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
 			stack = append(stack, item{c.ParentHashes[i], it.chain && len(c.ParentHashes) == 1})
@@ -207,7 +214,7 @@ func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []g
 	case dir == "":
 		return a.top(c, p, e, subs)
 	case dir == ".memvault":
-		if e.Mode != filemode.Regular {
+		if e.Mode != gitlog.ModeRegular {
 			a.refuse(c, p, "not a regular file")
 			return nil
 		}
@@ -223,7 +230,7 @@ func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.H
 	switch {
 	case p == memDir && e.IsDir(), p == ".memvault" && e.IsDir():
 		return a.tree(c, p, a.names, e.Hash, subs)
-	case p == ".gitattributes" && e.Mode == filemode.Regular:
+	case p == ".gitattributes" && e.Mode == gitlog.ModeRegular:
 		return a.meta(c, p, e)
 	case p == memDir || p == ".memvault":
 		a.refuse(c, p, "not a directory")
@@ -245,16 +252,16 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 		return nil
 	}
 	switch e.Mode {
-	case filemode.Dir:
+	case gitlog.ModeDir:
 		return a.tree(c, p, a.names, e.Hash, subs)
-	case filemode.Regular:
-	case filemode.Symlink:
+	case gitlog.ModeRegular:
+	case gitlog.ModeSymlink:
 		a.refuse(c, p, "a symbolic link")
 		return nil
-	case filemode.Submodule:
+	case gitlog.ModeSubmodule:
 		a.refuse(c, p, "a submodule (gitlink)")
 		return nil
-	case filemode.Executable:
+	case gitlog.ModeExecutable:
 		a.refuse(c, p, "an executable file")
 		return nil
 	default:
@@ -333,8 +340,8 @@ func (a *admission) meta(c gitlog.Hash, p string, e gitlog.Entry) error {
 		}
 		return err
 	}
-	if p == formatPath && strings.TrimSpace(string(data)) != Format {
-		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads format %s", strings.TrimSpace(string(data)), Format))
+	if p == formatPath && strings.TrimSpace(string(data)) != formatVersion {
+		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads format %s", strings.TrimSpace(string(data)), formatVersion))
 	}
 	return nil
 }
@@ -387,7 +394,7 @@ func badGitName(name string) string {
 func refusedError(op string, rs []Refusal) error {
 	var b strings.Builder
 	for _, r := range rs {
-		b.WriteString("\n  " + RefusalLine(r))
+		b.WriteString("\n  " + r.String())
 	}
 	return fmt.Errorf("vault: %s: nothing moved; %d entries refused:%s\nyour vault is unchanged and keeps working: %w",
 		op, len(rs), b.String(), ErrRefused)

@@ -10,6 +10,10 @@ import (
 // BenchmarkSyncAdmission.
 func SkipAdmission(off bool) { skipAdmission.Store(off) }
 
+// SkipSigning turns signing commits and checking signatures off (true) or
+// on, for BenchmarkSigning.
+func SkipSigning(off bool) { skipSigning.Store(off) }
+
 // FetchForAdmit fetches remote into v and returns what arrived, for
 // BenchmarkAdmit1000.
 func FetchForAdmit(ctx context.Context, v *Vault, remote string) (gitlog.Hash, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -102,6 +103,7 @@ func TestSyncRefusesHostile(t *testing.T) {
 			write(t, a, "/memories/x/keep.md", "kept\n")
 			mustSync(t, a)
 			h := gittest.NewHostile(t, url)
+			h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 			good := h.Head()
 			bad := h.Commit(tc.change(h), "hostile\n", good)
 			h.Push(bad)
@@ -137,11 +139,12 @@ func TestSyncRefusesHostile(t *testing.T) {
 // so sync would merge; nothing moves.
 func TestMergeRefusesHostile(t *testing.T) {
 	url := gittest.Daemon(t)
-	a, b, _ := hostilePair(t, url)
+	a, b, opts := hostilePair(t, url)
 	write(t, a, "/memories/a.md", "a\n")
 	mustSync(t, a)
 	write(t, b, "/memories/b.md", "b\n")
 	h := gittest.NewHostile(t, url)
+	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	bad := h.Commit(h.Set(h.Head()+"^{tree}", "memories/evil.md", gittest.TreeEntry{Mode: "120000", Hash: h.Blob([]byte("x"))}), "hostile\n", h.Head())
 	h.Push(bad)
 	before := head(t, b)

@@ -1,11 +1,11 @@
 package vault
 
-// This file is the exported surface of package vault in one place.
+// The types the store's reads and writes share: paths and entries, limits,
+// commit metadata and records, remotes' credentials. The errors are in
+// errors.go; each operation's own types sit beside it.
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"time"
 
@@ -14,56 +14,6 @@ import (
 
 // Root is the virtual directory every memory path lives under.
 const Root = "/memories"
-
-// Errors returned by reads and by Tx mutations. Paths have been validated before any of
-// these can occur. Callers branch on them with errors.Is.
-var (
-	// ErrNotExist: nothing at the path.
-	ErrNotExist = fs.ErrNotExist
-	// ErrExist: something is already at the path.
-	ErrExist = fs.ErrExist
-	// ErrIsDir: a file operation on a directory.
-	ErrIsDir = errors.New("is a directory")
-	// ErrNotDir: an ancestor of the path is a file.
-	ErrNotDir = errors.New("not a directory")
-	// ErrTooLarge: content over the vault's file-size limit.
-	ErrTooLarge = errors.New("over the file size limit")
-	// ErrTooManyFiles: a change would take the vault over its file count limit.
-	ErrTooManyFiles = errors.New("over the vault's file count limit")
-	// ErrVaultFull: a change would take the vault over its total size limit.
-	ErrVaultFull = errors.New("over the vault's size limit")
-	// ErrNoIdentity: the identity file is missing or unreadable.
-	ErrNoIdentity = errors.New("no usable identity")
-	// ErrDecrypt: no identity given can decrypt a memory file.
-	ErrDecrypt = errors.New("cannot decrypt")
-	// ErrWatchUnsupported: the system cannot watch the vault for changes (Watch).
-	ErrWatchUnsupported = gitlog.ErrWatchUnsupported
-	// ErrReadOnly: the vault's files cannot be written (a read-only mount, a
-	// backup, another user's vault); it can still be read.
-	ErrReadOnly = gitlog.ErrReadOnly
-	// ErrNewerFormat: a file of the vault was written by a newer memvault, in
-	// a format this one does not know; it is left as it is, and not written.
-	ErrNewerFormat = gitlog.ErrNewerFormat
-)
-
-// Errors of remotes and transfers (Sync, Clone, AddRemote, RemoveRemote).
-// Callers branch on them with errors.Is.
-var (
-	// ErrNoRemote: no remote of that name is configured.
-	ErrNoRemote = gitlog.ErrNoRemote
-	// ErrRemoteExists: a remote of that name is already configured.
-	ErrRemoteExists = gitlog.ErrRemoteExists
-	// ErrBadRemoteName: the name cannot name a remote (it could not be part of a ref).
-	ErrBadRemoteName = gitlog.ErrBadRefName
-	// ErrUnreachable: the remote's host or repository could not be reached.
-	ErrUnreachable = gitlog.ErrUnreachable
-	// ErrAuth: the remote refused the credentials, or asked for some.
-	ErrAuth = gitlog.ErrAuth
-	// ErrTimeout: a transfer, or the sync or clone around it, ran out of time.
-	ErrTimeout = gitlog.ErrTimeout
-	// ErrRejected: the remote refused a push, its branch having moved meanwhile.
-	ErrRejected = gitlog.ErrRejected
-)
 
 // Credentials are what a transfer (Sync, Clone) may present to a remote. The
 // zero value means: none for https and git:// (then a user and password written
@@ -93,8 +43,8 @@ func (c Credentials) auth() gitlog.Auth {
 		SSHKeyPassphrase: c.SSHKeyPassphrase, KnownHosts: c.KnownHostsFile}
 }
 
-// Remote is a remote the vault syncs with.
-type Remote struct {
+// remote is a remote the vault syncs with.
+type remote struct {
 	Name string
 	URL  string // with any password in it replaced by xxxxx: safe to show
 }
@@ -168,12 +118,18 @@ var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000,
 // (create, str_replace, insert, delete, rename); the rest go into trailers when set.
 // Source is the full hash of the commit an undo (restore, revert, rollback) took
 // its content from; the undo methods set it, and Command, themselves.
+//
+// Origin says where a change made elsewhere came from, for a commit that
+// replays it (a memory store's version: "memory-store:ID VERSION"); When, when
+// set, is the time it was made there, the commit's author time.
 type Meta struct {
 	Command   string
 	ToolUseID string
 	Agent     string
 	Session   string
 	Source    string
+	Origin    string
+	When      time.Time
 }
 
 // Record is one commit of the vault's history as memvault reads it.
@@ -188,8 +144,13 @@ type Record struct {
 	ToolUseID string    `json:"tool_use_id"`
 	Agent     string    `json:"agent"`
 	Session   string    `json:"session"`
-	Source    string    `json:"source"` // the commit an undo took its content from
-	Subject   string    `json:"subject"`
+	Source    string    `json:"source"`           // the commit an undo took its content from
+	Origin    string    `json:"origin,omitempty"` // where a replayed change was made (Meta.Origin)
+	// Signer is the fingerprint of the key that signed the commit, "" when
+	// it is unsigned. It is what the signature claims: sync and clone took
+	// the commit only when a writer's signature verified (fsck checks again).
+	Signer  string `json:"signer"`
+	Subject string `json:"subject"`
 	// Conflicts are the files a sync merge left holding conflict markers or
 	// moved aside (its Memory-Conflict trailers).
 	Conflicts []string `json:"conflicts,omitempty"`

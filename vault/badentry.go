@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"filippo.io/age"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/memvault/memvault/gitlog"
 )
@@ -17,12 +16,6 @@ import (
 // fails alone, with its own reason, never a whole listing; a listing reads a
 // blob's size from its header and at most its age header, never the whole
 // blob; and no read inflates a blob beyond the vault's limit (SetBlobLimit).
-
-// ErrBadEntry: an entry of the vault's tree is not a memory file memvault
-// reads: a symbolic link, a submodule, an executable, a name no memory path
-// has, a blob that is not an age file or is larger than the vault's limit. The
-// identity is not at fault; memvault fsck lists every such entry.
-var ErrBadEntry = errors.New("not a memory file memvault reads")
 
 // EntryError is the error of one bad entry. It wraps ErrBadEntry.
 type EntryError struct {
@@ -59,13 +52,13 @@ func entryReason(dir string, e gitlog.Entry) string {
 		return "not a memory path"
 	}
 	switch e.Mode {
-	case filemode.Dir, filemode.Regular:
+	case gitlog.ModeDir, gitlog.ModeRegular:
 		return ""
-	case filemode.Symlink:
+	case gitlog.ModeSymlink:
 		return "a symbolic link"
-	case filemode.Submodule:
+	case gitlog.ModeSubmodule:
 		return "a submodule (gitlink)"
-	case filemode.Executable:
+	case gitlog.ModeExecutable:
 		return "an executable file"
 	}
 	return fmt.Sprintf("unknown mode %o", uint32(e.Mode))

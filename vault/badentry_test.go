@@ -8,6 +8,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -64,6 +65,7 @@ func damaged(t *testing.T, c damageCase) (*vault.Vault, string) {
 	v.Close()
 	git := filepath.Join(dir, "vault.git")
 	h := gittest.Damage(t, git)
+	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	p, e := c.entry(h)
 	head := h.Head()
 	h.Push(h.Commit(h.Set(head+"^{tree}", p, e), "by hand\n", head))

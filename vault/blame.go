@@ -58,16 +58,9 @@ func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rev == "" {
-		rev = "HEAD"
-	}
-	h, err := v.resolve(rev)
+	h, root, err := v.revisionRoot(rev)
 	if err != nil {
 		return nil, err
-	}
-	root, err := v.repo.RootTree(h)
-	if err != nil {
-		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
 	}
 	e, err := v.repo.Lookup(root, tp)
 	switch {

@@ -8,11 +8,8 @@ import (
 	"os"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
-
-// ErrNotRecipient: the identity is not among the vault's recipients, so it could
-// not read the vault's memories.
-var ErrNotRecipient = errors.New("the identity is not one of the vault's recipients")
 
 // Clone creates a vault at dir (which must not exist or be empty) from the vault
 // at url, recorded as remote DefaultRemote, and opens it. The identity at
@@ -48,10 +45,10 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if err := opts.fill(); err != nil {
 		return nil, err
 	}
-	if err := CheckRemoteURL(url); err != nil {
+	if err := checkRemoteURL(url); err != nil {
 		return nil, err
 	}
-	id, err := readIdentityFile(opts.IdentityFile, opts.Passphrase, false)
+	id, err := keys.ReadFile(opts.IdentityFile, opts.Passphrase, false)
 	if err != nil {
 		return nil, err
 	}
@@ -149,22 +146,22 @@ func removeClone(dir string, existed bool) {
 }
 
 // Remotes lists the vault's remotes, their URLs without passwords.
-func (v *Vault) Remotes() ([]Remote, error) {
+func (v *Vault) Remotes() ([]remote, error) {
 	rs, err := v.repo.Remotes()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Remote, len(rs))
+	out := make([]remote, len(rs))
 	for i, r := range rs {
-		out[i] = Remote{Name: r.Name, URL: gitlog.Redact(r.URL)}
+		out[i] = remote{Name: r.Name, URL: gitlog.Redact(r.URL)}
 	}
 	return out, nil
 }
 
 // AddRemote records a remote; the error wraps ErrRemoteExists,
-// ErrBadRemoteName or ErrBadRemoteURL (see CheckRemoteURL).
+// ErrBadRemoteName or ErrBadRemoteURL (see checkRemoteURL).
 func (v *Vault) AddRemote(name, url string) error {
-	if err := CheckRemoteURL(url); err != nil {
+	if err := checkRemoteURL(url); err != nil {
 		return err
 	}
 	return v.repo.AddRemote(name, url)

@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"filippo.io/age"
 
@@ -34,7 +35,7 @@ func (v *Vault) commitMessage(w *gitlog.Writer, parent gitlog.Hash, path, newPat
 	if msg != nil {
 		msg(&subject, &trailers)
 	}
-	_, err := v.writeCommit(w, parent, subject, trailers, changes, meta.Agent, "agent")
+	_, err := v.writeCommitAt(w, parent, subject, trailers, changes, meta.Agent, "agent", meta.When)
 	return err
 }
 
@@ -42,14 +43,29 @@ func (v *Vault) commitMessage(w *gitlog.Writer, parent gitlog.Hash, path, newPat
 // trailers that have a value, authored by agent (orElse when there is none),
 // under the writer lock w.
 func (v *Vault) writeCommit(w *gitlog.Writer, parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string) (gitlog.Hash, error) {
+	return v.writeCommitAt(w, parent, subject, trailers, changes, agent, orElse, time.Time{})
+}
+
+// writeCommitAt is writeCommit with the author's time made (when not zero): a
+// change replayed from elsewhere keeps the time it was made there.
+func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string, made time.Time) (gitlog.Hash, error) {
 	now := v.opts.Now()
+	authored := now
+	if !made.IsZero() {
+		authored = made
+	}
 	if agent == "" {
 		agent = orElse
 	}
+	sign, err := v.signerFor(parent)
+	if err != nil {
+		return gitlog.ZeroHash, err
+	}
 	h, err := w.Commit(parent, changes, gitlog.CommitInfo{
 		Message:   formatMessage(subject, trailers),
-		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: now},
+		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: authored},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+		Sign:      sign,
 	})
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // Sharing a vault: Bob makes an identity and hands over its public key; Alice
@@ -29,7 +30,7 @@ func ExampleVault_ChangeRecipients() {
 		log.Fatal(err)
 	}
 
-	bob, err := vault.CreateIdentity(filepath.Join(dir, "bob"), vault.IdentityOptions{})
+	bob, err := keys.CreateIdentity(filepath.Join(dir, "bob"), keys.IdentityOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -121,9 +121,9 @@ func (v *Vault) compactViews(views map[string]time.Time, files map[string]bool) 
 	return nil
 }
 
-// Unused is a memory file Expire chose: its path and when it was last viewed
+// unused is a memory file Expire chose: its path and when it was last viewed
 // or changed (zero if never, as far as the history since the cutoff tells).
-type Unused struct {
+type unused struct {
 	Path     string
 	LastUsed time.Time
 }
@@ -132,12 +132,12 @@ type Unused struct {
 // memory file neither viewed (see RecordView) nor changed since
 // now - unusedFor. With dryRun it only returns what it would delete. It returns
 // the files, sorted by path, and the commit made ("" when none).
-func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]Unused, string, error) {
+func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]unused, string, error) {
 	if unusedFor <= 0 {
 		return nil, "", fmt.Errorf("vault: expire: the unused period must be positive")
 	}
 	cutoff := v.opts.Now().Add(-unusedFor)
-	var out []Unused
+	var out []unused
 	meta := Meta{Command: "expire"}
 	err := v.updateWith(ctx, meta, func(tx *Tx) error {
 		// Paths only: the tree says what files there are, no blob is read.
@@ -162,7 +162,7 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 		}
 		for p := range files {
 			if last[p].Before(cutoff) {
-				out = append(out, Unused{Path: p, LastUsed: last[p]})
+				out = append(out, unused{Path: p, LastUsed: last[p]})
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

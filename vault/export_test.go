@@ -1,11 +1,15 @@
 package vault
 
-import "github.com/go-git/go-git/v5/plumbing"
+import "github.com/memvault/memvault/gitlog"
 
 // SnapshotAtForTest exposes a past state to the tests of package vault_test, which
 // read old history with it.
 func SnapshotAtForTest(v *Vault, commit string) (*Snapshot, error) {
-	return v.snapshotAt(plumbing.NewHash(commit))
+	h, err := gitlog.ParseHash(commit)
+	if err != nil {
+		return nil, err
+	}
+	return v.snapshotAt(h)
 }
 
 // SetPickaxeBatchForTest makes the pickaxe's batches n commits long, so that a

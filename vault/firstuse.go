@@ -10,12 +10,13 @@ import (
 	"path/filepath"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // OpenOrInit opens the vault at dir, first creating it as Init does (with the
 // identity, if there is none) when dir does not exist yet or is an empty
 // folder: the first use of a face (a tool call, a server) needs no separate
-// init. InitResult says what was created.
+// init. initResult says what was created.
 //
 // Anything else at dir is never re-created: a vault that cannot be opened
 // returns Open's error (wrapping ErrDamaged, or ErrNotVault for a folder that
@@ -26,8 +27,8 @@ import (
 // The vault is made in a folder beside dir and renamed into place, so a
 // process starting on dir at the same moment sees no vault or a whole one;
 // when another process creates it first, OpenOrInit opens the one it made.
-func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
-	var res InitResult
+func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, initResult, error) {
+	var res initResult
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
@@ -42,9 +43,9 @@ func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, InitResu
 		v, err := Open(ctx, dir, opts)
 		return v, res, err
 	}
-	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+	recipient, created, err := keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	if errors.Is(err, ErrExist) { // another process made it a moment ago
-		recipient, created, err = loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+		recipient, created, err = keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	}
 	if err != nil {
 		return nil, res, err

@@ -118,7 +118,7 @@ func TestOpenOrInitNeverRecreates(t *testing.T) {
 				t.Fatalf("OpenOrInit = %+v, %v; want an error wrapping %v and nothing created", res, err, tc.want)
 			}
 			if after := diskFiles(t, tmp); !maps.EqualFunc(before, after, func(a, b string) bool { return a == b }) {
-				t.Errorf("OpenOrInit changed the disk:\nbefore %v\nafter  %v", keys(before), keys(after))
+				t.Errorf("OpenOrInit changed the disk:\nbefore %v\nafter  %v", sortedKeys(before), sortedKeys(after))
 			}
 		})
 	}
@@ -202,7 +202,7 @@ func diskFiles(t *testing.T, root string) map[string]string {
 	return m
 }
 
-func keys(m map[string]string) []string {
+func sortedKeys(m map[string]string) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
@@ -257,7 +257,7 @@ func TestInitLeavesLostBranch(t *testing.T) {
 		t.Fatalf("Init on a vault whose main is gone = %v, want ErrHoldsObjects", err)
 	}
 	if after := diskFiles(t, tmp); !maps.Equal(before, after) {
-		t.Errorf("Init changed the disk:\nbefore %v\nafter  %v", keys(before), keys(after))
+		t.Errorf("Init changed the disk:\nbefore %v\nafter  %v", sortedKeys(before), sortedKeys(after))
 	}
 
 	// A bare repository with nothing in it yet: Init makes the vault there.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // ageMagic starts every age file; a memory blob without it was stored in the clear
@@ -20,7 +21,9 @@ const ageMagic = "age-encryption.org/v1\n"
 // limit, format), one line per refused entry with its commit and path, except
 // those a Memory-Left-Out trailer names (LeaveOutRefused); every memory file of
 // the current state decrypts with the identity; the recipients and format files
-// parse; the identity file is private. No blob is read past the vault's limit.
+// parse; the identity file is private; every commit made once the vault had
+// writers is signed by a writer of its parents. No blob is read past the
+// vault's limit.
 // The error is only for a failure to run the check.
 func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 	var out []string
@@ -44,8 +47,13 @@ func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 		out = append(out, fmt.Sprintf("the history could not be checked as sync checks what arrives: %v", err))
 	}
 	for _, r := range rs {
-		out = append(out, RefusalLine(r))
+		out = append(out, r.String())
 	}
+	unsigned, err := v.unsignedCommits(ctx, mustHead(v.repo))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, unsigned...)
 	out = append(out, v.checkHead(heads)...)
 	return append(out, v.checkIdentityFile()...), nil
 }
@@ -66,8 +74,8 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 	}
 	if e, err := v.repo.Lookup(snap.root, formatPath); err != nil {
 		out = append(out, formatPath+" is missing")
-	} else if b, _ := v.repo.ReadBlob(e.Hash); strings.TrimSpace(string(b)) != Format {
-		out = append(out, fmt.Sprintf("%s says %q; this memvault reads format %s", formatPath, strings.TrimSpace(string(b)), Format))
+	} else if b, _ := v.repo.ReadBlob(e.Hash); strings.TrimSpace(string(b)) != formatVersion {
+		out = append(out, fmt.Sprintf("%s says %q; this memvault reads format %s", formatPath, strings.TrimSpace(string(b)), formatVersion))
 	}
 	for _, e := range heads {
 		p := Root + strings.TrimPrefix(e.Name, memDir)
@@ -89,7 +97,7 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 }
 
 func (v *Vault) checkIdentityFile() []string {
-	return IdentityWarnings(v.opts.IdentityFile) // a missing file: reported by the decryption check, if it mattered
+	return keys.IdentityWarnings(v.opts.IdentityFile) // a missing file: reported by the decryption check, if it mattered
 }
 
 func mustHead(r *gitlog.Repo) gitlog.Hash {

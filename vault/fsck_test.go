@@ -24,7 +24,7 @@ func TestFsckFindsPlaintext(t *testing.T) {
 	w, _ := v.repo.Lock(ctx)
 	head, _ := v.repo.Head()
 	_, err = w.Commit(head, []gitlog.Change{{Op: gitlog.Put, Path: "memories/leak.md", Data: []byte("secret in the clear")}},
-		gitlog.CommitInfo{Message: "leak\n"})
+		gitlog.CommitInfo{Message: "leak\n", Sign: v.sign.sign})
 	w.Unlock()
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,8 @@ type GrepOptions struct {
 	MaxLines int
 }
 
-// GrepLine is one line of a file that Grep returns: a match, or context.
-type GrepLine struct {
+// grepLine is one line of a file that Grep returns: a match, or context.
+type grepLine struct {
 	Number int    `json:"line"` // 1-based
 	Text   string `json:"text"` // without its "\n"
 	Match  bool   `json:"match"`
@@ -33,7 +33,7 @@ type GrepLine struct {
 type GrepFile struct {
 	Path    string     `json:"path"`
 	Matches int        `json:"matches"` // matching lines
-	Lines   []GrepLine `json:"lines"`   // matches and their context, in order
+	Lines   []grepLine `json:"lines"`   // matches and their context, in order
 }
 
 // GrepResult is what Grep found.
@@ -61,17 +61,9 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 			tps = append(tps, tp)
 		}
 	}
-	rev := opts.Rev
-	if rev == "" {
-		rev = "HEAD"
-	}
-	h, err := v.resolve(rev)
+	h, root, err := v.revisionRoot(opts.Rev)
 	if err != nil {
 		return nil, err
-	}
-	root, err := v.repo.RootTree(h)
-	if err != nil {
-		return nil, fmt.Errorf("vault: grep: %w", err)
 	}
 	var refs []fileRef
 	seen := map[string]bool{}
@@ -130,30 +122,6 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 	return res, nil
 }
 
-// filesUnder lists the files under the directory at tree path tp (tree h).
-func (v *Vault) filesUnder(tp string, h gitlog.Hash) ([]fileRef, error) {
-	var out []fileRef
-	var walk func(dir string, h gitlog.Hash) error
-	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.repo.ReadTree(h)
-		if err != nil {
-			return fmt.Errorf("vault: grep %s: %w", memPath(dir), err)
-		}
-		for _, c := range es {
-			p := dir + "/" + c.Name
-			if c.IsDir() {
-				if err := walk(p, c.Hash); err != nil {
-					return err
-				}
-				continue
-			}
-			out = append(out, fileRef{path: p, hash: c.Hash})
-		}
-		return nil
-	}
-	return out, walk(tp, h)
-}
-
 // grepFile returns the matching lines of text with ctx lines around each.
 func grepFile(re *regexp.Regexp, text []byte, ctx int) GrepFile {
 	var f GrepFile
@@ -169,16 +137,16 @@ func grepFile(re *regexp.Regexp, text []byte, ctx int) GrepFile {
 		}
 		f.Matches++
 		for j := max(shown+1, i-ctx); j < i; j++ {
-			f.Lines = append(f.Lines, GrepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
+			f.Lines = append(f.Lines, grepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
 		}
-		f.Lines = append(f.Lines, GrepLine{Number: i + 1, Text: string(l), Match: true})
+		f.Lines = append(f.Lines, grepLine{Number: i + 1, Text: string(l), Match: true})
 		shown = i
 		// Context after is added lazily: up to ctx lines, stopping at the next match.
 		for j := i + 1; j <= min(i+ctx, len(lines)-1); j++ {
 			if re.Match(bytes.TrimSuffix(lines[j], []byte("\n"))) {
 				break
 			}
-			f.Lines = append(f.Lines, GrepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
+			f.Lines = append(f.Lines, grepLine{Number: j + 1, Text: strings.TrimSuffix(string(lines[j]), "\n")})
 			shown = j
 		}
 	}

@@ -138,7 +138,10 @@ var indexCommits = flag.Int("index.commits", 20_000, "BenchmarkIndexHistory: how
 //	go test ./vault -run '^$' -bench BenchmarkIndexHistory -benchtime 1x -count 3 -index.commits 100000
 func BenchmarkIndexHistory(b *testing.B) {
 	h := vaulttest.BuildHistory(b, b.TempDir(), *indexCommits, 100)
-	head := plumbing.NewHash(h.Head)
+	head, err := gitlog.ParseHash(h.Head)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		b.StopTimer()
 		if err := os.Remove(filepath.Join(h.Dir, "memvault", "history-index")); err != nil {

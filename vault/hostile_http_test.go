@@ -7,6 +7,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // TestHostileRemoteHTTP is the hostile-remote suite over git http-backend on
@@ -26,6 +27,7 @@ func TestHostileRemoteHTTP(t *testing.T) {
 			mustSync(t, a)
 			mustSync(t, b)
 			h := gittest.NewHostile(t, url)
+			h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 			h.Push(h.Commit(tc.change(h), "hostile\n", h.Head()))
 
 			// Fast-forward: b has nothing of its own.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // TestIdentityNotRegular: an identity path that is a FIFO, a
@@ -32,7 +33,7 @@ func TestIdentityNotRegular(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, err := vault.ReadIdentity(tt.path, nil)
+				_, err := keys.ReadIdentity(tt.path, nil)
 				done <- err
 			}()
 			select {

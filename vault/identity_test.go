@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -27,7 +28,7 @@ func TestPassphraseUnlockedOncePerProcess(t *testing.T) {
 	vaulttest.FastScrypt()
 	dir := t.TempDir()
 	id := filepath.Join(dir, "identity")
-	if _, err := vault.CreateIdentity(id, vault.IdentityOptions{Passphrase: []byte("correct horse")}); err != nil {
+	if _, err := keys.CreateIdentity(id, keys.IdentityOptions{Passphrase: []byte("correct horse")}); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(id)
@@ -83,7 +84,7 @@ func TestWrongPassphrase(t *testing.T) {
 	vaulttest.FastScrypt()
 	dir := t.TempDir()
 	id := filepath.Join(dir, "identity")
-	if _, err := vault.CreateIdentity(id, vault.IdentityOptions{Passphrase: []byte("right")}); err != nil {
+	if _, err := keys.CreateIdentity(id, keys.IdentityOptions{Passphrase: []byte("right")}); err != nil {
 		t.Fatal(err)
 	}
 	var asked atomic.Int32
@@ -125,10 +126,10 @@ func TestWrongPassphrase(t *testing.T) {
 
 func TestSetPassphrase(t *testing.T) {
 	vaulttest.FastScrypt()
-	id, recipient := newIdentity(t, vault.IdentityOptions{})
+	id, recipient := newIdentity(t, keys.IdentityOptions{})
 	check := func(pass func(string) ([]byte, error), protected bool) {
 		t.Helper()
-		info, err := vault.ReadIdentity(id, pass)
+		info, err := keys.ReadIdentity(id, pass)
 		if err != nil || info.Protected != protected || info.Recipients[0].Key != recipient {
 			t.Errorf("ReadIdentity = %+v, %v; want protected %v, key %s", info, err, protected, recipient)
 		}
@@ -137,22 +138,22 @@ func TestSetPassphrase(t *testing.T) {
 		}
 	}
 	var asked atomic.Int32
-	if err := vault.SetPassphrase(id, nil, newPass("one")); err != nil {
+	if err := keys.SetPassphrase(id, nil, newPass("one")); err != nil {
 		t.Fatal(err)
 	}
 	check(passphrase("one", &asked), true)
-	if err := vault.SetPassphrase(id, passphrase("bad", &asked), newPass("two")); !errors.Is(err, vault.ErrPassphrase) {
+	if err := keys.SetPassphrase(id, passphrase("bad", &asked), newPass("two")); !errors.Is(err, vault.ErrPassphrase) {
 		t.Errorf("SetPassphrase with a wrong old passphrase: err = %v, want ErrPassphrase", err)
 	}
-	if err := vault.SetPassphrase(id, passphrase("one", &asked), newPass("two")); err != nil {
+	if err := keys.SetPassphrase(id, passphrase("one", &asked), newPass("two")); err != nil {
 		t.Fatal(err)
 	}
 	check(passphrase("two", &asked), true)
-	if err := vault.SetPassphrase(id, passphrase("two", &asked), newPass("")); err != nil {
+	if err := keys.SetPassphrase(id, passphrase("two", &asked), newPass("")); err != nil {
 		t.Fatal(err)
 	}
 	check(nil, false)
-	if _, err := vault.CreateIdentity(id, vault.IdentityOptions{}); !errors.Is(err, vault.ErrExist) {
+	if _, err := keys.CreateIdentity(id, keys.IdentityOptions{}); !errors.Is(err, vault.ErrExist) {
 		t.Errorf("CreateIdentity over an existing file: err = %v, want ErrExist", err)
 	}
 }
@@ -190,11 +191,11 @@ func TestSSHKeys(t *testing.T) {
 	if asked.Load() != 1 {
 		t.Errorf("the encrypted SSH key asked for its passphrase %d times, want once", asked.Load())
 	}
-	info, err := vault.ReadIdentity(rsaPath, nil)
+	info, err := keys.ReadIdentity(rsaPath, nil)
 	if err != nil || !info.Protected || !strings.HasPrefix(rsaPub, info.Recipients[0].Key) {
 		t.Errorf("ReadIdentity(encrypted SSH key) = %+v, %v; want its public key without a passphrase", info, err)
 	}
-	if err := vault.SetPassphrase(rsaPath, nil, newPass("x")); !errors.Is(err, vault.ErrNoIdentity) || !strings.Contains(err.Error(), "ssh-keygen -p") {
+	if err := keys.SetPassphrase(rsaPath, nil, newPass("x")); !errors.Is(err, vault.ErrNoIdentity) || !strings.Contains(err.Error(), "ssh-keygen -p") {
 		t.Errorf("SetPassphrase(SSH key) err = %v, want a pointer to ssh-keygen -p", err)
 	}
 }
@@ -202,7 +203,7 @@ func TestSSHKeys(t *testing.T) {
 // A post-quantum vault.
 func TestPostQuantumVault(t *testing.T) {
 	dir := t.TempDir()
-	id, pq := newIdentity(t, vault.IdentityOptions{PostQuantum: true})
+	id, pq := newIdentity(t, keys.IdentityOptions{PostQuantum: true})
 	v, res, err := vault.Init(ctx, filepath.Join(dir, "v.git"), vault.Options{IdentityFile: id})
 	if err != nil {
 		t.Fatal(err)
@@ -212,14 +213,14 @@ func TestPostQuantumVault(t *testing.T) {
 		t.Fatalf("Init recipient = %.20s…, want the identity's age1pq1 key", res.Recipient)
 	}
 	write(t, v, "/memories/a", "quantum-safe")
-	_, other := newIdentity(t, vault.IdentityOptions{PostQuantum: true})
+	_, other := newIdentity(t, keys.IdentityOptions{PostQuantum: true})
 	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{other}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := read(t, v, "/memories/a"); err != nil || got != "quantum-safe" {
 		t.Errorf("read = %q, %v", got, err)
 	}
-	_, classical := newIdentity(t, vault.IdentityOptions{})
+	_, classical := newIdentity(t, keys.IdentityOptions{})
 	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{classical}}); !errors.Is(err, vault.ErrRecipients) {
 		t.Errorf("adding an X25519 key to a post-quantum vault: err = %v, want ErrRecipients", err)
 	}

@@ -376,10 +376,15 @@ func (v *Vault) commitImport(ctx context.Context, w *gitlog.Writer, parent gitlo
 		when = now
 	}
 	author := firstNonEmptyString(opts.Author, meta.Agent, "memvault")
+	sign, err := v.signerFor(parent)
+	if err != nil {
+		return gitlog.ZeroHash, err
+	}
 	h, err := w.CommitPacked(ctx, parent, changes, gitlog.CommitInfo{
 		Message:   formatMessage(subject, trailers),
 		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: when},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
+		Sign:      sign,
 	})
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)

@@ -6,16 +6,14 @@ import (
 	"path"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
 // maxSourceCommits bounds the history ImportHistory replays.
 const maxSourceCommits = 100_000
 
-// HistoryImport says what ImportHistory did.
-type HistoryImport struct {
+// historyImport says what ImportHistory did.
+type historyImport struct {
 	ImportResult     // over all the commits replayed; Commit is the last one made
 	Commits      int // first-parent commits in the source
 	Replayed     int // of them, those that changed the vault
@@ -41,8 +39,8 @@ type HistoryOptions struct {
 // file is replaced or deleted only while it holds what the source commit before
 // had there (so a file of the vault's own, or one changed since, is kept and
 // listed); with it, files are replaced and deleted as the source says.
-func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (HistoryImport, error) {
-	var total HistoryImport
+func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
+	var total historyImport
 	src, err := gitlog.OpenSource(source)
 	if err != nil {
 		return total, fmt.Errorf("vault: import: %w", err)
@@ -158,10 +156,10 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		}
 		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
 		switch {
-		case e.Mode == filemode.Symlink:
+		case e.Mode == gitlog.ModeSymlink:
 			skip("a symbolic link")
 			continue
-		case e.Mode == filemode.Submodule:
+		case e.Mode == gitlog.ModeSubmodule:
 			skip("a submodule")
 			continue
 		case e.Size > limits.MaxFileSize:

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -16,6 +13,7 @@ import (
 	"filippo.io/age/plugin"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // keyring loads the identity once, on first use, and keeps the parsed recipients
@@ -27,7 +25,7 @@ type keyring struct {
 	repo  *gitlog.Repo // to name the vault's recipients when a file cannot be decrypted
 
 	mu  sync.Mutex
-	id  *identityFile
+	id  *keys.File
 	err error
 	// given is the passphrase that unlocked the identity, tried first on a
 	// retired key (a rotation keeps the protection), so one that shares it
@@ -36,8 +34,8 @@ type keyring struct {
 
 	omu     sync.Mutex
 	loaded  bool
-	others  []*identityFile // retired and extra identities, loaded on first need
-	skipped []string        // those that could not be read, each with why
+	others  []*keys.File // retired and extra identities, loaded on first need
+	skipped []string     // those that could not be read, each with why
 
 	rmu        sync.Mutex
 	recipients map[string][]age.Recipient      // recipients file content -> parsed
@@ -53,7 +51,7 @@ func newKeyring(opts Options, repo *gitlog.Repo) *keyring {
 // at most once, whatever the number of files decrypted. A failure is kept too,
 // a wrong passphrase included: a loop over files must not ask again for each
 // (a UI that lets the user try again opens the vault again).
-func (k *keyring) identity() (*identityFile, error) {
+func (k *keyring) identity() (*keys.File, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.id != nil || k.err != nil {
@@ -69,13 +67,41 @@ func (k *keyring) identity() (*identityFile, error) {
 			return pw, err
 		}
 	}
-	id, err := readIdentityFile(k.path, pass, true)
+	if missing(k.path) && !missing(k.path+".new") {
+		// A rekey stopped after its commit, between moving the old identity
+		// aside and the new one in: the new key is the identity now.
+		if _, err := installRekeyed(k.path); err != nil {
+			k.err = err
+			return nil, err
+		}
+	}
+	id, err := keys.ReadFile(k.path, pass, true)
 	if err != nil {
 		k.err = fmt.Errorf("%w (%s)", err, k.expected())
 		return nil, k.err
 	}
 	k.id = id
 	return id, nil
+}
+
+// unlockingPassphrase returns a copy of the passphrase that unlocked the
+// identity, unlocking it first (one prompt for the identity and its signing
+// key); nil when it has none.
+func (k *keyring) unlockingPassphrase() []byte {
+	k.identity()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]byte(nil), k.given...)
+}
+
+// rememberPassphrase keeps a passphrase that unlocked the signing key, to
+// try first on the identity's other keys.
+func (k *keyring) rememberPassphrase(pw []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.given) == 0 {
+		k.given = append([]byte(nil), pw...)
+	}
 }
 
 // expected says which keys the vault's current files are encrypted to, for errors.
@@ -88,7 +114,7 @@ func (k *keyring) expected() string {
 		return "the vault's recipients are unknown"
 	}
 	root, err := k.repo.RootTree(head)
-	var f *recipientsFile
+	var f *keys.RecipientsFile
 	if err == nil {
 		f, err = k.recipientsFileIn(root)
 	}
@@ -99,19 +125,19 @@ func (k *keyring) expected() string {
 }
 
 // fileKeys names the keys of a recipients file, abbreviated.
-func fileKeys(f *recipientsFile) string {
-	var keys []string
-	for _, r := range f.entries {
-		s := abbrev(r.Key)
+func fileKeys(f *keys.RecipientsFile) string {
+	var names []string
+	for _, r := range f.Entries {
+		s := keys.Abbrev(r.Key)
 		if !strings.HasPrefix(r.Type, "ssh-") {
 			s = r.Type + " " + s
 		}
 		if r.Comment != "" && !strings.HasPrefix(r.Type, "ssh-") {
 			s += " (" + r.Comment + ")"
 		}
-		keys = append(keys, s)
+		names = append(names, s)
 	}
-	return strings.Join(keys, ", ")
+	return strings.Join(names, ", ")
 }
 
 // parseRecipients parses a recipients file into age recipients, caching by its
@@ -122,13 +148,13 @@ func (k *keyring) parseRecipients(content []byte) ([]age.Recipient, error) {
 	if rs, ok := k.recipients[string(content)]; ok {
 		return rs, nil
 	}
-	f, err := parseRecipientsFile(content)
+	f, err := keys.ParseRecipientsFile(content)
 	if err == nil {
-		err = f.check()
+		err = f.Check()
 	}
 	var rs []age.Recipient
 	if err == nil {
-		rs, err = f.ageRecipients(pluginUI(k.pass))
+		rs, err = f.AgeRecipients(keys.PluginUI(k.pass))
 	}
 	if err != nil {
 		return nil, err
@@ -173,7 +199,7 @@ func (k *keyring) decryptAt(p string, ct []byte, root gitlog.Hash) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	r, err := age.Decrypt(bytes.NewReader(ct), id.ids...)
+	r, err := age.Decrypt(bytes.NewReader(ct), id.IDs...)
 	var nomatch *age.NoIdentityMatchError
 	if errors.As(err, &nomatch) {
 		// Only a file the identity cannot open pays for the other keys.
@@ -183,7 +209,7 @@ func (k *keyring) decryptAt(p string, ct []byte, root gitlog.Hash) ([]byte, erro
 	}
 	if errors.As(err, &nomatch) {
 		return nil, fmt.Errorf("vault: decrypt %s: the identity %s is not one of its recipients%s (the file is encrypted to %s%s; %s): %w",
-			p, id.describe(), k.triedToo(), stanzaSummary(nomatch.StanzaTypes), k.recipientsAt(root), k.expected(), ErrDecrypt)
+			p, id.Describe(), k.triedToo(), stanzaSummary(nomatch.StanzaTypes), k.recipientsAt(root), k.expected(), ErrDecrypt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("vault: decrypt %s: damaged ciphertext (%v): %w", p, err, ErrDecrypt)
@@ -206,8 +232,14 @@ func (k *keyring) otherIDs() []age.Identity {
 		k.loaded = true
 		seen := map[string]bool{k.path: true}
 		var paths []string
+		// A rekey stopped after its commit and before its moves left the
+		// key the current files are encrypted to at IDENTITY.new.
 		for _, p := range append([]string{k.path}, k.extra...) {
-			for _, q := range append([]string{p}, RetiredIdentities(p)...) {
+			qs := []string{p}
+			if !missing(p + ".new") {
+				qs = append(qs, p+".new")
+			}
+			for _, q := range append(qs, keys.RetiredIdentities(p)...) {
 				if !seen[q] {
 					seen[q] = true
 					paths = append(paths, q)
@@ -225,25 +257,25 @@ func (k *keyring) otherIDs() []age.Identity {
 	}
 	var ids []age.Identity
 	for _, id := range k.others {
-		ids = append(ids, id.ids...)
+		ids = append(ids, id.IDs...)
 	}
 	return ids
 }
 
 // readOther reads an identity file read with besides the identity: first
 // with the passphrase that unlocked the identity, then asking.
-func (k *keyring) readOther(path string) (*identityFile, error) {
+func (k *keyring) readOther(path string) (*keys.File, error) {
 	k.mu.Lock()
 	given := append([]byte(nil), k.given...)
 	k.mu.Unlock()
 	defer clear(given)
 	if len(given) > 0 {
-		id, err := readIdentityFile(path, func(string) ([]byte, error) { return append([]byte(nil), given...), nil }, true)
+		id, err := keys.ReadFile(path, func(string) ([]byte, error) { return append([]byte(nil), given...), nil }, true)
 		if !errors.Is(err, ErrPassphrase) {
 			return id, err
 		}
 	}
-	return readIdentityFile(path, k.pass, true)
+	return keys.ReadFile(path, k.pass, true)
 }
 
 // identityTrouble says in a few words why an identity file was left out.
@@ -263,48 +295,13 @@ func (k *keyring) triedToo() string {
 	defer k.omu.Unlock()
 	var parts []string
 	for _, id := range k.others {
-		parts = append(parts, id.describe())
+		parts = append(parts, id.Describe())
 	}
 	parts = append(parts, k.skipped...)
 	if len(parts) == 0 {
 		return ""
 	}
 	return ", nor are the other keys tried: " + strings.Join(parts, ", ")
-}
-
-// RetiredIdentities lists the identity files Rekey retired from path, newest
-// first: path.old, then path.old.N from the highest N down. The history
-// before each rotation is encrypted to them.
-func RetiredIdentities(path string) []string {
-	old := path + ".old"
-	if missing(old) {
-		return nil
-	}
-	out := []string{old}
-	matches, _ := filepath.Glob(globQuote(old) + ".*")
-	var ns []int
-	for _, m := range matches {
-		if n, err := strconv.Atoi(strings.TrimPrefix(m, old+".")); err == nil && n > 0 {
-			ns = append(ns, n)
-		}
-	}
-	sort.Sort(sort.Reverse(sort.IntSlice(ns)))
-	for _, n := range ns {
-		out = append(out, fmt.Sprintf("%s.%d", old, n))
-	}
-	return out
-}
-
-// globQuote escapes what filepath.Glob would read as a pattern in a path.
-func globQuote(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // recipientsAt names the keys of the recipients file in the tree root, the
@@ -321,7 +318,7 @@ func (k *keyring) recipientsAt(root gitlog.Hash) string {
 	return ", written for " + fileKeys(f)
 }
 
-func (k *keyring) recipientsFileIn(root gitlog.Hash) (*recipientsFile, error) {
+func (k *keyring) recipientsFileIn(root gitlog.Hash) (*keys.RecipientsFile, error) {
 	e, err := k.repo.Lookup(root, recipientsPath)
 	if err != nil {
 		return nil, err
@@ -330,7 +327,7 @@ func (k *keyring) recipientsFileIn(root gitlog.Hash) (*recipientsFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseRecipientsFile(content)
+	return keys.ParseRecipientsFile(content)
 }
 
 // stanzaSummary counts a file's recipients by type: "2 x25519 keys, 1 ssh-ed25519 key".

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/format/config"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
@@ -27,21 +25,22 @@ const (
 // [memvault] section of the vault's config: maxVaultSize, maxFiles and
 // maxRequestLine, and the secretPolicy writes follow. A value that is missing or not a positive integer keeps the
 // default.
-func readQuotas(s *config.Section, l *Limits) {
-	if n, err := strconv.ParseInt(s.Option("maxVaultSize"), 10, 64); err == nil && n > 0 {
+// The keys of s are lower-cased (see gitlog's ConfigSection).
+func readQuotas(s map[string]string, l *Limits) {
+	if n, err := strconv.ParseInt(s["maxvaultsize"], 10, 64); err == nil && n > 0 {
 		l.MaxVaultSize = n
 	}
-	if n, err := strconv.Atoi(s.Option("maxFiles")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["maxfiles"]); err == nil && n > 0 {
 		l.MaxFiles = n
 	}
-	if n, err := strconv.Atoi(s.Option("maxRequestLine")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["maxrequestline"]); err == nil && n > 0 {
 		l.MaxRequestLine = n
 	}
-	l.SecretPolicy = s.Option("secretPolicy")
+	l.SecretPolicy = s["secretpolicy"]
 }
 
-// Usage is how much a memory tree holds.
-type Usage struct {
+// usage is how much a memory tree holds.
+type usage struct {
 	Files int   // memory files
 	Bytes int64 // bytes of plaintext in them
 }
@@ -51,7 +50,7 @@ type Usage struct {
 // directory's usage is remembered by its tree hash, so after the first call
 // in a process a call costs the directories a commit changed, not the vault.
 // A bad entry (see ErrBadEntry) counts as a file of no bytes.
-func (s *Snapshot) Usage(ctx context.Context) (Usage, error) {
+func (s *Snapshot) Usage(ctx context.Context) (usage, error) {
 	return s.treeUsage(ctx, true)
 }
 
@@ -63,10 +62,10 @@ func (s *Snapshot) FileCount(ctx context.Context) (int, error) {
 	return u.Files, err
 }
 
-func (s *Snapshot) treeUsage(ctx context.Context, sized bool) (Usage, error) {
+func (s *Snapshot) treeUsage(ctx context.Context, sized bool) (usage, error) {
 	e, found, err := s.lookup(Root)
 	if err != nil || !found || e.Hash.IsZero() {
-		return Usage{}, err
+		return usage{}, err
 	}
 	return s.v.treeUsage(ctx, Root, e.Hash, sized)
 }
@@ -79,7 +78,7 @@ type treeStats struct {
 }
 
 type treeStat struct {
-	u     Usage
+	u     usage
 	sized bool // u.Bytes is known
 }
 
@@ -87,7 +86,7 @@ const treeStatsMax = 1 << 16
 
 func newTreeStats() *treeStats { return &treeStats{m: make(map[gitlog.Hash]treeStat)} }
 
-func (c *treeStats) get(h gitlog.Hash, sized bool) (Usage, bool) {
+func (c *treeStats) get(h gitlog.Hash, sized bool) (usage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.m[h]
@@ -108,11 +107,11 @@ func (c *treeStats) put(h gitlog.Hash, st treeStat) {
 // treeUsage counts the files under the tree h at p, and with sized adds up
 // their plaintext sizes, which reads each blob's header; without, it reads only
 // trees.
-func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bool) (Usage, error) {
+func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bool) (usage, error) {
 	if u, ok := v.trees.get(h, sized); ok {
 		return u, nil
 	}
-	var u Usage
+	var u usage
 	if err := ctx.Err(); err != nil {
 		return u, err
 	}
@@ -174,11 +173,11 @@ func (l Limits) limited() bool { return l.MaxFiles > 0 || l.MaxVaultSize > 0 }
 
 // entryUsage is what entry e holds: a file, or a directory's files. The sizes
 // are read only when the vault limits its size.
-func (v *Vault) entryUsage(ctx context.Context, p string, e gitlog.Entry) (Usage, error) {
+func (v *Vault) entryUsage(ctx context.Context, p string, e gitlog.Entry) (usage, error) {
 	if e.IsDir() {
 		return v.treeUsage(ctx, p, e.Hash, v.limits.MaxVaultSize > 0)
 	}
-	u := Usage{Files: 1}
+	u := usage{Files: 1}
 	if v.limits.MaxVaultSize > 0 {
 		n, err := v.fileSize(p, e.Hash)
 		if err != nil {
@@ -244,7 +243,7 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 			continue
 		}
 		p := memPath(c.Path)
-		var old, nu Usage
+		var old, nu usage
 		if !gone(c.Path) {
 			e, err := v.repo.Lookup(root, c.Path)
 			switch {
@@ -264,7 +263,7 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 			if err != nil {
 				return g, fmt.Errorf("vault: %s: %w", p, err)
 			}
-			nu = Usage{Files: 1, Bytes: n}
+			nu = usage{Files: 1, Bytes: n}
 		case gitlog.Link:
 			e, err := v.repo.LinkEntry(c.Hash)
 			if err != nil {

@@ -93,7 +93,7 @@ func TestLimitsInTx(t *testing.T) {
 	})
 	wantLimit(t, "Remove(b.md), WriteFile(e.md), WriteFile(f.md) in one Tx", err, "/memories/e.md", 4, 3, vault.ErrTooManyFiles)
 	snap, _ := v.Snapshot(ctx)
-	if u, err := snap.Usage(ctx); err != nil || u != (vault.Usage{Files: 3, Bytes: 40 + 20 + 40}) {
+	if u, err := snap.Usage(ctx); err != nil || u.Files != 3 || u.Bytes != 40+20+40 {
 		t.Errorf("Usage() = %+v, %v; want 3 files of 100 bytes", u, err)
 	}
 }

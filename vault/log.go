@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // Log returns the vault's history, newest first: every commit (in git's
@@ -166,6 +167,7 @@ func record(c *gitlog.Commit) Record {
 		Parents: make([]string, len(c.ParentHashes)),
 		Time:    c.Author.When,
 		Author:  c.Author.Name,
+		Signer:  keys.SignerFingerprint(c.Signed),
 	}
 	for i, p := range c.ParentHashes {
 		r.Parents[i] = p.String()
@@ -188,6 +190,8 @@ func record(c *gitlog.Commit) Record {
 			r.Session = t.value
 		case trSource:
 			r.Source = t.value
+		case trOrigin:
+			r.Origin = t.value
 		case trConflict:
 			r.Conflicts = append(r.Conflicts, t.value)
 		case trDeleted:

@@ -69,6 +69,9 @@ func (v *Vault) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 		return nil, nil, nil, err
 	}
 	handled := map[string]bool{recipientsPath: true}
+	if err := m.mergeWriters(paths, handled); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := m.followRenames(paths, handled); err != nil {
 		return nil, nil, nil, err
 	}

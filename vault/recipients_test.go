@@ -9,6 +9,7 @@ import (
 	"filippo.io/age/plugin"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -38,16 +39,16 @@ func TestParseRecipient(t *testing.T) {
 	pluginKey := plugin.EncodeRecipient("yubikey", []byte("some key bytes"))
 	cases := []struct {
 		in   string
-		want vault.Recipient
+		want keys.Recipient
 	}{
-		{x.Recipient().String(), vault.Recipient{Key: x.Recipient().String(), Type: vault.TypeX25519}},
-		{"  " + x.Recipient().String() + "\n", vault.Recipient{Key: x.Recipient().String(), Type: vault.TypeX25519}},
-		{pq.Recipient().String(), vault.Recipient{Key: pq.Recipient().String(), Type: vault.TypeHybrid, PostQuantum: true}},
-		{sshPub, vault.Recipient{Key: sshKey, Type: vault.TypeSSHEd25519, Comment: "id_ed25519"}},
-		{pluginKey, vault.Recipient{Key: pluginKey, Type: "plugin:yubikey"}},
+		{x.Recipient().String(), keys.Recipient{Key: x.Recipient().String(), Type: keys.TypeX25519}},
+		{"  " + x.Recipient().String() + "\n", keys.Recipient{Key: x.Recipient().String(), Type: keys.TypeX25519}},
+		{pq.Recipient().String(), keys.Recipient{Key: pq.Recipient().String(), Type: keys.TypeHybrid, PostQuantum: true}},
+		{sshPub, keys.Recipient{Key: sshKey, Type: keys.TypeSSHEd25519, Comment: "id_ed25519"}},
+		{pluginKey, keys.Recipient{Key: pluginKey, Type: "plugin:yubikey"}},
 	}
 	for _, c := range cases {
-		got, err := vault.ParseRecipient(c.in)
+		got, err := keys.ParseRecipient(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("ParseRecipient(%.30q) = %+v, %v; want %+v", c.in, got, err, c.want)
 		}
@@ -56,12 +57,12 @@ func TestParseRecipient(t *testing.T) {
 		"", "hello", "age1notbech32", "ssh-ed25519 AAAAnotbase64", "ssh-dss AAAAB3NzaC1kc3M=",
 		"-----BEGIN OPENSSH PRIVATE KEY-----",
 	} {
-		if _, err := vault.ParseRecipient(bad); !errors.Is(err, vault.ErrRecipients) {
+		if _, err := keys.ParseRecipient(bad); !errors.Is(err, vault.ErrRecipients) {
 			t.Errorf("ParseRecipient(%.30q) err = %v, want ErrRecipients", bad, err)
 		}
 	}
 	for _, secret := range []string{x.String(), pq.String(), strings.ToLower(x.String())} {
-		_, err := vault.ParseRecipient(secret)
+		_, err := keys.ParseRecipient(secret)
 		if !errors.Is(err, vault.ErrRecipients) || strings.Contains(err.Error(), secret[15:40]) {
 			t.Errorf("ParseRecipient(a secret key) err = %v, want ErrRecipients not quoting it", err)
 		}
@@ -73,7 +74,7 @@ func TestRecipientsListAndMixRefused(t *testing.T) {
 	write(t, v, "/memories/a", "alpha")
 	s, _ := v.Snapshot(ctx)
 	rs, err := s.Recipients(ctx)
-	if err != nil || len(rs) != 1 || rs[0].Type != vault.TypeX25519 {
+	if err != nil || len(rs) != 1 || rs[0].Type != keys.TypeX25519 {
 		t.Fatalf("Recipients = %+v, %v; want the one X25519 key", rs, err)
 	}
 	pq := newHybrid(t).Recipient().String()

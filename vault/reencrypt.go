@@ -12,40 +12,6 @@ import (
 	"github.com/memvault/memvault/vault/internal/keyhook"
 )
 
-// fileRef is one memory file of a tree: its tree path and ciphertext blob.
-type fileRef struct {
-	path string
-	hash gitlog.Hash
-}
-
-// memoryFiles lists every file under memories/ in the tree root, depth first.
-func (v *Vault) memoryFiles(root gitlog.Hash) ([]fileRef, error) {
-	e, err := v.repo.Lookup(root, memDir)
-	if err != nil {
-		return nil, nil // no memory yet
-	}
-	var out []fileRef
-	var walk func(dir string, h gitlog.Hash) error
-	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.repo.ReadTree(h)
-		if err != nil {
-			return fmt.Errorf("vault: list %s: %w", dir, err)
-		}
-		for _, c := range es {
-			p := dir + "/" + c.Name
-			if c.IsDir() {
-				if err := walk(p, c.Hash); err != nil {
-					return err
-				}
-				continue
-			}
-			out = append(out, fileRef{path: p, hash: c.Hash})
-		}
-		return nil
-	}
-	return out, walk(memDir, e.Hash)
-}
-
 // reencryption turns the vault's files into ciphertexts for a new set of
 // recipients. done maps each old blob to its new ciphertext; progress, when
 // set, keeps them in the vault's local state too, so an interrupted run loses
@@ -130,8 +96,9 @@ func (re *reencryption) start(ctx context.Context, todo []fileRef) <-chan reencr
 	jobs := make(chan job, 2*workers)
 	results := make(chan reencrypted, 2*workers)
 	go func() {
-		// One goroutine reads the blobs: go-git's storage fills its pack index
-		// lazily without a lock, so parallel reads of a packed repository race.
+		// One goroutine reads the blobs: gitlog serialises reads of packed
+		// objects (its storage fills its pack index lazily), so more readers
+		// would only wait; the workers decrypt and encrypt in parallel.
 		defer close(jobs)
 		for _, f := range todo {
 			ct, err := re.v.repo.ReadBlob(f.hash)

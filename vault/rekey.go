@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // RekeyOptions say what Rekey makes.
@@ -23,11 +24,11 @@ type RekeyOptions struct {
 	Progress func(done, total int)
 }
 
-// RekeyResult says what Rekey did.
-type RekeyResult struct {
+// rekeyResult says what Rekey did.
+type rekeyResult struct {
 	RecipientsResult
-	Identity IdentityInfo // the new identity, now at the identity path
-	Retired  string       // where the old identity file is now
+	Identity keys.IdentityInfo // the new identity, now at the identity path
+	Retired  string            // where the old identity file is now
 }
 
 // Rekey rotates the identity: it generates a new key, re-encrypts every
@@ -45,8 +46,8 @@ type RekeyResult struct {
 // The error wraps ErrNoIdentity when the identity is an SSH key or a plugin's
 // (rotate those yourself, then add and remove recipients), and otherwise what
 // ChangeRecipients returns.
-func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyResult, error) {
-	var res RekeyResult
+func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyResult, error) {
+	var res rekeyResult
 	path := v.opts.IdentityFile
 	if missing(path) && !missing(path+".new") {
 		return res, v.finishRekey(path, &res) // interrupted between the two moves
@@ -56,7 +57,7 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 		return res, err
 	}
 	for _, r := range old.Recipients {
-		if r.Type != TypeX25519 && r.Type != TypeHybrid {
+		if r.Type != keys.TypeX25519 && r.Type != keys.TypeHybrid {
 			return res, fmt.Errorf("vault: rekey: the identity %s is an %s key, which memvault does not own: "+
 				"make a new key yourself, then add it and remove the old one as recipients: %w", path, r.Type, ErrNoIdentity)
 		}
@@ -79,7 +80,7 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 		ch.Add = append(ch.Add, r.Key)
 	}
 	for _, r := range old.Recipients {
-		if current.index(r.Key) >= 0 {
+		if current.Index(r.Key) >= 0 {
 			ch.Remove = append(ch.Remove, r.Key)
 		}
 	}
@@ -105,48 +106,67 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyR
 
 // pendingIdentity returns the key a Rekey rotates to: the one an interrupted
 // Rekey left at path, or a new one written there.
-func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*identityFile, error) {
+func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*keys.File, error) {
 	if missing(path) {
-		return createIdentityFile(path, IdentityOptions{PostQuantum: opts.PostQuantum, Passphrase: opts.Passphrase})
+		return keys.CreateFile(path, keys.IdentityOptions{PostQuantum: opts.PostQuantum, Passphrase: opts.Passphrase})
 	}
 	pass := v.opts.Passphrase
 	if len(opts.Passphrase) > 0 {
 		pass = func(string) ([]byte, error) { return append([]byte(nil), opts.Passphrase...), nil }
 	}
-	return readIdentityFile(path, pass, true)
+	return keys.ReadFile(path, pass, true)
 }
 
 // finishRekey moves the old identity file aside and the new one in place.
-func (v *Vault) finishRekey(path string, res *RekeyResult) error {
-	res.Retired = path + ".old"
-	if !missing(path) {
-		if !missing(res.Retired) {
-			for n := 1; ; n++ {
-				older := fmt.Sprintf("%s.%d", res.Retired, n)
-				if missing(older) {
-					if err := os.Rename(res.Retired, older); err != nil {
-						return fmt.Errorf("vault: rekey: keep %s: %w", res.Retired, err)
-					}
-					break
-				}
-			}
-		}
-		if err := os.Rename(path, res.Retired); err != nil {
-			return fmt.Errorf("vault: rekey: retire %s: %w", path, err)
-		}
+func (v *Vault) finishRekey(path string, res *rekeyResult) error {
+	retired, err := installRekeyed(path)
+	if err != nil {
+		return err
 	}
-	if err := os.Rename(path+".new", path); err != nil {
-		return fmt.Errorf("vault: rekey: install %s.new: %w", path, err)
-	}
-	if err := gitlog.SyncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("vault: rekey: %w", err)
-	}
-	info, err := ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
+	res.Retired = retired
+	info, err := keys.ReadIdentity(path, func(string) ([]byte, error) { return nil, errors.New("not needed") })
 	if err == nil {
 		res.Identity = info
 	}
 	res.Identity.Path = path
 	return nil
+}
+
+// installRekeyed moves a rekey's identity files once its commit is made:
+// path.old to path.old.N, path to path.old, path.new to path. Each rename is
+// made durable before the next, so that power lost at any point leaves a state
+// this function, run again, finishes: one that overwrote a name before the
+// move out of it reached the disk would lose a key.
+func installRekeyed(path string) (retired string, err error) {
+	retired = path + ".old"
+	dir := filepath.Dir(path)
+	move := func(from, to, what string) error {
+		if err := os.Rename(from, to); err != nil {
+			return fmt.Errorf("vault: rekey: %s: %w", what, err)
+		}
+		if err := gitlog.SyncDir(dir); err != nil {
+			return fmt.Errorf("vault: rekey: %w", err)
+		}
+		return nil
+	}
+	if !missing(path) {
+		if !missing(retired) {
+			n := 1
+			for !missing(fmt.Sprintf("%s.%d", retired, n)) {
+				n++
+			}
+			if err := move(retired, fmt.Sprintf("%s.%d", retired, n), "keep "+retired); err != nil {
+				return "", err
+			}
+		}
+		if err := move(path, retired, "retire "+path); err != nil {
+			return "", err
+		}
+	}
+	if err := move(path+".new", path, "install "+path+".new"); err != nil {
+		return "", err
+	}
+	return retired, nil
 }
 
 func missing(path string) bool {

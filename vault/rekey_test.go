@@ -12,6 +12,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/keyhook"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -19,7 +20,7 @@ func TestRekey(t *testing.T) {
 	dir := t.TempDir()
 	v, opts := vaulttest.NewAt(t, dir)
 	write(t, v, "/memories/a", "before")
-	old, _ := vault.ReadIdentity(opts.IdentityFile, nil)
+	old, _ := keys.ReadIdentity(opts.IdentityFile, nil)
 	before, _ := v.Log(ctx, vault.LogOptions{Limit: 1})
 
 	res, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
@@ -76,7 +77,7 @@ func TestRekeyInterruptedResumes(t *testing.T) {
 	if !errors.Is(err, keyhook.ErrInjected) {
 		t.Fatalf("Rekey err = %v, want the injected interruption", err)
 	}
-	pending, err := vault.ReadIdentity(opts.IdentityFile+".new", nil)
+	pending, err := keys.ReadIdentity(opts.IdentityFile+".new", nil)
 	if err != nil {
 		t.Fatalf("the pending key is gone: %v", err)
 	}
@@ -160,7 +161,7 @@ func TestPluginRecipientAndIdentity(t *testing.T) {
 	if err := os.WriteFile(id, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	info, err := vault.ReadIdentity(id, nil)
+	info, err := keys.ReadIdentity(id, nil)
 	if err != nil || info.Recipients[0].Key != key {
 		t.Errorf("ReadIdentity(plugin identity) = %+v, %v; want its commented key", info, err)
 	}
@@ -188,7 +189,7 @@ func TestRetiredKeysReadHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := vault.RetiredIdentities(opts.IdentityFile); len(got) != 2 ||
+	if got := keys.RetiredIdentities(opts.IdentityFile); len(got) != 2 ||
 		got[0] != opts.IdentityFile+".old" || got[1] != opts.IdentityFile+".old.1" {
 		t.Errorf("RetiredIdentities = %q, want .old then .old.1", got)
 	}
@@ -202,12 +203,52 @@ func TestRetiredKeysReadHistory(t *testing.T) {
 	}
 	// A key that is not one of them names each key it tried.
 	other := filepath.Join(dir, "other")
-	if _, err := vault.CreateIdentity(other, vault.IdentityOptions{}); err != nil {
+	if _, err := keys.CreateIdentity(other, keys.IdentityOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	stranger := openAs(t, v.Dir(), other)
 	_, err := readAt(t, stranger, first[0].Commit, "/memories/a")
 	if !errors.Is(err, vault.ErrDecrypt) || !strings.Contains(err.Error(), "written for x25519 age1") {
 		t.Errorf("a stranger's read: err = %v, want ErrDecrypt naming the keys the file was written for", err)
+	}
+}
+
+// A rekey killed after its commit leaves the new key at IDENTITY.new, and
+// perhaps the old one already moved to IDENTITY.old: every command, not only
+// a rekey run again, reads the current files in either state.
+func TestRekeyStoppedBeforeItsMoves(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		dir := t.TempDir()
+		v, opts := vaulttest.NewAt(t, dir)
+		write(t, v, "/memories/a", "before")
+		res, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, v, "/memories/b", "after")
+		id := opts.IdentityFile
+		// Put the files back as the commit left them, before the moves.
+		if err := os.Rename(id, id+".new"); err != nil {
+			t.Fatal(err)
+		}
+		if !moved {
+			if err := os.Rename(res.Retired, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for p, want := range map[string]string{"/memories/a": "before", "/memories/b": "after"} {
+			if got, err := read(t, openAs(t, v.Dir(), id), p); err != nil || got != want {
+				t.Errorf("moved=%v: read %s = %q, %v", moved, p, got, err)
+			}
+		}
+		if moved {
+			// Finished on the first open: the new key is the identity again.
+			if got, err := keys.ReadIdentity(id, nil); err != nil || got.Recipients[0].Key != res.Identity.Recipients[0].Key {
+				t.Errorf("moved=%v: identity after open = %+v, %v; want the new key", moved, got, err)
+			}
+		}
+		if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+			t.Errorf("moved=%v: a rekey after the stop: %v", moved, err)
+		}
 	}
 }

@@ -9,14 +9,10 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrBadRemoteURL reports a remote URL memvault cannot sync with: an unknown
-// scheme, no host, or what looks like a URL with a mistyped scheme.
-var ErrBadRemoteURL = errors.New("not a remote URL memvault can sync with")
-
 // remoteSchemes are the transports sync speaks.
 var remoteSchemes = []string{"https", "http", "ssh", "git", "file"}
 
-// CheckRemoteURL checks a remote's URL when it is given, so that a typo is
+// checkRemoteURL checks a remote's URL when it is given, so that a typo is
 // named then and not at the next sync, where it reads as some other failure
 // (git's scp-like form takes "htp:/x" for host "htp" over ssh, and the sync
 // then blames the ssh agent). It accepts scheme://host/path for the schemes
@@ -24,7 +20,7 @@ var remoteSchemes = []string{"https", "http", "ssh", "git", "file"}
 // plain paths; the error wraps ErrBadRemoteURL. A host:path whose host is a
 // scheme, or one letter away from one, with a path starting "/", is taken for
 // a mistyped URL: such a host name is unlikely, and user@host:path still names it.
-func CheckRemoteURL(raw string) error {
+func checkRemoteURL(raw string) error {
 	shown := gitlog.Redact(raw)
 	if strings.TrimSpace(raw) == "" {
 		return fmt.Errorf("vault: remote URL is empty: %w", ErrBadRemoteURL)

@@ -34,23 +34,23 @@ func TestCheckRemoteURL(t *testing.T) {
 		{"", false},
 		{" ", false},
 	} {
-		err := CheckRemoteURL(c.url)
+		err := checkRemoteURL(c.url)
 		if c.ok && err != nil {
-			t.Errorf("CheckRemoteURL(%q) = %v, want nil", c.url, err)
+			t.Errorf("checkRemoteURL(%q) = %v, want nil", c.url, err)
 		}
 		if !c.ok && !errors.Is(err, ErrBadRemoteURL) {
-			t.Errorf("CheckRemoteURL(%q) = %v, want ErrBadRemoteURL", c.url, err)
+			t.Errorf("checkRemoteURL(%q) = %v, want ErrBadRemoteURL", c.url, err)
 		}
 	}
 }
 
 // The error names the URL without its password.
 func TestCheckRemoteURLRedacts(t *testing.T) {
-	err := CheckRemoteURL("htp://me:s3cret@host/x")
+	err := checkRemoteURL("htp://me:s3cret@host/x")
 	if err == nil || !errors.Is(err, ErrBadRemoteURL) {
-		t.Fatalf("CheckRemoteURL(htp://me:s3cret@host/x) = %v, want ErrBadRemoteURL", err)
+		t.Fatalf("checkRemoteURL(htp://me:s3cret@host/x) = %v, want ErrBadRemoteURL", err)
 	}
 	if msg := err.Error(); strings.Contains(msg, "s3cret") {
-		t.Errorf("CheckRemoteURL's error %q shows the password", msg)
+		t.Errorf("checkRemoteURL's error %q shows the password", msg)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -29,9 +28,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 )
-
-// ErrBusy: another process or goroutine is re-encrypting the vault.
-var ErrBusy = errors.New("busy")
 
 // progressMagic starts the progress file: its format, then the recipient set.
 // A file of another version (progressFamily, another number) is a newer

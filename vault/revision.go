@@ -7,13 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/memvault/memvault/gitlog"
 )
-
-// ErrUnknownRevision: a revision names no commit of the vault.
-var ErrUnknownRevision = errors.New("unknown revision")
 
 // Resolve returns the full hash of the commit rev names. A revision is
 //
@@ -47,6 +42,22 @@ func (v *Vault) SnapshotAt(ctx context.Context, rev string) (*Snapshot, error) {
 		return nil, err
 	}
 	return v.snapshotAt(h)
+}
+
+// revisionRoot resolves rev, the head when it is empty, to its commit and
+// that commit's root tree: where blame and grep start. The error wraps
+// ErrUnknownRevision for a revision that names no commit, as resolve's does.
+func (v *Vault) revisionRoot(rev string) (commit, root gitlog.Hash, err error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	if commit, err = v.resolve(rev); err != nil {
+		return commit, root, err
+	}
+	if root, err = v.repo.RootTree(commit); err != nil {
+		return commit, root, fmt.Errorf("vault: revision %s: %w", rev, err)
+	}
+	return commit, root, nil
 }
 
 func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
@@ -141,7 +152,7 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 		h, err = v.repo.Head()
 		return h, "", err
 	case len(base) == 40 && isHex(base):
-		h = plumbing.NewHash(strings.ToLower(base))
+		h, _ = gitlog.ParseHash(base) // 40 hex digits always parse
 		if _, err := v.repo.ReadCommit(h); err != nil {
 			return h, "no such commit", nil
 		}

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // RecipientChange is a change of the keys a vault is encrypted to.
 type RecipientChange struct {
-	// Add are keys to add, each as ParseRecipient takes it. A key that is
+	// Add are keys to add, each as keys.ParseRecipient takes it. A key that is
 	// already a recipient is left as it is.
 	Add []string
 	// Remove are keys to remove, in the same forms (an SSH key's comment does
@@ -26,8 +27,8 @@ type RecipientChange struct {
 
 // RecipientsResult says what a change of recipients did.
 type RecipientsResult struct {
-	Added   []Recipient // keys added (keys already there are not listed)
-	Removed []Recipient
+	Added   []keys.Recipient // keys added (keys already there are not listed)
+	Removed []keys.Recipient
 	Files   int    // memory files re-encrypted to the new recipients in the commit
 	Resumed int    // of those, files an interrupted earlier run had already done
 	Commit  string // the commit made; "" when nothing changed
@@ -59,7 +60,7 @@ func (v *Vault) ChangeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 
 // changeRecipients does ChangeRecipients; one of keep's keys must stay a
 // recipient, so that the identity that will use the vault can read it.
-func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientChange, keep []Recipient) (RecipientsResult, error) {
+func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientChange, keep []keys.Recipient) (RecipientsResult, error) {
 	var res RecipientsResult
 	snap, err := v.Snapshot(ctx)
 	if err != nil {
@@ -98,84 +99,84 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 }
 
 // planChange applies ch to the recipients of snap and checks the result.
-func planChange(snap *Snapshot, ch RecipientChange, keep []Recipient) (*recipientsFile, RecipientsResult, error) {
+func planChange(snap *Snapshot, ch RecipientChange, keep []keys.Recipient) (*keys.RecipientsFile, RecipientsResult, error) {
 	var res RecipientsResult
 	f, err := snap.recipientsFile()
 	if err != nil {
 		return nil, res, err
 	}
 	for _, s := range ch.Remove {
-		r, err := ParseRecipient(s)
+		r, err := keys.ParseRecipient(s)
 		if err != nil {
 			return nil, res, err
 		}
-		i := f.index(r.Key)
+		i := f.Index(r.Key)
 		if i < 0 {
-			return nil, res, fmt.Errorf("vault: remove recipient %s: not a recipient of the vault: %w", quoteKey(r.Key), ErrRecipients)
+			return nil, res, fmt.Errorf("vault: remove recipient %s: not a recipient of the vault: %w", keys.QuoteKey(r.Key), ErrRecipients)
 		}
-		res.Removed = append(res.Removed, f.entries[i].Recipient)
-		f.entries = slices.Delete(f.entries, i, i+1)
+		res.Removed = append(res.Removed, f.Entries[i].Recipient)
+		f.Entries = slices.Delete(f.Entries, i, i+1)
 	}
 	above := []string{}
 	if c := oneLine(strings.TrimSpace(ch.Comment)); c != "" {
 		above = append(above, "# "+c)
 	}
 	for _, s := range ch.Add {
-		r, err := ParseRecipient(s)
+		r, err := keys.ParseRecipient(s)
 		if err != nil {
 			return nil, res, err
 		}
-		if f.index(r.Key) >= 0 {
+		if f.Index(r.Key) >= 0 {
 			continue
 		}
 		line := r.Key
 		if r.Comment != "" && strings.HasPrefix(r.Type, "ssh-") {
 			line += " " + r.Comment
 		}
-		f.entries = append(f.entries, recipientEntry{above: above, line: line, Recipient: r})
+		f.Entries = append(f.Entries, keys.RecipientEntry{Above: above, Line: line, Recipient: r})
 		res.Added = append(res.Added, r)
 		above = nil
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return nil, res, err
 	}
-	if !slices.ContainsFunc(keep, func(k Recipient) bool { return k.Key == "" || f.index(k.Key) >= 0 }) {
+	if !slices.ContainsFunc(keep, func(k keys.Recipient) bool { return k.Key == "" || f.Index(k.Key) >= 0 }) {
 		return nil, res, fmt.Errorf("vault: after this change the identity in use (%s) could no longer read the vault: "+
 			"add another of your keys first, or let another recipient remove you: %w", describeKeys(keep), ErrRecipients)
 	}
 	return f, res, nil
 }
 
-func describeKeys(rs []Recipient) string {
-	info := IdentityInfo{Recipients: rs}
-	d := info.describe()
+func describeKeys(rs []keys.Recipient) string {
+	info := keys.IdentityInfo{Recipients: rs}
+	d := info.Describe()
 	return strings.TrimSuffix(strings.TrimPrefix(d, " ("), ")")
 }
 
 // newReencryption prepares a re-encryption to target, taking what an
 // interrupted run to the same set left in the vault's local state.
-func (v *Vault) newReencryption(target *recipientsFile, report func(int, int)) (*reencryption, error) {
+func (v *Vault) newReencryption(target *keys.RecipientsFile, report func(int, int)) (*reencryption, error) {
 	if _, err := v.keys.identity(); err != nil {
 		return nil, err // unlock before starting the workers
 	}
-	rs, err := target.ageRecipients(pluginUI(v.opts.Passphrase))
+	rs, err := target.AgeRecipients(keys.PluginUI(v.opts.Passphrase))
 	if err != nil {
 		return nil, err
 	}
 	if _, err := encrypt(nil, rs); err != nil { // a plugin may refuse, or mix labels
 		return nil, err
 	}
-	progress, done, err := openProgress(v.repo.StateDir(), target.fingerprint())
+	progress, done, err := openProgress(v.repo.StateDir(), target.Fingerprint())
 	if err != nil {
 		return nil, err
 	}
-	return &reencryption{v: v, fp: target.fingerprint(), rs: rs, done: done, progress: progress, report: report}, nil
+	return &reencryption{v: v, fp: target.Fingerprint(), rs: rs, done: done, progress: progress, report: report}, nil
 }
 
 // commitReencryption takes the writer lock, re-plans the change on the latest
 // state (another writer may have committed since), re-encrypts what is not
 // done yet and commits. It returns the commit and the number of files in it.
-func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientChange, keep []Recipient, re *reencryption, res *RecipientsResult) (string, int, error) {
+func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientChange, keep []keys.Recipient, re *reencryption, res *RecipientsResult) (string, int, error) {
 	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return "", 0, fmt.Errorf("vault: %w", err)
@@ -193,7 +194,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	if len(latest.Added)+len(latest.Removed) == 0 {
 		return "", 0, nil // someone else made the same change meanwhile
 	}
-	if target.fingerprint() != re.fp {
+	if target.Fingerprint() != re.fp {
 		return "", 0, fmt.Errorf("vault: the recipients changed while re-encrypting; run the command again: %w", ErrRecipients)
 	}
 	files, err := v.memoryFiles(snap.root)
@@ -207,7 +208,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	for _, f := range files {
 		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: f.path, Data: re.done[f.hash]})
 	}
-	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.bytes()})
+	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.Bytes()})
 	h, err := v.commitBulk(w, snap.commit, changes, recipientsMeta(meta, latest), recipientTrailers(latest, len(files)))
 	if err != nil {
 		return "", 0, err
@@ -217,8 +218,8 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 
 // Trailers of a change of recipients, besides those of every memvault commit.
 const (
-	trRecipientAdded   = "Recipient-Added"
-	trRecipientRemoved = "Recipient-Removed"
+	trRecipientAdded   = "keys.Recipient-Added"
+	trRecipientRemoved = "keys.Recipient-Removed"
 	trReencrypted      = "Reencrypted-Files"
 )
 
@@ -240,10 +241,10 @@ func recipientsMeta(meta Meta, res RecipientsResult) Meta {
 func recipientTrailers(res RecipientsResult, files int) []trailer {
 	var tr []trailer
 	for _, r := range res.Added {
-		tr = append(tr, trailer{trRecipientAdded, r.Type + " " + abbrev(r.Key)})
+		tr = append(tr, trailer{trRecipientAdded, r.Type + " " + keys.Abbrev(r.Key)})
 	}
 	for _, r := range res.Removed {
-		tr = append(tr, trailer{trRecipientRemoved, r.Type + " " + abbrev(r.Key)})
+		tr = append(tr, trailer{trRecipientRemoved, r.Type + " " + keys.Abbrev(r.Key)})
 	}
 	return append(tr, trailer{trReencrypted, fmt.Sprint(files)})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/keyhook"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -27,10 +28,10 @@ func openAs(t *testing.T, dir, identity string) *vault.Vault {
 	return v
 }
 
-func newIdentity(t *testing.T, opts vault.IdentityOptions) (path, recipient string) {
+func newIdentity(t *testing.T, opts keys.IdentityOptions) (path, recipient string) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "identity")
-	info, err := vault.CreateIdentity(path, opts)
+	info, err := keys.CreateIdentity(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestTwoIdentitiesShareAVault(t *testing.T) {
 	for i := range 5 {
 		write(t, alice, fmt.Sprintf("/memories/n%d.md", i), fmt.Sprintf("note %d", i))
 	}
-	bobID, bob := newIdentity(t, vault.IdentityOptions{})
+	bobID, bob := newIdentity(t, keys.IdentityOptions{})
 	var calls []int
 	res, err := alice.ChangeRecipients(ctx, vault.Meta{Agent: "test"}, vault.RecipientChange{
 		Add: []string{bob}, Comment: "bob's laptop",
@@ -154,7 +155,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 	}
 	before := mustLog(t, v)
 	original := gitFileBlobs(t, v)
-	_, bob := newIdentity(t, vault.IdentityOptions{})
+	_, bob := newIdentity(t, keys.IdentityOptions{})
 	vaulttest.FailReencryptionAfter(15)
 	_, err = v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
 	vaulttest.FailReencryptionAfter(0)
@@ -212,7 +213,7 @@ func TestWriteDuringReencryption(t *testing.T) {
 	for i := range 10 {
 		write(t, v, fmt.Sprintf("/memories/f%d", i), "x")
 	}
-	bobID, bob := newIdentity(t, vault.IdentityOptions{})
+	bobID, bob := newIdentity(t, keys.IdentityOptions{})
 	wrote := false
 	_, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{
 		Add: []string{bob},

@@ -145,7 +145,10 @@ func (v *Vault) integrateSkipping(ctx context.Context, opts SyncOptions, base, o
 		return ours, fmt.Errorf("vault: %w", err)
 	}
 	defer w.Unlock()
-	info := v.mergeInfo(opts.Remote, conflicts)
+	info, err := v.mergeInfo(opts.Remote, conflicts, ours, theirs)
+	if err != nil {
+		return ours, err
+	}
 	info.Message = withLeftOut(info.Message, refused)
 	h, err := w.CommitMerge(ours, theirs, changes, info)
 	if err != nil {
@@ -181,7 +184,7 @@ func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 // arrives, and returns what it refuses, without what a Memory-Left-Out trailer
 // already names.
 func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusal, error) {
-	rs, err := admit(ctx, v.repo, v.limits, gitlog.ZeroHash, head)
+	rs, err := admitting(ctx, v.repo, v.limits, gitlog.ZeroHash, head, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -235,14 +238,18 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 	sig := gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: when}
 	msg := withLeftOut(formatMessage(fmt.Sprintf("repair: leave out %d entries memvault does not read", len(rs)),
 		[]trailer{{trCommand, "repair"}}), rs)
-	if _, err := w.CommitTree([]gitlog.Hash{head}, clean, gitlog.CommitInfo{Message: msg, Author: sig, Committer: sig}); err != nil {
+	sign, err := v.signerFor(head)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.CommitTree([]gitlog.Hash{head}, clean, gitlog.CommitInfo{Message: msg, Author: sig, Committer: sig, Sign: sign}); err != nil {
 		return nil, fmt.Errorf("vault: repair: %w", err)
 	}
 	return rs, nil
 }
 
-// RefusalLine is one refused entry as fsck and sync print it: the commit, the
-// path quoted as Go quotes it, and the reason.
-func RefusalLine(r Refusal) string {
+// String is the refused entry as fsck and sync print it: the commit, the path
+// quoted as Go quotes it, and the reason.
+func (r Refusal) String() string {
 	return fmt.Sprintf("commit %s: %s: %s", r.Commit, strconv.Quote(r.Path), r.Reason)
 }

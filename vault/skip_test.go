@@ -8,6 +8,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // TestSyncSkipRefused checks the way forward: a vault is never stuck for
@@ -24,6 +25,7 @@ func TestSyncSkipRefused(t *testing.T) {
 			mustSync(t, a)
 			mustSync(t, b)
 			h := gittest.NewHostile(t, url)
+			h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 			bad := h.Commit(tc.change(h), "hostile\n", h.Head())
 			h.Push(bad)
 			// Some changes delete x/ on the way (a legitimate change, which the
@@ -150,6 +152,7 @@ func TestCloneSkipRefused(t *testing.T) {
 	write(t, a, "/memories/keep.md", "kept\n")
 	mustSync(t, a)
 	h := gittest.NewHostile(t, url)
+	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	bad := h.Change("memories/evil.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob([]byte("in the clear\n"))}, "hostile\n")
 	c, left, err := vault.CloneSkipRefused(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.Credentials{}, nil)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // Status is where a vault stands: its branch, each remote's distance from it,
@@ -18,17 +19,17 @@ type Status struct {
 	Head   Record `json:"head"`   // the commit the branch is at
 	// Remotes are the vault's remotes, as of the last sync, pull or push with
 	// each (status itself does not go to the network).
-	Remotes []RemoteStatus `json:"remotes"`
+	Remotes []remoteStatus `json:"remotes"`
 	// Conflicts are the current memory files that hold conflict markers, or
 	// that a merge moved aside (x.conflict-ours, x.conflict-theirs), by path.
 	// ConflictsUnknown is set when the files could not be read to tell.
-	Conflicts        []ConflictFile `json:"conflicts"`
+	Conflicts        []conflictFile `json:"conflicts"`
 	ConflictsUnknown string         `json:"conflicts_unknown,omitempty"`
-	Identity         IdentityStatus `json:"identity"`
+	Identity         identityStatus `json:"identity"`
 }
 
-// RemoteStatus is one remote's distance from the branch.
-type RemoteStatus struct {
+// remoteStatus is one remote's distance from the branch.
+type remoteStatus struct {
 	Name string `json:"name"`
 	URL  string `json:"url"` // any password replaced by xxxxx
 	// Known is false until the remote's branch was first fetched or pushed.
@@ -39,16 +40,16 @@ type RemoteStatus struct {
 	Behind int `json:"behind"`
 }
 
-// ConflictFile is a memory file a merge left to settle, and how.
-type ConflictFile struct {
+// conflictFile is a memory file a merge left to settle, and how.
+type conflictFile struct {
 	Path string `json:"path"`
 	// Kind is "markers" (both sides kept between conflict markers) or
 	// "moved-aside" (a file set aside where the other side made a folder).
 	Kind string `json:"kind"`
 }
 
-// IdentityStatus is the identity in use and what it reads.
-type IdentityStatus struct {
+// identityStatus is the identity in use and what it reads.
+type identityStatus struct {
 	Path string   `json:"path"`
 	Keys []string `json:"keys"` // its public keys
 	// Others are the other identity files it reads with: keys a rotation
@@ -65,10 +66,10 @@ type IdentityStatus struct {
 	Trouble string `json:"trouble,omitempty"`
 }
 
-// Kinds of ConflictFile.
+// Kinds of conflictFile.
 const (
-	ConflictMarkers    = "markers"
-	ConflictMovedAside = "moved-aside"
+	conflictMarkers    = "markers"
+	conflictMovedAside = "moved-aside"
 )
 
 var (
@@ -89,13 +90,13 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
-	st := &Status{Branch: "main", Head: record(c), Remotes: []RemoteStatus{}, Conflicts: []ConflictFile{}}
+	st := &Status{Branch: "main", Head: record(c), Remotes: []remoteStatus{}, Conflicts: []conflictFile{}}
 	remotes, err := v.repo.Remotes()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
 	for _, r := range remotes {
-		rs := RemoteStatus{Name: r.Name, URL: gitlog.Redact(r.URL)}
+		rs := remoteStatus{Name: r.Name, URL: gitlog.Redact(r.URL)}
 		there, err := v.repo.Ref(gitlog.RemoteRef(r.Name))
 		if err == nil && !there.IsZero() {
 			rs.Known = true
@@ -128,7 +129,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	}
 	for _, f := range files {
 		if movedAside.MatchString(f.path) {
-			st.Conflicts = append(st.Conflicts, ConflictFile{Path: memPath(f.path), Kind: ConflictMovedAside})
+			st.Conflicts = append(st.Conflicts, conflictFile{Path: memPath(f.path), Kind: conflictMovedAside})
 		}
 	}
 	res, err := v.Grep(ctx, oursMarker, GrepOptions{})
@@ -145,7 +146,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 			return err
 		}
 		if hasMarkers(plain) {
-			st.Conflicts = append(st.Conflicts, ConflictFile{Path: f.Path, Kind: ConflictMarkers})
+			st.Conflicts = append(st.Conflicts, conflictFile{Path: f.Path, Kind: conflictMarkers})
 		}
 	}
 	sortConflicts(st.Conflicts)
@@ -174,7 +175,7 @@ func hasMarkers(text []byte) bool {
 	return false
 }
 
-func sortConflicts(cs []ConflictFile) {
+func sortConflicts(cs []conflictFile) {
 	for i := 1; i < len(cs); i++ {
 		for j := i; j > 0 && cs[j].Path < cs[j-1].Path; j-- {
 			cs[j], cs[j-1] = cs[j-1], cs[j]
@@ -244,8 +245,8 @@ func (v *Vault) aheadBehind(ctx context.Context, a, b gitlog.Hash) (onlyA, onlyB
 }
 
 // identityStatus says what the identity reads.
-func (v *Vault) identityStatus(ctx context.Context, head gitlog.Hash) IdentityStatus {
-	is := IdentityStatus{Path: v.opts.IdentityFile, Keys: []string{}, Others: []string{}}
+func (v *Vault) identityStatus(ctx context.Context, head gitlog.Hash) identityStatus {
+	is := identityStatus{Path: v.opts.IdentityFile, Keys: []string{}, Others: []string{}}
 	id, err := v.keys.identity()
 	if err != nil {
 		is.Trouble = err.Error()
@@ -265,8 +266,8 @@ func (v *Vault) identityStatus(ctx context.Context, head gitlog.Hash) IdentitySt
 		}
 	}
 	v.keys.omu.Unlock()
-	holds := func(f *recipientsFile, keys map[string]bool) bool {
-		for _, e := range f.entries {
+	holds := func(f *keys.RecipientsFile, keys map[string]bool) bool {
+		for _, e := range f.Entries {
 			if keys[e.Key] {
 				return true
 			}

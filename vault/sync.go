@@ -3,7 +3,6 @@ package vault
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,16 +10,8 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/textdiff"
+	"github.com/memvault/memvault/vault/keys"
 )
-
-// ErrRecipientsChanged: the remote changed the vault's recipients; Sync moved
-// nothing and says what the remote's recipients are. Sync again with
-// SyncOptions.AcceptRecipients to take them.
-var ErrRecipientsChanged = errors.New("the remote changed the vault's recipients")
-
-// ErrBehind: a push found commits on the remote that the vault lacks; pull or
-// sync first.
-var ErrBehind = errors.New("the remote has commits this vault lacks")
 
 // SyncMode says which ways Sync goes.
 type SyncMode int
@@ -42,6 +33,7 @@ type SyncOptions struct {
 	Auth             Credentials
 	Progress         io.Writer // the server's progress; nil for none
 	AcceptRecipients bool      // take a change of recipients made on the remote
+	AcceptWriters    bool      // take a change of writers made on the remote
 	// SkipRefused merges a remote whose history holds entries admission
 	// refuses, leaving those entries out and naming them (see skip.go).
 	SkipRefused bool
@@ -62,8 +54,13 @@ type SyncResult struct {
 	// change adds and removes, as sets of keys (comments, order and blank
 	// lines aside); both are empty when it changed only those.
 	RecipientsChanged bool
-	RecipientsAdded   []Recipient
-	RecipientsRemoved []Recipient
+	RecipientsAdded   []keys.Recipient
+	RecipientsRemoved []keys.Recipient
+	// WritersAdded and WritersRemoved are the keys a change of writers the
+	// remote made adds to and removes from this clone's writers, computed on
+	// the resulting set.
+	WritersAdded   []keys.Writer
+	WritersRemoved []keys.Writer
 	// LeftOut are the refused entries a SkipRefused merge left out.
 	LeftOut []Refusal
 }
@@ -140,6 +137,9 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		if err := v.checkRecipients(base, ours, theirs, opts.AcceptRecipients, res); err != nil {
 			return true, err
 		}
+		if err := v.checkWriters(base, ours, theirs, opts.AcceptWriters, res); err != nil {
+			return true, err
+		}
 		if len(refused) > 0 {
 			head, err = v.integrateSkipping(ctx, opts, base, ours, theirs, refused, res)
 		} else {
@@ -192,7 +192,11 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 		return ours, fmt.Errorf("vault: %w", err)
 	}
 	defer w.Unlock()
-	h, err := w.CommitMerge(ours, theirs, changes, v.mergeInfo(opts.Remote, conflicts))
+	info, err := v.mergeInfo(opts.Remote, conflicts, ours, theirs)
+	if err != nil {
+		return ours, err
+	}
+	h, err := w.CommitMerge(ours, theirs, changes, info)
 	if err != nil {
 		return ours, fmt.Errorf("vault: merge: %w", err)
 	}
@@ -230,17 +234,19 @@ func (v *Vault) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdif
 
 // mergeInfo is the merge commit's message: trailers Memory-Command: merge and one
 // Memory-Conflict per conflicted file.
-func (v *Vault) mergeInfo(remote string, conflicts []string) gitlog.CommitInfo {
+func (v *Vault) mergeInfo(remote string, conflicts []string, ours, theirs gitlog.Hash) (gitlog.CommitInfo, error) {
 	trailers := []trailer{{trCommand, "merge"}}
 	for _, p := range conflicts {
 		trailers = append(trailers, trailer{trConflict, p})
 	}
 	now := v.opts.Now()
+	sign, err := v.signerFor(ours, theirs)
 	return gitlog.CommitInfo{
 		Message:   formatMessage("merge "+remote+"/main", trailers),
 		Author:    gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
-	}
+		Sign:      sign,
+	}, err
 }
 
 // checkRecipients refuses, unless accept, a recipients file that theirs changed
@@ -265,11 +271,11 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {
 		return nil
 	}
-	was, err := parseRecipientsFile(rs[0])
+	was, err := keys.ParseRecipientsFile(rs[0])
 	if err != nil {
 		return fmt.Errorf("vault: sync: the recipients before the remote's change: %w", err)
 	}
-	now, err := parseRecipientsFile(rs[2])
+	now, err := keys.ParseRecipientsFile(rs[2])
 	if err != nil {
 		return fmt.Errorf("vault: sync: the remote's recipients: %w", err)
 	}
@@ -282,11 +288,11 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 }
 
 // keysMissing returns the recipients of b whose keys a lacks, each once.
-func keysMissing(a, b *recipientsFile) []Recipient {
-	var out []Recipient
+func keysMissing(a, b *keys.RecipientsFile) []keys.Recipient {
+	var out []keys.Recipient
 	seen := map[string]bool{}
-	for _, e := range b.entries {
-		if a.index(e.Key) < 0 && !seen[e.Key] {
+	for _, e := range b.Entries {
+		if a.Index(e.Key) < 0 && !seen[e.Key] {
 			seen[e.Key] = true
 			out = append(out, e.Recipient)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
@@ -159,5 +160,37 @@ func BenchmarkAdmit1000(b *testing.B) {
 		}
 		v.Close()
 		b.StartTimer()
+	}
+}
+
+// BenchmarkSigning measures what signing every commit and checking every
+// arriving signature cost, on and off in one run (with -count the two
+// alternate): a durable write on a 1,000-file vault, and the 1,000 x 1,000
+// diverged sync through a local path. Each must add at most 10%.
+//
+//	go test ./vault -run '^$' -bench BenchmarkSigning -count 5
+func BenchmarkSigning(b *testing.B) {
+	for _, off := range []bool{false, true} {
+		name := "signed"
+		if off {
+			name = "unsigned"
+		}
+		b.Run("write/"+name, func(b *testing.B) {
+			vault.SkipSigning(off)
+			defer vault.SkipSigning(false)
+			v := seededVault(b, 1000, 100)
+			lat := make([]time.Duration, 0, b.N)
+			for i := 0; b.Loop(); i++ {
+				start := time.Now()
+				vaulttest.Write(b, v, vaulttest.FilePath(i%1000), vaulttest.Content(i))
+				lat = append(lat, time.Since(start))
+			}
+			reportLatency(b, lat)
+		})
+		b.Run("sync/"+name, func(b *testing.B) {
+			vault.SkipSigning(off)
+			defer vault.SkipSigning(false)
+			benchSyncDiverged(b, fileRemote)
+		})
 	}
 }

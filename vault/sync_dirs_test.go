@@ -3,13 +3,12 @@ package vault_test
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -200,23 +199,19 @@ func sortedPaths(m map[string]string) []string {
 }
 
 // headMessage returns the message of the commit at v's main branch, read with
-// go-git straight from the repository.
+// git straight from the repository.
 func headMessage(t *testing.T, v *vault.Vault) string {
 	t.Helper()
-	if err := v.Flush(context.Background()); err != nil { // for go-git to see its objects
+	if err := v.Flush(context.Background()); err != nil { // for git to see its objects
 		t.Fatal(err)
 	}
-	r, err := git.PlainOpen(v.Dir())
+	out, err := exec.Command(gittest.Git(t), "--git-dir", v.Dir(), "cat-file", "commit", "refs/heads/main").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := r.Reference(plumbing.NewBranchReferenceName("main"), true)
-	if err != nil {
-		t.Fatal(err)
+	_, msg, ok := strings.Cut(string(out), "\n\n")
+	if !ok {
+		t.Fatalf("git cat-file commit main: no message in %q", out)
 	}
-	c, err := r.CommitObject(ref.Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.Message
+	return msg
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -22,7 +23,7 @@ import (
 // until it is accepted.
 func TestSyncRecipientsFromRemote(t *testing.T) {
 	a, b := pair(t, fileRemote(t))
-	other, err := vault.CreateIdentity(filepath.Join(t.TempDir(), "other"), vault.IdentityOptions{})
+	other, err := keys.CreateIdentity(filepath.Join(t.TempDir(), "other"), keys.IdentityOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestCloneNotRecipient(t *testing.T) {
 	a.AddRemote("origin", url)
 	mustSync(t, a)
 	stranger := filepath.Join(t.TempDir(), "stranger")
-	info, err := vault.CreateIdentity(stranger, vault.IdentityOptions{})
+	info, err := keys.CreateIdentity(stranger, keys.IdentityOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

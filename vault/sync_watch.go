@@ -35,7 +35,8 @@ const retryBase = time.Second
 
 // WatchOptions configure SyncWatch.
 type WatchOptions struct {
-	// Sync configures each sync. AcceptRecipients is ignored: a change of the
+	// Sync configures each sync. AcceptRecipients and AcceptWriters are
+	// ignored: a change of the
 	// recipients made on the remote always waits for a person.
 	Sync SyncOptions
 	// Every is how often to sync when nothing was written, to bring in what
@@ -128,6 +129,7 @@ func (o WatchOptions) withDefaults() WatchOptions {
 		o.RetryCap = DefaultRetryCap
 	}
 	o.Sync.AcceptRecipients = false
+	o.Sync.AcceptWriters = false
 	return o
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -239,11 +240,12 @@ func failedTwice(t *testing.T, w *watcher, n int, what string) []vault.SyncRepor
 // accept it.
 func TestSyncWatchRefusals(t *testing.T) {
 	d := gittest.NewDaemon(t)
-	a, b, _ := hostilePair(t, d.URL)
+	a, b, opts := hostilePair(t, d.URL)
 	w := startWatch(t, b, "b", 300*time.Millisecond)
 	waitFor(t, b, 15*time.Second, "the first sync", func() bool { return w.count() > 0 })
 
 	h := gittest.NewHostile(t, d.URL)
+	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	good := h.Head()
 	bad := h.Commit(h.Set(good+"^{tree}", "memories/evil.md", gittest.TreeEntry{Mode: "120000", Hash: h.Blob([]byte("/etc/passwd"))}), "hostile\n", good)
 	before, n := head(t, b), w.count()
@@ -279,7 +281,7 @@ func TestSyncWatchRefusals(t *testing.T) {
 			Report: func(r vault.SyncReport) { mu.Lock(); reports = append(reports, r); mu.Unlock() },
 		})
 	}()
-	other, err := vault.CreateIdentity(filepath.Join(t.TempDir(), "other"), vault.IdentityOptions{})
+	other, err := keys.CreateIdentity(filepath.Join(t.TempDir(), "other"), keys.IdentityOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +298,7 @@ func TestSyncWatchRefusals(t *testing.T) {
 		for _, r := range reports {
 			if errors.Is(r.Err, vault.ErrRecipientsChanged) {
 				k++
-				if !r.Result.RecipientsChanged || !slices.ContainsFunc(r.Result.RecipientsAdded, func(rc vault.Recipient) bool { return rc.Key == key }) {
+				if !r.Result.RecipientsChanged || !slices.ContainsFunc(r.Result.RecipientsAdded, func(rc keys.Recipient) bool { return rc.Key == key }) {
 					t.Errorf("report %+v does not show the remote's added recipient %s", r.Result, key)
 				}
 			}

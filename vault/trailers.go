@@ -17,6 +17,7 @@ const (
 	trAgent     = "Agent"
 	trSession   = "Session"
 	trSource    = "Memory-Source"
+	trOrigin    = "Memory-Origin"
 	trConflict  = "Memory-Conflict" // a file a merge left with conflict markers or moved aside; one per file
 	trDeleted   = "Memory-Deleted"  // a file a command that deletes many (expire) deleted; one per file
 )
@@ -30,6 +31,7 @@ func metaTrailers(meta Meta, path, newPath string) []trailer {
 	return []trailer{
 		{trCommand, meta.Command}, {trPath, path}, {trNewPath, newPath},
 		{trToolUseID, meta.ToolUseID}, {trAgent, meta.Agent}, {trSession, meta.Session}, {trSource, meta.Source},
+		{trOrigin, meta.Origin},
 	}
 }
 

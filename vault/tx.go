@@ -8,18 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/memvault/memvault/gitlog"
 )
 
-const dirMode = filemode.Dir
-
-// ErrRoot: the operation cannot apply to /memories itself.
-var ErrRoot = errors.New("the /memories directory itself")
-
-// ErrInvalid: a rename into the directory's own subtree.
-var ErrInvalid = errors.New("invalid operation")
+const dirMode = gitlog.ModeDir
 
 // Tx is a change being made inside Update. Its reads see the state before the
 // change, not what it has staged; a memory command stages one mutation.
@@ -105,7 +97,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 		return fmt.Errorf("vault: write %s: %w", p, err)
 	}
 	if limits.limited() {
-		var old Usage
+		var old usage
 		if err == nil {
 			if old, err = tx.v.entryUsage(ctx, memPath(tp), e); err != nil {
 				return err

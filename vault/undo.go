@@ -12,9 +12,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-// ErrConflict: a revert's change and a later one touch the same lines.
-var ErrConflict = errors.New("conflicts with later changes")
-
 // ConflictError is the error of a revert that does not apply cleanly. It wraps
 // ErrConflict.
 type ConflictError struct {

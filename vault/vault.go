@@ -14,7 +14,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,30 +23,17 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/config"
-
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
 )
 
-// ErrNotVault: the directory holds no memvault vault.
-var ErrNotVault = errors.New("not a memvault vault")
-
-// ErrDamaged: the vault's branch is unreadable or names a missing commit;
-// RepairAt mends that.
-var ErrDamaged = errors.New("the vault's main branch is damaged")
-
-// ErrHoldsObjects: Init found a git repository that holds objects but no
-// vault on its main branch, such as a vault whose branch was lost, and left it
-// as it is rather than hide its history behind a new first commit.
-var ErrHoldsObjects = errors.New("the repository holds objects but no vault on its main branch (a vault whose branch was lost, or another repository); left as it is")
-
-// Format is the version of the storage format this package writes.
-const Format = "1"
+// formatVersion is the version of the storage format this package writes.
+const formatVersion = "1"
 
 // The files of a vault's tree besides the memories.
 const (
 	memDir         = "memories"
-	recipientsPath = ".memvault/recipients"
+	recipientsPath = keys.RecipientsPath
 	formatPath     = ".memvault/format"
 	attributesPath = ".gitattributes"
 )
@@ -71,8 +57,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// InitResult says what Init made.
-type InitResult struct {
+// initResult says what Init made.
+type initResult struct {
 	VaultCreated    bool
 	IdentityCreated bool
 	Recipient       string // the identity's public recipient
@@ -90,6 +76,9 @@ type Vault struct {
 	keys   *keyring
 	cache  *plainCache
 	trees  *treeStats
+	sign   *signingKey
+	// writers parses each writers file once.
+	writers writersCache
 }
 
 // plainCacheBudget bounds the decrypted content a Vault keeps: three times
@@ -98,7 +87,9 @@ type Vault struct {
 const plainCacheBudget = 32 << 20
 
 func newVault(repo *gitlog.Repo, opts Options) *Vault {
-	return &Vault{repo: repo, opts: opts, keys: newKeyring(opts, repo), cache: newPlainCache(plainCacheBudget), trees: newTreeStats()}
+	keys := newKeyring(opts, repo)
+	return &Vault{repo: repo, opts: opts, keys: keys, cache: newPlainCache(plainCacheBudget), trees: newTreeStats(),
+		sign: &signingKey{identity: opts.IdentityFile, keys: keys}}
 }
 
 // DefaultDir is where the vault lives when none is named:
@@ -115,19 +106,9 @@ func DefaultDir() (string, error) {
 	return filepath.Join(base, "memvault", "default.git"), nil
 }
 
-// DefaultIdentityFile is where the identity lives when none is named:
-// $XDG_CONFIG_HOME/memvault/identity (~/.config/... when unset).
-func DefaultIdentityFile() (string, error) {
-	base, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("vault: default identity: %w", err)
-	}
-	return filepath.Join(base, "memvault", "identity"), nil
-}
-
 func (o *Options) fill() error {
 	if o.IdentityFile == "" {
-		p, err := DefaultIdentityFile()
+		p, err := keys.DefaultIdentityFile()
 		if err != nil {
 			return err
 		}
@@ -144,12 +125,12 @@ func (o *Options) fill() error {
 // exist. If dir already holds a vault, Init opens it and reports VaultCreated false.
 // A git repository at dir that holds objects but no vault on its main branch is
 // left as it is, with an error wrapping ErrHoldsObjects.
-func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
-	var res InitResult
+func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, error) {
+	var res initResult
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
-	recipient, created, err := loadOrCreateIdentity(opts.IdentityFile, opts.Passphrase)
+	recipient, created, err := keys.LoadOrCreate(opts.IdentityFile, opts.Passphrase)
 	if err != nil {
 		return nil, res, err
 	}
@@ -180,11 +161,20 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, er
 	}
 	v := newVault(repo, opts)
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
+	// The creator is the vault's first writer: from the first commit on, a
+	// commit is believed only when a writer signed it.
+	pub, err := v.sign.publicKey()
+	if err != nil {
+		repo.Close()
+		return nil, res, fmt.Errorf("vault: init %s: the signing key: %w", dir, err)
+	}
+	writers := keys.FormatWriters([]keys.Writer{keys.WriterOf(pub, keys.WriterComment())})
 	w, err := repo.Lock(ctx)
 	if err == nil {
 		err = v.commit(w, gitlog.ZeroHash, "", "", []gitlog.Change{
-			{Op: gitlog.Put, Path: formatPath, Data: []byte(Format + "\n")},
+			{Op: gitlog.Put, Path: formatPath, Data: []byte(formatVersion + "\n")},
 			{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
+			{Op: gitlog.Put, Path: keys.WritersPath, Data: writers},
 			{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
 		}, Meta{Command: "init"})
 		w.Unlock()
@@ -273,19 +263,11 @@ func (v *Vault) Limits() Limits { return v.limits }
 
 func readLimits(repo *gitlog.Repo) Limits {
 	l := DefaultLimits
-	raw, err := os.ReadFile(filepath.Join(repo.Dir(), "config"))
-	if err != nil {
-		return l
-	}
-	cfg := config.New()
-	if err := config.NewDecoder(bytes.NewReader(raw)).Decode(cfg); err != nil {
-		return l
-	}
-	s := cfg.Section("memvault")
-	if n, err := strconv.ParseInt(s.Option("maxFileSize"), 10, 64); err == nil && n > 0 {
+	s := repo.ConfigSection("memvault")
+	if n, err := strconv.ParseInt(s["maxfilesize"], 10, 64); err == nil && n > 0 {
 		l.MaxFileSize = n
 	}
-	if n, err := strconv.Atoi(s.Option("viewLimit")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(s["viewlimit"]); err == nil && n > 0 {
 		l.ViewLimit = n
 	}
 	readQuotas(s, &l)

@@ -1,5 +1,5 @@
 // Package agenttest is the conformance suite of the memory tool contract
-// (spec/memory-tool.md): a table of tool inputs with the exact answers they must
+// (docs/memory-tool.md): a table of tool inputs with the exact answers they must
 // get, and a runner that drives the table through any face of memvault, the
 // agent.Handler in process or the memvault tool command, on a fresh vault per case.
 package agenttest

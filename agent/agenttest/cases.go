@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// Cases is the contract, case by case: every answer spec/memory-tool.md names,
+// Cases is the contract, case by case: every answer docs/memory-tool.md names,
 // the order of its checks, and the decisions memvault made where it is silent.
 // Each case assumes an empty vault with vault.DefaultLimits.
 var Cases = join(

@@ -15,6 +15,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/internal/contract"
 )
 
 // Beta is the beta header the memory tool (and context editing) needs on
@@ -112,7 +113,7 @@ func BetaContextManagement(e ContextEdits) (anthropic.BetaContextManagementConfi
 func ToolResult(ctx context.Context, h *agent.Handler, block anthropic.BetaToolUseBlock) (anthropic.BetaToolResultBlockParam, error) {
 	a, err := h.Run(ctx, toolInput(block), block.ID)
 	if err != nil {
-		a = agent.Answer{Content: agent.InternalAnswer(err), IsError: true}
+		a = agent.Answer{Content: contract.InternalAnswer(err), IsError: true}
 	}
 	return anthropic.NewBetaToolResultTextBlockParam(block.ID, a.Content, a.IsError), err
 }

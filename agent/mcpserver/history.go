@@ -112,6 +112,11 @@ func renderHistory(opts vault.LogOptions, recs []vault.Record) string {
 				who = append(who, kv[0]+" "+kv[1])
 			}
 		}
+		if r.Signer == "" {
+			who = append(who, "unsigned: not a writer's")
+		} else {
+			who = append(who, "signed by "+r.Signer)
+		}
 		if len(who) > 0 {
 			b.WriteString(" (" + strings.Join(who, ", ") + ")")
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/internal/contract"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -217,7 +217,7 @@ func callBlame(ctx context.Context, ps ProvenanceStore, raw json.RawMessage) (st
 	}
 	first, last := 1, len(bl.Lines)
 	if len(in.ViewRange) == 2 {
-		first, last = agent.SelectLines(in.ViewRange[0], in.ViewRange[1], len(bl.Lines))
+		first, last = contract.SelectLines(in.ViewRange[0], in.ViewRange[1], len(bl.Lines))
 	}
 	return renderBlame(bl, first, last, ps.Limits().ViewLimit), false, nil
 }

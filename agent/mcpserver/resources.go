@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/internal/contract"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -170,7 +171,7 @@ func (r *resourceSync) read(ctx context.Context, req *mcp.ReadResourceRequest) (
 	}
 	// A client reads a resource to put it before a model: a use, as a view is,
 	// so that memvault expire keeps the file.
-	agent.RecordView(r.store, p)
+	contract.RecordView(r.store, p)
 	c := &mcp.ResourceContents{URI: uri, MIMEType: mimeType(p)}
 	if utf8.Valid(data) {
 		c.Text = string(data)

@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/internal/contract"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -196,7 +197,7 @@ func (m *mcpServer) callMemory(ctx context.Context, req *mcp.CallToolRequest) (*
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		a = agent.Answer{Content: agent.InternalAnswer(err), IsError: true}
+		a = agent.Answer{Content: contract.InternalAnswer(err), IsError: true}
 	}
 	if !a.IsError {
 		m.res.refresh(ctx) // announce a change at once; a view finds none

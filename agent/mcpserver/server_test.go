@@ -186,7 +186,7 @@ func TestMCPHistory(t *testing.T) {
 		not     []string
 		isError bool
 	}{
-		{`{}`, []string{"create /memories/b.md (agent claude-code, session mcp-", "tool use toolu_2)", "create /memories/a.md"}, nil, false},
+		{`{}`, []string{"create /memories/b.md (agent claude-code, session mcp-", "tool use toolu_2, signed by SHA256:", "create /memories/a.md"}, nil, false},
 		{`{"path":"/memories/a.md"}`, []string{"changed /memories/a.md", "create /memories/a.md"}, []string{"b.md"}, false},
 		{`{"limit":1}`, []string{"The last 1 commits", "b.md"}, []string{"a.md"}, false},
 		{`{"limit":0}`, []string{"Error: Invalid limit 0"}, nil, true},

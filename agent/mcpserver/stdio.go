@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/internal/jsonl"
 )
 
 // ServeStdio runs srv on in and out, newline-delimited JSON-RPC as on a
@@ -142,7 +143,7 @@ func (f *frontReader) Read(b []byte) (int, error) {
 		if f.err != nil {
 			return 0, f.err
 		}
-		req := agent.ReadLine(f.r, f.max)
+		req := jsonl.ReadLine(f.r, f.max)
 		if req.Err != nil {
 			if req.Err == io.EOF {
 				f.p.wait(f.ctx)
@@ -179,9 +180,9 @@ func (f *frontReader) Read(b []byte) (int, error) {
 func (f *frontReader) Close() error { return nil }
 
 // check decodes a line as the SDK will, or returns the error answer to write.
-func (f *frontReader) check(req agent.Line, line []byte) (jsonrpc.Message, []byte) {
+func (f *frontReader) check(req jsonl.Line, line []byte) (jsonrpc.Message, []byte) {
 	if req.TooLong {
-		return nil, rpcError(agent.LeadingID(req.Head), jsonrpc.CodeInvalidRequest,
+		return nil, rpcError(jsonl.LeadingID(req.Head), jsonrpc.CodeInvalidRequest,
 			"request line longer than "+strconv.Itoa(f.max)+" bytes, so nothing was run: send less at once, "+
 				"or raise the limit in the vault's config: git --git-dir=VAULT config memvault.maxRequestLine BYTES")
 	}

@@ -47,7 +47,7 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 // and exactly when it writes to a pipe (TestHostileHistoryEscaped).
 func TestCatOnTerminalEscapes(t *testing.T) {
 	v := newVictim(t)
-	h := gittest.NewHostile(t, v.url)
+	h := v.collaborator(t, v.url)
 	h.Change("memories/notes.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob(v.encrypt(t, hostileContent))}, "str_replace /memories/notes.md\n")
 	v.must(t, "", "sync")
 

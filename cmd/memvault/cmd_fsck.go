@@ -82,7 +82,7 @@ func runFsck(ctx context.Context, g *globalOptions, repair bool, out io.Writer) 
 			return err
 		}
 		for _, r := range left {
-			fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+			fmt.Fprintf(out, "left out: %s\n", r.String())
 		}
 	}
 	problems, err := v.Fsck(ctx)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 func newIdentityCommand(g *globalOptions) *cobra.Command {
@@ -25,25 +25,6 @@ from --passphrase-file (or $MEMVAULT_PASSPHRASE_FILE) for automation.`,
 	}
 	c.AddCommand(newIdentityNewCommand(g), newIdentityShowCommand(g), newIdentityPasswdCommand(g))
 	return c
-}
-
-// newPassphraseFlags are the flags of the commands that protect a new identity.
-type newPassphraseFlags struct {
-	protect bool   // --passphrase
-	file    string // --new-passphrase-file
-}
-
-func (f *newPassphraseFlags) register(c *cobra.Command, what string) {
-	c.Flags().BoolVar(&f.protect, "passphrase", false, "protect "+what+" with a passphrase, asked on the terminal")
-	c.Flags().StringVar(&f.file, "new-passphrase-file", "", "protect "+what+" with the passphrase in `FILE` (implies --passphrase)")
-}
-
-// get returns the new passphrase, or nil when none is wanted.
-func (f *newPassphraseFlags) get(what string) ([]byte, error) {
-	if !f.protect && f.file == "" {
-		return nil, nil
-	}
-	return newPassphrase(f.file, what)
 }
 
 func newIdentityNewCommand(g *globalOptions) *cobra.Command {
@@ -78,7 +59,7 @@ func runIdentityNew(g *globalOptions, pq bool, pass *newPassphraseFlags, out, er
 		return err
 	}
 	defer clear(pw)
-	info, err := vault.CreateIdentity(path, vault.IdentityOptions{PostQuantum: pq, Passphrase: pw})
+	info, err := keys.CreateIdentity(path, keys.IdentityOptions{PostQuantum: pq, Passphrase: pw})
 	if err != nil {
 		return err
 	}
@@ -112,7 +93,7 @@ func runIdentityShow(g *globalOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	info, err := vault.ReadIdentity(path, g.passphrase)
+	info, err := keys.ReadIdentity(path, g.passphrase)
 	if err != nil {
 		return err
 	}
@@ -158,7 +139,7 @@ func runIdentityPasswd(_ context.Context, g *globalOptions, remove bool, file st
 		}
 		return newPassphrase(file, "the identity "+path)
 	}
-	if err := vault.SetPassphrase(path, g.passphrase, newPass); err != nil {
+	if err := keys.SetPassphrase(path, g.passphrase, newPass); err != nil {
 		return err
 	}
 	if remove {

@@ -51,7 +51,7 @@ then page through what is left.
 
 With --json, each commit is one JSON object on its own line, with the fields commit,
 parents, time (RFC 3339), author, command, path, new_path, tool_use_id, agent, session,
-source and subject.`,
+source, origin (where a change pulled from a memory store was made) and subject.`,
 		Example: `  memvault log
   memvault log -n 5 /memories/progress.md
   memvault log --since 2d --command delete

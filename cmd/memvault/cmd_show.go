@@ -68,7 +68,11 @@ func runShow(ctx context.Context, g *globalOptions, rev string, asJSON bool, out
 	st := stylesFor(out)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.yellow("commit "+ch.Commit))
-	fmt.Fprintf(&b, "Author: %s\nDate:   %s\n\n    %s\n\n", escape.Name(ch.Author), ch.Time.Local().Format("2006-01-02 15:04:05 -0700"), escape.Name(ch.Subject))
+	signed := "no: no writer's signature"
+	if ch.Signer != "" {
+		signed = "by " + escape.Name(ch.Signer)
+	}
+	fmt.Fprintf(&b, "Author: %s\nDate:   %s\nSigned: %s\n\n    %s\n\n", escape.Name(ch.Author), ch.Time.Local().Format("2006-01-02 15:04:05 -0700"), signed, escape.Name(ch.Subject))
 	for _, t := range [][2]string{
 		{"Memory-Command", ch.Command}, {"Memory-Path", ch.Path}, {"Memory-New-Path", ch.NewPath},
 		{"Memory-Source", ch.Source}, {"Tool-Use-Id", ch.ToolUseID}, {"Agent", ch.Agent}, {"Session", ch.Session},

@@ -16,6 +16,8 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/memstore"
 )
 
 // transferFlags are the credentials and time limit flags of push, pull, sync and
@@ -132,7 +134,7 @@ func (p progressWriter) Write(b []byte) (int, error) {
 func newSyncCommands(g *globalOptions) []*cobra.Command {
 	mk := func(use string, mode vault.SyncMode, short, long string) *cobra.Command {
 		var tf transferFlags
-		var accept, watch, skip bool
+		var accept, acceptWriters, watch, skip bool
 		var every time.Duration
 		c := &cobra.Command{
 			Use:   use + " [REMOTE]",
@@ -140,13 +142,13 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			Long:  long,
 			Args:  usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(c *cobra.Command, args []string) error {
-				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
+				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, AcceptWriters: acceptWriters, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
 				if watch {
-					if accept {
-						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients on its own: run sync --accept-recipients once, after checking them")}
+					if accept || acceptWriters {
+						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients or writers on its own: run sync with --accept-recipients or --accept-writers once, after checking them")}
 					}
 					return runSyncWatch(c.Context(), g, opts, every, tf.timeout, c.ErrOrStderr())
 				}
@@ -156,6 +158,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 		tf.register(c)
 		if mode != vault.SyncPush {
 			c.Flags().BoolVar(&accept, "accept-recipients", false, "take a change of the vault's recipients made on the remote")
+			c.Flags().BoolVar(&acceptWriters, "accept-writers", false, "take a change of who may write the vault made on the remote")
 			c.Flags().BoolVar(&skip, "skip-refused", false, "merge a remote whose history holds refused entries, leaving them out")
 		}
 		if mode == vault.SyncBoth {
@@ -184,7 +187,7 @@ change of recipients made on the remote is never taken: the loop says so and
 waits for a person to run sync --accept-recipients.`
 	return []*cobra.Command{
 		mk("sync", vault.SyncBoth, "Fetch, merge and push: bring the vault and a remote together",
-			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+watchHelp+"\n\n"+transferHelp),
+			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+watchHelp+"\n\n"+transferHelp+"\n\n"+storeHelp),
 		mk("pull", vault.SyncPull, "Fetch and merge a remote's changes, without pushing",
 			"Pull fetches the remote's main branch and fast-forwards or merges it.\n\n"+merge+"\n\n"+transferHelp),
 		mk("push", vault.SyncPush, "Push the vault to a remote that is behind",
@@ -201,12 +204,23 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 		return err
 	}
 	defer closeVault(v, &err)
+	if store, ok, err := storeRemote(v, opts.Remote); err != nil {
+		return err
+	} else if ok {
+		if opts.Mode == vault.SyncPush {
+			return fmt.Errorf("push: %s is a memory store, which sync pulls from before it pushes: run memvault sync %[1]s", remoteName(opts.Remote))
+		}
+		return runStoreSync(ctx, v, store, opts.Mode == vault.SyncPull, timeout, opts.Progress, out)
+	}
 	tctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 	res, err := v.Sync(tctx, opts)
 	err = gaveUpAfter(tctx, timeout, err)
 	if res.RecipientsChanged {
 		writeRecipientsNotice(out, res, !errors.Is(err, vault.ErrRecipientsChanged))
+	}
+	if len(res.WritersAdded)+len(res.WritersRemoved) > 0 {
+		writeWritersNotice(out, res, !errors.Is(err, vault.ErrWritersChanged))
 	}
 	if err != nil {
 		return err
@@ -217,7 +231,7 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	}
 	fmt.Fprintln(out)
 	for _, r := range res.LeftOut {
-		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
 	for _, p := range res.Conflicts {
 		if slices.Contains(res.MovedAside, p) {
@@ -249,7 +263,7 @@ func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	}
 }
 
-func describeRecipient(r vault.Recipient) string {
+func describeRecipient(r keys.Recipient) string {
 	s := escape.Name(r.Key) + "  (" + escape.Name(r.Type) + ")"
 	if r.Comment != "" {
 		s += "  # " + escape.Name(r.Comment)
@@ -292,6 +306,9 @@ anyway, with one more commit that leaves those entries out and names each.
 // the time a person takes to type a protected identity's passphrase, which it
 // asks for first, counts against it.
 func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, progress, out io.Writer) error {
+	if _, ok := memstore.StoreID(url); ok {
+		return fmt.Errorf("clone: %s is a memory store, not a vault: memvault import %[1]s brings its history into a vault", url)
+	}
 	defDir, identity, err := g.paths()
 	if err != nil {
 		return err
@@ -317,8 +334,18 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	}
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
+	// A new clone trusts the writers it first sees: say who they are, so the
+	// fingerprints can be compared with the collaborators'.
+	if ws, has, err := v.Writers(ctx); err == nil && has {
+		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
+		for _, w := range ws {
+			fmt.Fprintf(out, "  %s  %s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment))
+		}
+	} else if err == nil {
+		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
+	}
 	for _, r := range left {
-		fmt.Fprintf(out, "left out: %s\n", vault.RefusalLine(r))
+		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
 	return nil
 }

@@ -21,9 +21,18 @@ func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions,
 		return err
 	}
 	defer closeVault(v, &err)
+	store, isStore, err := storeRemote(v, opts.Remote)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(log, "memvault: syncing %s with %s after each write and every %s; stop with Ctrl-C\n",
 		v.Dir(), remoteName(opts.Remote), every)
-	if err := v.SyncWatch(ctx, watchOptions(opts, every, timeout, log)); err != nil {
+	if isStore {
+		err = watchStore(ctx, v, store, every, timeout, log)
+	} else {
+		err = v.SyncWatch(ctx, watchOptions(opts, every, timeout, log))
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(log, "memvault: stopped syncing")
@@ -45,6 +54,12 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if store, ok, err := storeRemote(v, ""); err == nil && ok {
+			if err := watchStore(ctx, v, store, every, defaultTransferTimeout, log); err != nil {
+				fmt.Fprintf(log, "memvault: sync: %s\n", escape.Line(err.Error()))
+			}
+			return
+		}
 		// Credentials from the environment, as sync without flags takes them.
 		opts := vault.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
 		if err := v.SyncWatch(ctx, watchOptions(opts, every, 0, log)); err != nil {
@@ -99,6 +114,11 @@ func syncFailure(err error) string {
 	case errors.Is(err, vault.ErrRecipientsChanged):
 		return "the remote changed the vault's recipients; nothing moved, and nothing will until a person " +
 			"checks them ('memvault sync' shows them) and takes them with 'memvault sync --accept-recipients'"
+	case errors.Is(err, vault.ErrWritersChanged):
+		return "the remote changed who may write the vault; nothing moved, and nothing will until a person " +
+			"checks the change ('memvault sync' shows it) and takes it with 'memvault sync --accept-writers'"
+	case errors.Is(err, vault.ErrUnsigned):
+		return "the remote holds a commit no writer of the vault signed; nothing moved ('memvault sync' names it)"
 	case errors.Is(err, vault.ErrRefused):
 		return "the remote's history holds entries memvault does not admit; nothing moved " +
 			"('memvault sync' lists them and says what the remote's owner must do)"

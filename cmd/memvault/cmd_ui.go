@@ -13,6 +13,7 @@ import (
 
 	"github.com/memvault/memvault/tui"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 var _ tui.Vault = (*vault.Vault)(nil)
@@ -84,7 +85,7 @@ func showUI(ctx context.Context, v *vault.Vault, in io.Reader, out io.Writer) er
 func (g *globalOptions) passphraseBefore(path string) func(string) ([]byte, error) {
 	var mu sync.Mutex
 	var pw []byte
-	_, _ = vault.ReadIdentity(path, func(prompt string) ([]byte, error) {
+	_, _ = keys.ReadIdentity(path, func(prompt string) ([]byte, error) {
 		p, err := g.passphrase(prompt)
 		if err == nil {
 			pw = slices.Clone(p)

@@ -13,7 +13,7 @@ import (
 // the identity. fsck reports both, and cat says the file is damaged.
 func TestFsckDamagedTreesAndAgeHeaders(t *testing.T) {
 	v := newVictim(t)
-	d := gittest.NewHostile(t, v.dir)
+	d := v.collaborator(t, v.dir)
 	head := d.Head()
 	a, b := d.Blob(v.encrypt(t, "one\n")), d.Blob(v.encrypt(t, "two\n"))
 	dup := d.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "secret.md", Hash: a}, {Mode: "100644", Name: "secret.md", Hash: b}})

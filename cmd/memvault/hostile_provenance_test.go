@@ -15,7 +15,7 @@ import (
 // quotes a name as log does. The commit is written with git plumbing.
 func TestHostileBlameGrepEscaped(t *testing.T) {
 	v := newVictim(t)
-	h := gittest.NewHostile(t, v.url)
+	h := v.collaborator(t, v.url)
 	head := h.Head()
 	tree := h.Set(head+"^{tree}", "memories/notes.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob(v.encrypt(t, hostileContent))})
 	msg := "create /memories/notes.md\n\n" +
@@ -57,7 +57,7 @@ func TestHostileBlameGrepEscaped(t *testing.T) {
 
 	// A name that reverses what follows it: admission refuses one, a vault
 	// damaged by hand can hold one.
-	d := gittest.NewHostile(t, v.dir)
+	d := v.collaborator(t, v.dir)
 	head = d.Head()
 	tree = d.Set(head+"^{tree}", "memories/a\u202egpj.md", gittest.TreeEntry{Mode: "100644", Hash: d.Blob(v.encrypt(t, "needle\n"))})
 	d.Push(d.Commit(tree, "create\n\nMemory-Command: create\n", head))

@@ -11,6 +11,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // What a remote writes (names, subjects, trailers, authors, recipient
@@ -39,6 +40,7 @@ type victim struct {
 	cli       func(stdin string, args ...string) (string, int, string)
 	flags     []string // --vault DIR --identity FILE
 	dir, url  string
+	identity  string
 	recipient string
 }
 
@@ -46,7 +48,8 @@ func newVictim(t *testing.T) *victim {
 	t.Helper()
 	root := t.TempDir()
 	v := &victim{dir: filepath.Join(root, "vault.git"), url: gittest.Daemon(t)}
-	v.flags = []string{"--vault", v.dir, "--identity", filepath.Join(root, "identity")}
+	v.identity = filepath.Join(root, "identity")
+	v.flags = []string{"--vault", v.dir, "--identity", v.identity}
 	v.cli = cliFor(v.flags...)
 	v.must(t, "", "init")
 	v.must(t, `{"command":"create","path":"/memories/notes.md","file_text":"hello\n"}`, "tool")
@@ -54,6 +57,16 @@ func newVictim(t *testing.T) *victim {
 	v.must(t, "", "sync")
 	v.recipient = strings.TrimSpace(v.must(t, "", "identity", "show"))
 	return v
+}
+
+// collaborator is a hostile clone of the victim's remote whose commits are
+// signed with the victim's own signing key: a writer gone bad, whom the
+// signature check lets through, so that what the test sends is judged by the
+// checks after it.
+func (v *victim) collaborator(t *testing.T, url string) *gittest.Hostile {
+	h := gittest.NewHostile(t, url)
+	h.SigningKey = keys.SigningKeyFile(v.identity)
+	return h
 }
 
 // must runs memvault and wants status 0.
@@ -101,7 +114,7 @@ const hostileContent = "line one\n\x1b[2K\rforged\x1b]0;pwned\a\n\u202eevil\u009
 // log, show, diff, sync and cat print all of it escaped.
 func TestHostileHistoryEscaped(t *testing.T) {
 	v := newVictim(t)
-	h := gittest.NewHostile(t, v.url)
+	h := v.collaborator(t, v.url)
 	head := h.Head()
 	tree := h.Set(head+"^{tree}", "memories/notes.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob(v.encrypt(t, hostileContent))})
 	msg := "create /memories/notes.md\x1b[2K\r(nothing happened)\u202e\n\n" +
@@ -168,7 +181,7 @@ func TestHostileHistoryEscaped(t *testing.T) {
 // escaped, one line each.
 func TestDamagedNamesEscaped(t *testing.T) {
 	v := newVictim(t)
-	h := gittest.NewHostile(t, v.dir) // the victim's own vault, pushed to directly
+	h := v.collaborator(t, v.dir) // the victim's own vault, pushed to directly
 	head := h.Head()
 	name := "evil\x1b[2K\rname\nA /memories/fake.md\u202e.md"
 	tree := h.Set(head+"^{tree}", "memories/"+name, gittest.TreeEntry{Mode: "100644", Hash: h.Blob(v.encrypt(t, "x\n"))})

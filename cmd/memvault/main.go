@@ -146,6 +146,9 @@ var hints = []struct {
 	{vault.ErrUnreachable, hintUnreachable},
 	{vault.ErrBehind, hintBehind},
 	{vault.ErrRecipientsChanged, hintRecipientsChanged},
+	{vault.ErrWritersChanged, hintWritersChanged},
+	{vault.ErrUnsigned, hintUnsigned},
+	{vault.ErrNotWriter, hintNotWriter},
 	{vault.ErrNotRecipient, hintNotRecipient},
 	{vault.ErrReadOnly, hintReadOnly},
 	{vault.ErrNewerFormat, hintNewerFormat},
@@ -178,6 +181,7 @@ func safeError(err error) string { return escape.Text(err.Error()) }
 var packageNames = map[string]bool{
 	"vault": true, "gitlog": true, "agent": true, "mcpserver": true, "claude": true,
 	"tui": true, "escape": true, "textdiff": true, "keyhook": true, "mount": true,
+	"keys": true, "memstore": true, "contract": true, "jsonl": true,
 }
 
 // userMessage is err's message as a person reads it: escaped as safeError
@@ -249,6 +253,13 @@ const (
 		"push then has nothing to refuse."
 	hintRecipientsChanged = "Nothing was changed. If you trust the new recipients listed above, " +
 		"sync again with --accept-recipients to take them."
+	hintWritersChanged = "Nothing was changed. If you trust the change of writers listed above (check each " +
+		"fingerprint with its owner), sync again with --accept-writers to take it."
+	hintUnsigned = "Nothing was changed, and no flag takes such a commit: whoever controls the remote, or a key " +
+		"that is no longer a writer, may have made it. A writer can put the remote's main branch back to the last " +
+		"good commit ('memvault sync' then works again); 'memvault writers' lists who may write."
+	hintNotWriter = "Give the key above to a writer of the vault; once they run 'memvault writers add' with it " +
+		"and sync, sync here and write again. 'memvault writers' lists the writers."
 	hintNotRecipient = "Ask someone who can read the vault to run 'memvault recipients add' with " +
 		"the recipient named above and push, then clone again."
 	hintMixedRecipients = "'memvault identity new --pq' makes a post-quantum key; add such keys " +

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -96,4 +97,23 @@ func askTerminal(prompt string) ([]byte, error) {
 		return nil, fmt.Errorf("read the passphrase: %w", err)
 	}
 	return pw, nil
+}
+
+// newPassphraseFlags are the flags of the commands that protect a new identity.
+type newPassphraseFlags struct {
+	protect bool   // --passphrase
+	file    string // --new-passphrase-file
+}
+
+func (f *newPassphraseFlags) register(c *cobra.Command, what string) {
+	c.Flags().BoolVar(&f.protect, "passphrase", false, "protect "+what+" with a passphrase, asked on the terminal")
+	c.Flags().StringVar(&f.file, "new-passphrase-file", "", "protect "+what+" with the passphrase in `FILE` (implies --passphrase)")
+}
+
+// get returns the new passphrase, or nil when none is wanted.
+func (f *newPassphraseFlags) get(what string) ([]byte, error) {
+	if !f.protect && f.file == "" {
+		return nil, nil
+	}
+	return newPassphrase(f.file, what)
 }

@@ -20,7 +20,7 @@ func TestRecipientsNoticeLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	mallory := id.Recipient().String()
-	h := gittest.NewHostile(t, v.url)
+	h := v.collaborator(t, v.url)
 	head := h.Head()
 	id2, err := age.GenerateX25519Identity()
 	if err != nil {

@@ -11,13 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // globalOptions are the flags every command shares.
 type globalOptions struct {
 	vaultDir string // --vault; "" means $MEMVAULT_DIR, then vault.DefaultDir
 	// identity is --identity, once or more; none means $MEMVAULT_IDENTITY (a
-	// list, separated as PATH is), then vault.DefaultIdentityFile. The first
+	// list, separated as PATH is), then keys.DefaultIdentityFile. The first
 	// is the identity; the others only read, as one set with it.
 	identity []string
 	// passphraseFile is --passphrase-file; "" means $MEMVAULT_PASSPHRASE_FILE, then a prompt.
@@ -80,6 +81,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newMCPCommand(&g),
 		newChatCommand(&g),
 		newRecipientsCommand(&g),
+		newWritersCommand(&g),
 		newIdentityCommand(&g),
 		newRekeyCommand(&g),
 		newUICommand(&g),
@@ -125,7 +127,7 @@ func (g *globalOptions) paths() (dir, identity string, err error) {
 		identity = ids[0]
 	}
 	if identity == "" {
-		if identity, err = vault.DefaultIdentityFile(); err != nil {
+		if identity, err = keys.DefaultIdentityFile(); err != nil {
 			return "", "", fmt.Errorf("find the default identity: %w", err)
 		}
 	}
@@ -164,7 +166,7 @@ func (g *globalOptions) warnIdentity(errOut io.Writer) {
 	if err != nil {
 		return // the command itself reports it
 	}
-	for _, w := range vault.IdentityWarnings(identity) {
+	for _, w := range keys.IdentityWarnings(identity) {
 		fmt.Fprintf(errOut, "memvault: warning: %s\n", w)
 	}
 }

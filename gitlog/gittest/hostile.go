@@ -25,6 +25,10 @@ type Hostile struct {
 	t   testing.TB
 	Dir string // the bare clone
 	URL string // the remote it pushes to
+	// SigningKey, when set, is an SSH private key file that Commit signs
+	// with, as git commit-tree -S does with gpg.format=ssh: an insider's key,
+	// a writer gone bad or stolen, for tests of what a writer can still not do.
+	SigningKey string
 }
 
 // TreeEntry is one entry of a tree object as written: Mode is git's octal
@@ -67,6 +71,23 @@ func (h *Hostile) Git(args ...string) string {
 // Damage works on the bare repository dir itself, as someone with git in hand
 // would change a vault: Push only moves its main branch.
 func Damage(t testing.TB, dir string) *Hostile { return &Hostile{t: t, Dir: dir} }
+
+// signRaw signs a commit written by hand as git would: ssh-keygen signs the
+// object's bytes in the "git" namespace, and the armored signature goes in a
+// gpgsig header, each line after the first indented by a space.
+func (h *Hostile) signRaw(body []byte) []byte {
+	h.t.Helper()
+	cmd := exec.Command("ssh-keygen", "-q", "-Y", "sign", "-n", "git", "-f", h.SigningKey)
+	cmd.Stdin = bytes.NewReader(body)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("ssh-keygen -Y sign: %v\n%s", err, errb.Bytes())
+	}
+	sig := strings.ReplaceAll(strings.TrimSpace(out.String()), "\n", "\n ")
+	head, msg, _ := bytes.Cut(body, []byte("\n\n"))
+	return fmt.Appendf(nil, "%s\ngpgsig %s\n\n%s", head, sig, msg)
+}
 
 // Head is the clone's main branch.
 func (h *Hostile) Head() string { h.t.Helper(); return h.Git("rev-parse", "refs/heads/main") }
@@ -121,6 +142,9 @@ func sortKey(e TreeEntry) string {
 // objects directory, and returns its hash.
 func (h *Hostile) Loose(typ string, body []byte) string {
 	h.t.Helper()
+	if typ == "commit" && h.SigningKey != "" {
+		body = h.signRaw(body)
+	}
 	hdr := typ + " " + strconv.Itoa(len(body)) + "\x00"
 	sum := sha1.New()
 	sum.Write([]byte(hdr))
@@ -178,6 +202,9 @@ func (h *Hostile) Set(root, p string, e TreeEntry) string {
 func (h *Hostile) Commit(tree, msg string, parents ...string) string {
 	h.t.Helper()
 	args := []string{"--git-dir", h.Dir, "commit-tree", tree}
+	if h.SigningKey != "" {
+		args = []string{"--git-dir", h.Dir, "-c", "gpg.format=ssh", "-c", "user.signingKey=" + h.SigningKey, "commit-tree", "-S", tree}
+	}
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}

@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 )
@@ -79,7 +75,7 @@ func BuildHistory(tb testing.TB, dir string, commits, files int) History {
 	return h
 }
 
-func buildPack(r *gitlog.Repo, commits, files int) (plumbing.Hash, error) {
+func buildPack(r *gitlog.Repo, commits, files int) (gitlog.Hash, error) {
 	parent, err := r.Head()
 	if err != nil {
 		return parent, err
@@ -97,21 +93,16 @@ func buildPack(r *gitlog.Repo, commits, files int) (plumbing.Hash, error) {
 	if err != nil {
 		return parent, err
 	}
-	tree := func(es []object.TreeEntry) plumbing.Hash {
-		obj := &plumbing.MemoryObject{}
-		(&object.Tree{Entries: es}).Encode(obj)
-		data, _ := readObject(obj)
-		return p.add(plumbing.TreeObject, data)
-	}
-	dirs := make([][]object.TreeEntry, 10)
+	tree := func(es []gitlog.Entry) gitlog.Hash { return p.add(objTree, encodeTree(es)) }
+	dirs := make([][]gitlog.Entry, 10)
 	for i := range files {
 		d := i % 10
-		blob := p.add(plumbing.BlobObject, fmt.Appendf(nil, "f%d v0\n", i))
-		dirs[d] = append(dirs[d], object.TreeEntry{Name: fmt.Sprintf("f%04d.md", i), Mode: filemode.Regular, Hash: blob})
+		blob := p.add(objBlob, fmt.Appendf(nil, "f%d v0\n", i))
+		dirs[d] = append(dirs[d], gitlog.Entry{Name: fmt.Sprintf("f%04d.md", i), Mode: gitlog.ModeRegular, Hash: blob})
 	}
-	mem := make([]object.TreeEntry, 10)
+	mem := make([]gitlog.Entry, 10)
 	for d := range mem {
-		mem[d] = object.TreeEntry{Name: fmt.Sprintf("d%d", d), Mode: filemode.Dir, Hash: tree(dirs[d])}
+		mem[d] = gitlog.Entry{Name: fmt.Sprintf("d%d", d), Mode: gitlog.ModeDir, Hash: tree(dirs[d])}
 	}
 	when := time.Now().Add(-time.Duration(commits) * time.Second)
 	for i := range commits {
@@ -119,35 +110,31 @@ func buildPack(r *gitlog.Repo, commits, files int) (plumbing.Hash, error) {
 		if i > 0 {
 			f := i % files
 			d := f % 10
-			dirs[d][f/10].Hash = p.add(plumbing.BlobObject, fmt.Appendf(nil, "f%d v%d\n", f, i))
+			dirs[d][f/10].Hash = p.add(objBlob, fmt.Appendf(nil, "f%d v%d\n", f, i))
 			mem[d].Hash = tree(dirs[d])
 			path := HistoryFile(f, files)
 			msg = fmt.Sprintf("str_replace %s\n\nMemory-Command: str_replace\nMemory-Path: %s\nTool-Use-Id: toolu_%06d\n", path, path, i)
 		}
-		rootEntries := []object.TreeEntry{}
+		rootEntries := []gitlog.Entry{}
 		for _, e := range base {
 			if e.Name != "memories" {
-				rootEntries = append(rootEntries, object.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+				rootEntries = append(rootEntries, gitlog.Entry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
 			}
 		}
-		rootEntries = append(rootEntries, object.TreeEntry{Name: "memories", Mode: filemode.Dir, Hash: tree(mem)})
-		sig := object.Signature{Name: "agent", Email: "agent@memvault", When: when.Add(time.Duration(i) * time.Second)}
-		c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree(rootEntries), ParentHashes: []plumbing.Hash{parent}}
-		obj := &plumbing.MemoryObject{}
-		c.Encode(obj)
-		data, _ := readObject(obj)
-		parent = p.add(plumbing.CommitObject, data)
+		rootEntries = append(rootEntries, gitlog.Entry{Name: "memories", Mode: gitlog.ModeDir, Hash: tree(mem)})
+		sig := fmt.Sprintf("agent <agent@memvault> %d +0000", when.Add(time.Duration(i)*time.Second).Unix())
+		data := fmt.Appendf(nil, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree(rootEntries), parent, sig, sig, msg)
+		parent = p.add(objCommit, data)
 	}
 	return parent, p.finish(count)
 }
 
-func readObject(o *plumbing.MemoryObject) ([]byte, error) {
-	rd, err := o.Reader()
-	if err != nil {
-		return nil, err
+// encodeTree writes a git tree object of es, which are in git's order.
+func encodeTree(es []gitlog.Entry) []byte {
+	var b []byte
+	for _, e := range es {
+		b = fmt.Appendf(b, "%o %s\x00", uint32(e.Mode), e.Name)
+		b = append(b, e.Hash[:]...)
 	}
-	defer rd.Close()
-	buf := make([]byte, o.Size())
-	_, err = rd.Read(buf)
-	return buf, err
+	return b
 }

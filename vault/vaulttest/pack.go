@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog"
 )
 
 // packWriter writes a git pack (version 2, whole objects, no deltas) and its
@@ -30,7 +30,7 @@ type packWriter struct {
 }
 
 type packEntry struct {
-	hash plumbing.Hash
+	hash gitlog.Hash
 	off  int64
 	crc  uint32
 }
@@ -58,9 +58,24 @@ func (p *packWriter) write(b []byte) {
 	p.off += int64(len(b))
 }
 
+// The types of git objects, as a pack's object headers number them.
+type objType byte
+
+const (
+	objCommit objType = 1
+	objTree   objType = 2
+	objBlob   objType = 3
+)
+
+var objTypeName = map[objType]string{objCommit: "commit", objTree: "tree", objBlob: "blob"}
+
 // add writes one object and returns its name.
-func (p *packWriter) add(t plumbing.ObjectType, data []byte) plumbing.Hash {
-	h := plumbing.ComputeHash(t, data)
+func (p *packWriter) add(t objType, data []byte) gitlog.Hash {
+	hw := sha1.New()
+	fmt.Fprintf(hw, "%s %d\x00", objTypeName[t], len(data))
+	hw.Write(data)
+	var h gitlog.Hash
+	hw.Sum(h[:0])
 	var hdr []byte
 	size := len(data)
 	c := byte(t)<<4 | byte(size&0x0f)

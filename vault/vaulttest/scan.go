@@ -1,19 +1,20 @@
 package vaulttest
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // FindInRepo looks for needle everywhere under dir: in every file as stored, in
@@ -25,36 +26,50 @@ func FindInRepo(tb testing.TB, dir string, needle []byte) []string {
 }
 
 // FindInObjects reads every object of the git repository at dir, loose and
-// packed, decompressed and with deltas applied, and says which hold needle. A
-// repository with no objects fails tb: the scan would prove nothing.
+// packed, decompressed and with deltas applied, and says which hold needle. git
+// itself reads them (cat-file --batch-all-objects), not memvault's reader: a
+// reader that missed an object would hide it. A repository with no objects fails
+// tb: the scan would prove nothing.
 func FindInObjects(tb testing.TB, dir string, needle []byte) []string {
 	tb.Helper()
-	var found []string
-	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault())
-	defer st.Close()
-	iter, err := st.IterEncodedObjects(plumbing.AnyObject)
-	if err != nil {
-		tb.Fatalf("iterate objects of %s: %v", dir, err)
-	}
-	n := 0
-	err = iter.ForEach(func(o plumbing.EncodedObject) error {
-		n++
-		r, err := o.Reader()
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		if bytes.Contains(b, needle) {
-			found = append(found, o.Type().String()+" "+o.Hash().String())
-		}
-		return nil
-	})
+	cmd := exec.Command(gittest.Git(tb), "--git-dir", dir, "cat-file", "--batch-all-objects", "--batch", "--unordered")
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		tb.Fatalf("read objects of %s: %v", dir, err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("read objects of %s: %v", dir, err)
+	}
+	var found []string
+	n := 0
+	r := bufio.NewReader(out)
+	for {
+		// Each object: "<name> <type> <size>\n", its bytes, "\n".
+		line, err := r.ReadString('\n')
+		if err == io.EOF && line == "" {
+			break
+		}
+		f := strings.Fields(line)
+		if err != nil || len(f) != 3 {
+			tb.Fatalf("read objects of %s: header %q: %v", dir, line, err)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			tb.Fatalf("read objects of %s: header %q: %v", dir, line, err)
+		}
+		b := make([]byte, size+1)
+		if _, err := io.ReadFull(r, b); err != nil {
+			tb.Fatalf("read objects of %s: object %s: %v", dir, f[0], err)
+		}
+		n++
+		if bytes.Contains(b[:size], needle) {
+			found = append(found, f[1]+" "+f[0])
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		tb.Fatalf("read objects of %s: %v: %s", dir, err, stderr.Bytes())
 	}
 	if n == 0 {
 		tb.Fatalf("no objects in %s: the scan would prove nothing", dir)

@@ -1,4 +1,9 @@
-package vault
+// Package keys reads and writes the keys of a vault: identity files (age
+// X25519 and post-quantum, passphrase-protected, SSH, plugin) and the
+// recipients file (.memvault/recipients) that names who every memory file is
+// encrypted to. It knows nothing of the store: package vault reads a vault's
+// recipients file from its tree and hands the bytes here.
+package keys
 
 import (
 	"bufio"
@@ -24,10 +29,6 @@ import (
 	"github.com/memvault/memvault/vault/internal/keyhook"
 )
 
-// ErrPassphrase: a passphrase-protected identity could not be unlocked: the
-// passphrase was wrong, or there was no way to ask for one.
-var ErrPassphrase = errors.New("cannot unlock the identity")
-
 // IdentityInfo describes an identity file.
 type IdentityInfo struct {
 	Path string
@@ -40,22 +41,22 @@ type IdentityInfo struct {
 	Protected bool
 }
 
-// identityFile is an identity file as read: its age identities (none when it
+// File is an identity file as read: its age identities (none when it
 // was read only for its public keys) and what describes it.
-type identityFile struct {
+type File struct {
 	IdentityInfo
-	ids []age.Identity
+	IDs []age.Identity
 }
 
 // The largest identity file memvault reads.
 const maxIdentitySize = 1 << 20
 
-// readIdentityFile reads and parses the identity file at path. A protected age
+// ReadFile reads and parses the identity file at path. A protected age
 // file is unlocked with a passphrase from pass (an age file must be, even to
 // learn its public keys); an encrypted SSH key only when unlock is set. Errors
 // wrap ErrNoIdentity, or ErrPassphrase for a wrong or missing passphrase. No
 // error quotes the file's content.
-func readIdentityFile(path string, pass func(string) ([]byte, error), unlock bool) (*identityFile, error) {
+func ReadFile(path string, pass func(string) ([]byte, error), unlock bool) (*File, error) {
 	data, err := readKeyFile(path)
 	if err != nil {
 		return nil, err
@@ -187,8 +188,8 @@ func unlockAgeFile(path string, data []byte, pass func(string) ([]byte, error)) 
 
 // parseAgeIdentities parses an age identity file: one secret key a line
 // (AGE-SECRET-KEY-1…, AGE-SECRET-KEY-PQ-1…, AGE-PLUGIN-…), "#" comments.
-func parseAgeIdentities(path string, text []byte, pass func(string) ([]byte, error)) (*identityFile, error) {
-	id := &identityFile{IdentityInfo: IdentityInfo{Path: path}}
+func parseAgeIdentities(path string, text []byte, pass func(string) ([]byte, error)) (*File, error) {
+	id := &File{IdentityInfo: IdentityInfo{Path: path}}
 	var comments []string
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	for n := 1; sc.Scan(); n++ {
@@ -204,21 +205,21 @@ func parseAgeIdentities(path string, text []byte, pass func(string) ([]byte, err
 			if err != nil {
 				return nil, badIdentityLine(path, n, "malformed post-quantum age secret key")
 			}
-			id.ids = append(id.ids, k)
+			id.IDs = append(id.IDs, k)
 			id.Recipients = append(id.Recipients, Recipient{Key: k.Recipient().String(), Type: TypeHybrid, PostQuantum: true})
 		case strings.HasPrefix(upper, "AGE-SECRET-KEY-1"):
 			k, err := age.ParseX25519Identity(line)
 			if err != nil {
 				return nil, badIdentityLine(path, n, "malformed age secret key")
 			}
-			id.ids = append(id.ids, k)
+			id.IDs = append(id.IDs, k)
 			id.Recipients = append(id.Recipients, Recipient{Key: k.Recipient().String(), Type: TypeX25519})
 		case strings.HasPrefix(upper, "AGE-PLUGIN-"):
-			k, err := plugin.NewIdentity(line, pluginUI(pass))
+			k, err := plugin.NewIdentity(line, PluginUI(pass))
 			if err != nil {
 				return nil, badIdentityLine(path, n, "malformed age plugin identity")
 			}
-			id.ids = append(id.ids, k)
+			id.IDs = append(id.IDs, k)
 			r := Recipient{Type: typePlugin + k.Name()}
 			if known, ok := commentedRecipient(comments); ok {
 				r = known
@@ -231,7 +232,7 @@ func parseAgeIdentities(path string, text []byte, pass func(string) ([]byte, err
 		}
 		comments = nil
 	}
-	if err := sc.Err(); err != nil || len(id.ids) == 0 {
+	if err := sc.Err(); err != nil || len(id.IDs) == 0 {
 		return nil, fmt.Errorf("vault: identity %s holds no age secret key or SSH private key: %w", path, ErrNoIdentity)
 	}
 	return id, nil
@@ -259,8 +260,8 @@ func commentedRecipient(comments []string) (Recipient, bool) {
 // parseSSHIdentity reads an SSH private key. An encrypted one is unlocked,
 // asking pass once, only when unlock is set; its public key comes from the
 // key file itself (OpenSSH format) or from path.pub.
-func parseSSHIdentity(path string, data []byte, pass func(string) ([]byte, error), unlock bool) (*identityFile, error) {
-	id := &identityFile{IdentityInfo: IdentityInfo{Path: path}}
+func parseSSHIdentity(path string, data []byte, pass func(string) ([]byte, error), unlock bool) (*File, error) {
+	id := &File{IdentityInfo: IdentityInfo{Path: path}}
 	key, err := ssh.ParseRawPrivateKey(data)
 	var missing *ssh.PassphraseMissingError
 	if errors.As(err, &missing) {
@@ -292,7 +293,7 @@ func parseSSHIdentity(path string, data []byte, pass func(string) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("vault: identity %s: %v: %w", path, err, ErrNoIdentity)
 	}
-	id.ids = []age.Identity{ai}
+	id.IDs = []age.Identity{ai}
 	id.Recipients = []Recipient{sshRecipient(pub)}
 	return id, nil
 }
@@ -334,9 +335,9 @@ func sshRecipient(pub ssh.PublicKey) Recipient {
 	return Recipient{Key: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))), Type: pub.Type()}
 }
 
-// pluginUI lets an age plugin ask for a PIN or passphrase through pass. The
+// PluginUI lets an age plugin ask for a PIN or passphrase through pass. The
 // plugin's other messages are not shown: package vault never prints.
-func pluginUI(pass func(string) ([]byte, error)) *plugin.ClientUI {
+func PluginUI(pass func(string) ([]byte, error)) *plugin.ClientUI {
 	return &plugin.ClientUI{
 		DisplayMessage: func(name, message string) error { return nil },
 		RequestValue: func(name, prompt string, secret bool) (string, error) {
@@ -353,16 +354,16 @@ func pluginUI(pass func(string) ([]byte, error)) *plugin.ClientUI {
 }
 
 // describe names the identity in an error: its file and public keys.
-func (id *IdentityInfo) describe() string {
+func (id *IdentityInfo) Describe() string {
 	var keys []string
 	for _, r := range id.Recipients {
 		switch {
 		case r.Key == "":
 			keys = append(keys, r.Type)
 		case strings.HasPrefix(r.Type, "ssh-"):
-			keys = append(keys, abbrev(r.Key))
+			keys = append(keys, Abbrev(r.Key))
 		default:
-			keys = append(keys, r.Type+" "+abbrev(r.Key))
+			keys = append(keys, r.Type+" "+Abbrev(r.Key))
 		}
 	}
 	return fmt.Sprintf("%s (%s)", id.Path, strings.Join(keys, ", "))

@@ -1,4 +1,4 @@
-package vault
+package keys
 
 import (
 	"bytes"
@@ -15,18 +15,18 @@ func FuzzRecipientsFile(f *testing.F) {
 	f.Add([]byte("AGE-SECRET-KEY-1QQQQ\n"))
 	f.Add([]byte("age1yubikey1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq\n"))
 	f.Fuzz(func(t *testing.T, content []byte) {
-		rf, err := parseRecipientsFile(content)
+		rf, err := ParseRecipientsFile(content)
 		if err != nil {
 			return
 		}
-		_ = rf.check()
-		once := rf.bytes()
-		again, err := parseRecipientsFile(once)
+		_ = rf.Check()
+		once := rf.Bytes()
+		again, err := ParseRecipientsFile(once)
 		if err != nil {
 			t.Fatalf("rendered file does not parse: %v\n%q", err, once)
 		}
-		if !slices.Equal(rf.list(), again.list()) || !bytes.Equal(once, again.bytes()) || rf.fingerprint() != again.fingerprint() {
-			t.Fatalf("render is not stable:\n%q\n%q", once, again.bytes())
+		if !slices.Equal(rf.List(), again.List()) || !bytes.Equal(once, again.Bytes()) || rf.Fingerprint() != again.Fingerprint() {
+			t.Fatalf("render is not stable:\n%q\n%q", once, again.Bytes())
 		}
 	})
 }

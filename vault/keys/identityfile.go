@@ -1,4 +1,4 @@
-package vault
+package keys
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ type IdentityOptions struct {
 // encrypted SSH key is not unlocked. The error wraps ErrNoIdentity, or
 // ErrPassphrase when the file cannot be unlocked.
 func ReadIdentity(path string, pass func(prompt string) ([]byte, error)) (IdentityInfo, error) {
-	id, err := readIdentityFile(path, pass, false)
+	id, err := ReadFile(path, pass, false)
 	if err != nil {
 		return IdentityInfo{}, err
 	}
@@ -43,14 +43,14 @@ func ReadIdentity(path string, pass func(prompt string) ([]byte, error)) (Identi
 // creating its directory with mode 0700. It never replaces a file: the error
 // wraps ErrExist if path exists.
 func CreateIdentity(path string, opts IdentityOptions) (IdentityInfo, error) {
-	id, err := createIdentityFile(path, opts)
+	id, err := CreateFile(path, opts)
 	if err != nil {
 		return IdentityInfo{}, err
 	}
 	return id.IdentityInfo, nil
 }
 
-func createIdentityFile(path string, opts IdentityOptions) (*identityFile, error) {
+func CreateFile(path string, opts IdentityOptions) (*File, error) {
 	text, _, err := newIdentityText(opts.PostQuantum)
 	if err != nil {
 		return nil, err
@@ -162,17 +162,17 @@ func SetPassphrase(path string, pass func(prompt string) ([]byte, error), newPas
 	return writeKeyFile(path, content, true)
 }
 
-// loadOrCreateIdentity returns the public key of the identity at path,
+// LoadOrCreate returns the public key of the identity at path,
 // generating an X25519 identity there if the file does not exist.
-func loadOrCreateIdentity(path string, pass func(string) ([]byte, error)) (recipient string, created bool, err error) {
-	id, err := readIdentityFile(path, pass, false)
+func LoadOrCreate(path string, pass func(string) ([]byte, error)) (recipient string, created bool, err error) {
+	id, err := ReadFile(path, pass, false)
 	if err != nil {
 		if _, serr := os.Stat(path); errors.Is(serr, os.ErrNotExist) {
 			return createFirstIdentity(path)
 		}
 		// Another process may have made it since the read (it appears
 		// whole, by link): read it again before saying it is missing.
-		if id, err = readIdentityFile(path, pass, false); err != nil {
+		if id, err = ReadFile(path, pass, false); err != nil {
 			return "", false, err
 		}
 	}
@@ -203,7 +203,7 @@ func writeKeyFile(path string, content []byte, replace bool) error {
 	}
 	err := gitlog.WriteFileDurable(path, content, 0o600, replace)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("vault: write identity %s: a file is already there (move it away first: it may be the only key to a vault): %w", path, ErrExist)
+		return fmt.Errorf("vault: write identity %s: a file is already there (move it away first: it may be the only key to a vault): %w", path, fs.ErrExist)
 	}
 	if err != nil {
 		return fmt.Errorf("vault: write identity %s: %w", path, err)

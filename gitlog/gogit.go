@@ -1,0 +1,43 @@
+package gitlog
+
+import (
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// The edge between gitlog's own types and the git library's: gitlog works with
+// go-git inside and converts here, so no go-git type crosses up to a caller.
+
+func gg(h Hash) plumbing.Hash { return plumbing.Hash(h) }
+
+func fromGG(h plumbing.Hash) Hash { return Hash(h) }
+
+func ggHashes(hs []Hash) []plumbing.Hash {
+	if hs == nil {
+		return nil
+	}
+	out := make([]plumbing.Hash, len(hs))
+	for i, h := range hs {
+		out[i] = plumbing.Hash(h)
+	}
+	return out
+}
+
+func fromGGHashes(hs []plumbing.Hash) []Hash {
+	if hs == nil {
+		return nil
+	}
+	out := make([]Hash, len(hs))
+	for i, h := range hs {
+		out[i] = Hash(h)
+	}
+	return out
+}
+
+func ref(name string) plumbing.ReferenceName { return plumbing.ReferenceName(name) }
+
+func computeHash(t plumbing.ObjectType, data []byte) Hash { return Hash(plumbing.ComputeHash(t, data)) }
+
+func entryOf(te object.TreeEntry) Entry {
+	return Entry{Name: te.Name, Hash: Hash(te.Hash), Mode: Mode(te.Mode)}
+}

@@ -1,0 +1,168 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+)
+
+// errPrecondition: the store's copy of a memory is not the one the change was
+// made against (HTTP 409); pull, merge and try again.
+var errPrecondition = errors.New("the memory store changed it meanwhile")
+
+// version is one entry of a store's history, as the API reports it.
+type version struct {
+	ID       string
+	MemoryID string
+	Op       string // "created", "modified" or "deleted"
+	Path     string // the store's path, "" when redacted
+	Content  string
+	Redacted bool
+	Actor    string // "session sesn_…", "api key …", "user …", "service account …", or ""
+	Session  string
+	Time     time.Time
+}
+
+// client speaks the memory stores API through the Anthropic SDK, whose
+// retries (429 and 5xx, honouring retry-after) and options it keeps.
+type client struct {
+	api   anthropic.Client
+	store string
+}
+
+func newClient(store string, opts []option.RequestOption) *client {
+	opts = append([]option.RequestOption{option.WithMaxRetries(6)}, opts...)
+	return &client{api: anthropic.NewClient(opts...), store: store}
+}
+
+// versions lists the versions written at or after since (all when zero),
+// oldest first, calling each with every page's worth.
+func (c *client) versions(ctx context.Context, since time.Time, each func([]version) error) error {
+	params := anthropic.BetaMemoryStoreMemoryVersionListParams{
+		Limit: anthropic.Int(20), // the most a page holds with view=full
+		View:  anthropic.BetaManagedAgentsMemoryViewFull,
+	}
+	if !since.IsZero() {
+		params.CreatedAtGte = anthropic.Time(since)
+	}
+	page, err := c.api.Beta.MemoryStores.MemoryVersions.List(ctx, c.store, params)
+	var all []version
+	for ; err == nil && page != nil; page, err = page.GetNextPage() {
+		for _, v := range page.Data {
+			all = append(all, toVersion(v))
+		}
+		if len(page.Data) == 0 {
+			break
+		}
+	}
+	if err != nil {
+		return c.explain("list the store's versions", err)
+	}
+	// The API does not promise an order: sort oldest first, keeping the
+	// server's order among versions of the same instant.
+	if len(all) > 1 && all[0].Time.After(all[len(all)-1].Time) {
+		slices.Reverse(all)
+	}
+	slices.SortStableFunc(all, func(a, b version) int { return a.Time.Compare(b.Time) })
+	return each(all)
+}
+
+func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {
+	out := version{ID: v.ID, MemoryID: v.MemoryID, Op: string(v.Operation), Path: v.Path, Content: v.Content,
+		Redacted: !v.RedactedAt.IsZero(), Time: v.CreatedAt}
+	a := v.CreatedBy
+	switch a.Type {
+	case "session_actor":
+		out.Actor, out.Session = "session "+a.SessionID, a.SessionID
+	case "api_actor":
+		out.Actor = "api key " + a.APIKeyID
+	case "user_actor":
+		out.Actor = "user " + a.UserID
+	case "service_account_actor":
+		out.Actor = "service account " + a.ServiceAccountID
+	}
+	return out
+}
+
+// create makes a memory and returns it and the version it wrote.
+func (c *client) create(ctx context.Context, path, content string) (id, ver string, err error) {
+	m, err := c.api.Beta.MemoryStores.Memories.New(ctx, c.store, anthropic.BetaMemoryStoreMemoryNewParams{
+		Path: path, Content: anthropic.String(content), View: anthropic.BetaManagedAgentsMemoryViewBasic,
+	}, noRetryOnConflict)
+	if err != nil {
+		return "", "", c.explain("create "+path, err)
+	}
+	return m.ID, m.MemoryVersionID, nil
+}
+
+// update replaces a memory's content when its content is still the one
+// whose SHA-256 is want.
+func (c *client) update(ctx context.Context, id, path, content, want string) (ver string, err error) {
+	params := anthropic.BetaMemoryStoreMemoryUpdateParams{
+		MemoryStoreID: c.store,
+		Content:       anthropic.String(content),
+		View:          anthropic.BetaManagedAgentsMemoryViewBasic,
+	}
+	if want != "" { // unknown only after a redaction there
+		params.Precondition = anthropic.BetaManagedAgentsPreconditionParam{
+			Type:          anthropic.BetaManagedAgentsPreconditionTypeContentSha256,
+			ContentSha256: anthropic.String(want),
+		}
+	}
+	m, err := c.api.Beta.MemoryStores.Memories.Update(ctx, id, params, noRetryOnConflict)
+	if err != nil {
+		return "", c.explain("update "+path, err)
+	}
+	return m.MemoryVersionID, nil
+}
+
+// remove deletes a memory when its content is still the one whose SHA-256 is want.
+func (c *client) remove(ctx context.Context, id, path, want string) error {
+	params := anthropic.BetaMemoryStoreMemoryDeleteParams{MemoryStoreID: c.store}
+	if want != "" {
+		params.ExpectedContentSha256 = anthropic.String(want)
+	}
+	_, err := c.api.Beta.MemoryStores.Memories.Delete(ctx, id, params, noRetryOnConflict)
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
+		return nil // gone already: what the delete wanted
+	}
+	if err != nil {
+		return c.explain("delete "+path, err)
+	}
+	return nil
+}
+
+// noRetryOnConflict keeps the SDK from retrying a 409 on a write: it answers
+// a precondition, which no retry changes; the sync pulls and merges instead.
+var noRetryOnConflict = option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err == nil && res.StatusCode == http.StatusConflict {
+		res.Header.Set("x-should-retry", "false")
+	}
+	return res, err
+})
+
+// explain says what failed in the user's words, keeping the API's status for
+// errors.As, and errPrecondition for a 409.
+func (c *client) explain(what string, err error) error {
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) {
+		switch apiErr.StatusCode {
+		case http.StatusConflict:
+			return fmt.Errorf("memory store %s: %s: %w", c.store, what, errPrecondition)
+		case http.StatusNotFound:
+			return fmt.Errorf("memory store %s: %s: not found (is the store id right?)", c.store, what)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("memory store %s: %s: the API refused the key (HTTP %d): check ANTHROPIC_API_KEY", c.store, what, apiErr.StatusCode)
+		}
+		return fmt.Errorf("memory store %s: %s: HTTP %d", c.store, what, apiErr.StatusCode)
+	}
+	return fmt.Errorf("memory store %s: %s: %w", c.store, what, err)
+}

@@ -1,0 +1,159 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hiddeco/sshsig"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
+)
+
+// signingKey loads the writer's key once, on the first commit that needs it
+// (see keys.LoadSigner).
+type signingKey struct {
+	identity string
+	keys     *keyring // for the passphrase that unlocked the identity
+
+	mu     sync.Mutex
+	signer ssh.Signer
+	err    error
+}
+
+// sign signs a commit's payload; it is a gitlog.Signer.
+func (s *signingKey) sign(payload []byte) (string, error) {
+	signer, err := s.get()
+	if err != nil {
+		return "", err
+	}
+	sig, err := sshsig.Sign(bytes.NewReader(payload), signer, keys.SigHash, keys.SigNamespace)
+	if err != nil {
+		return "", fmt.Errorf("vault: sign: %w", err)
+	}
+	return string(sshsig.Armor(sig)), nil
+}
+
+// publicKey is the writer's public key, loading (or making) the signing key.
+func (s *signingKey) publicKey() (ssh.PublicKey, error) {
+	signer, err := s.get()
+	if err != nil {
+		return nil, err
+	}
+	return signer.PublicKey(), nil
+}
+
+func (s *signingKey) get() (ssh.Signer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.signer == nil && s.err == nil {
+		s.signer, s.err = keys.LoadSigner(s.identity, keys.Passphrases{
+			Given: s.keys.unlockingPassphrase, Ask: s.keys.pass, Remember: s.keys.rememberPassphrase,
+		})
+	}
+	return s.signer, s.err
+}
+
+// skipSigning turns signing and its check off: only BenchmarkSigning sets
+// it, to measure what they cost a write and a sync, old and new in one run.
+var skipSigning atomic.Bool
+
+// signerFor returns the signer of a commit with these parents. When a
+// parent's tree lists writers, the signing key must be one of them: a commit
+// others would refuse is not made. A vault without writers is signed when the
+// key can be had, and written unsigned when not (a protected key with no way
+// to ask for its passphrase).
+func (v *Vault) signerFor(parents ...gitlog.Hash) (gitlog.Signer, error) {
+	if skipSigning.Load() {
+		return nil, nil
+	}
+	required := false
+	for _, p := range parents {
+		if p.IsZero() {
+			continue
+		}
+		root, err := v.repo.RootTree(p)
+		if err != nil {
+			return nil, fmt.Errorf("vault: %w", err)
+		}
+		set, err := v.writers.writersAt(v.repo, root)
+		if err != nil {
+			return nil, fmt.Errorf("vault: %w", err)
+		}
+		if !set.has {
+			continue
+		}
+		required = true
+		pub, err := v.sign.publicKey()
+		if err != nil {
+			return nil, fmt.Errorf("vault: this vault takes only signed commits, and the signing key cannot be used: %w", err)
+		}
+		if _, ok := set.find(pub); !ok {
+			me := keys.WriterOf(pub, "")
+			return nil, fmt.Errorf("vault: the signing key %s is not a writer of this vault: a writer can add it with "+
+				"memvault writers add '%s': %w", me.Fingerprint, me.Key, ErrNotWriter)
+		}
+	}
+	if required {
+		return v.sign.sign, nil
+	}
+	return func(payload []byte) (string, error) {
+		sig, err := v.sign.sign(payload)
+		if err != nil {
+			return "", nil
+		}
+		return sig, nil
+	}, nil
+}
+
+// signed refuses commit c unless a writer of the vault signed it (see
+// writersCache.signedBy).
+func (a *admission) signed(c *gitlog.Commit) error {
+	_, _, err := a.writers.signedBy(a.repo, c)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errUnsigned), errors.Is(err, errBadSig), errors.Is(err, errNotAWriter), errors.Is(err, errNotWriterOf):
+		return fmt.Errorf("vault: commit %s (%s): %v: %w", c.Hash, oneLine(firstLine(c.Message)), err, ErrUnsigned)
+	}
+	return fmt.Errorf("vault: admit %s: %w", c.Hash, err)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// unsignedCommits lists, for fsck, the commits of the history from head that
+// no writer signed where writers were listed: one sentence each.
+func (v *Vault) unsignedCommits(ctx context.Context, head gitlog.Hash) ([]string, error) {
+	var out []string
+	seen := map[gitlog.Hash]bool{}
+	stack := []gitlog.Hash{head}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if h.IsZero() || seen[h] {
+			continue
+		}
+		seen[h] = true
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := v.repo.ReadCommit(h)
+		if err != nil {
+			return nil, fmt.Errorf("vault: fsck: %w", err)
+		}
+		if _, _, err := v.writers.signedBy(v.repo, c); err != nil {
+			out = append(out, fmt.Sprintf("commit %s: %v", h, err))
+		}
+		stack = append(stack, c.ParentHashes...)
+	}
+	return out, nil
+}

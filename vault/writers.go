@@ -1,0 +1,316 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hiddeco/sshsig"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
+)
+
+// writerSet is a tree's writers; has is false when the tree has no writers
+// file (a vault from before writers: its commits need no signature).
+type writerSet struct {
+	has     bool
+	writers []keys.Writer
+}
+
+func (s writerSet) find(pub ssh.PublicKey) (keys.Writer, bool) {
+	return keys.FindWriter(s.writers, pub)
+}
+
+// writersCache parses each writers file once, by blob.
+type writersCache struct {
+	mu     sync.Mutex
+	byBlob map[gitlog.Hash]writerSet
+}
+
+// writersAt returns the writers of the tree root.
+func (c *writersCache) writersAt(repo *gitlog.Repo, root gitlog.Hash) (writerSet, error) {
+	e, err := repo.Lookup(root, keys.WritersPath)
+	if errors.Is(err, gitlog.ErrNotFound) {
+		return writerSet{}, nil
+	}
+	if err != nil {
+		return writerSet{}, err
+	}
+	c.mu.Lock()
+	s, ok := c.byBlob[e.Hash]
+	c.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	if n, err := repo.ObjectSize(e.Hash); err != nil {
+		return writerSet{}, err
+	} else if n > maxMetaFile {
+		return writerSet{}, fmt.Errorf("%s is %d bytes, over the limit of %d", keys.WritersPath, n, maxMetaFile)
+	}
+	content, err := repo.ReadBlob(e.Hash)
+	if err != nil {
+		return writerSet{}, err
+	}
+	ws, err := keys.ParseWriters(content)
+	if err != nil {
+		return writerSet{}, err
+	}
+	s = writerSet{has: true, writers: ws}
+	c.mu.Lock()
+	if c.byBlob == nil {
+		c.byBlob = map[gitlog.Hash]writerSet{}
+	}
+	c.byBlob[e.Hash] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+// The ways a commit's signature falls short.
+var (
+	errUnsigned    = errors.New("not signed")
+	errBadSig      = errors.New("signed, but the signature does not verify")
+	errNotAWriter  = errors.New("signed by a key that is not a writer of the vault")
+	errNotWriterOf = errors.New("signed by a key that is not a writer in each of its parents")
+)
+
+// signedBy verifies commit c's signature against the writers of its
+// parents' trees (of its own tree for a first commit), and returns the writer
+// who signed it. A commit whose parents (or, for a first commit, its own
+// tree) have no writers file needs no signature: ok is false and err nil.
+func (c *writersCache) signedBy(repo *gitlog.Repo, commit *gitlog.Commit) (w keys.Writer, ok bool, err error) {
+	var sets []writerSet
+	roots := []gitlog.Hash{commit.TreeHash}
+	if len(commit.ParentHashes) > 0 {
+		roots = roots[:0]
+		for _, p := range commit.ParentHashes {
+			root, err := repo.RootTree(p)
+			if err != nil {
+				return w, false, err
+			}
+			roots = append(roots, root)
+		}
+	}
+	for _, root := range roots {
+		s, err := c.writersAt(repo, root)
+		if err != nil {
+			return w, false, err
+		}
+		if s.has {
+			sets = append(sets, s)
+		}
+	}
+	if len(sets) == 0 {
+		return w, false, nil
+	}
+	pub, err := verifySignature(repo, commit.Hash)
+	if err != nil {
+		return w, false, err
+	}
+	for i, s := range sets {
+		found, in := s.find(pub)
+		switch {
+		case !in && i == 0:
+			return w, false, fmt.Errorf("%w (%s)", errNotAWriter, ssh.FingerprintSHA256(pub))
+		case !in:
+			return w, false, fmt.Errorf("%w (%s)", errNotWriterOf, ssh.FingerprintSHA256(pub))
+		}
+		w = found
+	}
+	return w, true, nil
+}
+
+// verifySignature checks commit h's signature over the bytes it covers and
+// returns the key that made it.
+func verifySignature(repo *gitlog.Repo, h gitlog.Hash) (ssh.PublicKey, error) {
+	payload, armored, err := repo.SignedCommit(h)
+	if err != nil {
+		return nil, err
+	}
+	if armored == "" {
+		return nil, errUnsigned
+	}
+	sig, err := sshsig.Unarmor([]byte(armored))
+	if err != nil {
+		return nil, errBadSig
+	}
+	if err := sshsig.Verify(bytes.NewReader(payload), sig, sig.PublicKey, sig.HashAlgorithm, keys.SigNamespace); err != nil {
+		return nil, errBadSig
+	}
+	return sig.PublicKey, nil
+}
+
+// trWriter names, in a commit that changes the writers, a key it adds ("+
+// KEY") or removes ("- KEY"); one trailer a key.
+const trWriter = "Memory-keys.Writer"
+
+// Writers returns the writers listed at the head; has is false for a vault
+// from before writers, whose commits need no signature.
+func (v *Vault) Writers(ctx context.Context) (ws []keys.Writer, has bool, err error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, false, fmt.Errorf("vault: %w", err)
+	}
+	root, err := v.repo.RootTree(head)
+	if err != nil {
+		return nil, false, fmt.Errorf("vault: %w", err)
+	}
+	set, err := v.writers.writersAt(v.repo, root)
+	if err != nil {
+		return nil, false, fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
+	}
+	return set.writers, set.has, nil
+}
+
+// SigningWriter is this identity's signing key as a writer line, to give to
+// a writer of a vault who can add it (the key is made when there is none).
+func (v *Vault) SigningWriter() (keys.Writer, error) {
+	pub, err := v.sign.publicKey()
+	if err != nil {
+		return keys.Writer{}, err
+	}
+	return keys.WriterOf(pub, keys.WriterComment()), nil
+}
+
+// ChangeWriters adds and removes writers in one commit, signed by this
+// identity's key, which must be a writer. remove names keys by their key or
+// fingerprint. On a vault from before writers, the first change makes the
+// writers file, with this identity's key first: from then on, every commit
+// must be signed by a writer. Removing the last writer is refused.
+func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer, remove []string) ([]keys.Writer, error) {
+	if meta.Command == "" {
+		meta.Command = "writers"
+	}
+	me, err := v.SigningWriter()
+	if err != nil {
+		return nil, err
+	}
+	var out []keys.Writer
+	err = v.updateWith(ctx, meta, func(tx *Tx) error {
+		set, err := v.writers.writersAt(v.repo, tx.root)
+		if err != nil {
+			return fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
+		}
+		ws := set.writers
+		if !set.has {
+			ws = []keys.Writer{me}
+		}
+		for _, w := range add {
+			if _, ok := (writerSet{writers: ws}).find(w.Public); !ok {
+				ws = append(ws, w)
+			}
+		}
+		for _, r := range remove {
+			i := slices.IndexFunc(ws, func(w keys.Writer) bool { return w.Key == r || w.Fingerprint == r || strings.HasPrefix(r, w.Key+" ") })
+			if i < 0 {
+				return fmt.Errorf("vault: %q is not a writer of the vault: %w", oneLine(r), ErrNotExist)
+			}
+			ws = slices.Delete(ws, i, i+1)
+		}
+		if len(ws) == 0 {
+			return fmt.Errorf("vault: that would leave the vault without a writer, and nobody could write it again: %w", ErrInvalid)
+		}
+		out = ws
+		tx.changes = append(tx.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(ws)})
+		return nil
+	}, func(subject *string, trailers *[]trailer) {
+		*subject = "writers"
+		for _, w := range add {
+			*trailers = append(*trailers, trailer{trWriter, "+ " + w.Key})
+		}
+		for _, r := range remove {
+			*trailers = append(*trailers, trailer{trWriter, "- " + r})
+		}
+	})
+	return out, err
+}
+
+// writersOfCommit returns the writers of commit h's tree.
+func (v *Vault) writersOfCommit(h gitlog.Hash) (writerSet, error) {
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return writerSet{}, err
+	}
+	return v.writers.writersAt(v.repo, root)
+}
+
+// mergedWriters is the set a merge of writers makes, as keys, never as
+// lines: what ours holds, with what theirs added since base, without what
+// theirs removed since base.
+func mergedWriters(base, ours, theirs writerSet) []keys.Writer {
+	in := func(s writerSet, w keys.Writer) bool { _, ok := s.find(w.Public); return ok }
+	var out []keys.Writer
+	for _, w := range ours.writers {
+		if !in(base, w) || in(theirs, w) || !theirs.has {
+			out = append(out, w)
+		}
+	}
+	for _, w := range theirs.writers {
+		if !in(base, w) && !in(ours, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// checkWriters refuses, unless accept, a merge or fast-forward that would
+// change the writers this clone holds now, and says in res which keys it adds
+// and removes, computed on the resulting set.
+func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
+	var sets [3]writerSet
+	for i, c := range []gitlog.Hash{base, ours, theirs} {
+		var err error
+		if sets[i], err = v.writersOfCommit(c); err != nil {
+			return fmt.Errorf("vault: sync: %s: %w", keys.WritersPath, err)
+		}
+	}
+	now := writerSet{has: sets[1].has || sets[2].has, writers: mergedWriters(sets[0], sets[1], sets[2])}
+	if base == ours { // a fast-forward takes theirs as it is
+		now = sets[2]
+	}
+	for _, w := range now.writers {
+		if _, ok := sets[1].find(w.Public); !ok {
+			res.WritersAdded = append(res.WritersAdded, w)
+		}
+	}
+	for _, w := range sets[1].writers {
+		if _, ok := now.find(w.Public); !ok {
+			res.WritersRemoved = append(res.WritersRemoved, w)
+		}
+	}
+	if len(res.WritersAdded)+len(res.WritersRemoved) == 0 || accept {
+		return nil
+	}
+	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrWritersChanged)
+}
+
+// mergeWriters merges the writers file as a set of keys (see mergedWriters).
+func (m *merger) mergeWriters(paths map[string]side, handled map[string]bool) error {
+	s, ok := paths[keys.WritersPath]
+	handled[keys.WritersPath] = true
+	switch {
+	case !ok, s.o == s.t, s.t == s.b:
+		return nil
+	case s.o == s.b:
+		if s.t.IsZero() {
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: keys.WritersPath})
+		} else {
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: keys.WritersPath, Hash: s.t})
+		}
+		return nil
+	}
+	var sets [3]writerSet
+	for i, root := range []gitlog.Hash{m.baseT, m.oursT, m.theirsT} {
+		var err error
+		if sets[i], err = m.v.writers.writersAt(m.v.repo, root); err != nil {
+			return fmt.Errorf("vault: merge: %s: %w", keys.WritersPath, err)
+		}
+	}
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(mergedWriters(sets[0], sets[1], sets[2]))})
+	return nil
+}
