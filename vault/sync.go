@@ -196,14 +196,24 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, err
 	}
+	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
+	if err != nil {
+		return ours, err
+	}
+	res.Action, res.Conflicts, res.MovedAside = "merge", conflicts, aside
+	return h, nil
+}
+
+// commitIntegration commits a sync's merge of ours and theirs. When the
+// remote removed a recipient, this clone's own commits since base were
+// encrypted to it too, and a merge would push them as a parent the removed
+// key could read: the merge's content (re-encrypted to the recipients now)
+// goes on top of theirs alone instead, named in a Memory-Squashed trailer.
+func (v *Vault) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
 	commit := w.CommitMerge
 	if removed, err := v.recipientRemoved(base, theirs); err != nil {
 		return ours, err
 	} else if removed {
-		// The remote removed a recipient: this clone's own commits since
-		// were encrypted to it too, and a merge would push them as a parent
-		// the removed key could read. The merge's content (re-encrypted to
-		// the recipients now) goes on top of theirs alone instead.
 		commit = w.CommitSquash
 		info.Message += trSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
 	}
@@ -211,7 +221,6 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, fmt.Errorf("vault: merge: %w", err)
 	}
-	res.Action, res.Conflicts, res.MovedAside = "merge", conflicts, aside
 	return h, nil
 }
 
