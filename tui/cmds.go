@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -53,6 +52,8 @@ type (
 		base int
 		done bool
 		at   string
+		// The whole-vault history's shape, when a jump walked all of it.
+		shape *histShape
 	}
 	// checkpointsMsg holds every checkpoint.
 	checkpointsMsg struct {
@@ -126,54 +127,6 @@ func pollCmd(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return pollMsg{} })
 }
 
-// dirsCmd lists the directories dirs of snap.
-func dirsCmd(ctx context.Context, snap *vault.Snapshot, dirs []string) tea.Cmd {
-	return func() tea.Msg {
-		out := make(map[string][]vault.Entry, len(dirs))
-		for _, d := range dirs {
-			es, err := snap.List(ctx, d)
-			if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir) {
-				continue // gone since: its parent's listing drops it
-			}
-			if errors.Is(err, vault.ErrBadEntry) && d != vault.Root {
-				continue // unreadable (vault.EntryError): the rest still shows
-			}
-			if err != nil {
-				return dirsMsg{commit: snap.Commit(), err: err}
-			}
-			out[d] = es
-		}
-		return dirsMsg{commit: snap.Commit(), dirs: out}
-	}
-}
-
-// walkCmd lists every file of snap.
-func walkCmd(ctx context.Context, snap *vault.Snapshot) tea.Cmd {
-	return func() tea.Msg {
-		var files []file
-		var walk func(dir string) error
-		walk = func(dir string) error {
-			es, err := snap.List(ctx, dir)
-			if err != nil {
-				return err
-			}
-			for _, e := range es {
-				p := dir + "/" + e.Name
-				if e.Dir {
-					if err := walk(p); err != nil && !errors.Is(err, vault.ErrBadEntry) {
-						return err
-					}
-					continue
-				}
-				files = append(files, file{path: p, size: e.Size})
-			}
-			return nil
-		}
-		err := walk(vault.Root)
-		return walkMsg{commit: snap.Commit(), files: files, err: err}
-	}
-}
-
 // logCmd loads the records req asks for.
 func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 	return func() tea.Msg {
@@ -185,10 +138,22 @@ func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 // jumpCmd loads the window req asks for: the oldest records of the scope, or
 // those around the commit req.jump names. The position of a commit is only
 // known by walking the history down to it, so the walk reads every record up
-// to the window (the vault offers no count); only the window is kept.
-func jumpCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
+// to the window (the vault offers no count); only the window is kept. A shape
+// of the whole-vault history answers a jump to its oldest commits without the
+// walk when it still holds (see shape.go).
+func jumpCmd(ctx context.Context, v Vault, req logReq, shape *histShape) tea.Cmd {
 	return func() tea.Msg {
 		msg := logMsg{req: req}
+		if shape != nil && req.oldest {
+			ok, err := oldestFromShape(ctx, v, shape, &msg)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			if ok {
+				return msg
+			}
+		}
 		target := ""
 		if req.jump != "" {
 			h, err := v.Resolve(ctx, req.jump)
@@ -202,6 +167,9 @@ func jumpCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 		if err != nil {
 			msg.err = err
 			return msg
+		}
+		if req.scope == "" && req.pickaxe == "" {
+			msg.shape = shapeOf(all, req.limit)
 		}
 		at := len(all) - 1
 		if target != "" {

@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // show is what the content pane is asked to show.
@@ -42,6 +46,13 @@ const (
 // contentModel is the content pane: a file with line numbers, a diff or a
 // message, soft-wrapped to the pane's width and drawn from offset.
 type contentModel struct {
+	*common
+	frame
+	keyErr   error      // why what keyReq asked for could not be decrypted
+	keyReq   contentReq // the content keyErr is about; the warning shows while it is shown
+	prov     []provRef  // what each row of a blame or search leads to
+	jumpLine int        // the line a search result opens its file at
+
 	want   contentReq
 	title  string
 	kind   bodyKind
@@ -175,4 +186,142 @@ func pad(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-n)
+}
+
+func (c *contentModel) onContent(msg contentMsg) {
+	if msg.req != c.want {
+		return // the user moved on
+	}
+	if msg.err != nil {
+		c.showError(msg.req, msg.err)
+		return
+	}
+	c.set(msg.req, msg.title, msg.kind, msg.header, msg.lines)
+}
+
+// showError puts an error in the content pane. A missing or wrong identity gets
+// a panel that says what still works and how to fix it.
+func (c *contentModel) showError(req contentReq, err error) {
+	var lines []string
+	switch {
+	case errors.Is(err, vault.ErrNoIdentity):
+		c.keyErr, c.keyReq = err, req
+		lines = []string{
+			"Cannot decrypt: no usable identity",
+			"",
+			"The identity file " + c.v.IdentityFile() + " is missing or unreadable,",
+			"so memory contents and diffs cannot be shown.",
+			"",
+			"The tree, file sizes and history do not need it and still work.",
+			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
+		}
+	case errors.Is(err, vault.ErrDecrypt) && req.show != showFile:
+		c.keyErr, c.keyReq = err, req
+		lines = []string{
+			"Cannot decrypt: this commit is encrypted to other keys",
+			"",
+			"The identity file " + c.v.IdentityFile() + " cannot decrypt the files of " + short(req.rev) +
+				": they were encrypted to the recipients of their time, such as before a key was added or changed.",
+			"",
+			"Files and commits encrypted to this identity still read as usual.",
+		}
+	case errors.Is(err, vault.ErrDecrypt):
+		c.keyErr, c.keyReq = err, req
+		lines = []string{
+			"Cannot decrypt: wrong identity",
+			"",
+			"The identity file " + c.v.IdentityFile() + " cannot decrypt this memory:",
+			"it was encrypted to other recipients.",
+			"",
+			"The tree, file sizes and history do not need it and still work.",
+			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
+		}
+	default:
+		lines = []string{"Cannot show this", "", sanitize(err.Error())}
+	}
+	title, header := req.path, []string(nil)
+	if req.show == showCommit || req.show == showBetween {
+		title, header = c.title, c.header // the details need no key
+	}
+	c.set(req, title, bodyError, header, lines)
+}
+
+func (c *contentModel) onProv(msg provMsg) {
+	if msg.req != c.want {
+		return // the user moved on
+	}
+	if msg.err != nil {
+		c.showError(msg.req, msg.err)
+		return
+	}
+	c.set(msg.req, msg.title, msg.kind, nil, msg.lines)
+	c.prov = msg.refs
+	c.cursor = 0
+}
+
+// Update implements component: the keys that scroll the content or move the
+// cursor of a blame or a search, the wheel, and what it asked to show.
+func (c *contentModel) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		d, ok := navDelta(&c.keys, msg, max(c.height, 1))
+		if !ok {
+			return nil
+		}
+		if c.isProvList() {
+			c.moveCursor(d)
+		} else {
+			c.scroll(d, c.height)
+		}
+	case scrollMsg:
+		c.scroll(msg.delta, c.height)
+	case contentMsg:
+		c.onContent(msg)
+		c.jumpTo()
+	case provMsg:
+		c.onProv(msg)
+	}
+	return nil
+}
+
+// moveCursor moves the cursor of a provenance list by delta lines, keeping
+// its first row in view.
+func (c *contentModel) moveCursor(delta int) {
+	c.cursor = clamp(c.cursor+delta, 0, max(len(c.lines)-1, 0))
+	c.wrap(c.width)
+	for i, r := range c.rows {
+		if r.line == c.cursor && r.num > 0 {
+			c.offset = keepInView(c.offset, i, c.height, len(c.rows))
+			break
+		}
+	}
+}
+
+// Title implements component.
+func (c *contentModel) Title() string {
+	if t := sanitize(c.title); t != "" {
+		return t
+	}
+	return "memvault"
+}
+
+// View implements component.
+func (c *contentModel) View() []string {
+	return c.render(c.width, c.height, &c.st)
+}
+
+// jumpTo scrolls a file just loaded to the line a search jumped to.
+func (c *contentModel) jumpTo() {
+	if c.jumpLine == 0 || c.kind != bodyText {
+		return
+	}
+	c.wrap(c.width)
+	for i, r := range c.rows {
+		if r.num == c.jumpLine {
+			c.offset = clamp(i-2, 0, max(len(c.rows)-(c.height), 0))
+			c.cursor = r.line
+			break
+		}
+	}
+	c.jumpLine = 0
 }

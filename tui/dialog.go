@@ -2,9 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // actionKind is an undo the user can ask for, or a checkpoint.
@@ -15,6 +18,8 @@ const (
 	actRevert                       // undo one commit
 	actRollback                     // the whole vault back to a commit
 	actCheckpoint                   // name a commit
+	actUndo                         // take back an action made here: revert its commit
+	actRedo                         // bring back what an undo took back: revert the undo
 )
 
 // action is one change to the vault, as confirmed by the user.
@@ -23,6 +28,7 @@ type action struct {
 	path string // actRestore
 	rev  string
 	name string // actCheckpoint
+	what string // actUndo, actRedo: the action, in words
 }
 
 type (
@@ -41,6 +47,19 @@ type (
 		err    error
 	}
 )
+
+// describe names an action that z can undo, for the status bar.
+func (a action) describe() string {
+	switch a.kind {
+	case actRestore:
+		return "restore of " + strings.TrimPrefix(a.path, vault.Root+"/")
+	case actRevert:
+		return "revert of " + short(a.rev)
+	case actRollback:
+		return "rollback to " + short(a.rev)
+	}
+	return a.what
+}
 
 // dialog is a confirmation on top of the panes.
 type dialog struct {
@@ -105,8 +124,17 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 		return nil
 	}
 	m.setStatus(msg.done, false)
+	switch msg.act.kind {
+	case actUndo, actRedo:
+		m.undo.onUndone(msg.act, msg.commit)
+	case actRestore, actRevert, actRollback:
+		if msg.commit != "" {
+			m.undo.did(undoEntry{commit: msg.commit, what: msg.act.describe()})
+			m.status += " · z undoes"
+		}
+	}
 	m.hist.selectNext = msg.commit
-	return tea.Batch(m.readHead(false), m.readCheckpoints())
+	return tea.Batch(m.readHead(false), m.hist.readCheckpoints())
 }
 
 // startPrompt asks for the name of a checkpoint at the selected commit, or at

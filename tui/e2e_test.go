@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -230,6 +231,51 @@ func TestEndToEndFind(t *testing.T) {
 	x.keys("BTab", "G")
 	x.waitFor("commit 8/8")
 	x.waitFor("init ·")
+	x.keys("q")
+	x.waitExit()
+}
+
+// TestEndToEndEditUndoSync runs `memvault ui` in tmux on a clone of a vault:
+// a file edited in place and saved, the edit undone with z, and a sync with
+// the local remote started with p.
+func TestEndToEndEditUndoSync(t *testing.T) {
+	bin := memvaultBinary(t)
+	remote, opts := newVault(t)
+	seed(t, remote)
+	if err := remote.Flush(context.Background()); err != nil { // plain git, the clone, reads what is flushed
+		t.Fatal(err)
+	}
+	v, err := vault.Clone(context.Background(), "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.Credentials{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+	x.waitFor("origin ↓0 ↑0")
+	x.keys("G", "l")
+	x.waitFor("87B")
+	x.keys("j")
+	x.waitFor("Answers in British English")
+	x.keys("e")
+	x.waitFor("edit user/preferences.md")
+	x.keys("-l", "Hi ")
+	x.waitFor("modified")
+	x.keys("C-s")
+	x.waitFor("saved /memories/user/preferences.md")
+	x.keys("z")
+	x.waitFor("undo the edit of user/preferences.md: done")
+	x.keys("Tab") // any key clears the message, and the bar shows the remote
+	x.waitFor("origin ↓0 ↑2")
+	x.keys("p")
+	x.waitFor("sync: push")
+	x.keys("Tab")
+	x.waitFor("origin ↓0 ↑0 · synced")
+	if got := readMemory(t, remote, "/memories/user/preferences.md"); strings.HasPrefix(got, "Hi ") || got == "" {
+		t.Errorf("after the edit, its undo and the sync the remote's file is %q", got)
+	}
+	if recs := history(t, remote); recs[0].Command != "revert" || recs[1].Command != "edit" {
+		t.Errorf("the remote's newest commits are %s and %s, want the revert of the edit", recs[0].Command, recs[1].Command)
+	}
 	x.keys("q")
 	x.waitExit()
 }

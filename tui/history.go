@@ -1,8 +1,15 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -10,6 +17,21 @@ import (
 // historyModel is the history pane: the records of the whole vault, or of one
 // path, newest first, loaded a page at a time as the cursor nears the end.
 type historyModel struct {
+	*common
+	frame
+	checkpoints map[string][]string // checkpoint names by commit
+	cpAsked     int                 // the number of the last read of the checkpoints
+	cpApplied   int                 // and of the last one applied
+	cancelLog   context.CancelFunc  // stops a history load that a newer one replaced
+	// took says the pane took the content pane's attention (a jump, or the
+	// commit an action made selected), for the root to act on.
+	took bool
+	// The whole-vault history's shape, for G (see shape.go): known, being
+	// walked, and whether G waits for the walk.
+	shape        *histShape
+	shaping      bool
+	bottomWanted bool
+
 	scope string // "" for the whole vault, or a memory path
 	// recs is a window of the scope's history: base records newer than its
 	// first are not loaded. A jump to the oldest commit, or to one named by
@@ -57,7 +79,11 @@ func (h *historyModel) selected() *vault.Record {
 
 // reset empties the pane for a new scope.
 func (h *historyModel) reset(scope string) {
-	*h = historyModel{scope: scope, filter: h.filter, flt: h.flt, pickaxe: h.pickaxe, marks: h.marks}
+	*h = historyModel{
+		common: h.common, frame: h.frame, checkpoints: h.checkpoints, cpAsked: h.cpAsked, cpApplied: h.cpApplied,
+		cancelLog: h.cancelLog, took: h.took, shape: h.shape, shaping: h.shaping,
+		scope: scope, filter: h.filter, flt: h.flt, pickaxe: h.pickaxe, marks: h.marks,
+	}
 }
 
 // appendPage adds the next page of records, less those already there: a page
@@ -263,4 +289,326 @@ func (h *historyModel) needMore(visible int) bool {
 
 func (h *historyModel) move(delta int) {
 	h.cursor = clamp(h.cursor+delta, 0, len(h.view)-1)
+}
+
+// Update implements component: the keys that move in the history, a click
+// or the wheel, and the pages and checkpoints it asked for.
+func (h *historyModel) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k := &h.keys
+		switch {
+		case key.Matches(msg, k.Top) && h.base > 0:
+			// The newest commits are not loaded: start again from them.
+			h.reset(h.scope)
+			h.took = true
+			return h.loadHistory(false)
+		case key.Matches(msg, k.Bottom) && !h.done:
+			if h.shaping && h.scope == "" && h.pickaxe == "" {
+				h.bottomWanted = true // the walk under way answers it
+				h.setStatus("going to the first commit…", false)
+				return nil
+			}
+			return h.jumpHistory("")
+		}
+		if d, ok := navDelta(k, msg, h.height); ok {
+			h.move(d)
+			return tea.Batch(h.moreHistory(), h.earlierHistory())
+		}
+	case clickMsg:
+		if msg.row >= 0 && h.offset+msg.row < len(h.view) {
+			h.cursor = h.offset + msg.row
+			return tea.Batch(h.moreHistory(), h.earlierHistory())
+		}
+	case scrollMsg:
+		h.move(msg.delta)
+		return tea.Batch(h.moreHistory(), h.earlierHistory())
+	case logMsg:
+		return h.onLog(msg)
+	case shapeDueMsg:
+		if !h.wantsShape() {
+			return nil
+		}
+		h.shaping = true
+		return shapeCmd(h.ctx, h.v, h.opts.PageSize)
+	case shapeMsg:
+		return h.onShape(msg)
+	case checkpointsMsg:
+		if msg.seq < h.cpApplied {
+			return nil
+		}
+		h.cpApplied = msg.seq
+		if msg.err != nil {
+			h.setStatus(fmt.Sprintf("read the checkpoints: %v", msg.err), true)
+			return nil
+		}
+		h.checkpoints = make(map[string][]string, len(msg.list))
+		for _, c := range msg.list {
+			h.checkpoints[c.Commit] = append(h.checkpoints[c.Commit], sanitize(c.Name))
+		}
+	}
+	return nil
+}
+
+// readCheckpoints reads every checkpoint, for the ⚑ marks.
+func (h *historyModel) readCheckpoints() tea.Cmd {
+	h.cpAsked++
+	return checkpointsCmd(h.ctx, h.v, h.cpAsked)
+}
+
+// loadHistory asks for the first page of the history's scope, or with fresh
+// for the newest records to merge in.
+func (h *historyModel) loadHistory(fresh bool) tea.Cmd {
+	h.loading = true
+	req := logReq{scope: h.scope, pickaxe: h.pickaxe, limit: h.opts.PageSize, fresh: fresh}
+	if fresh {
+		return logCmd(h.ctx, h.v, req) // never cancelled: it brings new commits
+	}
+	return logCmd(h.pageContext(), h.v, req)
+}
+
+// moreHistory asks for the page after what is loaded when it will soon be needed.
+func (h *historyModel) moreHistory() tea.Cmd {
+	if !h.needMore(h.height) {
+		return nil
+	}
+	h.loading = true
+	limit := h.opts.PageSize
+	if h.filter != "" {
+		limit *= 5 // a filter passes few records; fetch more at once
+	}
+	return logCmd(h.pageContext(), h.v, logReq{scope: h.scope, pickaxe: h.pickaxe, skip: h.base + len(h.recs), limit: limit})
+}
+
+// earlierHistory asks for the page above a window that does not start at the
+// newest commit, when the cursor nears its top.
+func (h *historyModel) earlierHistory() tea.Cmd {
+	if h.base == 0 || h.loading || h.err != nil || h.cursor > h.height {
+		return nil
+	}
+	h.loading = true
+	n := min(h.opts.PageSize, h.base)
+	return logCmd(h.pageContext(), h.v, logReq{scope: h.scope, pickaxe: h.pickaxe, skip: h.base - n, limit: n, before: true})
+}
+
+// jumpHistory loads the window around a revision, or with rev "" the oldest
+// records, and puts the cursor on that commit.
+func (h *historyModel) jumpHistory(rev string) tea.Cmd {
+	h.loading = true
+	req := logReq{scope: h.scope, pickaxe: h.pickaxe, limit: h.opts.PageSize, jump: rev, oldest: rev == ""}
+	if rev == "" {
+		h.setStatus("going to the first commit…", false)
+	} else {
+		h.setStatus("looking for "+sanitize(rev)+"…", false)
+	}
+	var shape *histShape
+	if rev == "" && h.scope == "" && h.pickaxe == "" {
+		shape = h.shape
+	}
+	return jumpCmd(h.pageContext(), h.v, req, shape)
+}
+
+// pageContext returns the context of a new history load, cancelling the one
+// before it: a walk of a long history for a scope the user has left stops.
+func (h *historyModel) pageContext() context.Context {
+	if h.cancelLog != nil {
+		h.cancelLog()
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	h.cancelLog = cancel
+	return ctx
+}
+
+// onLog takes the records a load brought.
+func (h *historyModel) onLog(msg logMsg) tea.Cmd {
+	req := msg.req
+	if req.scope != h.scope || req.pickaxe != h.pickaxe ||
+		!req.fresh && !req.before && req.jump == "" && !req.oldest && req.skip > h.base+len(h.recs) ||
+		req.before && req.skip+req.limit != h.base {
+		return nil // a page of another scope, or of one since reset
+	}
+	h.loading = false
+	if errors.Is(msg.err, context.Canceled) {
+		return nil
+	}
+	if msg.err != nil && (req.jump != "" || req.oldest) {
+		h.setStatus(fmt.Sprintf("go to %s: %v", sanitize(req.jump), msg.err), true)
+		return nil
+	}
+	if msg.err != nil {
+		h.err = msg.err
+		h.setStatus(fmt.Sprintf("read the history: %v", msg.err), true)
+		return nil
+	}
+	switch {
+	case req.jump != "" || req.oldest:
+		h.status = ""
+		if !h.setWindow(msg.recs, msg.base, msg.done, msg.at) && msg.at != "" {
+			h.setStatus(fmt.Sprintf("%s is hidden by the filter", short(msg.at)), false)
+		}
+		h.took = true
+	case req.before:
+		h.prependPage(msg.recs)
+	case !msg.req.fresh:
+		if req.skip == 0 && len(msg.recs) > 0 {
+			h.newest = msg.recs[0].Commit
+		}
+		h.appendPage(msg.recs, msg.req.limit)
+	case !h.prepend(msg.recs):
+		// More new commits than a page: start again from the newest.
+		h.reset(h.scope)
+		h.appendPage(msg.recs, msg.req.limit)
+	}
+	if c := h.selectNext; c != "" && h.seen[c] {
+		h.selectNext, h.cursor, h.took = "", h.indexOf(c), true
+	}
+	if msg.shape != nil && req.scope == "" && req.pickaxe == "" {
+		h.shape = msg.shape
+	}
+	var later tea.Cmd
+	if h.wantsShape() && h.opts.PollInterval > 0 {
+		later = tea.Tick(shapeDelay, func(time.Time) tea.Msg { return shapeDueMsg{} })
+	}
+	return tea.Batch(h.moreHistory(), later)
+}
+
+// Title implements component.
+func (h *historyModel) Title() string {
+	t := "History · all"
+	if h.scope != "" {
+		t = "History · " + sanitize(strings.TrimPrefix(h.scope, vault.Root+"/"))
+	}
+	if h.filter != "" {
+		t += " · /" + sanitize(h.filter)
+	}
+	if h.pickaxe != "" {
+		t += " · -S " + sanitize(h.pickaxe)
+	}
+	return t
+}
+
+// The widths of a history row's parts: the cursor mark, the mark and hash,
+// the relative time, the absolute time and the command, each with its space.
+const (
+	histFixed = 1 + 9 + 8 + 12
+	histAbs   = 17
+)
+
+// histColumns chooses the columns of history rows w cells wide whose paths
+// (checkpoints included) need pathW. The agent keeps its place while the path
+// still gets minPath cells; then the path takes what it needs, and only when
+// it is whole do the tool-use id and then the absolute time show (the commit's
+// details show both in any case).
+func histColumns(w, pathW, aw, tw int) (abs, agent, tool bool) {
+	const minPath = 30
+	need := histFixed + min(pathW, minPath)
+	if aw > 0 && need+1+aw <= w {
+		agent, need = true, need+1+aw
+	}
+	need += pathW - min(pathW, minPath)
+	if need > w {
+		return false, agent, false
+	}
+	if tw > 0 && need+1+tw <= w {
+		tool, need = true, need+1+tw
+	}
+	return need+histAbs <= w, agent, tool
+}
+
+// histPath is a record's path as the history shows it, with its checkpoints.
+func (h *historyModel) histPath(r *vault.Record) string {
+	p := strings.TrimPrefix(sanitize(r.Path), vault.Root+"/")
+	if r.NewPath != "" {
+		p += " → " + strings.TrimPrefix(sanitize(r.NewPath), vault.Root+"/")
+	}
+	for _, name := range h.checkpoints[r.Commit] {
+		p = "⚑" + name + " " + p
+	}
+	return p
+}
+
+// histWant is the width the history pane needs to show every column and the
+// whole path of its widest loaded row, border included.
+func (h *historyModel) histWant() int {
+	if h.wantN == len(h.view) && h.wantFirst == h.firstCommit() && h.wantCp == len(h.checkpoints) {
+		return h.want
+	}
+	pw, aw, tw := 0, 0, 0
+	for _, i := range h.view {
+		r := &h.recs[i]
+		pw = max(pw, lipgloss.Width(h.histPath(r)))
+		aw = max(aw, min(lipgloss.Width(sanitize(r.Agent)), 12))
+		tw = max(tw, min(lipgloss.Width(sanitize(r.ToolUseID)), 16))
+	}
+	h.want = 2 + histFixed + histAbs + pw + 1 + aw + 1 + tw
+	h.wantN, h.wantFirst, h.wantCp = len(h.view), h.firstCommit(), len(h.checkpoints)
+	return h.want
+}
+
+// View implements component: the visible commits, with as many columns as fit.
+func (h *historyModel) View() []string {
+	w, rows := h.width, h.height
+	now := h.opts.Now()
+	out := make([]string, 0, rows)
+	aw, tw := h.rightWidths(rows)
+	pw := 0
+	for i := h.offset; i < len(h.view) && i < h.offset+rows; i++ {
+		pw = max(pw, lipgloss.Width(h.histPath(&h.recs[h.view[i]])))
+	}
+	wide, wider, widest := histColumns(w, pw, aw, tw)
+	for i := h.offset; i < len(h.view) && len(out) < rows; i++ {
+		r := &h.recs[h.view[i]]
+		var b strings.Builder
+		mark := " "
+		if h.marked(r.Commit) {
+			mark = h.st.Marked.Render("●")
+		}
+		b.WriteString(mark + h.st.Hash.Render(short(r.Commit)) + " ")
+		b.WriteString(h.st.Time.Render(fmt.Sprintf("%-7s", relTime(r.Time, now))) + " ")
+		if wide {
+			b.WriteString(h.st.Time.Render(absTime(r.Time, now)) + " ")
+		}
+		b.WriteString(h.st.Command.Render(fmt.Sprintf("%-11s", sanitize(r.Command))) + " ")
+		p := strings.TrimPrefix(sanitize(r.Path), vault.Root+"/")
+		if r.NewPath != "" {
+			p += " → " + strings.TrimPrefix(sanitize(r.NewPath), vault.Root+"/")
+		}
+		var right []string
+		if wider {
+			right = append(right, h.st.Agent.Render(pad(sanitize(r.Agent), aw)))
+		}
+		if widest {
+			right = append(right, h.st.ToolUse.Render(pad(sanitize(r.ToolUseID), tw)))
+		}
+		for _, name := range h.checkpoints[r.Commit] {
+			b.WriteString(h.st.Checkpoint.Render("⚑"+name) + " ")
+		}
+		// No writer's signature: never shown as the agent's own, whatever its
+		// trailers say (a vault from before writers, or a clone's own repair).
+		if r.Signer == "" {
+			b.WriteString(h.st.StatusError.Render("unsigned") + " ")
+		}
+		b.WriteString(h.st.Path.Render(p))
+		out = append(out, listRow(&h.st, b.String(), strings.Join(right, " "), w, i == h.cursor, h.focused))
+	}
+	if len(out) < rows {
+		switch {
+		case h.loading:
+			out = append(out, pad(h.st.Faint.Render(" loading…"), w))
+		case len(h.view) == 0 && h.filter != "":
+			out = append(out, pad(h.st.Faint.Render(" no commit matches"), w))
+		}
+	}
+	return out
+}
+
+// rightWidths are the widths of the agent and tool-use columns: as wide as
+// their widest visible value, up to 12 and 16 cells.
+func (h *historyModel) rightWidths(rows int) (agent, toolUse int) {
+	for i := h.offset; i < len(h.view) && i < h.offset+rows; i++ {
+		r := &h.recs[h.view[i]]
+		agent = max(agent, min(lipgloss.Width(sanitize(r.Agent)), 12))
+		toolUse = max(toolUse, min(lipgloss.Width(sanitize(r.ToolUseID)), 16))
+	}
+	return agent, toolUse
 }

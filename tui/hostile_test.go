@@ -57,7 +57,7 @@ func TestHostileNamesEscaped(t *testing.T) {
 	}
 	check("the tree", `evil\x1b[2K\rname\nfake\u202e.md`)
 	d.keys("tab", "j")
-	check("the history", `create\x1b[31m`, `mallory\u20`, `toolu\u009b2J`)
+	check("the history", `create\x1b[31m`, `mallory\u20`, `toolu\u009b2J`, "unsigned")
 	d.keys("k")
 	check("the commit", `/memories/evil\x1b[2K\rname`, `mallory\u202eyrollam`, `s\r-2`)
 }

@@ -30,6 +30,14 @@ type KeyMap struct {
 	Search     key.Binding // search the content of every file
 	Pickaxe    key.Binding // the history's commits that add or remove a text
 	Jump       key.Binding // go to a commit by hash or checkpoint
+	Edit       key.Binding // edit the selected file in place
+	Undo       key.Binding // take back the last action made here
+	Redo       key.Binding // bring back what Undo took back
+	Sync       key.Binding // sync with the default remote
+
+	Save         key.Binding // in the editor: write the file as one commit
+	NextConflict key.Binding // in the editor: the next conflict marker
+	PrevConflict key.Binding // in the editor: the previous conflict marker
 
 	Confirm key.Binding // in a dialog
 	Submit  key.Binding // accept a filter or a checkpoint name
@@ -67,11 +75,19 @@ func DefaultKeyMap() KeyMap {
 		Search:     b([]string{"s"}, "s", "search content"),
 		Pickaxe:    b([]string{"S"}, "S", "history by text"),
 		Jump:       b([]string{":"}, ":", "go to commit"),
-		Confirm:    b([]string{"enter", "y"}, "enter/y", "confirm"),
-		Submit:     b([]string{"enter"}, "enter", "accept"),
-		Cancel:     b([]string{"esc"}, "esc", "back"),
-		Help:       b([]string{"?"}, "?", "help"),
-		Quit:       b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Edit:       b([]string{"e"}, "e", "edit file"),
+		Undo:       b([]string{"z"}, "z", "undo action"),
+		Redo:       b([]string{"ctrl+z"}, "ctrl+z", "redo action"),
+		Sync:       b([]string{"p"}, "p", "sync remote"),
+
+		Save:         b([]string{"ctrl+s"}, "ctrl+s", "save edit"),
+		NextConflict: b([]string{"alt+n"}, "alt+n", "next conflict"),
+		PrevConflict: b([]string{"alt+p"}, "alt+p", "prev conflict"),
+		Confirm:      b([]string{"enter", "y"}, "enter/y", "confirm"),
+		Submit:       b([]string{"enter"}, "enter", "accept"),
+		Cancel:       b([]string{"esc"}, "esc", "back"),
+		Help:         b([]string{"?"}, "?", "help"),
+		Quit:         b([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
 }
 
@@ -79,7 +95,7 @@ func DefaultKeyMap() KeyMap {
 // bar always ends with Help and Quit.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
-		k.Confirm, k.Submit, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
+		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
 		k.AsOf, k.Scope, k.Filter, k.Checkpoint, k.Cancel,
 	}
 }
@@ -89,8 +105,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
-		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Cancel},
-		{k.Restore, k.Revert, k.Rollback, k.Search, k.Pickaxe, k.Help, k.Quit},
+		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
+		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.Sync},
+		{k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
 	}
 }
 
@@ -106,6 +123,7 @@ const (
 	modeSearch       // typing a search of the files' content
 	modePickaxe      // typing the text the history's commits must add or remove
 	modeJump         // typing a commit hash or checkpoint name to go to
+	modeEdit         // editing a file in place
 )
 
 // typing tells whether the mode edits the one-line input.
@@ -135,6 +153,13 @@ func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
 	k.Search.SetEnabled(browse)
 	k.Pickaxe.SetEnabled(browse)
 	k.Jump.SetEnabled(browse)
+	k.Edit.SetEnabled(browse && file)
+	k.Undo.SetEnabled(browse)
+	k.Redo.SetEnabled(browse)
+	k.Sync.SetEnabled(browse)
+	k.Save.SetEnabled(m == modeEdit)
+	k.NextConflict.SetEnabled(m == modeEdit)
+	k.PrevConflict.SetEnabled(m == modeEdit)
 	k.Cancel.SetEnabled(true)
 	k.Help.SetEnabled(browse || m == modeHelp)
 	k.Quit.SetEnabled(browse || m == modeHelp)

@@ -22,14 +22,7 @@ const (
 // Model is the root model of the interface. It owns one sub-model per pane and
 // routes messages to them; use New to make one.
 type Model struct {
-	// ctx bounds the I/O of every command the model starts. Bubble Tea models
-	// outlive any one call, so this is the one context kept in a struct; it
-	// comes from New's caller and ends with the program.
-	ctx  context.Context
-	v    Vault
-	opts Options
-	keys KeyMap
-	st   Styles
+	common
 	help help.Model
 	dark bool
 
@@ -39,32 +32,26 @@ type Model struct {
 	source        pane // the list the content pane follows: tree or history
 	mode          mode
 
-	snap        *vault.Snapshot     // the head the tree shows; nil until loaded
-	checkpoints map[string][]string // checkpoint names by commit
-	scopeFile   bool                // history follows the tree's selection
-	asOf        bool                // a selected commit shows the file as it was, not the diff
-	diffMarks   bool                // the content shows the diff between the two marked commits
+	snap      *vault.Snapshot // the head the tree shows; nil until loaded
+	scopeFile bool            // history follows the tree's selection
+	asOf      bool            // a selected commit shows the file as it was, not the diff
+	diffMarks bool            // the content shows the diff between the two marked commits
 
-	tree     treeModel
-	hist     historyModel
-	content  contentModel
+	// The panes, each a component the model routes messages to.
+	tree    treeModel
+	hist    historyModel
+	content contentModel
+	editor  *editor // the edit in place, in modeEdit
+
 	input    textinput.Model // the filter, or a checkpoint's name
 	dialog   *dialog
 	helpView helpView
-	status   string
-	isErr    bool       // status is an error
-	keyErr   error      // why what keyReq asked for could not be decrypted
-	keyReq   contentReq // the content keyErr is about; the warning shows while it is shown
+	undo     undoStack // this session's actions, for z and ctrl+z
+	sync     syncState // the remotes' state, and a sync started here
 
-	cancelLog context.CancelFunc // stops a history load that a newer one replaced
-
-	prov     []provRef // what each row of a blame or search in the content pane leads to
-	jumpLine int       // the line a search result opens its file at
-
-	// Reads of the head and of the checkpoints run concurrently; each is
-	// numbered, and a result older than one already applied is dropped.
+	// Reads of the head run concurrently; each is numbered, and a result
+	// older than one already applied is dropped.
 	headAsked, headApplied int
-	cpAsked, cpApplied     int
 	watched                bool // the vault tells of commits at once; polling is the fallback
 }
 
@@ -72,19 +59,20 @@ type Model struct {
 func New(ctx context.Context, v Vault, opts Options) *Model {
 	opts.fill()
 	m := &Model{
-		ctx:  ctx,
-		v:    v,
-		opts: opts,
-		keys: DefaultKeyMap(),
-		help: help.New(),
-		dark: !opts.Light,
-		tree: newTree(),
+		common: common{ctx: ctx, v: v, opts: opts, keys: DefaultKeyMap()},
+		help:   help.New(),
+		dark:   !opts.Light,
 	}
+	m.tree = newTree(&m.common)
+	m.hist.common = &m.common
+	m.content.common = &m.common
+	m.sync.common = &m.common
 	m.input = textinput.New()
 	m.input.Prompt = "/"
 	m.setStyles()
 	m.width, m.height = 80, 24
 	m.lay = computeLayout(m.width, m.height, 0)
+	m.sizePanes()
 	m.content.set(contentReq{}, "", bodyLoading, nil, []string{"loading…"})
 	m.keys.enable(m.mode, m.focus, false, false)
 	return m
@@ -99,6 +87,9 @@ func (m *Model) setStyles() {
 	}
 	is.Cursor.Blink = false // a steady cursor needs no timer
 	m.input.SetStyles(is)
+	if m.editor != nil {
+		setEditorStyles(&m.editor.ta, m.dark, m.opts.NoColor)
+	}
 }
 
 // Init implements tea.Model: it loads the head and asks the terminal for its
@@ -108,7 +99,11 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.PollInterval > 0 {
 		watch = watchCmd(m.ctx, m.v)
 	}
-	return tea.Batch(m.readHead(m.opts.PollInterval > 0), watch, tea.RequestBackgroundColor)
+	var tick tea.Cmd
+	if m.opts.PollInterval > 0 {
+		tick = statusTick()
+	}
+	return tea.Batch(m.readHead(m.opts.PollInterval > 0), watch, tick, tea.RequestBackgroundColor)
 }
 
 // Update implements tea.Model.
@@ -140,22 +135,29 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case dirsMsg:
 		cmd = m.onDirs(msg)
 	case walkMsg:
-		m.onWalk(msg)
-	case logMsg:
-		cmd = m.onLog(msg)
-	case contentMsg:
-		m.onContent(msg)
-		m.jumpTo()
-	case provMsg:
-		m.onProv(msg)
+		cmd = m.tree.Update(msg)
+	case logMsg, shapeDueMsg, shapeMsg:
+		cmd = m.routeHistory(msg)
+	case contentMsg, provMsg:
+		cmd = m.content.Update(msg)
 	case checkpointsMsg:
-		m.onCheckpoints(msg)
+		cmd = m.onCheckpoints(msg)
 	case planMsg:
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
+	case syncStatusMsg, statusTickMsg, statusDueMsg, syncTickMsg:
+		cmd = m.sync.Update(msg)
+	case syncDoneMsg:
+		cmd = tea.Batch(m.sync.Update(msg), m.readHead(false))
+	case editOpenMsg:
+		cmd = m.onEditOpen(msg)
+	case editSavedMsg:
+		cmd = m.onEditSaved(msg)
 	default:
-		if m.mode.typing() {
+		if m.mode == modeEdit && m.editor != nil {
+			cmd = m.editor.Update(msg)
+		} else if m.mode.typing() {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -164,31 +166,34 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // settle brings what depends on the state up to date after any message: the
-// keys that apply, and scroll offsets that keep each cursor in view.
+// keys that apply, the panes' sizes and focus, and scroll offsets that keep
+// each cursor in view.
 func (m *Model) settle() {
 	sel := m.tree.selected()
 	file := (sel != nil && !sel.dir) || m.selectedRecordFile() != ""
 	commit := m.hist.selected() != nil && (m.focus == paneHistory || m.focus == paneContent && m.source == paneHistory)
 	m.keys.enable(m.mode, m.focus, commit, file)
-	m.lay = computeLayout(m.width, m.height, m.histWant())
+	m.lay = computeLayout(m.width, m.height, m.hist.histWant())
 	m.help.SetWidth(m.width)
-	m.tree.offset = keepInView(m.tree.offset, m.tree.cursor, m.lay.tree.h-2, len(m.tree.rows))
-	m.hist.offset = keepInView(m.hist.offset, m.hist.cursor, m.lay.hist.h-2, len(m.hist.view))
-	m.content.wrap(m.lay.content.w - 2)
-	m.content.scroll(0, m.lay.content.h-2)
+	m.sizePanes()
+	m.tree.offset = keepInView(m.tree.offset, m.tree.cursor, m.tree.height, len(m.tree.rows))
+	m.hist.offset = keepInView(m.hist.offset, m.hist.cursor, m.hist.height, len(m.hist.view))
+	m.content.wrap(m.content.width)
+	m.content.scroll(0, m.content.height)
 }
 
-// keepInView returns the offset nearest off that shows row cursor among n rows
-// in a window of h.
-func keepInView(off, cursor, h, n int) int {
-	h = max(h, 1)
-	if cursor < off {
-		off = cursor
+// sizePanes gives each pane its room inside its border, and the focus.
+func (m *Model) sizePanes() {
+	m.tree.SetSize(m.lay.tree.w-2, m.lay.tree.h-2)
+	m.hist.SetSize(m.lay.hist.w-2, m.lay.hist.h-2)
+	m.content.SetSize(m.lay.content.w-2, m.lay.content.h-2)
+	m.tree.SetFocused(m.focus == paneTree)
+	m.hist.SetFocused(m.focus == paneHistory)
+	m.content.SetFocused(m.focus == paneContent)
+	if m.editor != nil {
+		m.editor.SetSize(m.lay.content.w-2, m.lay.content.h-2)
+		m.editor.SetFocused(m.focus == paneContent)
 	}
-	if cursor >= off+h {
-		off = cursor - h + 1
-	}
-	return clamp(off, 0, max(n-h, 0))
 }
 
 // selectedRecordFile is the path a restore or "as it was" would act on: the

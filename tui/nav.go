@@ -8,75 +8,62 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// navKey moves within the focused pane.
-func (m *Model) navKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := &m.keys
-	page := 0
+// route hands a key to the pane with the focus, and makes the content follow
+// a selection that moved.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch m.focus {
 	case paneTree:
-		page = m.lay.tree.h - 2
+		return m.routeTree(msg)
 	case paneHistory:
-		page = m.lay.hist.h - 2
-	default:
-		page = m.lay.content.h - 2
+		return m.routeHistory(msg)
 	}
-	switch {
-	case key.Matches(msg, k.Up):
-		return m.move(-1)
-	case key.Matches(msg, k.Down):
-		return m.move(1)
-	case key.Matches(msg, k.PageUp):
-		return m.move(-page)
-	case key.Matches(msg, k.PageDown):
-		return m.move(page)
-	case key.Matches(msg, k.Top):
-		if m.focus == paneHistory && m.hist.base > 0 {
-			// The newest commits are not loaded: start again from them.
-			m.hist.reset(m.hist.scope)
-			m.source = paneHistory
-			return m.loadHistory(false)
-		}
-		return m.move(-1 << 30)
-	case key.Matches(msg, k.Bottom):
-		if m.focus == paneHistory && !m.hist.done {
-			return m.jumpHistory("")
-		}
-		return m.move(1 << 30)
-	case key.Matches(msg, k.Open):
-		return m.open()
-	case key.Matches(msg, k.Fold):
-		return m.fold(false)
-	case key.Matches(msg, k.Unfold):
-		return m.fold(true)
+	if k, ok := msg.(tea.KeyPressMsg); ok && m.content.isProvList() && k.String() == "enter" {
+		return m.openProv()
 	}
-	return nil
+	return m.content.Update(msg)
 }
 
-// move moves the focused pane's cursor, or scrolls the content, by delta.
-func (m *Model) move(delta int) tea.Cmd {
-	switch m.focus {
-	case paneTree:
-		before := m.tree.cursor
-		m.tree.move(delta)
-		if m.tree.cursor == before {
-			return nil
-		}
-		m.source = paneTree
-		return tea.Batch(m.follow(false), m.treeScope())
-	case paneHistory:
-		before := m.hist.cursor
-		m.hist.move(delta)
-		if m.hist.cursor != before {
-			m.diffMarks = false // the content follows the cursor again
-		}
-		if m.hist.cursor == before {
-			return tea.Batch(m.moreHistory(), m.earlierHistory())
-		}
-		m.source = paneHistory
-		return tea.Batch(m.follow(false), m.moreHistory(), m.earlierHistory())
+// routeTree hands msg to the tree. When its selection moved, the tree becomes
+// what the content follows, and a file-scoped history follows it too.
+func (m *Model) routeTree(msg tea.Msg) tea.Cmd {
+	before := m.tree.selected()
+	cmd := m.tree.Update(msg)
+	if m.tree.selected() == before {
+		return cmd
 	}
-	m.content.scroll(delta, m.lay.content.h-2)
-	return nil
+	m.source = paneTree
+	return tea.Batch(cmd, m.follow(false), m.treeScope())
+}
+
+// routeHistory hands msg to the history. When its selection moved, or it
+// took the content's attention (a jump, a page from the newest, an action's
+// commit), the history becomes what the content follows.
+func (m *Model) routeHistory(msg tea.Msg) tea.Cmd {
+	before := m.hist.selected()
+	cmd := m.hist.Update(msg)
+	after := m.hist.selected()
+	took := m.hist.took
+	m.hist.took = false
+	if _, page := msg.(logMsg); page {
+		// A page leaves the selection where it was unless it took the
+		// content; the content shows what is selected once it is loaded.
+		if took {
+			m.source = paneHistory
+		}
+		if m.source == paneHistory && (before == nil || after == nil || before.Commit != after.Commit) {
+			return tea.Batch(cmd, m.follow(false))
+		}
+		return cmd
+	}
+	switch {
+	case took:
+		m.source = paneHistory // the newest page is on its way
+	case after != nil && (before == nil || before.Commit != after.Commit):
+		m.diffMarks = false // the content follows the cursor again
+		m.source = paneHistory
+		return tea.Batch(cmd, m.follow(false))
+	}
+	return cmd
 }
 
 // open acts on the selected row: a directory folds or unfolds, a file or a
@@ -85,45 +72,13 @@ func (m *Model) open() tea.Cmd {
 	switch m.focus {
 	case paneTree:
 		if n := m.tree.selected(); n != nil && n.dir {
-			return m.fold(!n.open)
+			return m.tree.fold(!n.open)
 		}
 		m.source, m.focus = paneTree, paneContent
 	case paneHistory:
 		m.source, m.focus = paneHistory, paneContent
 	}
 	return m.follow(false)
-}
-
-// fold closes (or opens) the selected directory; folding a file or a closed
-// directory moves to its parent.
-func (m *Model) fold(open bool) tea.Cmd {
-	if m.focus != paneTree {
-		return nil
-	}
-	n := m.tree.selected()
-	if n == nil {
-		return nil
-	}
-	if !n.dir || (!open && !n.open) {
-		if !open {
-			for i := m.tree.cursor - 1; i >= 0; i-- {
-				if m.tree.rows[i].depth < n.depth {
-					m.tree.cursor = i
-					return tea.Batch(m.follow(false), m.treeScope())
-				}
-			}
-		}
-		return nil
-	}
-	if n.open == open {
-		return nil
-	}
-	n.open = open
-	m.tree.flatten()
-	if open && !n.listed && m.snap != nil {
-		return dirsCmd(m.ctx, m.snap, []string{n.path})
-	}
-	return nil
 }
 
 // follow points the content pane at what the list it follows has selected. With
@@ -167,7 +122,7 @@ func (m *Model) rescope() tea.Cmd {
 	if m.snap == nil {
 		return nil
 	}
-	return m.loadHistory(false)
+	return m.hist.loadHistory(false)
 }
 
 // filterKey edits the filter, applying it as it is typed.
@@ -208,10 +163,11 @@ func (m *Model) applyFilter(q string) tea.Cmd {
 	} else {
 		cmds = append(cmds, m.follow(false))
 	}
-	return tea.Batch(append(cmds, m.moreHistory())...)
+	return tea.Batch(append(cmds, m.hist.moreHistory())...)
 }
 
-// onClick focuses the pane under the pointer and selects the row clicked.
+// onClick focuses the pane under the pointer and routes the click to it: a
+// click on the tree's selected row opens it.
 func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 	if m.mode != modeBrowse || ms.Button != tea.MouseLeft {
 		return nil
@@ -227,17 +183,17 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 			if m.tree.offset+row == m.tree.cursor {
 				return m.open()
 			}
-			return m.move(m.tree.offset + row - m.tree.cursor)
+			return m.routeTree(clickMsg{row: row})
 		}
 	case paneHistory:
 		if row >= 0 && m.hist.offset+row < len(m.hist.view) {
-			return m.move(m.hist.offset + row - m.hist.cursor)
+			return m.routeHistory(clickMsg{row: row})
 		}
 	}
 	return m.focused()
 }
 
-// onWheel scrolls the pane under the pointer.
+// onWheel scrolls the pane under the pointer, wherever the focus is.
 func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
 	if m.mode != modeBrowse {
 		return nil
@@ -254,7 +210,7 @@ func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
 	}
 	focus := m.focus
 	m.focus = p
-	cmd := m.move(delta)
+	cmd := m.route(scrollMsg{delta: delta})
 	m.focus = focus
 	return cmd
 }

@@ -140,7 +140,7 @@ func (m *Model) askKey(msg tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			m.focus = paneHistory
-			return m.jumpHistory(text)
+			return m.hist.jumpHistory(text)
 		}
 		return m.search(text)
 	case key.Matches(msg, m.keys.Cancel):
@@ -193,89 +193,24 @@ func (m *Model) search(pattern string) tea.Cmd {
 	}
 }
 
-func (m *Model) onProv(msg provMsg) {
-	if msg.req != m.content.want {
-		return // the user moved on
-	}
-	if msg.err != nil {
-		m.showError(msg.req, msg.err)
-		return
-	}
-	m.content.set(msg.req, msg.title, msg.kind, nil, msg.lines)
-	m.prov = msg.refs
-	m.content.cursor = 0
-}
-
-// provKey moves the cursor of a provenance list, and opens what its row names.
-func (m *Model) provKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := &m.keys
-	page := max(m.lay.content.h-2, 1)
-	delta := 0
-	switch {
-	case key.Matches(msg, k.Up):
-		delta = -1
-	case key.Matches(msg, k.Down):
-		delta = 1
-	case key.Matches(msg, k.PageUp):
-		delta = -page
-	case key.Matches(msg, k.PageDown):
-		delta = page
-	case key.Matches(msg, k.Top):
-		delta = -1 << 30
-	case key.Matches(msg, k.Bottom):
-		delta = 1 << 30
-	case msg.String() == "enter":
-		return m.openProv(), true
-	default:
-		return nil, false
-	}
-	c := &m.content
-	c.cursor = clamp(c.cursor+delta, 0, max(len(c.lines)-1, 0))
-	c.wrap(m.lay.content.w - 2)
-	for i, r := range c.rows { // keep the cursor's first row in view
-		if r.line == c.cursor && r.num > 0 {
-			c.offset = keepInView(c.offset, i, m.lay.content.h-2, len(c.rows))
-			break
-		}
-	}
-	return nil, true
-}
-
 // openProv opens the selected row: a blame line's commit, or a match's file at
 // its line.
 func (m *Model) openProv() tea.Cmd {
 	i := m.content.cursor
-	if i < 0 || i >= len(m.prov) {
+	if i < 0 || i >= len(m.content.prov) {
 		return nil
 	}
-	ref := m.prov[i]
+	ref := m.content.prov[i]
 	if ref.commit != "" {
 		req := contentReq{show: showCommit, rev: ref.commit}
-		header := m.commitDetails(ref.rec)
+		header := m.hist.commitDetails(ref.rec)
 		m.content.set(req, "commit "+short(ref.commit), bodyLoading, header, []string{"loading…"})
 		return m.contentCmd(req)
 	}
 	req := contentReq{show: showFile, path: ref.path, rev: m.snap.Commit()}
 	m.content.set(req, ref.path, bodyLoading, nil, []string{"loading…"})
-	m.jumpLine = ref.line
+	m.content.jumpLine = ref.line
 	return fileCmd(m.ctx, m.snap, req)
-}
-
-// jumpTo scrolls a file just loaded to the line a search jumped to.
-func (m *Model) jumpTo() {
-	if m.jumpLine == 0 || m.content.kind != bodyText {
-		return
-	}
-	c := &m.content
-	c.wrap(m.lay.content.w - 2)
-	for i, r := range c.rows {
-		if r.num == m.jumpLine {
-			c.offset = clamp(i-2, 0, max(len(c.rows)-(m.lay.content.h-2), 0))
-			c.cursor = r.line
-			break
-		}
-	}
-	m.jumpLine = 0
 }
 
 // setPickaxe keeps in the history only the commits whose change adds or
@@ -289,5 +224,5 @@ func (m *Model) setPickaxe(text string) tea.Cmd {
 	if m.snap == nil {
 		return nil
 	}
-	return m.loadHistory(false)
+	return m.hist.loadHistory(false)
 }

@@ -22,13 +22,13 @@ func TestBlameFrames(t *testing.T) {
 	d.keys("G", "l", "j") // user/preferences.md
 	d.keys("b")
 	d.golden("blame")
-	if d.m.focus != paneContent || d.m.content.kind != bodyBlame || len(d.m.prov) != 5 {
-		t.Fatalf("after b: focus %v, content kind %v with %d rows; want the blame of 5 lines, focused", d.m.focus, d.m.content.kind, len(d.m.prov))
+	if d.m.focus != paneContent || d.m.content.kind != bodyBlame || len(d.m.content.prov) != 5 {
+		t.Fatalf("after b: focus %v, content kind %v with %d rows; want the blame of 5 lines, focused", d.m.focus, d.m.content.kind, len(d.m.content.prov))
 	}
 	d.keys("j", "j", "j", "j")
 	d.golden("blame_cursor")
 	d.keys("enter")
-	want := d.m.prov[4].commit
+	want := d.m.content.prov[4].commit
 	if d.m.content.want.show != showCommit || d.m.content.want.rev != want {
 		t.Fatalf("enter on line 5 shows %+v, want the commit %s", d.m.content.want, want)
 	}
@@ -46,8 +46,8 @@ func TestSearchFrames(t *testing.T) {
 	d.golden("search_typing")
 	d.keys("enter")
 	d.golden("search")
-	if len(d.m.prov) != 2 {
-		t.Fatalf("search found %d lines, want 2", len(d.m.prov))
+	if len(d.m.content.prov) != 2 {
+		t.Fatalf("search found %d lines, want 2", len(d.m.content.prov))
 	}
 	d.keys("j", "enter")
 	if d.m.content.want.show != showFile || d.m.content.want.path != "/memories/user/preferences.md" || d.m.content.cursor != 3 {
@@ -70,7 +70,7 @@ func TestPickaxeFrames(t *testing.T) {
 		t.Fatalf("history -S Tabs = %d commits, want the one str_replace", len(d.m.hist.recs))
 	}
 	d.keys("esc")
-	if d.m.hist.pickaxe != "" || len(d.m.hist.recs) != 7 || strings.Contains(d.m.histTitle(), "-S") {
-		t.Errorf("after esc: pickaxe %q, %d commits, title %q; want all 7", d.m.hist.pickaxe, len(d.m.hist.recs), d.m.histTitle())
+	if d.m.hist.pickaxe != "" || len(d.m.hist.recs) != 7 || strings.Contains(d.m.hist.Title(), "-S") {
+		t.Errorf("after esc: pickaxe %q, %d commits, title %q; want all 7", d.m.hist.pickaxe, len(d.m.hist.recs), d.m.hist.Title())
 	}
 }

@@ -47,7 +47,7 @@ func (m *Model) wantHistoryContent() (contentReq, string, []string) {
 		return contentReq{show: showNone}, "history", []string{"No commit selected."}
 	}
 	if m.diffMarks && len(m.hist.marks) == 2 {
-		from, to := m.orderMarks()
+		from, to := m.hist.orderMarks()
 		return contentReq{show: showBetween, rev: to, from: from},
 			fmt.Sprintf("diff %s..%s", short(from), short(to)), nil
 	}
@@ -59,16 +59,16 @@ func (m *Model) wantHistoryContent() (contentReq, string, []string) {
 		return contentReq{show: showAsOf, path: p, rev: r.Commit},
 			fmt.Sprintf("%s as it was at %s", strings.TrimPrefix(p, vault.Root+"/"), short(r.Commit)), nil
 	}
-	return contentReq{show: showCommit, rev: r.Commit}, "commit " + short(r.Commit), m.commitDetails(r)
+	return contentReq{show: showCommit, rev: r.Commit}, "commit " + short(r.Commit), m.hist.commitDetails(r)
 }
 
 // orderMarks returns the two marked commits, older first, by their place in
 // the history.
-func (m *Model) orderMarks() (from, to string) {
-	a, b := m.hist.marks[0], m.hist.marks[1]
+func (h *historyModel) orderMarks() (from, to string) {
+	a, b := h.marks[0], h.marks[1]
 	ia, ib := -1, -1
-	for i := range m.hist.recs {
-		switch m.hist.recs[i].Commit {
+	for i := range h.recs {
+		switch h.recs[i].Commit {
 		case a:
 			ia = i
 		case b:
@@ -84,8 +84,8 @@ func (m *Model) orderMarks() (from, to string) {
 // commitDetails are the lines above a commit's diff: everything its record
 // says but the hash, which is in the title, in three lines so the diff keeps
 // the room.
-func (m *Model) commitDetails(r *vault.Record) []string {
-	now := m.opts.Now()
+func (h *historyModel) commitDetails(r *vault.Record) []string {
+	now := h.opts.Now()
 	lines := []string{
 		fmt.Sprintf("%s · %s · %s", sanitize(r.Command), absTime(r.Time, now), relTime(r.Time, now)),
 	}
@@ -104,7 +104,7 @@ func (m *Model) commitDetails(r *vault.Record) []string {
 		}
 	}
 	lines = append(lines, who)
-	if names := m.checkpoints[r.Commit]; len(names) > 0 {
+	if names := h.checkpoints[r.Commit]; len(names) > 0 {
 		lines = append(lines, "checkpoint "+strings.Join(names, ", "))
 	}
 	return append(lines, "")

@@ -1,9 +1,16 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -24,6 +31,10 @@ type node struct {
 // treeModel is the memory tree pane: the directories the user opened, listed
 // lazily, flattened into rows of which only the visible ones are drawn.
 type treeModel struct {
+	*common
+	frame
+	snap *vault.Snapshot // the head the tree lists
+
 	root   *node
 	rows   []*node
 	cursor int
@@ -42,9 +53,9 @@ type file struct {
 	size int64
 }
 
-func newTree() treeModel {
+func newTree(c *common) treeModel {
 	root := &node{path: vault.Root, name: vault.Root, dir: true, open: true}
-	t := treeModel{root: root}
+	t := treeModel{common: c, root: root}
 	t.flatten()
 	return t
 }
@@ -228,4 +239,181 @@ func clamp(v, lo, hi int) int {
 		v = lo
 	}
 	return v
+}
+
+// Update implements component: the keys that move in the tree and fold it, a
+// click on a row, and the listings it asked for.
+func (t *treeModel) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k := &t.keys
+		if d, ok := navDelta(k, msg, t.height); ok {
+			t.move(d)
+			return nil
+		}
+		switch {
+		case key.Matches(msg, k.Fold):
+			return t.fold(false)
+		case key.Matches(msg, k.Unfold):
+			return t.fold(true)
+		case key.Matches(msg, k.Open):
+			if n := t.selected(); n != nil && n.dir {
+				return t.fold(!n.open)
+			}
+		}
+	case clickMsg:
+		if msg.row >= 0 && t.offset+msg.row < len(t.rows) {
+			t.cursor = t.offset + msg.row
+		}
+	case scrollMsg:
+		t.move(msg.delta)
+	case dirsMsg:
+		if t.snap == nil || msg.commit != t.snap.Commit() {
+			return nil
+		}
+		if msg.err != nil {
+			t.setStatus(fmt.Sprintf("list the tree: %v", msg.err), true)
+			return nil
+		}
+		t.setDirs(msg.dirs)
+	case walkMsg:
+		if t.snap == nil || msg.commit != t.walkWant {
+			return nil
+		}
+		if msg.err != nil {
+			t.setStatus(fmt.Sprintf("list every file: %v", msg.err), true)
+			return nil
+		}
+		t.setAll(msg.commit, msg.files)
+	}
+	return nil
+}
+
+// fold closes (or opens) the selected directory; folding a file or a closed
+// directory moves to its parent.
+func (t *treeModel) fold(open bool) tea.Cmd {
+	n := t.selected()
+	if n == nil {
+		return nil
+	}
+	if !n.dir || (!open && !n.open) {
+		if !open {
+			for i := t.cursor - 1; i >= 0; i-- {
+				if t.rows[i].depth < n.depth {
+					t.cursor = i
+					return nil
+				}
+			}
+		}
+		return nil
+	}
+	if n.open == open {
+		return nil
+	}
+	n.open = open
+	t.flatten()
+	if open && !n.listed && t.snap != nil {
+		return dirsCmd(t.ctx, t.snap, []string{n.path})
+	}
+	return nil
+}
+
+// Title implements component.
+func (t *treeModel) Title() string {
+	s := "Memory"
+	if t.filter != "" {
+		s += " · /" + sanitize(t.filter)
+	}
+	return s
+}
+
+// View implements component: the visible rows of the tree.
+func (t *treeModel) View() []string {
+	w, h := t.width, t.height
+	out := make([]string, 0, h)
+	for i := t.offset; i < len(t.rows) && len(out) < h; i++ {
+		n := t.rows[i]
+		var b strings.Builder
+		b.WriteString(strings.Repeat("  ", n.depth))
+		name := sanitize(n.name)
+		switch {
+		case n.dir && n.open:
+			b.WriteString("▾ " + t.highlight(name, t.st.Dir))
+		case n.dir:
+			b.WriteString("▸ " + t.highlight(name, t.st.Dir) + t.st.Dir.Render("/"))
+		default:
+			b.WriteString("  " + t.highlight(name, t.st.File))
+		}
+		size := ""
+		switch {
+		case n.bad:
+			size = "unreadable"
+		case !n.dir:
+			size = humanSize(n.size)
+		}
+		out = append(out, listRow(&t.st, b.String(), t.st.Size.Render(size), w, i == t.cursor, t.focused))
+	}
+	if len(t.rows) == 0 {
+		out = append(out, pad(t.st.Faint.Render("nothing matches"), w))
+	}
+	return out
+}
+
+// highlight draws name in st, and the part the tree filter matched in Match.
+func (t *treeModel) highlight(name string, st lipgloss.Style) string {
+	lname, q := strings.ToLower(name), strings.ToLower(t.filter)
+	i := strings.Index(lname, q)
+	if q == "" || i < 0 || len(lname) != len(name) { // offsets in lname must hold in name
+		return st.Render(name)
+	}
+	j := i + len(q)
+	return st.Render(name[:i]) + t.st.Match.Render(name[i:j]) + st.Render(name[j:])
+}
+
+// dirsCmd lists the directories dirs of snap.
+func dirsCmd(ctx context.Context, snap *vault.Snapshot, dirs []string) tea.Cmd {
+	return func() tea.Msg {
+		out := make(map[string][]vault.Entry, len(dirs))
+		for _, d := range dirs {
+			es, err := snap.List(ctx, d)
+			if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir) {
+				continue // gone since: its parent's listing drops it
+			}
+			if errors.Is(err, vault.ErrBadEntry) && d != vault.Root {
+				continue // unreadable (vault.EntryError): the rest still shows
+			}
+			if err != nil {
+				return dirsMsg{commit: snap.Commit(), err: err}
+			}
+			out[d] = es
+		}
+		return dirsMsg{commit: snap.Commit(), dirs: out}
+	}
+}
+
+// walkCmd lists every file of snap.
+func walkCmd(ctx context.Context, snap *vault.Snapshot) tea.Cmd {
+	return func() tea.Msg {
+		var files []file
+		var walk func(dir string) error
+		walk = func(dir string) error {
+			es, err := snap.List(ctx, dir)
+			if err != nil {
+				return err
+			}
+			for _, e := range es {
+				p := dir + "/" + e.Name
+				if e.Dir {
+					if err := walk(p); err != nil && !errors.Is(err, vault.ErrBadEntry) {
+						return err
+					}
+					continue
+				}
+				files = append(files, file{path: p, size: e.Size})
+			}
+			return nil
+		}
+		err := walk(vault.Root)
+		return walkMsg{commit: snap.Commit(), files: files, err: err}
+	}
 }

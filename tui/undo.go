@@ -197,6 +197,12 @@ func (m *Model) actionCmd(act action) tea.Cmd {
 		case actRollback:
 			what = "roll back to " + short(act.rev)
 			res, err = v.Rollback(ctx, meta, act.rev)
+		case actUndo, actRedo:
+			what = "undo the " + act.what
+			if act.kind == actRedo {
+				what = "redo the " + act.what
+			}
+			res, err = v.Revert(ctx, meta, act.rev)
 		case actCheckpoint:
 			what = fmt.Sprintf("checkpoint %q at %s", act.name, short(act.rev))
 			_, err = v.Checkpoint(ctx, act.name, act.rev, "")
@@ -214,6 +220,10 @@ func (m *Model) actionCmd(act action) tea.Cmd {
 		case res.Commit == "":
 			return actionMsg{act: act, done: what + ": already so, nothing changed"}
 		}
-		return actionMsg{act: act, done: fmt.Sprintf("%s: done as commit %s", what, short(res.Commit)), commit: res.Commit}
+		done := fmt.Sprintf("%s: done as commit %s", what, short(res.Commit))
+		if act.kind == actUndo {
+			done += " · ctrl+z redoes"
+		}
+		return actionMsg{act: act, done: done, commit: res.Commit}
 	}
 }

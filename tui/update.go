@@ -1,14 +1,10 @@
 package tui
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/memvault/memvault/vault"
 )
 
 // onHead takes a new state of the vault. When the head moved it reloads what is
@@ -35,16 +31,16 @@ func (m *Model) onHead(msg headMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	first := m.snap == nil
-	m.snap = msg.snap
-	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.readCheckpoints())
+	m.snap, m.tree.snap = msg.snap, msg.snap
+	cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()), m.hist.readCheckpoints(), m.sync.readStatus())
 	if m.tree.filter != "" {
 		m.tree.walkWant = m.snap.Commit()
 		cmds = append(cmds, walkCmd(m.ctx, m.snap))
 	}
 	if first {
-		cmds = append(cmds, m.loadHistory(false))
+		cmds = append(cmds, m.hist.loadHistory(false))
 	} else {
-		cmds = append(cmds, m.loadHistory(true))
+		cmds = append(cmds, m.hist.loadHistory(true))
 		if m.content.want.show == showFile {
 			cmds = append(cmds, m.follow(true))
 		}
@@ -52,199 +48,15 @@ func (m *Model) onHead(msg headMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// onDirs routes listings to the tree; when the tree's selection went with
+// them, or is a directory whose summary they change, the content follows.
 func (m *Model) onDirs(msg dirsMsg) tea.Cmd {
-	if m.snap == nil || msg.commit != m.snap.Commit() {
-		return nil
-	}
-	if msg.err != nil {
-		m.setStatus(fmt.Sprintf("list the tree: %v", msg.err), true)
-		return nil
-	}
 	before := m.tree.selected()
-	m.tree.setDirs(msg.dirs)
+	cmd := m.tree.Update(msg)
 	if m.source == paneTree && (before == nil || m.tree.selected() != before || m.content.want.show == showNone || m.content.want.show == showDir) {
-		return m.follow(false)
+		return tea.Batch(cmd, m.follow(false))
 	}
-	return nil
-}
-
-func (m *Model) onWalk(msg walkMsg) {
-	if m.snap == nil || msg.commit != m.tree.walkWant {
-		return
-	}
-	if msg.err != nil {
-		m.setStatus(fmt.Sprintf("list every file: %v", msg.err), true)
-		return
-	}
-	m.tree.setAll(msg.commit, msg.files)
-}
-
-// loadHistory asks for the first page of the history's scope, or with fresh
-// for the newest records to merge in.
-func (m *Model) loadHistory(fresh bool) tea.Cmd {
-	m.hist.loading = true
-	req := logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, limit: m.opts.PageSize, fresh: fresh}
-	if fresh {
-		return logCmd(m.ctx, m.v, req) // never cancelled: it brings new commits
-	}
-	return logCmd(m.pageContext(), m.v, req)
-}
-
-// moreHistory asks for the page after what is loaded when it will soon be needed.
-func (m *Model) moreHistory() tea.Cmd {
-	if !m.hist.needMore(m.lay.hist.h - 2) {
-		return nil
-	}
-	m.hist.loading = true
-	limit := m.opts.PageSize
-	if m.hist.filter != "" {
-		limit *= 5 // a filter passes few records; fetch more at once
-	}
-	return logCmd(m.pageContext(), m.v, logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, skip: m.hist.base + len(m.hist.recs), limit: limit})
-}
-
-// earlierHistory asks for the page above a window that does not start at the
-// newest commit, when the cursor nears its top.
-func (m *Model) earlierHistory() tea.Cmd {
-	h := &m.hist
-	if h.base == 0 || h.loading || h.err != nil || h.cursor > m.lay.hist.h-2 {
-		return nil
-	}
-	h.loading = true
-	n := min(m.opts.PageSize, h.base)
-	return logCmd(m.pageContext(), m.v, logReq{scope: h.scope, pickaxe: h.pickaxe, skip: h.base - n, limit: n, before: true})
-}
-
-// jumpHistory loads the window around a revision, or with rev "" the oldest
-// records, and puts the cursor on that commit.
-func (m *Model) jumpHistory(rev string) tea.Cmd {
-	m.hist.loading = true
-	req := logReq{scope: m.hist.scope, pickaxe: m.hist.pickaxe, limit: m.opts.PageSize, jump: rev, oldest: rev == ""}
-	if rev == "" {
-		m.setStatus("going to the first commit…", false)
-	} else {
-		m.setStatus("looking for "+sanitize(rev)+"…", false)
-	}
-	return jumpCmd(m.pageContext(), m.v, req)
-}
-
-// pageContext returns the context of a new history load, cancelling the one
-// before it: a walk of a long history for a scope the user has left stops.
-func (m *Model) pageContext() context.Context {
-	if m.cancelLog != nil {
-		m.cancelLog()
-	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.cancelLog = cancel
-	return ctx
-}
-
-func (m *Model) onLog(msg logMsg) tea.Cmd {
-	req := msg.req
-	if req.scope != m.hist.scope || req.pickaxe != m.hist.pickaxe ||
-		!req.fresh && !req.before && req.jump == "" && !req.oldest && req.skip > m.hist.base+len(m.hist.recs) ||
-		req.before && req.skip+req.limit != m.hist.base {
-		return nil // a page of another scope, or of one since reset
-	}
-	m.hist.loading = false
-	if errors.Is(msg.err, context.Canceled) {
-		return nil
-	}
-	if msg.err != nil && (req.jump != "" || req.oldest) {
-		m.setStatus(fmt.Sprintf("go to %s: %v", sanitize(req.jump), msg.err), true)
-		return nil
-	}
-	if msg.err != nil {
-		m.hist.err = msg.err
-		m.setStatus(fmt.Sprintf("read the history: %v", msg.err), true)
-		return nil
-	}
-	before := m.hist.selected()
-	switch {
-	case req.jump != "" || req.oldest:
-		m.status = ""
-		if !m.hist.setWindow(msg.recs, msg.base, msg.done, msg.at) && msg.at != "" {
-			m.setStatus(fmt.Sprintf("%s is hidden by the filter", short(msg.at)), false)
-		}
-		m.source = paneHistory
-	case req.before:
-		m.hist.prependPage(msg.recs)
-	case !msg.req.fresh:
-		if req.skip == 0 && len(msg.recs) > 0 {
-			m.hist.newest = msg.recs[0].Commit
-		}
-		m.hist.appendPage(msg.recs, msg.req.limit)
-	case !m.hist.prepend(msg.recs):
-		// More new commits than a page: start again from the newest.
-		m.hist.reset(m.hist.scope)
-		m.hist.appendPage(msg.recs, msg.req.limit)
-	}
-	if c := m.hist.selectNext; c != "" && m.hist.seen[c] {
-		m.hist.selectNext, m.hist.cursor, m.source = "", m.hist.indexOf(c), paneHistory
-	}
-	var cmds []tea.Cmd
-	if m.source == paneHistory && (before == nil || m.hist.selected() == nil || before.Commit != m.hist.selected().Commit) {
-		cmds = append(cmds, m.follow(false))
-	}
-	return tea.Batch(append(cmds, m.moreHistory())...)
-}
-
-func (m *Model) onContent(msg contentMsg) {
-	if msg.req != m.content.want {
-		return // the user moved on
-	}
-	if msg.err != nil {
-		m.showError(msg.req, msg.err)
-		return
-	}
-	m.content.set(msg.req, msg.title, msg.kind, msg.header, msg.lines)
-}
-
-// showError puts an error in the content pane. A missing or wrong identity gets
-// a panel that says what still works and how to fix it.
-func (m *Model) showError(req contentReq, err error) {
-	var lines []string
-	switch {
-	case errors.Is(err, vault.ErrNoIdentity):
-		m.keyErr, m.keyReq = err, req
-		lines = []string{
-			"Cannot decrypt: no usable identity",
-			"",
-			"The identity file " + m.v.IdentityFile() + " is missing or unreadable,",
-			"so memory contents and diffs cannot be shown.",
-			"",
-			"The tree, file sizes and history do not need it and still work.",
-			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
-		}
-	case errors.Is(err, vault.ErrDecrypt) && req.show != showFile:
-		m.keyErr, m.keyReq = err, req
-		lines = []string{
-			"Cannot decrypt: this commit is encrypted to other keys",
-			"",
-			"The identity file " + m.v.IdentityFile() + " cannot decrypt the files of " + short(req.rev) +
-				": they were encrypted to the recipients of their time, such as before a key was added or changed.",
-			"",
-			"Files and commits encrypted to this identity still read as usual.",
-		}
-	case errors.Is(err, vault.ErrDecrypt):
-		m.keyErr, m.keyReq = err, req
-		lines = []string{
-			"Cannot decrypt: wrong identity",
-			"",
-			"The identity file " + m.v.IdentityFile() + " cannot decrypt this memory:",
-			"it was encrypted to other recipients.",
-			"",
-			"The tree, file sizes and history do not need it and still work.",
-			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
-		}
-	default:
-		lines = []string{"Cannot show this", "", sanitize(err.Error())}
-	}
-	title, header := req.path, []string(nil)
-	if req.show == showCommit || req.show == showBetween {
-		title, header = m.content.title, m.content.header // the details need no key
-	}
-	m.content.set(req, title, bodyError, header, lines)
+	return cmd
 }
 
 // onKey handles a key press in the current mode.
@@ -269,6 +81,15 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.helpView.update(msg, max(m.height-3, 1))
 		return nil
+	case modeEdit:
+		if msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		cmd := m.editor.Update(msg)
+		if m.editor.closed {
+			m.closeEditor()
+		}
+		return cmd
 	}
 	return m.browseKey(msg)
 }
@@ -335,13 +156,18 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.startAsk(modePickaxe, "history that adds or removes: ", m.hist.pickaxe)
 	case key.Matches(msg, k.Jump):
 		return m.startAsk(modeJump, "go to commit or checkpoint: ", "")
+	case key.Matches(msg, k.Edit):
+		return m.startEdit()
+	case key.Matches(msg, k.Undo):
+		return m.undoLast(false)
+	case key.Matches(msg, k.Redo):
+		return m.undoLast(true)
+	case key.Matches(msg, k.Sync):
+		return m.sync.start()
+	case key.Matches(msg, k.Open):
+		return m.open()
 	default:
-		if m.focus == paneContent && m.content.isProvList() {
-			if cmd, ok := m.provKey(msg); ok {
-				return cmd
-			}
-		}
-		return m.navKey(msg)
+		return m.route(msg)
 	}
 	return nil
 }
@@ -355,9 +181,11 @@ func (m *Model) focused() tea.Cmd {
 	return m.follow(false)
 }
 
-// cancel backs out of the innermost thing: marks, then the filter.
+// cancel backs out of the innermost thing: a running sync, the marks, then
+// the filter.
 func (m *Model) cancel() tea.Cmd {
 	switch {
+	case m.sync.cancelSync():
 	case len(m.hist.marks) > 0:
 		m.hist.marks, m.diffMarks = nil, false
 		return m.follow(false)
@@ -371,35 +199,18 @@ func (m *Model) cancel() tea.Cmd {
 	return nil
 }
 
-func (m *Model) setStatus(s string, isErr bool) {
-	m.status, m.isErr = s, isErr
-}
-
 // readHead reads the head; poll says the polling loop goes on after it.
 func (m *Model) readHead(poll bool) tea.Cmd {
 	m.headAsked++
 	return headCmd(m.ctx, m.v, poll, m.headAsked)
 }
 
-func (m *Model) readCheckpoints() tea.Cmd {
-	m.cpAsked++
-	return checkpointsCmd(m.ctx, m.v, m.cpAsked)
-}
-
-func (m *Model) onCheckpoints(msg checkpointsMsg) {
-	if msg.seq < m.cpApplied {
-		return
-	}
-	m.cpApplied = msg.seq
-	if msg.err != nil {
-		m.setStatus(fmt.Sprintf("read the checkpoints: %v", msg.err), true)
-		return
-	}
-	m.checkpoints = make(map[string][]string, len(msg.list))
-	for _, c := range msg.list {
-		m.checkpoints[c.Commit] = append(m.checkpoints[c.Commit], sanitize(c.Name))
-	}
+// onCheckpoints routes the checkpoints to the history; the selected commit's
+// details, when shown, name its checkpoints.
+func (m *Model) onCheckpoints(msg checkpointsMsg) tea.Cmd {
+	cmd := m.hist.Update(msg)
 	if r := m.hist.selected(); r != nil && m.content.want.show == showCommit && m.content.want.rev == r.Commit {
-		m.content.header, m.content.rows = m.commitDetails(r), nil // with its checkpoints
+		m.content.header, m.content.rows = m.hist.commitDetails(r), nil // with its checkpoints
 	}
+	return cmd
 }

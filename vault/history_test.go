@@ -234,8 +234,11 @@ func TestDecrypt(t *testing.T) {
 	if got, err := vault.Decrypt(opts, ct); err != nil || string(got) != "secret text" {
 		t.Errorf("Decrypt = %q, %v", got, err)
 	}
-	if _, err := vault.Decrypt(opts, []byte("plain")); !errors.Is(err, vault.ErrDecrypt) {
-		t.Errorf("Decrypt(not age): err = %v, want ErrDecrypt", err)
+	// Data that is not age is no identity's fault: ErrBadEntry, never ErrDecrypt.
+	for _, bad := range []string{"plain", "age-encryption.org/v1\nplain\n"} {
+		if _, err := vault.Decrypt(opts, []byte(bad)); !errors.Is(err, vault.ErrBadEntry) || errors.Is(err, vault.ErrDecrypt) {
+			t.Errorf("Decrypt(%q): err = %v, want ErrBadEntry", bad, err)
+		}
 	}
 	if _, err := vault.Decrypt(vault.Options{IdentityFile: dir + "/missing"}, ct); !errors.Is(err, vault.ErrNoIdentity) {
 		t.Errorf("Decrypt without the identity: err = %v, want ErrNoIdentity", err)

@@ -150,9 +150,9 @@ func (v *Vault) integrateSkipping(ctx context.Context, opts SyncOptions, base, o
 		return ours, err
 	}
 	info.Message = withLeftOut(info.Message, refused)
-	h, err := w.CommitMerge(ours, theirs, changes, info)
+	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
 	if err != nil {
-		return ours, fmt.Errorf("vault: merge: %w", err)
+		return ours, err
 	}
 	res.Action, res.Conflicts, res.MovedAside, res.LeftOut = "merge", conflicts, aside, refused
 	return h, nil

@@ -12,9 +12,9 @@ import (
 	"github.com/memvault/memvault/vault/keys"
 )
 
-// status is where a vault stands: its branch, each remote's distance from it,
+// Status is where a vault stands: its branch, each remote's distance from it,
 // the memory files a merge left for a person to settle, and the identity.
-type status struct {
+type Status struct {
 	Branch string `json:"branch"` // always "main"
 	Head   Record `json:"head"`   // the commit the branch is at
 	// Remotes are the vault's remotes, as of the last sync, pull or push with
@@ -81,7 +81,7 @@ var (
 // Status says where the vault stands. It reads no network. A file the
 // identity cannot read leaves the conflicts unknown (ConflictsUnknown says
 // why) rather than failing; the error is for a vault that cannot be read.
-func (v *Vault) Status(ctx context.Context) (*status, error) {
+func (v *Vault) Status(ctx context.Context) (*Status, error) {
 	head, err := v.repo.Head()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
@@ -90,7 +90,7 @@ func (v *Vault) Status(ctx context.Context) (*status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
-	st := &status{Branch: "main", Head: record(c), Remotes: []remoteStatus{}, Conflicts: []conflictFile{}}
+	st := &Status{Branch: "main", Head: record(c), Remotes: []remoteStatus{}, Conflicts: []conflictFile{}}
 	remotes, err := v.repo.Remotes()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
@@ -114,7 +114,7 @@ func (v *Vault) Status(ctx context.Context) (*status, error) {
 }
 
 // findConflicts fills in st.Conflicts from the current files.
-func (v *Vault) findConflicts(ctx context.Context, st *status) error {
+func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	head, err := v.repo.Head()
 	if err != nil {
 		return fmt.Errorf("vault: status: %w", err)

@@ -280,12 +280,56 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, err
 	}
-	h, err := w.CommitMerge(ours, theirs, changes, info)
+	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
 	if err != nil {
-		return ours, fmt.Errorf("vault: merge: %w", err)
+		return ours, err
 	}
 	res.Action, res.Conflicts, res.MovedAside = "merge", conflicts, aside
 	return h, nil
+}
+
+// commitIntegration commits a sync's merge of ours and theirs. When the
+// remote removed a recipient, this clone's own commits since base were
+// encrypted to it too, and a merge would push them as a parent the removed
+// key could read: the merge's content (re-encrypted to the recipients now)
+// goes on top of theirs alone instead, named in a Memory-Squashed trailer.
+func (v *Vault) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
+	commit := w.CommitMerge
+	if removed, err := v.recipientRemoved(base, theirs); err != nil {
+		return ours, err
+	} else if removed {
+		commit = w.CommitSquash
+		info.Message += trSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
+	}
+	h, err := commit(ours, theirs, changes, info)
+	if err != nil {
+		return ours, fmt.Errorf("vault: merge: %w", err)
+	}
+	return h, nil
+}
+
+// recipientRemoved says whether theirs removed a recipient that base had.
+func (v *Vault) recipientRemoved(base, theirs gitlog.Hash) (bool, error) {
+	var files [2]*keys.RecipientsFile
+	for i, c := range []gitlog.Hash{base, theirs} {
+		s, err := v.snapshotAt(c)
+		if err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+		content, err := s.recipientsContent()
+		if err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+		if files[i], err = keys.ParseRecipientsFile(content); err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+	}
+	for _, e := range files[0].Entries {
+		if files[1].Index(e.Key) < 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // mergeLabels names the sides in conflict markers: "ours (host, time)".

@@ -160,6 +160,12 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, er
 	if err != nil {
 		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
 	}
+	// A folder that was there already keeps its mode otherwise: 0755 would
+	// let every local user read the config, and a remote's token in it.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		repo.Close()
+		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
+	}
 	v := newVault(repo, opts)
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
 	// The creator is the vault's first writer: from the first commit on, a

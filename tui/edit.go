@@ -1,0 +1,318 @@
+package tui
+
+// Edit in place: e opens the selected memory file in a text area over its
+// plaintext, held in memory only (nothing decrypted is written to a disk);
+// ctrl+s saves it as one commit, esc leaves with nothing written. A save
+// is refused when the file changed underneath since it was opened, so a
+// person never silently overwrites what an agent wrote meanwhile.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// editVault is what an edit in place needs; *vault.Vault has it. A Vault
+// without it cannot be edited from the interface.
+type editVault interface {
+	Update(ctx context.Context, meta vault.Meta, fn func(tx *vault.Tx) error) error
+}
+
+// errChanged says the file an edit was made on changed underneath it.
+var errChanged = errors.New("changed since it was opened")
+
+type (
+	// editOpenMsg holds the plaintext of the file an edit was asked for.
+	editOpenMsg struct {
+		path string
+		at   string // the commit it was read at
+		text []byte
+		err  error
+	}
+	// editSavedMsg is the outcome of saving an edit: the new commit, "" when
+	// the text was what the file held.
+	editSavedMsg struct {
+		path   string
+		commit string
+		err    error
+	}
+)
+
+// editor is an edit in progress: the file's plaintext as opened (base) and the
+// text area holding the person's version.
+type editor struct {
+	*common
+	frame
+	closed  bool // the person left the editor, saved or not
+	path    string
+	at      string
+	base    []byte
+	ta      textarea.Model
+	saving  bool
+	discard bool // esc was pressed once on unsaved changes
+}
+
+// dirty tells whether the text differs from the file as opened.
+func (e *editor) dirty() bool { return e.ta.Value() != string(e.base) }
+
+// startEdit reads the selected file at the head, for the editor.
+func (m *Model) startEdit() tea.Cmd {
+	p := m.selectedRecordFile() // the tree's file, else the one the selected commit changed
+	if _, ok := m.v.(editVault); !ok || p == "" || m.snap == nil {
+		m.setStatus("edit: select a file in the tree first", true)
+		return nil
+	}
+	snap, ctx := m.snap, m.ctx
+	m.setStatus("opening "+sanitize(p)+"…", false)
+	return func() tea.Msg {
+		b, err := snap.ReadFile(ctx, p)
+		return editOpenMsg{path: p, at: snap.Commit(), text: b, err: err}
+	}
+}
+
+// editable tells why text cannot go through the text area unchanged, or "":
+// the area turns tabs into spaces and drops control characters, and a line
+// the interface would have to escape must not reach the terminal raw.
+func editable(text []byte) string {
+	for _, l := range strings.Split(string(text), "\n") {
+		if sanitize(l) != l {
+			return "it holds tabs, control characters or invalid UTF-8 that the editor would change"
+		}
+	}
+	return ""
+}
+
+func (m *Model) onEditOpen(msg editOpenMsg) tea.Cmd {
+	if m.mode != modeBrowse {
+		return nil
+	}
+	m.status = ""
+	switch {
+	case errors.Is(msg.err, vault.ErrNotExist):
+		m.setStatus("edit: "+sanitize(msg.path)+" is no longer there", true)
+		return nil
+	case msg.err != nil:
+		m.setStatus(fmt.Sprintf("edit %s: %v", sanitize(msg.path), msg.err), true)
+		return nil
+	}
+	if why := editable(msg.text); why != "" {
+		m.setStatus(fmt.Sprintf("edit %s: %s; use memvault edit", sanitize(msg.path), why), true)
+		return nil
+	}
+	ta := textarea.New()
+	ta.MaxHeight = 0 // no cap on the file's lines: a cap would drop the rest on save
+	ta.MaxWidth = 0
+	ta.CharLimit = 0
+	ta.ShowLineNumbers = true
+	ta.Prompt = ""
+	setEditorStyles(&ta, m.dark, m.opts.NoColor)
+	ta.SetValue(string(msg.text))
+	if ta.Value() != string(msg.text) { // the area would change the file by itself
+		m.setStatus("edit "+sanitize(msg.path)+": the editor cannot hold this file unchanged; use memvault edit", true)
+		return nil
+	}
+	ta.MoveToBegin()
+	m.editor = &editor{common: &m.common, path: msg.path, at: msg.at, base: msg.text, ta: ta}
+	m.mode, m.focus = modeEdit, paneContent
+	m.editor.SetSize(m.lay.content.w-2, m.lay.content.h-2)
+	return m.editor.ta.Focus()
+}
+
+func setEditorStyles(ta *textarea.Model, dark, noColor bool) {
+	s := textarea.DefaultStyles(dark)
+	if noColor {
+		s = textarea.Styles{}
+	}
+	s.Cursor.Blink = false // a steady cursor needs no timer
+	ta.SetStyles(s)
+}
+
+// SetSize implements component: the text area fills the room.
+func (e *editor) SetSize(w, h int) {
+	e.frame.SetSize(w, h)
+	e.ta.SetWidth(max(w, 1))
+	e.ta.SetHeight(max(h, 1))
+}
+
+// Update implements component: save, leave, the conflict markers, or the
+// text itself.
+func (e *editor) Update(msg tea.Msg) tea.Cmd {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		var cmd tea.Cmd
+		e.ta, cmd = e.ta.Update(msg)
+		return cmd
+	}
+	if e.saving {
+		return nil
+	}
+	k := &e.keys
+	switch {
+	case key.Matches(kp, k.Save):
+		e.discard = false
+		if !e.dirty() {
+			e.closed = true
+			e.setStatus("no change: nothing written", false)
+			return nil
+		}
+		e.saving = true
+		e.setStatus("saving "+sanitize(e.path)+"…", false)
+		return e.saveCmd([]byte(e.ta.Value()))
+	case key.Matches(kp, k.Cancel):
+		if e.dirty() && !e.discard {
+			e.discard = true
+			e.setStatus("unsaved changes: esc again discards them, ctrl+s saves", true)
+			return nil
+		}
+		e.closed = true
+		e.setStatus("edit cancelled: nothing written", false)
+		return nil
+	case key.Matches(kp, k.NextConflict):
+		e.jumpConflict(1)
+		return nil
+	case key.Matches(kp, k.PrevConflict):
+		e.jumpConflict(-1)
+		return nil
+	}
+	e.discard = false
+	var cmd tea.Cmd
+	e.ta, cmd = e.ta.Update(msg)
+	return cmd
+}
+
+// jumpConflict moves the cursor to the next (dir 1) or previous (-1) line
+// that opens a conflict a merge left, as "<<<<<<< ours (host, time)".
+func (e *editor) jumpConflict(dir int) {
+	ta := &e.ta
+	lines := strings.Split(ta.Value(), "\n")
+	cur := ta.Line()
+	for i := cur + dir; i >= 0 && i < len(lines); i += dir {
+		if strings.HasPrefix(lines[i], "<<<<<<< ") {
+			for ta.Line() < i {
+				ta.CursorDown()
+			}
+			for ta.Line() > i {
+				ta.CursorUp()
+			}
+			ta.CursorStart()
+			e.setStatus(fmt.Sprintf("conflict at line %d", i+1), false)
+			return
+		}
+	}
+	e.setStatus("no further conflict marker", false)
+}
+
+func (m *Model) closeEditor() {
+	m.editor = nil
+	m.mode, m.focus = modeBrowse, m.source
+}
+
+// saveCmd writes edited as the file's content in one commit, if the file
+// still holds what was opened.
+func (e *editor) saveCmd(edited []byte) tea.Cmd {
+	ev := e.v.(editVault)
+	ctx, v, p, base := e.ctx, e.v, e.path, e.base
+	meta := vault.Meta{Command: "edit", Agent: e.opts.Agent}
+	return func() tea.Msg {
+		parent := ""
+		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
+			parent = tx.Commit()
+			cur, err := tx.ReadFile(ctx, p)
+			switch {
+			case errors.Is(err, vault.ErrNotExist):
+				return fmt.Errorf("%s was deleted: %w", p, errChanged)
+			case err != nil:
+				return err
+			case !bytes.Equal(cur, base):
+				return fmt.Errorf("%s %w", p, errChanged)
+			case bytes.Equal(cur, edited):
+				return nil
+			}
+			return tx.WriteFile(ctx, p, edited)
+		})
+		clear(edited)
+		if err != nil {
+			return editSavedMsg{path: p, err: err}
+		}
+		c, err := commitAfter(ctx, v, parent, p)
+		return editSavedMsg{path: p, commit: c, err: err}
+	}
+}
+
+// commitAfter finds the edit of p made on parent among the newest commits: the
+// vault says only that it committed, and others may have committed since.
+func commitAfter(ctx context.Context, v Vault, parent, p string) (string, error) {
+	recs, err := v.Log(ctx, vault.LogOptions{Limit: 100})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if r.Commit == parent {
+			return "", nil // nothing was committed: the text was the file's
+		}
+		if r.Command == "edit" && r.Path == p && len(r.Parents) > 0 && r.Parents[0] == parent {
+			return r.Commit, nil
+		}
+	}
+	return "", fmt.Errorf("the edit's commit is not among the newest 100")
+}
+
+func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {
+	e := m.editor
+	if e == nil || e.path != msg.path {
+		return nil
+	}
+	e.saving = false
+	switch {
+	case errors.Is(msg.err, errChanged):
+		m.setStatus(fmt.Sprintf("not saved: %s changed since you opened it; nothing written (esc leaves, then e opens it afresh)",
+			sanitize(strings.TrimPrefix(msg.path, vault.Root+"/"))), true)
+		return nil
+	case msg.err != nil:
+		m.setStatus(fmt.Sprintf("save %s: %v", sanitize(msg.path), msg.err), true)
+		return nil
+	}
+	m.closeEditor()
+	if msg.commit == "" {
+		m.setStatus("no change: nothing written", false)
+		return m.follow(true)
+	}
+	m.undo.did(undoEntry{commit: msg.commit, what: "edit of " + strings.TrimPrefix(msg.path, vault.Root+"/")})
+	m.setStatus(fmt.Sprintf("saved %s as commit %s · z undoes", sanitize(msg.path), short(msg.commit)), false)
+	m.hist.selectNext = msg.commit
+	return m.readHead(false)
+}
+
+// Title implements component: the file being edited, and whether it has
+// unsaved changes.
+func (e *editor) Title() string {
+	t := "edit " + sanitize(strings.TrimPrefix(e.path, vault.Root+"/"))
+	if e.dirty() {
+		t += " · modified"
+	}
+	return t
+}
+
+// View implements component: the text area, as rows exactly as wide as the
+// room.
+func (e *editor) View() []string {
+	w, h := e.width, e.height
+	rows := strings.Split(e.ta.View(), "\n")
+	out := make([]string, 0, h)
+	for i := 0; i < h; i++ {
+		line := ""
+		if i < len(rows) {
+			line = rows[i]
+		}
+		out = append(out, pad(line, w))
+	}
+	return out
+}
