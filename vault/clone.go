@@ -27,7 +27,11 @@ func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 type CloneOptions struct {
 	Auth     Credentials
 	Progress io.Writer
-	// SkipRefused is CloneSkipRefused's way with refused entries.
+	// SkipRefused clones a remote whose history holds entries memvault does
+	// not admit, where Clone fails with ErrRefused: the clone's main branch
+	// gets one more commit on the remote's, whose tree leaves those entries
+	// out and names each (see Vault.LeaveOutRefused); CloneWith returns the
+	// entries left out.
 	SkipRefused bool
 	// Trust, when set, is asked about the new clone once its history is
 	// fetched, admitted and found readable, before anything is left out and
@@ -46,7 +50,7 @@ type CloneFound struct {
 	HasWriters bool             // false for a vault from before writers
 }
 
-// CloneWith is Clone, or CloneSkipRefused, with a say in what the clone
+// CloneWith is Clone with its options: SkipRefused, and a say in what the clone
 // trusts (see CloneOptions.Trust).
 func CloneWith(ctx context.Context, url, dir string, opts Options, co CloneOptions) (*Vault, []Refusal, error) {
 	v, err := clone(ctx, url, dir, opts, co.Auth, co.Progress, co.SkipRefused, co.Trust)
@@ -60,14 +64,6 @@ func CloneWith(ctx context.Context, url, dir string, opts Options, co CloneOptio
 		return nil, nil, err
 	}
 	return v, rs, nil
-}
-
-// CloneSkipRefused is Clone for a remote whose history holds entries memvault
-// does not admit, where Clone fails with ErrRefused: the clone's main branch
-// gets one more commit on the remote's, whose tree leaves those entries out
-// and names each (see Vault.LeaveOutRefused). It returns the entries left out.
-func CloneSkipRefused(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (*Vault, []Refusal, error) {
-	return CloneWith(ctx, url, dir, opts, CloneOptions{Auth: auth, Progress: progress, SkipRefused: true})
 }
 
 func clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *Vault, err error) {
