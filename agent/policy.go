@@ -53,6 +53,7 @@ type secretRule struct {
 var secretRules = sync.OnceValue(func() []secretRule {
 	return []secretRule{
 		{kind: "private key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----|$)`)},
+		{kind: "age identity", re: regexp.MustCompile(`\bAGE-SECRET-KEY-(?:[A-Z0-9]+-)?1[02-9AC-HJ-NP-Z]{50,}`)},
 		{kind: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_\-]{20,}`)},
 		{kind: "OpenAI API key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`)},
 		{kind: "AWS access key id", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}\b`)},
@@ -169,10 +170,24 @@ func applySecretPolicy(p SecretPolicy, field, text string) (string, string, erro
 		"); they were stored in memory as given. Remove them if they should not be kept.", nil
 }
 
-// checkSecrets applies the vault's secret policy to the text c writes: it
-// returns c with that text as it is to be written, and the note for the answer.
+// checkSecrets applies the vault's secret policy to what c writes: the text,
+// and the path a create or rename names, which is stored in the tree and the
+// commit's subject in the clear. It returns c with that text as it is to be
+// written, and the note for the answer.
 func checkSecrets(c command, limits vault.Limits) (command, string, error) {
 	p := ParseSecretPolicy(limits.SecretPolicy)
+	var pathNote string
+	switch c.name {
+	case "create":
+		n, err := applySecretPolicyPath(p, "path", c.path)
+		if err != nil {
+			return c, "", err
+		}
+		pathNote = n
+	case "rename":
+		note, err := applySecretPolicyPath(p, "new_path", c.newPath)
+		return c, note, err
+	}
 	var field string
 	var text *string
 	switch c.name {
@@ -187,5 +202,69 @@ func checkSecrets(c command, limits vault.Limits) (command, string, error) {
 	}
 	out, note, err := applySecretPolicy(p, field, *text)
 	*text = out
-	return c, note, err
+	return c, pathNote + note, err
+}
+
+// applySecretPolicyPath applies p to a path the command stores. A path cannot
+// be redacted, which would put the file somewhere the agent did not ask: under
+// redact, as under reject, nothing is written.
+func applySecretPolicyPath(p SecretPolicy, field, path string) (string, error) {
+	if p == SecretsOff {
+		return "", nil
+	}
+	found := findSecrets(path)
+	if len(found) == 0 {
+		return "", nil
+	}
+	kinds := make([]string, len(found))
+	for i, s := range found {
+		kinds[i] = s.kind
+	}
+	what := strings.Join(kinds, ", ")
+	if p == SecretsReject || p == SecretsRedact {
+		return "", fail("Nothing was written: %s looks like a secret: %s. "+
+			"Secrets must not be stored in memory, names included; choose a name without them.", field, what)
+	}
+	return "\n\nWarning: " + field + " looks like it holds a secret (" + what +
+		"); it was stored in memory as given, as a file name. Rename the file if it should not be kept.", nil
+}
+
+// ImportScreen returns the secret policy of a vault with limits as an
+// import's screen (vault.ImportOptions.Screen), so files brought in by
+// `memvault import` meet the same policy as what an agent writes: a file
+// whose name holds a secret is left out under redact and reject; one whose
+// text does is left out under reject, written redacted under redact, and
+// written with a warning under warn. No secret is quoted.
+func ImportScreen(limits vault.Limits) func(vault.ImportFile) (vault.ImportFile, string, string) {
+	p := ParseSecretPolicy(limits.SecretPolicy)
+	return func(f vault.ImportFile) (vault.ImportFile, string, string) {
+		if p == SecretsOff {
+			return f, "", ""
+		}
+		var warns []string
+		if found := findSecrets(f.Path); len(found) > 0 {
+			kinds := make([]string, len(found))
+			for i, s := range found {
+				kinds[i] = s.kind
+			}
+			if p != SecretsWarn {
+				return f, "its name looks like a secret (" + strings.Join(kinds, ", ") + "; secretPolicy " + string(p) + ")", ""
+			}
+			warns = append(warns, "its name looks like a secret ("+strings.Join(kinds, ", ")+")")
+		}
+		text := string(f.Data)
+		if found := findSecrets(text); len(found) > 0 {
+			what := describeSecrets("the file", text, found)
+			switch p {
+			case SecretsReject:
+				return f, "it looks like it holds secrets (" + what + "; secretPolicy reject)", ""
+			case SecretsRedact:
+				f.Data = []byte(redactSecrets(text, found))
+				warns = append(warns, "written with its secrets as [REDACTED:<kind>] ("+what+")")
+			default:
+				warns = append(warns, "it looks like it holds secrets ("+what+"), written as they are")
+			}
+		}
+		return f, "", strings.Join(warns, "; ")
+	}
 }

@@ -23,6 +23,7 @@ var (
 	fakePEM       = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----"
 	fakeBearer    = "Authorization: Bearer " + strings.Repeat("tOk3n", 6)
 	fakeCard      = "4111 1111 1111 1111"
+	fakeAgeID     = "AGE-SECRET-" + "KEY-1" + strings.Repeat("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 2)[:58]
 )
 
 func TestFindSecrets(t *testing.T) {
@@ -34,6 +35,7 @@ func TestFindSecrets(t *testing.T) {
 		{fakeOpenAI48, "OpenAI API key"},
 		{"aws=" + fakeAWS, "AWS access key id"},
 		{fakeGitHub, "GitHub token"},
+		{"# created: today\n" + fakeAgeID + "\n", "age identity"},
 		{fakeGitHubPAT, "GitHub token"},
 		{fakeSlack, "Slack token"},
 		{fakeGoogle, "Google API key"},

@@ -421,7 +421,12 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 // git itself wrote once they pass gc.auto.
 func TestIdleFlushPacks(t *testing.T) {
 	r, dir := openWithGCAuto(t, "100")
-	defer r.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			r.Close()
+		}
+	}()
 	files := t.TempDir()
 	var names []string
 	for i := range 300 {
@@ -445,6 +450,10 @@ func TestIdleFlushPacks(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The pack may still be removing the loose objects it packed, under
+	// git fsck's feet (git's own repack does the same): let it end first.
+	r.Close()
+	closed = true
 	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
 		t.Errorf("git fsck: %v\n%s", err, out)
 	}

@@ -25,6 +25,22 @@ func BenchmarkCommit(b *testing.B) {
 	}
 }
 
+// BenchmarkCommitReflog is BenchmarkCommit with and without the reflog's
+// record of each move of main, in one run: what the record costs a commit.
+func BenchmarkCommitReflog(b *testing.B) {
+	for _, off := range []bool{false, true} {
+		name := "reflog"
+		if off {
+			name = "no-reflog"
+		}
+		b.Run(name, func(b *testing.B) {
+			skipReflog.Store(off)
+			defer skipReflog.Store(false)
+			BenchmarkCommit(b)
+		})
+	}
+}
+
 func commitB(b *testing.B, r *Repo, p string, data []byte) {
 	wl, err := r.Lock(context.Background())
 	if err != nil {

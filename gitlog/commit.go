@@ -126,7 +126,7 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	if head != old {
 		return ZeroHash, fmt.Errorf("gitlog: commit on %s: %w", old, ErrStale)
 	}
-	if err := r.persist(Branch, old, co.hash, objs); err != nil {
+	if err := r.persistAt(Branch, old, co.hash, objs, info.Committer.When); err != nil {
 		return ZeroHash, err
 	}
 	for h, es := range trees {

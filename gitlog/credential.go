@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -184,6 +185,12 @@ func (c *credential) tell(ctx context.Context, dir, action string) {
 // could otherwise name a helper that runs anything and is handed the password
 // on approve.
 //
+// A vault folder is data: one that belongs to another user (a checkout, a
+// backup, a folder others can write) has its config read by no git memvault
+// starts, since a helper it names would run as this user and be handed the
+// password, as git's safe.directory rule has it. git then runs in an empty
+// folder of its own, with only the global and system config.
+//
 // git must never prompt: GIT_TERMINAL_PROMPT=0 keeps it off the terminal, and an
 // empty GIT_ASKPASS keeps it from starting core.askPass or $SSH_ASKPASS (git
 // takes a set but empty GIT_ASKPASS as "no askpass program").
@@ -195,12 +202,37 @@ func runCredential(ctx context.Context, dir, action, req string) ([]byte, error)
 	ctx, cancel := context.WithTimeout(ctx, credentialTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "credential", action)
+	env := []string{"GIT_DIR=.", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS="}
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_DIR=.", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=")
+	if !ownedByUser(dir) {
+		empty, err := os.MkdirTemp("", "memvault-credential-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(empty)
+		cmd.Dir = empty
+		env = []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(empty), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS="}
+	}
+	cmd.Env = append(withoutGitRepoEnv(os.Environ()), env...)
 	cmd.Stdin = strings.NewReader(req)
 	cmd.Stderr = io.Discard
 	// A helper's own children (a cache daemon) may keep stdout open: stop
 	// waiting for them soon after git itself is done or killed.
 	cmd.WaitDelay = time.Second
 	return cmd.Output()
+}
+
+// withoutGitRepoEnv drops the variables that would point git at a repository
+// other than the one runCredential names.
+func withoutGitRepoEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

@@ -24,6 +24,9 @@ var (
 	// know, written by a newer memvault. It is read as far as it can be, and never
 	// written, truncated or started over.
 	ErrNewerFormat = errors.New("written by a newer version of memvault: upgrade memvault to change this vault")
+	// ErrDamagedFile: a record memvault keeps beside the repository (the
+	// reflog) does not check; it is reported, never repaired by guessing.
+	ErrDamagedFile = errors.New("a record of the repository is damaged")
 	// ErrStop ends a Walk early without error.
 	ErrStop = errors.New("stop walk")
 

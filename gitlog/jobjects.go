@@ -65,7 +65,7 @@ func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
-		f, err := os.Open(path)
+		f, err := openRegular(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return 0, 0, nil
 		}

@@ -39,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
@@ -116,11 +117,18 @@ func parseJournalHeader(data []byte) (boot, epoch string, n int, ok, newer bool)
 // when a flush has put the objects it needs into a pack. The caller holds the
 // lock.
 func (r *Repo) persist(ref string, old, new Hash, objs []rawObject) error {
+	return r.persistAt(ref, old, new, objs, time.Time{})
+}
+
+// persistAt is persist for a move made at when (a commit made here, at its
+// committer time), which the reflog records; a zero when is the clock's now.
+func (r *Repo) persistAt(ref string, old, new Hash, objs []rawObject, when time.Time) error {
 	rec := record{ref: ref, old: old, new: new, objs: objs}
 	size, err := r.appendJournal(encodeRecord(rec), rec)
 	if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
 	}
+	r.recordMove(ref, old, new, when)
 	if size >= flushBytes {
 		// The move is durable and acknowledged from here on: a flush that
 		// fails (a full disk) leaves the journal as it is, for the next one.

@@ -136,3 +136,23 @@ func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 	}
 	return false, nil
 }
+
+// CommitSquash applies changes to the tree of ours, as CommitMerge does, but
+// commits the result with theirs as its only parent, moving Branch from ours
+// in one step: ours's own commits since the two parted stay out of the
+// history that is pushed (their content is in the result).
+func (w *Writer) CommitSquash(ours, theirs Hash, changes []Change, info CommitInfo) (Hash, error) {
+	r := w.r
+	if ours.IsZero() || theirs.IsZero() {
+		return ZeroHash, fmt.Errorf("gitlog: squash needs two commits")
+	}
+	_, tree, b, err := r.buildTree(ours, changes)
+	if err != nil {
+		return ZeroHash, err
+	}
+	base, err := r.RootTree(theirs)
+	if err != nil {
+		return ZeroHash, err
+	}
+	return r.commitTree(ours, tree, base, []Hash{theirs}, info, b.objects, b.trees)
+}

@@ -58,6 +58,7 @@ type Repo struct {
 	journal  *os.File   // opened by the first commit, under mu
 	disk     *disk      // every change to the repository's files goes through it
 	jobjs    journalObjects
+	now      func() time.Time // the reflog's clock, see SetClock
 
 	flushTimer *time.Timer // flushes the journal after a pause in writing, see armIdleFlush
 	closed     bool        // under bgMu

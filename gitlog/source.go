@@ -1,10 +1,21 @@
 package gitlog
 
 import (
+	"bufio"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -14,7 +25,8 @@ import (
 // plain repository of memory files an import replays. Everything in it may be
 // crafted, so every read is bounded by the caller's limits.
 type SourceRepo struct {
-	r *git.Repository
+	r   *git.Repository
+	dir string // the repository's git folder, whose loose objects ReadFile reads itself
 }
 
 // SourceFile is one entry of a source commit's tree that is not a folder.
@@ -25,13 +37,28 @@ type SourceFile struct {
 	Hash Hash
 }
 
-// OpenSource opens the git repository at dir (a working tree or a bare one).
+// OpenSource opens the git repository at dir: a working tree whose .git is a
+// folder, or a bare repository. A .git that is a file (a "gitdir:" line naming
+// a repository elsewhere, as worktrees and submodules have) is refused: only
+// the repository given is read.
 func OpenSource(dir string) (*SourceRepo, error) {
-	r, err := git.PlainOpen(dir)
+	gitdir := dir
+	fi, err := os.Lstat(filepath.Join(dir, ".git"))
+	switch {
+	case err == nil && fi.IsDir():
+		gitdir = filepath.Join(dir, ".git")
+	case err == nil:
+		return nil, fmt.Errorf("gitlog: open %s as a git repository: its .git is not a folder (a gitdir: file names a repository elsewhere); give that repository itself", dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("gitlog: open %s as a git repository: %w", dir, err)
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(gitdir), cache.NewObjectLRUDefault(),
+		filesystem.Options{LargeObjectThreshold: largeObject})
+	r, err := git.Open(st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: open %s as a git repository: %w", dir, err)
 	}
-	return &SourceRepo{r: r}, nil
+	return &SourceRepo{r: r, dir: gitdir}, nil
 }
 
 // History returns HEAD and its first-parent ancestors, oldest first, at most max
@@ -111,8 +138,14 @@ func (s *SourceRepo) Files(ctx context.Context, tree Hash, max int) ([]SourceFil
 	return out, walk("", tree, 0)
 }
 
-// ReadFile reads the blob of f, at most max bytes (more is an error).
+// ReadFile reads the blob of f, at most max bytes (more is an error). A loose
+// blob is inflated here, never past the size its header gives: go-git inflates
+// a small loose object whole, and one whose header said 5 bytes inflated to
+// 2 GiB.
 func (s *SourceRepo) ReadFile(f SourceFile, max int64) ([]byte, error) {
+	if data, ok, err := s.readLoose(f, max); ok {
+		return data, err
+	}
 	o, err := s.r.Storer.EncodedObject(plumbing.BlobObject, gg(f.Hash))
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: source blob %s: %w", f.Path, err)
@@ -125,12 +158,70 @@ func (s *SourceRepo) ReadFile(f SourceFile, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("gitlog: source blob %s: %w", f.Path, err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err == nil && int64(len(data)) > max {
-		err = fmt.Errorf("over %d bytes", max)
+	data, err := io.ReadAll(io.LimitReader(rc, o.Size()+1))
+	if err == nil && int64(len(data)) > o.Size() {
+		err = fmt.Errorf("inflates past the %d bytes its header gives", o.Size())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: source blob %s: %w", f.Path, err)
 	}
 	return data, nil
+}
+
+// readLoose reads f's blob when it is a loose object (ok), bounded by its
+// header's size and by max, and checks it hashes to its name.
+func (s *SourceRepo) readLoose(f SourceFile, max int64) (data []byte, ok bool, err error) {
+	hex := f.Hash.String()
+	p := filepath.Join(s.dir, "objects", hex[:2], hex[2:])
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	fail := func(format string, args ...any) ([]byte, bool, error) {
+		return nil, true, fmt.Errorf("gitlog: source blob %s: %s", f.Path, fmt.Sprintf(format, args...))
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail("its loose object is not a regular file")
+	}
+	file, err := os.Open(p)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer file.Close()
+	zr, err := zlib.NewReader(file)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer zr.Close()
+	br := bufio.NewReader(io.LimitReader(zr, 64))
+	hdr, err := br.ReadString(0)
+	if err != nil {
+		return fail("no object header")
+	}
+	typ, size, found := strings.Cut(strings.TrimSuffix(hdr, "\x00"), " ")
+	n, perr := strconv.ParseInt(size, 10, 64)
+	switch {
+	case !found || perr != nil || n < 0:
+		return fail("a damaged object header")
+	case typ != "blob":
+		return fail("a %s, not a blob", typ)
+	case n > max:
+		return fail("%d bytes, over %d", n, max)
+	}
+	rest := io.MultiReader(br, zr) // what the header read took, then the rest
+	data, err = io.ReadAll(io.LimitReader(rest, n+1))
+	switch {
+	case err != nil:
+		return fail("%v", err)
+	case int64(len(data)) > n:
+		return fail("inflates past the %d bytes its header gives", n)
+	case int64(len(data)) < n:
+		return fail("shorter than the %d bytes its header gives", n)
+	case BlobHash(data) != f.Hash:
+		return fail("does not hash to its name")
+	}
+	return data, true, nil
 }

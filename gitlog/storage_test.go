@@ -206,7 +206,6 @@ func TestOpenRemovesLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Close()
 	for _, p := range leftovers {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed while a live writer held the lock: %v", p, err)
@@ -214,6 +213,10 @@ func TestOpenRemovesLeftovers(t *testing.T) {
 	}
 	wl.Unlock()
 	live.Close()
+	// Closed only now: a Close while the writer held the lock would give up
+	// its wait after a second, and the wait, left behind, would take the lock
+	// for a moment whenever the writer let go, racing the open below.
+	o.Close()
 
 	o, err = Open(dir)
 	if err != nil {

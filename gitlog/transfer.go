@@ -126,13 +126,15 @@ func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) {
 // Fetch fetches the main branch of remote name into RemoteRef(name), moving that
 // ref through the journal under the lock, and returns what it now holds (ZeroHash
 // for an empty remote). It takes the lock itself. The error wraps ErrNoRemote,
-// ErrUnreachable, ErrAuth or ErrTimeout; the branch never moves.
+// ErrUnreachable, ErrAuth, ErrTimeout or ErrTooLarge (a ref advertisement
+// over its bound); the branch never moves.
 func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Hash, error) {
 	rc, err := r.remote(name)
 	if err != nil {
 		return ZeroHash, err
 	}
 	installLocal()
+	installBounded()
 	auth, err := authMethod(rc.URLs[0], opts.Auth)
 	if err != nil {
 		return ZeroHash, err
@@ -187,6 +189,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 		return err
 	}
 	installLocal()
+	installBounded()
 	auth, err := authMethod(rc.URLs[0], opts.Auth)
 	if err != nil {
 		return err
@@ -305,6 +308,8 @@ func transferError(op, name, rawURL string, err error) error {
 	var nerr net.Error
 	msg := err.Error()
 	switch {
+	case errors.Is(err, ErrTooLarge):
+		sentinel = ErrTooLarge
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
 		sentinel = ErrTimeout
 	case errors.Is(err, context.Canceled):

@@ -23,6 +23,11 @@ type Refusal struct {
 // to measure what the check costs a sync, old and new in one run.
 var skipAdmission atomic.Bool
 
+// skipArrivalTree turns off only the check of the tree main would take
+// (refusedOnArrival): BenchmarkSyncAdmission sets it to measure that check's
+// share.
+var skipArrivalTree atomic.Bool
+
 // maxMetaFile bounds the files beside memories (.memvault/*, .gitattributes).
 const maxMetaFile = 1 << 20
 
@@ -158,6 +163,11 @@ func (a *admission) tree(c gitlog.Hash, dir string, names []string, h gitlog.Has
 	if err != nil {
 		return fmt.Errorf("vault: admit %s: %w", c, err)
 	}
+	if reason := entryOrder(es); reason != "" {
+		a.names = names
+		a.refuse(c, dir, reason)
+		return nil
+	}
 	var pes [][]gitlog.Entry
 	for _, p := range parents {
 		pe, err := a.repo.ReadTree(p)
@@ -263,21 +273,67 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 		a.refuse(c, p, fmt.Sprintf("unknown mode %o", uint32(e.Mode)))
 		return nil
 	}
-	// The size from the header, then age's magic: the rest is never read.
-	head, n, err := a.repo.BlobPrefix(e.Hash, len(ageMagic))
-	if errors.Is(err, gitlog.ErrWrongType) {
-		a.refuse(c, p, "not a blob")
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("vault: admit: %w", err)
-	}
-	if limit := maxCiphertext(a.limits.MaxFileSize); n > limit {
-		a.refuse(c, p, fmt.Sprintf("%d bytes, over the limit of %d", n, limit))
-	} else if !bytes.HasPrefix(head, []byte(ageMagic)) {
-		a.refuse(c, p, "not an age file")
+	// The size from the header, then age's header, parsed as age parses it
+	// (stanzas, MAC line): the payload is never read.
+	for _, want := range []int{sizePrefix, ageHeaderSlack} {
+		head, n, err := a.repo.BlobPrefix(e.Hash, want)
+		if errors.Is(err, gitlog.ErrWrongType) {
+			a.refuse(c, p, "not a blob")
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("vault: admit: %w", err)
+		}
+		if limit := maxCiphertext(a.limits.MaxFileSize); n > limit {
+			a.refuse(c, p, fmt.Sprintf("%d bytes, over the limit of %d", n, limit))
+			return nil
+		}
+		if !bytes.HasPrefix(head, []byte(ageMagic)) {
+			a.refuse(c, p, "not an age file")
+			return nil
+		}
+		reason := ageReason(head, n)
+		if reason == "" {
+			return nil
+		}
+		if int64(len(head)) >= n || want == ageHeaderSlack {
+			a.refuse(c, p, reason)
+			return nil
+		}
 	}
 	return nil
+}
+
+// entryOrder returns why a tree's entries are not as git writes them, or "":
+// two entries of one name (git fsck's duplicateEntries: a listing shows both,
+// a read finds one), or entries out of git's order (treeNotSorted), where a
+// lookup that trusts the order misses one.
+func entryOrder(es []gitlog.Entry) string {
+	key := func(e gitlog.Entry) string {
+		if e.IsDir() {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	for i := 1; i < len(es); i++ {
+		switch {
+		case es[i].Name == es[i-1].Name:
+			return fmt.Sprintf("two entries named %q (duplicateEntries)", es[i].Name)
+		case key(es[i]) < key(es[i-1]):
+			return fmt.Sprintf("entries not in git's order: %q after %q (treeNotSorted)", es[i].Name, es[i-1].Name)
+		}
+	}
+	// A file and a directory of one name need not be neighbours.
+	if len(es) > 2 {
+		seen := make(map[string]bool, len(es))
+		for _, e := range es {
+			if seen[e.Name] {
+				return fmt.Sprintf("two entries named %q (duplicateEntries)", e.Name)
+			}
+			seen[e.Name] = true
+		}
+	}
+	return ""
 }
 
 // meta checks a file beside the memories: bounded, and a known format.

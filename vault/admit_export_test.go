@@ -10,6 +10,10 @@ import (
 // BenchmarkSyncAdmission.
 func SkipAdmission(off bool) { skipAdmission.Store(off) }
 
+// SkipArrivalTree turns off only the check of the tree main would take, for
+// BenchmarkSyncAdmission.
+func SkipArrivalTree(off bool) { skipArrivalTree.Store(off) }
+
 // SkipSigning turns signing commits and checking signatures off (true) or
 // on, for BenchmarkSigning.
 func SkipSigning(off bool) { skipSigning.Store(off) }
@@ -32,5 +36,16 @@ func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error
 		return 0, err
 	}
 	rs, err := admit(ctx, v.repo, v.limits, base, theirs)
+	return len(rs), err
+}
+
+// ArrivalTreeFetched runs the check of the tree main would take that sync
+// runs on theirs, and returns how many entries it refused.
+func ArrivalTreeFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error) {
+	ours, err := v.repo.Head()
+	if err != nil {
+		return 0, err
+	}
+	rs, err := v.refusedOnArrival(ctx, ours, theirs, nil)
 	return len(rs), err
 }

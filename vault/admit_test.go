@@ -1,7 +1,9 @@
 package vault_test
 
 import (
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,10 +57,38 @@ func hostileCases() []hostileCase {
 		{"backslash", named(`a\b`), "backslash"},
 		{"long", named(strings.Repeat("n", 5000)), "over 255 bytes"},
 		{"format", set(".memvault/format", "100644", func(h *gittest.Hostile) string { return h.Blob([]byte("999\n")) }), "format"},
+		// age's magic line over plaintext: only the first line was checked.
+		{"age magic over plaintext", set("memories/evil.md", "100644", func(h *gittest.Hostile) string {
+			return h.Blob([]byte("age-encryption.org/v1\nmeet at dawn, password hunter2\n"))
+		}), "a damaged age file"},
+		// Two entries of one name: a listing showed both, a read found one.
+		{"duplicate entries", func(h *gittest.Hostile) string {
+			a, b := h.Blob([]byte("one")), h.Blob([]byte("two"))
+			sub := h.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "secret.md", Hash: a}, {Mode: "100644", Name: "secret.md", Hash: b}})
+			return h.Set(h.Head()+"^{tree}", "memories/x", gittest.TreeEntry{Mode: "40000", Hash: sub})
+		}, "duplicateEntries"},
+		{"unsorted entries", func(h *gittest.Hostile) string {
+			a := h.Blob([]byte("one"))
+			sub := h.Loose("tree", rawTree(gittest.TreeEntry{Mode: "100644", Name: "b.md", Hash: a}, gittest.TreeEntry{Mode: "100644", Name: "a.md", Hash: a}))
+			return h.Set(h.Head()+"^{tree}", "memories/x", gittest.TreeEntry{Mode: "40000", Hash: sub})
+		}, "treeNotSorted"},
 		{"too big", set("memories/big.md", "100644", func(h *gittest.Hostile) string {
 			return h.Blob(append([]byte("age-encryption.org/v1\n"), make([]byte, 2<<20)...))
 		}), "over the limit"},
 	}
+}
+
+// rawTree is the body of a tree object holding es in the order given.
+func rawTree(es ...gittest.TreeEntry) []byte {
+	var b []byte
+	for _, e := range es {
+		raw, err := hex.DecodeString(e.Hash)
+		if err != nil {
+			panic(err)
+		}
+		b = append(fmt.Appendf(b, "%s %s\x00", e.Mode, e.Name), raw...)
+	}
+	return b
 }
 
 // TestSyncRefusesHostile pushes each hostile change with git plumbing to a real

@@ -156,6 +156,13 @@ type Record struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 	// Deleted are the files a command that deletes many (expire) deleted.
 	Deleted []string `json:"deleted,omitempty"`
+	// TreeDisagrees is set when the commit's tree did not change what its
+	// Path and NewPath trailers name, or changed more: the trailers are what
+	// whoever made the commit wrote, and are not to be believed then.
+	// TreeChanged is then what the tree changed, against the first parent
+	// (the first 20 files).
+	TreeDisagrees bool     `json:"tree_disagrees,omitempty"`
+	TreeChanged   []string `json:"tree_changed,omitempty"`
 }
 
 // LogOptions select history records.

@@ -94,10 +94,24 @@ func (v *Vault) readCiphertext(p string, h gitlog.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, v.blobError(p, err)
 	}
-	if !bytes.HasPrefix(ct, []byte(ageMagic)) {
-		return nil, badEntry(p, reasonNotAge)
+	if reason := ageReason(ct, int64(len(ct))); reason != "" {
+		return nil, badEntry(p, reason)
 	}
 	return ct, nil
+}
+
+// ageReason says why the blob of size bytes that starts with head is not an
+// age file, or "": its header must start with age's magic and parse as age
+// parses one (stanzas, then the MAC line), and a payload must follow. A blob
+// that fails is not the identity's fault: no key opens it.
+func ageReason(head []byte, size int64) string {
+	if !bytes.HasPrefix(head, []byte(ageMagic)) {
+		return reasonNotAge
+	}
+	if _, err := plainSizeOf(head, size); err != nil {
+		return "a damaged age file (" + err.Error() + ")"
+	}
+	return ""
 }
 
 // sizePrefix is how much of a blob a listing reads first for its age header;

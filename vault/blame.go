@@ -89,6 +89,13 @@ func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
 		}
 		out.Lines[i] = bl
 	}
+	for h, r := range out.Commits {
+		recs := []Record{r}
+		if err := v.checkRecords(recs); err != nil {
+			return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+		}
+		out.Commits[h] = recs[0]
+	}
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/keys"
@@ -19,17 +20,42 @@ import (
 // ErrNotVault when the remote holds no vault, ErrUnreachable or ErrAuth from the
 // transfer, and ErrTimeout when ctx's deadline passed, whatever step it stopped.
 func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (v *Vault, err error) {
-	return clone(ctx, url, dir, opts, auth, progress, false)
+	return clone(ctx, url, dir, opts, auth, progress, false, nil)
 }
 
-// CloneSkipRefused is Clone for a remote whose history holds entries memvault
-// does not admit, where Clone fails with ErrRefused: the clone's main branch
-// gets one more commit on the remote's, whose tree leaves those entries out
-// and names each (see Vault.LeaveOutRefused). It returns the entries left out.
-func CloneSkipRefused(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (*Vault, []Refusal, error) {
-	v, err := clone(ctx, url, dir, opts, auth, progress, true)
-	if err != nil {
-		return nil, nil, err
+// CloneOptions configure CloneWith.
+type CloneOptions struct {
+	Auth     Credentials
+	Progress io.Writer
+	// SkipRefused clones a remote whose history holds entries memvault does
+	// not admit, where Clone fails with ErrRefused: the clone's main branch
+	// gets one more commit on the remote's, whose tree leaves those entries
+	// out and names each (see Vault.LeaveOutRefused); CloneWith returns the
+	// entries left out.
+	SkipRefused bool
+	// Trust, when set, is asked about the new clone once its history is
+	// fetched, admitted and found readable, before anything is left out and
+	// before it is handed back: a new clone has nothing to compare the
+	// recipients and writers it found with, so only a person (or the keys
+	// they expect) can say whether to take them. An error from it refuses
+	// the clone: dir is removed again, and CloneWith returns that error.
+	Trust func(CloneFound) error
+}
+
+// CloneFound is what a new clone is about to trust.
+type CloneFound struct {
+	Recipients []keys.Recipient // whoever holds one of these reads what is written
+	Yours      []bool           // Yours[i]: Recipients[i] is a key of the identity in use
+	Writers    []keys.Writer    // whose signed commits the clone takes
+	HasWriters bool             // false for a vault from before writers
+}
+
+// CloneWith is Clone with its options: SkipRefused, and a say in what the clone
+// trusts (see CloneOptions.Trust).
+func CloneWith(ctx context.Context, url, dir string, opts Options, co CloneOptions) (*Vault, []Refusal, error) {
+	v, err := clone(ctx, url, dir, opts, co.Auth, co.Progress, co.SkipRefused, co.Trust)
+	if err != nil || !co.SkipRefused {
+		return v, nil, err
 	}
 	rs, err := v.LeaveOutRefused(ctx)
 	if err != nil {
@@ -40,7 +66,7 @@ func CloneSkipRefused(ctx context.Context, url, dir string, opts Options, auth C
 	return v, rs, nil
 }
 
-func clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer, skip bool) (v *Vault, err error) {
+func clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *Vault, err error) {
 	defer func() { err = timedOut(ctx, err) }()
 	if err := opts.fill(); err != nil {
 		return nil, err
@@ -60,6 +86,7 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if err != nil {
 		return nil, fmt.Errorf("vault: clone into %s: %w", dir, err)
 	}
+	repo.SetClock(opts.Now)
 	defer func() {
 		if err != nil {
 			if v != nil {
@@ -78,24 +105,32 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	}
 	snap, err := v.Snapshot(ctx)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
 	rs, err := snap.Recipients(ctx)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
-	for _, r := range rs {
-		for _, mine := range id.Recipients {
-			if r.Key == mine.Key {
-				return v, nil
-			}
+	found := CloneFound{Recipients: rs, Yours: make([]bool, len(rs))}
+	readable := false
+	for i, r := range rs {
+		found.Yours[i] = slices.ContainsFunc(id.Recipients, func(m keys.Recipient) bool { return m.Key == r.Key })
+		readable = readable || found.Yours[i]
+	}
+	if readable {
+		if trust == nil {
+			return v, nil
 		}
+		if found.Writers, found.HasWriters, err = v.Writers(ctx); err != nil {
+			return v, err
+		}
+		return v, trust(found) // on an error v is closed and dir removed on the way out
 	}
 	mine := "(unknown)"
 	if len(id.Recipients) > 0 {
 		mine = id.Recipients[0].Key
 	}
-	return nil, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
+	return v, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
 		gitlog.Redact(url), h, opts.IdentityFile, mine, ErrNotRecipient)
 }
 

@@ -271,3 +271,20 @@ func TestInitLeavesLostBranch(t *testing.T) {
 	}
 	v.Close()
 }
+
+// init into a folder that is there already, readable by everyone, makes it
+// private: its config may come to hold a remote's token.
+func TestInitMakesAnExistingFolderPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "v.git")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := vault.Init(ctx, dir, vault.Options{IdentityFile: filepath.Join(t.TempDir(), "id")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the vault folder's mode = %v, %v; want 0700", fi.Mode().Perm(), err)
+	}
+}

@@ -43,6 +43,17 @@ type ImportOptions struct {
 	SourceCommit string
 	// Progress, when set, is called as files are encrypted.
 	Progress func(done, total int)
+	// Screen, when set, sees each file before it is planned and returns the
+	// file to write (its Data possibly changed), or why it is left out (skip),
+	// and what to say of a file written as it returned it (warn): the caller's
+	// secret policy, which the memory tool applies to what an agent writes.
+	Screen func(ImportFile) (f ImportFile, skip, warn string)
+
+	// replay, for a replayed source commit after the first, is what the
+	// source held at the commit before: without Overwrite, a file is
+	// replaced or deleted only while the vault holds exactly that, so the
+	// import touches only what it wrote itself.
+	replay map[string][]byte
 }
 
 // ImportSkip is a file an import left out, and why.
@@ -60,6 +71,7 @@ type ImportResult struct {
 	Unchanged int      // files already there with the same content
 	Kept      []string // files there with other content, left as they were
 	Skipped   []ImportSkip
+	Warnings  []ImportSkip // files written with a warning of Screen's
 }
 
 // Changed reports whether the import changes the vault.
@@ -115,7 +127,17 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFile, opts ImportOptions, res *ImportResult) ([]ImportFile, error) {
 	incoming := map[string]bool{}
 	var ok []ImportFile
+	warns := map[string]string{}
 	for _, f := range files {
+		if opts.Screen != nil {
+			var skip, warn string
+			if f, skip, warn = opts.Screen(f); skip != "" {
+				res.Skipped = append(res.Skipped, ImportSkip{f.Path, skip})
+				continue
+			} else if warn != "" {
+				warns[f.Path] = warn
+			}
+		}
 		if reason := v.importable(f); reason != "" {
 			res.Skipped = append(res.Skipped, ImportSkip{f.Path, reason})
 			continue
@@ -149,7 +171,7 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		case state == "same":
 			res.Unchanged++
 			continue
-		case state == "differs" && !opts.Overwrite:
+		case state == "differs" && !opts.Overwrite && !v.holdsReplayed(ctx, snap, f.Path, opts.replay):
 			res.Kept = append(res.Kept, f.Path)
 			continue
 		case state == "differs":
@@ -161,17 +183,33 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		}
 		plan = append(plan, f)
 	}
+	for _, f := range plan {
+		if w, ok := warns[f.Path]; ok {
+			res.Warnings = append(res.Warnings, ImportSkip{f.Path, w})
+		}
+	}
 	for _, p := range opts.Delete {
 		cp, err := CleanPath(p)
 		if err != nil || incoming[cp] {
 			continue
 		}
-		if k, _ := snap.Stat(cp); k == KindFile {
+		if k, _ := snap.Stat(cp); k == KindFile && (opts.Overwrite || v.holdsReplayed(ctx, snap, cp, opts.replay)) {
 			res.Deleted = append(res.Deleted, cp)
 		}
 	}
 	sort.Strings(res.Deleted)
 	return plan, v.checkImportLimits(ctx, snap, len(res.Added)-len(res.Deleted), addBytes)
+}
+
+// holdsReplayed tells whether the vault's file p holds what replay says the
+// source had there before: what an earlier replayed commit wrote, unchanged.
+func (v *Vault) holdsReplayed(ctx context.Context, snap *Snapshot, p string, replay map[string][]byte) bool {
+	want, ok := replay[p]
+	if !ok {
+		return false
+	}
+	got, err := snap.ReadFile(ctx, p)
+	return err == nil && bytes.Equal(got, want)
 }
 
 // importable returns why f cannot be a memory file, or "".

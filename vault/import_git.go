@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/memvault/memvault/gitlog"
 )
@@ -21,9 +22,11 @@ type historyImport struct {
 // HistoryOptions say how ImportHistory replays a source history.
 type HistoryOptions struct {
 	To        string                // the memory folder the source's files go to
-	Overwrite bool                  // as for ImportOptions, for the first commit replayed
+	Overwrite bool                  // as for ImportOptions, for every commit replayed
 	DryRun    bool                  // say what would change, change nothing
 	Progress  func(done, total int) // called before each source commit and at the end, when set
+	// Screen is ImportOptions.Screen, for the files of every commit replayed.
+	Screen func(ImportFile) (f ImportFile, skip, warn string)
 }
 
 // ImportHistory replays each first-parent commit of the git repository at source
@@ -32,8 +35,10 @@ type HistoryOptions struct {
 // commit is deleted in the vault too; symbolic links, submodules and files over
 // the file size limit are skipped and listed. Commits an earlier run brought in
 // (by their Import-Commit trailer) are passed over, so a re-run brings in only
-// what is new. opts.Overwrite holds for the first commit replayed; the later ones
-// replace what the earlier ones wrote.
+// what is new. Without opts.Overwrite, the import touches only what it wrote: a
+// file is replaced or deleted only while it holds what the source commit before
+// had there (so a file of the vault's own, or one changed since, is kept and
+// listed); with it, files are replaced and deleted as the source says.
 func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
 	var total historyImport
 	src, err := gitlog.OpenSource(source)
@@ -50,7 +55,7 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 		return total, err
 	}
 	skipped := map[string]bool{}
-	var prev []string
+	var prev []ImportFile
 	progress := opts.Progress
 	if progress == nil {
 		progress = func(int, int) {}
@@ -62,16 +67,20 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
 		}
 		gone := deletedSince(prev, files)
-		prev = prev[:0]
-		for _, f := range files {
-			prev = append(prev, f.Path)
+		replay := make(map[string][]byte, len(prev))
+		for _, f := range prev {
+			replay[f.Path] = f.Data
 		}
+		prev = files
 		if done[c.Hash.String()] {
 			continue
 		}
+		// Without Overwrite, a commit replaces and deletes only what the
+		// commit before it wrote and nothing changed since.
 		res, err := v.Import(ctx, files, ImportOptions{
-			Overwrite: opts.Overwrite || i > 0, Delete: gone,
+			Overwrite: opts.Overwrite, Delete: gone, replay: replay,
 			Author: c.Author.Name, When: c.Author.When, SourceCommit: c.Hash.String(),
+			Screen: opts.Screen,
 		})
 		if err != nil {
 			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
@@ -90,6 +99,12 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 				total.Skipped = append(total.Skipped, s)
 			}
 		}
+		for _, s := range res.Warnings {
+			if key := s.Path + "\x00" + s.Reason; !skipped[key] {
+				skipped[key] = true
+				total.Warnings = append(total.Warnings, s)
+			}
+		}
 		if res.Commit != "" {
 			total.Commit = res.Commit
 		}
@@ -99,15 +114,15 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 }
 
 // deletedSince lists the paths of prev that files no longer holds.
-func deletedSince(prev []string, files []ImportFile) []string {
+func deletedSince(prev, files []ImportFile) []string {
 	names := make(map[string]bool, len(files))
 	for _, f := range files {
 		names[f.Path] = true
 	}
 	var gone []string
-	for _, p := range prev {
-		if !names[p] {
-			gone = append(gone, p)
+	for _, f := range prev {
+		if !names[f.Path] {
+			gone = append(gone, f.Path)
 		}
 	}
 	return gone
@@ -125,7 +140,20 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		return nil, nil, err
 	}
 	for _, e := range entries {
+		// The source's names are anyone's: a tree entry ".." (or one holding a
+		// slash) once joined onto --to wrote, and then deleted, a file outside
+		// it. Each segment must be a name git itself writes.
+		var bad string
+		for _, seg := range strings.Split(e.Path, "/") {
+			if bad = badGitName(seg); bad != "" {
+				break
+			}
+		}
 		mp := path.Join(to, e.Path)
+		if bad != "" || !strings.HasPrefix(mp, strings.TrimSuffix(to, "/")+"/") {
+			skipped = append(skipped, ImportSkip{Path: strings.TrimSuffix(to, "/") + "/" + e.Path, Reason: "not a name git writes in a tree (" + bad + ")"})
+			continue
+		}
 		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
 		switch {
 		case e.Mode == gitlog.ModeSymlink:
@@ -140,7 +168,11 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		}
 		data, err := src.ReadFile(e, limits.MaxFileSize)
 		if err != nil {
-			return nil, nil, err
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			skip("cannot be read: " + err.Error()) // a crafted object fails alone
+			continue
 		}
 		files = append(files, ImportFile{Path: mp, Data: data})
 	}

@@ -99,16 +99,19 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		}
 		return flush()
 	}
-	// rest runs the last batch once the walk is over.
+	// rest runs the last batch once the walk is over, and checks the page's
+	// trailers against the trees.
 	rest := func(err error) ([]Record, error) {
-		if full { // the page filled: nothing is in flight, and what waits is not wanted
-			return out, err
-		}
-		if err == nil && px != nil && len(batch) > 0 {
-			_, err = flush()
-		}
-		if _, ferr := finish(); err == nil { // also waits for a batch a full page left running
-			err = ferr
+		if !full {
+			if err == nil && px != nil && len(batch) > 0 {
+				_, err = flush()
+			}
+			if _, ferr := finish(); err == nil { // also waits for a batch a full page left running
+				err = ferr
+			}
+		} // else the page filled: nothing is in flight, and what waits is not wanted
+		if err == nil {
+			err = v.checkRecords(out)
 		}
 		return out, err
 	}

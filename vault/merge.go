@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/textdiff"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // A merge of diverged histories is done on plaintext, path by path: a path that
@@ -132,44 +133,53 @@ func (m *merger) changedPaths() (map[string]side, error) {
 	return paths, nil
 }
 
-// mergeRecipients merges the recipients file (plaintext) and loads the recipients
-// the merged files are encrypted to. Both sides changing it so that the lines
-// conflict is an error wrapping ErrRecipients: the file must parse.
+// mergeRecipients merges the recipients file as a set of keys (see
+// mergedRecipients) and loads the recipients the merged files are encrypted
+// to. A merged set age cannot encrypt to (post-quantum keys mixed with
+// classical ones, or none) is an error wrapping ErrRecipients.
 func (m *merger) mergeRecipients(paths map[string]side) error {
 	s, ok := paths[recipientsPath]
 	if !ok {
-		s = side{}
 		e, err := m.v.repo.Lookup(m.oursT, recipientsPath)
 		if err != nil {
 			return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
 		}
-		s.b, s.o, s.t = e.Hash, e.Hash, e.Hash
+		s = side{e.Hash, e.Hash, e.Hash}
 	}
-	content, err := m.v.repo.ReadBlob(s.o)
-	switch {
-	case err != nil:
-		return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
-	case s.o == s.t || s.t == s.b:
-	case s.o == s.b:
-		if content, err = m.v.repo.ReadBlob(s.t); err != nil {
+	var fs [3]*keys.RecipientsFile
+	for i, h := range []gitlog.Hash{s.b, s.o, s.t} {
+		if h.IsZero() {
+			return fmt.Errorf("vault: merge: a side has no %s: %w", recipientsPath, ErrRecipients)
+		}
+		content, err := m.v.repo.ReadBlob(h)
+		if err != nil {
 			return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
 		}
-		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: recipientsPath, Hash: s.t})
-	default:
-		var n int
-		if content, n, err = m.merge3(recipientsPath, s); err != nil {
+		if fs[i], err = keys.ParseRecipientsFile(content); err != nil {
 			return err
 		}
-		if n > 0 {
-			return fmt.Errorf("vault: merge: both sides changed %s in the same place: %w", recipientsPath, ErrRecipients)
-		}
-		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: content})
 	}
-	if m.recipients, err = m.v.keys.parseRecipients(content); err != nil {
+	merged := fs[1]
+	switch {
+	case s.o == s.t || s.t == s.b:
+	case s.o == s.b:
+		merged = fs[2]
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: recipientsPath, Hash: s.t})
+	default:
+		merged = mergedRecipients(fs[0], fs[1], fs[2])
+		if err := merged.Check(); err != nil {
+			return err
+		}
+		if merged.Fingerprint() != fs[1].Fingerprint() {
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: merged.Bytes()})
+		}
+	}
+	var err error
+	if m.recipients, err = m.v.keys.parseRecipients(merged.Bytes()); err != nil {
 		return err
 	}
-	m.oursRecips = s.o == s.t || s.t == s.b
-	m.theirsRecips = s.o == s.t || s.o == s.b && s.t != s.b
+	m.oursRecips = merged.Fingerprint() == fs[1].Fingerprint()
+	m.theirsRecips = merged.Fingerprint() == fs[2].Fingerprint()
 	return nil
 }
 

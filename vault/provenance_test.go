@@ -143,15 +143,20 @@ func TestGrepOptions(t *testing.T) {
 func TestPickaxeWithFilters(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
-	clock := func() time.Time { now = now.Add(time.Hour); return now }
+	clock := func() time.Time { return now }
 	v, _, err := vault.Init(ctx, dir+"/v.git", vault.Options{IdentityFile: dir + "/id", Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	hour := func() { now = now.Add(time.Hour) } // each step an hour later
+	hour()
 	c1 := put(t, v, "/memories/a.md", "likes tea\n")
+	hour()
 	c2 := put(t, v, "/memories/b.md", "likes tea too\n")
+	hour()
 	c3 := put(t, v, "/memories/a.md", "likes coffee\n")
+	hour()
 	mv(t, v, "/memories/b.md", "/memories/c.md") // moves the text, adds none
 	times := map[string]time.Time{}
 	for _, r := range vaulttest.Log(t, v, vault.LogOptions{}) {

@@ -56,6 +56,12 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyR
 	if err != nil {
 		return res, err
 	}
+	if len(opts.Passphrase) == 0 && old.Protected {
+		// The new key keeps the protection the old one had: under the
+		// passphrase that unlocked it, unless the caller gave another.
+		opts.Passphrase = v.keys.unlockingPassphrase()
+		defer clear(opts.Passphrase)
+	}
 	for _, r := range old.Recipients {
 		if r.Type != keys.TypeX25519 && r.Type != keys.TypeHybrid {
 			return res, fmt.Errorf("vault: rekey: the identity %s is an %s key, which memvault does not own: "+

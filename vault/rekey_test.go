@@ -252,3 +252,41 @@ func TestRekeyStoppedBeforeItsMoves(t *testing.T) {
 		}
 	}
 }
+
+// A rekey of a passphrase-protected identity keeps it protected, under the
+// same passphrase, when no new one is given: it once wrote the new key in
+// the clear without a word.
+func TestRekeyKeepsProtection(t *testing.T) {
+	vaulttest.FastScrypt()
+	dir := t.TempDir()
+	id := filepath.Join(dir, "identity")
+	if _, err := keys.CreateIdentity(id, keys.IdentityOptions{Passphrase: []byte("correct horse")}); err != nil {
+		t.Fatal(err)
+	}
+	pass := func(string) ([]byte, error) { return []byte("correct horse"), nil }
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: id, Passphrase: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	write(t, v, "/memories/a", "kept")
+	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(id)
+	if strings.Contains(string(raw), "AGE-SECRET-KEY") {
+		t.Fatal("the rotated identity is written in the clear")
+	}
+	info, err := keys.ReadIdentity(id, pass)
+	if err != nil || !info.Protected {
+		t.Fatalf("the rotated identity = %+v, %v; want protected by the same passphrase", info, err)
+	}
+	w, err := vault.Open(ctx, v.Dir(), vault.Options{IdentityFile: id, Passphrase: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if got, err := read(t, w, "/memories/a"); err != nil || got != "kept" {
+		t.Errorf("read with the rotated key = %q, %v", got, err)
+	}
+}

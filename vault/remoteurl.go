@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -28,7 +27,8 @@ func checkRemoteURL(raw string) error {
 	if scheme, _, ok := strings.Cut(raw, "://"); ok && !strings.ContainsAny(scheme, "/@:") {
 		u, err := url.Parse(raw)
 		if err != nil {
-			return fmt.Errorf("vault: remote URL %s: %v: %w", shown, errors.Unwrap(err), ErrBadRemoteURL)
+			// url.Parse's reason can quote the password (as a bad port): not shown.
+			return fmt.Errorf("vault: remote URL %s does not parse (percent-encode a /, ? or # in a user name or password): %w", shown, ErrBadRemoteURL)
 		}
 		known := false
 		for _, s := range remoteSchemes {

@@ -16,11 +16,11 @@ import (
 //     other commit starts with;
 //   - "main" or "HEAD": the current state;
 //   - a checkpoint name (a checkpoint wins over an abbreviated hash it looks like);
-//   - any of these followed by "@{DATE}": the last commit at or before DATE
-//     found walking first parents back from it (git reads @{DATE} from the
-//     reflog; a vault has none, so this is the first-parent approximation).
-//     DATE is an RFC 3339 time or date (midnight UTC) or an age such as "2d",
-//     "3h", "30m", "1w"; "@{DATE}" alone starts from main;
+//   - "main@{DATE}" (or "HEAD@{DATE}", or "@{DATE}"): what main held at DATE
+//     in this clone, from its own record of when main moved (as git reads
+//     @{DATE} from its reflog), never from commit dates, which whoever made
+//     a commit wrote. DATE is an RFC 3339 time or date (midnight UTC) or an
+//     age such as "2d", "3h", "30m", "1w";
 //   - any of these followed by "~N" (N commits back along first parents; "~" is
 //     "~1") or "^" (one back), repeated as in "main~2^"; or "~N" alone, from main.
 //
@@ -85,10 +85,13 @@ func (v *Vault) resolve(rev string) (gitlog.Hash, error) {
 	}
 	if why == "" && hasAt {
 		t, terr := parseRevTime(date, v.opts.Now())
-		if terr != nil {
+		switch {
+		case terr != nil:
 			return gitlog.ZeroHash, unknown(terr.Error())
+		case atBase != "HEAD" && atBase != "main":
+			return gitlog.ZeroHash, unknown("only main has a record of when it moved: give main@{DATE} or @{DATE}")
 		}
-		if h, why, err = v.atOrBefore(h, t); err != nil {
+		if h, why, err = v.mainAt(t); err != nil {
 			return gitlog.ZeroHash, fmt.Errorf("vault: revision %q: %w", rev, err)
 		}
 	}

@@ -51,21 +51,30 @@ func parseRevTime(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a time (give 2026-11-24, 2026-11-24T10:00:00Z, or an age such as 90s, 30m, 3h, 2d, 1w)", s)
 }
 
-// atOrBefore walks first parents from h to the first commit whose commit time
-// is at or before t, or says there is none.
-func (v *Vault) atOrBefore(h gitlog.Hash, t time.Time) (gitlog.Hash, string, error) {
-	for {
-		c, err := v.repo.ReadCommit(h)
-		if err != nil {
-			return h, "", err
-		}
-		if !c.Committer.When.After(t) {
-			return h, "", nil
-		}
-		if len(c.ParentHashes) == 0 {
-			return h, fmt.Sprintf("no commit at or before %s (the first is at %s)",
-				t.UTC().Format(time.RFC3339), c.Committer.When.UTC().Format(time.RFC3339)), nil
-		}
-		h = c.ParentHashes[0]
+// mainAt is what main held at t, by this clone's record of when main moved
+// (gitlog's reflog), never by commit dates: those are whoever made the commit
+// to write, and a collaborator's commit dated 2001 would be what main "was"
+// at any time since. why says why there is no answer: main did not exist
+// here then, or the record does not reach back that far.
+func (v *Vault) mainAt(t time.Time) (h gitlog.Hash, why string, err error) {
+	moves, err := v.repo.RefLog()
+	if err != nil {
+		return gitlog.ZeroHash, "", err
 	}
+	// From the newest back, as git reads its reflog: a clock set back makes
+	// the record's times go back too, and the latest move at or before t is
+	// what main held.
+	i := len(moves)
+	for i > 0 && moves[i-1].When.After(t) {
+		i--
+	}
+	switch {
+	case len(moves) == 0:
+		return gitlog.ZeroHash, "this vault has no record of when main moved (it was made before memvault kept one)", nil
+	case i == 0 && moves[0].Old.IsZero():
+		return gitlog.ZeroHash, fmt.Sprintf("main did not exist here before %s", moves[0].When.UTC().Format(time.RFC3339)), nil
+	case i == 0:
+		return gitlog.ZeroHash, fmt.Sprintf("this vault's record of when main moved starts at %s", moves[0].When.UTC().Format(time.RFC3339)), nil
+	}
+	return moves[i-1].New, "", nil
 }

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"filippo.io/age"
+
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/keyhook"
 	"github.com/memvault/memvault/vault/keys"
@@ -230,4 +233,61 @@ func TestWriteDuringReencryption(t *testing.T) {
 	if got, err := read(t, openAs(t, v.Dir(), bobID), "/memories/late.md"); err != nil || got != "written meanwhile" {
 		t.Errorf("bob reads the late file = %q, %v", got, err)
 	}
+}
+
+// A clone that wrote before it heard of a removal does not pass its commit
+// on: the remote removed bob; clone c, not yet synced, wrote a file (to
+// alice and bob, as it knew them) and then syncs with --accept-recipients.
+// No commit the remote holds afterwards has a file bob can read that was
+// written after the removal.
+func TestRemovedRecipientReadsNothingNew(t *testing.T) {
+	url := gittest.Bare(t, t.TempDir(), "remote")
+	a, c, _ := hostilePair(t, url)
+	bobID := filepath.Join(t.TempDir(), "bob")
+	bob, err := keys.CreateIdentity(bobID, keys.IdentityOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob.Recipients[0].Key}}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, a)
+	mustSyncAccepting(t, c)
+	if _, err := a.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{bob.Recipients[0].Key}}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, a)
+	write(t, c, "/memories/after.md", "written after bob was removed\n")
+	mustSyncAccepting(t, c)
+	if got, err := read(t, c, "/memories/after.md"); err != nil || got != "written after bob was removed\n" {
+		t.Fatalf("c's own write after the sync = %q, %v", got, err)
+	}
+	// Every version of after.md the remote holds, in any commit.
+	h := gittest.NewHostile(t, url)
+	ids, err := age.ParseIdentities(strings.NewReader(mustRead(t, bobID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, commit := range strings.Fields(h.Git("rev-list", "refs/heads/main")) {
+		blob, err := exec.Command(gittest.Git(t), "--git-dir", h.Dir, "rev-parse", "--verify", "-q", commit+":memories/after.md").Output()
+		if err != nil {
+			continue
+		}
+		ct, err := exec.Command(gittest.Git(t), "--git-dir", h.Dir, "cat-file", "blob", strings.TrimSpace(string(blob))).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := age.Decrypt(bytes.NewReader(ct), ids...); err == nil {
+			t.Errorf("bob, removed, reads after.md in the remote's commit %s", commit)
+		}
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -71,7 +71,11 @@ func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Change{Record: record(c), Files: files}, nil
+	rec := record(c)
+	if err := v.checkTrailers(&rec, c); err != nil {
+		return nil, fmt.Errorf("vault: show: %w", err)
+	}
+	return &Change{Record: rec, Files: files}, nil
 }
 
 // Diff returns the decrypted changes of the memory files from revision fromRev

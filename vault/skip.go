@@ -150,9 +150,9 @@ func (v *Vault) integrateSkipping(ctx context.Context, opts SyncOptions, base, o
 		return ours, err
 	}
 	info.Message = withLeftOut(info.Message, refused)
-	h, err := w.CommitMerge(ours, theirs, changes, info)
+	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
 	if err != nil {
-		return ours, fmt.Errorf("vault: merge: %w", err)
+		return ours, err
 	}
 	res.Action, res.Conflicts, res.MovedAside, res.LeftOut = "merge", conflicts, aside, refused
 	return h, nil
@@ -182,7 +182,10 @@ func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 
 // historyRefusals checks the whole history from head as admission checks what
 // arrives, and returns what it refuses, without what a Memory-Left-Out trailer
-// already names.
+// already names, and what head's own tree holds that would be refused, which
+// no trailer silences: a trailer says an entry was left out, and an entry
+// still in the tree was not (a merge with a refused commit brings its
+// entries back as "the same as in a parent").
 func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusal, error) {
 	rs, err := admitting(ctx, v.repo, v.limits, gitlog.ZeroHash, head, nil)
 	if err != nil {
@@ -198,7 +201,15 @@ func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusa
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	tree, err := v.repo.RootTree(head)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	now, err := refusedIn(ctx, v.repo, v.limits, head, tree, gitlog.ZeroHash)
+	if err != nil {
+		return nil, err
+	}
+	return addRefusals(out, now), nil
 }
 
 // LeaveOutRefused is fsck --repair's way forward for a vault whose history

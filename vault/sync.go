@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -49,10 +48,12 @@ type SyncResult struct {
 	// MovedAside are the Conflicts that are files moved aside, to a new name,
 	// because the other side made their name a directory.
 	MovedAside []string
-	// RecipientsChanged is set when the remote changed .memvault/recipients.
-	// RecipientsAdded and RecipientsRemoved are then the keys the remote's
-	// change adds and removes, as sets of keys (comments, order and blank
-	// lines aside); both are empty when it changed only those.
+	// RecipientsChanged is set when taking the remote's history would change
+	// the set of keys this clone's recipients hold: RecipientsAdded and
+	// RecipientsRemoved are then the keys it adds (a key this clone removed
+	// that the remote brings back included) and removes, computed on the
+	// resulting set, never by lines. Comments, order and blank lines are no
+	// change.
 	RecipientsChanged bool
 	RecipientsAdded   []keys.Recipient
 	RecipientsRemoved []keys.Recipient
@@ -63,6 +64,12 @@ type SyncResult struct {
 	WritersRemoved []keys.Writer
 	// LeftOut are the refused entries a SkipRefused merge left out.
 	LeftOut []Refusal
+	// WentBack is set when the remote no longer holds what this clone last
+	// pushed to it or fetched from it: its branch was put back, or replaced.
+	// Seen is that commit; the remote's branch is now at Found (ZeroHash: it
+	// is gone). Pushed then says whether this sync put it back.
+	WentBack    bool
+	Seen, Found string
 }
 
 // Sync brings the vault and a remote together: it fetches the remote's main
@@ -76,8 +83,9 @@ type SyncResult struct {
 // the vault are held off only while the branch moves; a commit that lands
 // meanwhile is merged in a further round.
 //
-// The error wraps ErrRecipientsChanged when the remote changed the recipients and
-// AcceptRecipients is not set, ErrBehind for a push that would need a merge, and
+// The error wraps ErrRecipientsChanged when taking the remote's history would
+// change the set of recipients this clone holds and AcceptRecipients is not
+// set (ErrWritersChanged likewise for the writers), ErrBehind for a push that would need a merge, and
 // ErrNoRemote, ErrUnreachable or ErrAuth from the transfer. When ctx's deadline
 // passes, whichever step it stops (the fetch, the wait for the vault's lock, the
 // admission check, the merge, the push), the error wraps ErrTimeout, and also
@@ -91,10 +99,24 @@ func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 	}
 	topts := gitlog.TransferOptions{Auth: opts.Auth.auth(), Progress: opts.Progress}
 	var res SyncResult
-	err := retryRounds(ctx, opts.Progress, func() error {
+	// What this clone last pushed to or fetched from the remote: a remote
+	// that no longer holds it went backwards, which memvault never does (its
+	// history is never rewritten), so the host or someone with its keys did.
+	seen, err := v.repo.Ref(gitlog.RemoteRef(opts.Remote))
+	if err != nil {
+		return res, fmt.Errorf("vault: sync: %w", err)
+	}
+	checked := false
+	err = retryRounds(ctx, opts.Progress, func() error {
 		theirs, err := v.repo.Fetch(ctx, opts.Remote, topts)
 		if err != nil {
 			return fmt.Errorf("vault: sync: %w", err)
+		}
+		if !checked {
+			checked = true
+			if err := v.checkWentBack(seen, theirs, &res); err != nil {
+				return err
+			}
 		}
 		_, err = v.syncRound(ctx, opts, topts, theirs, &res)
 		return err
@@ -128,6 +150,9 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, ErrBehind)
 	default:
 		refused, err := admit(ctx, v.repo, v.limits, base, theirs)
+		if err == nil {
+			refused, err = v.refusedOnArrival(ctx, ours, theirs, refused)
+		}
 		if err != nil {
 			return true, fmt.Errorf("vault: sync: %w", err)
 		}
@@ -164,6 +189,65 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 	return true, nil
 }
 
+// checkWentBack says in res whether the remote, now at theirs, no longer
+// holds seen, what this clone last pushed to or fetched from it.
+func (v *Vault) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
+	if seen.IsZero() || seen == theirs {
+		return nil
+	}
+	if !theirs.IsZero() {
+		mb, err := v.repo.MergeBase(seen, theirs)
+		if err != nil {
+			return fmt.Errorf("vault: sync: %w", err)
+		}
+		if mb == seen {
+			return nil // it moved on from there
+		}
+	}
+	res.WentBack, res.Seen, res.Found = true, seen.String(), theirs.String()
+	return nil
+}
+
+// refusedOnArrival adds to refused (what admission refused in the commits
+// that arrived) what it would refuse in theirs's tree, the tree main would
+// take, judged against ours's, the tree this clone holds and admitted.
+// Admission skips an entry that is the same as in a parent, and a parent may
+// be a commit this clone refused and left out: a merge of it with this
+// clone's head would bring back what was left out. An entry refused at a path
+// admission already named is not named twice.
+func (v *Vault) refusedOnArrival(ctx context.Context, ours, theirs gitlog.Hash, refused []Refusal) ([]Refusal, error) {
+	if skipAdmission.Load() || skipArrivalTree.Load() {
+		return refused, nil
+	}
+	oursT, err := v.repo.RootTree(ours)
+	if err != nil {
+		return nil, err
+	}
+	theirsT, err := v.repo.RootTree(theirs)
+	if err != nil {
+		return nil, err
+	}
+	now, err := refusedIn(ctx, v.repo, v.limits, theirs, theirsT, oursT)
+	if err != nil {
+		return nil, err
+	}
+	return addRefusals(refused, now), nil
+}
+
+// addRefusals adds to rs those of more at paths rs does not name.
+func addRefusals(rs, more []Refusal) []Refusal {
+	named := map[string]bool{}
+	for _, r := range rs {
+		named[r.Path] = true
+	}
+	for _, r := range more {
+		if !named[r.Path] {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
 // integrate fast-forwards to theirs or merges it, and returns the new head. The
 // error wraps gitlog.ErrStale when the branch moved meanwhile.
 func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, theirs gitlog.Hash, res *SyncResult) (gitlog.Hash, error) {
@@ -196,12 +280,56 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, err
 	}
-	h, err := w.CommitMerge(ours, theirs, changes, info)
+	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
 	if err != nil {
-		return ours, fmt.Errorf("vault: merge: %w", err)
+		return ours, err
 	}
 	res.Action, res.Conflicts, res.MovedAside = "merge", conflicts, aside
 	return h, nil
+}
+
+// commitIntegration commits a sync's merge of ours and theirs. When the
+// remote removed a recipient, this clone's own commits since base were
+// encrypted to it too, and a merge would push them as a parent the removed
+// key could read: the merge's content (re-encrypted to the recipients now)
+// goes on top of theirs alone instead, named in a Memory-Squashed trailer.
+func (v *Vault) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
+	commit := w.CommitMerge
+	if removed, err := v.recipientRemoved(base, theirs); err != nil {
+		return ours, err
+	} else if removed {
+		commit = w.CommitSquash
+		info.Message += trSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
+	}
+	h, err := commit(ours, theirs, changes, info)
+	if err != nil {
+		return ours, fmt.Errorf("vault: merge: %w", err)
+	}
+	return h, nil
+}
+
+// recipientRemoved says whether theirs removed a recipient that base had.
+func (v *Vault) recipientRemoved(base, theirs gitlog.Hash) (bool, error) {
+	var files [2]*keys.RecipientsFile
+	for i, c := range []gitlog.Hash{base, theirs} {
+		s, err := v.snapshotAt(c)
+		if err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+		content, err := s.recipientsContent()
+		if err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+		if files[i], err = keys.ParseRecipientsFile(content); err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+	}
+	for _, e := range files[0].Entries {
+		if files[1].Index(e.Key) < 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // mergeLabels names the sides in conflict markers: "ours (host, time)".
@@ -249,42 +377,57 @@ func (v *Vault) mergeInfo(remote string, conflicts []string, ours, theirs gitlog
 	}, err
 }
 
-// checkRecipients refuses, unless accept, a recipients file that theirs changed
-// since base to something ours does not hold, and says in res which keys the
-// remote's change adds and removes. Those come from the parsed files, never
-// from their text: a comment is the remote's to write.
+// checkRecipients refuses, unless accept, a fast-forward or merge whose
+// recipients differ, as a set of keys, from those ours holds now, and says in
+// res which keys it adds and removes. The result is computed as the merge
+// computes it (mergedRecipients), never by lines, and compared with ours,
+// never with the base: a remote that repeats the line of a key ours removed
+// brings that key back, and says so. Comments, order and blank lines are no
+// change: a comment is the remote's to write, and decides nothing.
 func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
-	read := func(c gitlog.Hash) ([]byte, error) {
+	var fs [3]*keys.RecipientsFile
+	for i, c := range []gitlog.Hash{base, ours, theirs} {
 		s, err := v.snapshotAt(c)
 		if err != nil {
-			return nil, err
-		}
-		return s.recipientsContent()
-	}
-	var rs [3][]byte
-	for i, c := range []gitlog.Hash{base, ours, theirs} {
-		var err error
-		if rs[i], err = read(c); err != nil {
 			return fmt.Errorf("vault: sync: %w", err)
 		}
+		if fs[i], err = s.recipientsFile(); err != nil {
+			return fmt.Errorf("vault: sync: the recipients of %s: %w", c, err)
+		}
 	}
-	if bytes.Equal(rs[0], rs[2]) || bytes.Equal(rs[1], rs[2]) {
+	now := fs[2]
+	if base != ours {
+		now = mergedRecipients(fs[0], fs[1], fs[2])
+	}
+	added, removed := keysMissing(fs[1], now), keysMissing(now, fs[1])
+	if len(added)+len(removed) == 0 {
 		return nil
 	}
-	was, err := keys.ParseRecipientsFile(rs[0])
-	if err != nil {
-		return fmt.Errorf("vault: sync: the recipients before the remote's change: %w", err)
-	}
-	now, err := keys.ParseRecipientsFile(rs[2])
-	if err != nil {
-		return fmt.Errorf("vault: sync: the remote's recipients: %w", err)
-	}
 	res.RecipientsChanged = true
-	res.RecipientsAdded, res.RecipientsRemoved = keysMissing(was, now), keysMissing(now, was)
+	res.RecipientsAdded, res.RecipientsRemoved = added, removed
 	if accept {
 		return nil
 	}
 	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrRecipientsChanged)
+}
+
+// mergedRecipients is the recipients file a merge makes, as keys, never as
+// lines: ours's file, without the keys theirs removed since base, with the
+// keys theirs added since base (and ours lacks) after them, each once with
+// the comment lines above it.
+func mergedRecipients(base, ours, theirs *keys.RecipientsFile) *keys.RecipientsFile {
+	out := &keys.RecipientsFile{Header: ours.Header, Trailer: ours.Trailer}
+	for _, e := range ours.Entries {
+		if base.Index(e.Key) < 0 || theirs.Index(e.Key) >= 0 {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	for _, e := range theirs.Entries {
+		if base.Index(e.Key) < 0 && out.Index(e.Key) < 0 {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	return out
 }
 
 // keysMissing returns the recipients of b whose keys a lacks, each once.

@@ -1,11 +1,13 @@
 package vault_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -102,14 +104,15 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 // with sync's admission check of what arrives on and off, measured in one run
 // (with -count the two alternate): the check must add at most 10%.
 func BenchmarkSyncAdmission(b *testing.B) {
-	for _, off := range []bool{false, true} {
-		name := "admit"
-		if off {
-			name = "no-admit"
-		}
-		b.Run(name, func(b *testing.B) {
-			vault.SkipAdmission(off)
+	for _, tc := range []struct {
+		name      string
+		off, tree bool
+	}{{"admit", false, false}, {"admit-without-tree-check", false, true}, {"no-admit", true, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			vault.SkipAdmission(tc.off)
+			vault.SkipArrivalTree(tc.tree)
 			defer vault.SkipAdmission(false)
+			defer vault.SkipArrivalTree(false)
 			benchSyncDiverged(b, fileRemote)
 		})
 	}
@@ -119,6 +122,18 @@ func BenchmarkSyncAdmission(b *testing.B) {
 // BenchmarkSyncDiverged1000's sync fetches (1,000 new commits), each time in a
 // freshly opened vault, so no tree is cached: what the check adds to that sync.
 func BenchmarkAdmit1000(b *testing.B) {
+	benchFetched1000(b, vault.AdmitFetched)
+}
+
+// BenchmarkArrivalTree1000 is BenchmarkAdmit1000 for the other half of the
+// check: the tree main would take, judged against the tree the clone holds.
+func BenchmarkArrivalTree1000(b *testing.B) {
+	benchFetched1000(b, vault.ArrivalTreeFetched)
+}
+
+// benchFetched1000 times check on what BenchmarkSyncDiverged1000's sync
+// fetches, each time in a freshly opened vault.
+func benchFetched1000(b *testing.B, check func(context.Context, *vault.Vault, gitlog.Hash) (int, error)) {
 	const commits, files = 1000, 50
 	dir := b.TempDir()
 	va, opts := vaulttest.NewAt(b, dir)
@@ -153,7 +168,7 @@ func BenchmarkAdmit1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		n, err := vault.AdmitFetched(ctx, v, theirs)
+		n, err := check(ctx, v, theirs)
 		b.StopTimer()
 		if err != nil || n != 0 {
 			b.Fatalf("admit = %d refused, %v", n, err)

@@ -18,6 +18,7 @@ const (
 	trSession   = "Session"
 	trSource    = "Memory-Source"
 	trOrigin    = "Memory-Origin"
+	trSquashed  = "Memory-Squashed" // a sync's merge that left this clone's own commits out of the history it pushes
 	trConflict  = "Memory-Conflict" // a file a merge left with conflict markers or moved aside; one per file
 	trDeleted   = "Memory-Deleted"  // a file a command that deletes many (expire) deleted; one per file
 )

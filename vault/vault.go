@@ -87,6 +87,7 @@ type Vault struct {
 const plainCacheBudget = 32 << 20
 
 func newVault(repo *gitlog.Repo, opts Options) *Vault {
+	repo.SetClock(opts.Now) // the reflog records moves in the vault's time
 	keys := newKeyring(opts, repo)
 	return &Vault{repo: repo, opts: opts, keys: keys, cache: newPlainCache(plainCacheBudget), trees: newTreeStats(),
 		sign: &signingKey{identity: opts.IdentityFile, keys: keys}}
@@ -157,6 +158,12 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, er
 		repo, err = gitlog.Init(dir)
 	}
 	if err != nil {
+		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
+	}
+	// A folder that was there already keeps its mode otherwise: 0755 would
+	// let every local user read the config, and a remote's token in it.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		repo.Close()
 		return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
 	}
 	v := newVault(repo, opts)

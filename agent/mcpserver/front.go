@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,15 +37,32 @@ const sessionIdle = time.Hour
 // requests in the order they arrived.
 type front struct {
 	maxBody   int64
+	nsessions func() int   // sessions the server holds now
+	streams   atomic.Int64 // event streams held open now
 	stateful  http.Handler // revisions up to 2025-11-25, with Mcp-Session-Id
 	stateless http.Handler // 2026-07-28 and later
 	line      lineup
 	sessions  clientSessions
 }
 
+// Bounds on what clients hold open in the server, each a few kilobytes to
+// tens of kilobytes: tens of thousands of sessions, or thousands of held
+// event streams, once took hundreds of megabytes.
+const (
+	maxSessions       = 1000 // sessions of the revisions that have them
+	maxStreams        = 256  // event streams held open: standalone GETs and listens
+	maxClientSessions = 1024 // memvault's own sessions for clients without
+)
+
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(sessionHeader)
 	modern := r.Header.Get("Mcp-Protocol-Version") >= firstStateless
+	if r.Method == http.MethodGet {
+		if !f.holdStream(w) {
+			return
+		}
+		defer f.streams.Add(-1)
+	}
 	if r.Method != http.MethodPost {
 		f.handler(modern).ServeHTTP(w, r)
 		return
@@ -65,6 +83,18 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Discovery lists the revisions the server speaks; only the handler
 		// without sessions counts 2026-07-28 among them.
 		modern = true
+	}
+	if !modern && sid == "" && calls.n > 0 && f.nsessions != nil && f.nsessions() >= maxSessions {
+		http.Error(w, fmt.Sprintf("memvault: too many MCP sessions: the server holds its limit of %d; "+
+			"end one (DELETE with its Mcp-Session-Id) or wait for an idle one to close (after %v)", maxSessions, sessionIdle),
+			http.StatusServiceUnavailable)
+		return
+	}
+	if calls.listen {
+		if !f.holdStream(w) {
+			return
+		}
+		defer f.streams.Add(-1)
 	}
 	var key string
 	switch {
@@ -93,6 +123,18 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if modern {
 		f.sessions.id(key, time.Now()) // a long listen keeps its session
 	}
+}
+
+// holdStream counts an event stream about to be held open, or answers 503
+// and reports false when the server holds its limit.
+func (f *front) holdStream(w http.ResponseWriter) bool {
+	if f.streams.Add(1) > maxStreams {
+		f.streams.Add(-1)
+		http.Error(w, fmt.Sprintf("memvault: too many open MCP event streams: the server holds its limit of %d; "+
+			"close one or try again later", maxStreams), http.StatusServiceUnavailable)
+		return false
+	}
+	return true
 }
 
 func (f *front) handler(modern bool) http.Handler {
@@ -187,11 +229,17 @@ func (c *clientSessions) id(key string, now time.Time) string {
 	}
 	s := c.byKey[key]
 	if s == nil || now.Sub(s.seen) > sessionIdle {
-		if len(c.byKey) >= 1024 {
+		if len(c.byKey) >= maxClientSessions {
+			oldest := ""
 			for k, s := range c.byKey {
 				if now.Sub(s.seen) > sessionIdle {
 					delete(c.byKey, k)
+				} else if oldest == "" || s.seen.Before(c.byKey[oldest].seen) {
+					oldest = k
 				}
+			}
+			if len(c.byKey) >= maxClientSessions {
+				delete(c.byKey, oldest) // it gets a new session when it comes back
 			}
 		}
 		s = &clientSession{id: newSessionID()}

@@ -21,11 +21,20 @@ import (
 // loopback interface when HTTPOptions do not allow it.
 var ErrNotLoopback = errors.New("not a loopback address")
 
+// ErrNoToken is returned by ServeHTTP when HTTPOptions hold no Token and do
+// not say NoAuth: loopback is reachable by every account on the machine, so
+// a server without a token would answer any local user.
+var ErrNoToken = errors.New("no bearer token (and authentication not turned off)")
+
 // HTTPOptions configure MCP over streamable HTTP.
 type HTTPOptions struct {
-	// Token, when set, is the bearer token every request must carry, as
-	// "Authorization: Bearer <token>".
+	// Token is the bearer token every request must carry, as
+	// "Authorization: Bearer <token>". It is needed unless NoAuth is set.
 	Token string
+	// NoAuth serves without a token: anyone who can reach the address,
+	// every local user on loopback, reads and writes the vault. It is
+	// ignored when Token is set.
+	NoAuth bool
 	// AllowRemote permits listening on an address that is not loopback.
 	// It takes effect only with a Token.
 	AllowRemote bool
@@ -116,8 +125,9 @@ const Path = "/mcp"
 // commits, kept while it comes back within an hour. Each client's requests
 // are answered as if run one after another in the order they arrived.
 // A request body may hold at most opts.MaxBody bytes.
-// With opts.Token set, a request without that bearer token gets 401; the token
-// is compared in constant time. Browser requests from another origin are
+// A request without the bearer token opts.Token gets 401; the token is
+// compared in constant time. Without a token every request gets 401, unless
+// opts.NoAuth says to serve without one. Browser requests from another origin are
 // refused, and so are requests to a loopback address naming another host (the
 // SDK's protection against DNS rebinding).
 func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
@@ -128,13 +138,20 @@ func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	get := func(*http.Request) *mcp.Server { return srv }
 	var h http.Handler = &front{
 		maxBody: maxBody,
+		nsessions: func() int {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			return n
+		},
 		stateful: mcp.NewStreamableHTTPHandler(get,
 			&mcp.StreamableHTTPOptions{SessionTimeout: sessionIdle, MaxRequestBodyBytes: maxBody}),
 		stateless: mcp.NewStreamableHTTPHandler(get,
 			&mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: maxBody}),
 	}
 	h = http.NewCrossOriginProtection().Handler(h)
-	if opts.Token == "" {
+	if opts.Token == "" && opts.NoAuth {
 		return h
 	}
 	want := sha256.Sum256([]byte(opts.Token))
@@ -142,7 +159,7 @@ func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(got))
 		// Hashing first makes the comparison constant-time in the token's length too.
-		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok || opts.Token == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="memvault"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -153,7 +170,13 @@ func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 
 // ServeHTTP serves srv over streamable HTTP on ln, as Handler does,
 // until ctx ends; then it shuts the server down and returns nil. It closes ln.
+// Without opts.Token or opts.NoAuth it serves nothing and returns an error
+// wrapping ErrNoToken.
 func ServeHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPOptions) error {
+	if opts.Token == "" && !opts.NoAuth {
+		ln.Close()
+		return fmt.Errorf("agent: mcp: serve: %w", ErrNoToken)
+	}
 	// ReadTimeout bounds the headers and body of each request: a client that
 	// sends its headers and trickles the body (or sends none) would otherwise
 	// hold a connection and a handler for good. It does not end the event

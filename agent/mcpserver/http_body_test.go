@@ -28,7 +28,7 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 	const timeout = 500 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	v := vaulttest.New(t)
-	opts := mcpserver.HTTPOptions{BodyTimeout: timeout, MaxBody: 4096}
+	opts := mcpserver.HTTPOptions{BodyTimeout: timeout, MaxBody: 4096, NoAuth: true}
 	ln, err := mcpserver.Listen(ctx, "127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatalf("Listen: %v", err)

@@ -93,8 +93,8 @@ func TestMCPHTTP(t *testing.T) {
 	}
 }
 
-func TestMCPHTTPNoToken(t *testing.T) {
-	url, _ := serveHTTP(t, mcpserver.HTTPOptions{})
+func TestMCPHTTPNoAuth(t *testing.T) {
+	url, _ := serveHTTP(t, mcpserver.HTTPOptions{NoAuth: true})
 	cs, err := connectHTTP(context.Background(), url, "")
 	if err != nil {
 		t.Fatalf("Connect on loopback without a token: %v", err)

@@ -94,7 +94,11 @@ func (r *resourceSync) sync(ctx context.Context) (updated []string, ok bool) {
 	}
 	if r.snap != nil {
 		for uri := range r.subs {
-			if p, ok := memoryPathOf(uri); ok && changed(ctx, r.snap, s, p) {
+			p, ok := memoryPathOf(uri)
+			_, before := r.files[p]
+			_, after := files[p]
+			// A path that is a file on neither side costs no read.
+			if ok && (before || after) && changed(ctx, r.snap, s, p) {
 				updated = append(updated, uri)
 			}
 		}

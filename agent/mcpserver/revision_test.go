@@ -53,7 +53,7 @@ func TestMCPHTTPModernGoClient(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	v, _ := vaulttest.NewAt(t, dir)
-	url := serveStore(t, v, mcpserver.Options{Poll: time.Hour}, mcpserver.HTTPOptions{})
+	url := serveStore(t, v, mcpserver.Options{Poll: time.Hour}, mcpserver.HTTPOptions{NoAuth: true})
 
 	updated := make(chan string, 16)
 	listChanged := make(chan struct{}, 16)
@@ -253,7 +253,7 @@ func TestMCPHTTPPipelinedInOrder(t *testing.T) {
 		name := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[modern]
 		t.Run(name, func(t *testing.T) {
 			g := &gatedVault{Vault: vaulttest.New(t), held: make(chan struct{}), release: make(chan struct{})}
-			c := &rawClient{t: t, url: serveStore(t, g, mcpserver.Options{Poll: -1}, mcpserver.HTTPOptions{}), modern: modern}
+			c := &rawClient{t: t, url: serveStore(t, g, mcpserver.Options{Poll: -1}, mcpserver.HTTPOptions{NoAuth: true}), modern: modern}
 			if !modern {
 				if _, err := c.call("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipeliner","version":"1"}}`, ""); err != nil {
 					t.Fatal(err)
@@ -323,7 +323,7 @@ func postNotification(t *testing.T, c *rawClient, body string) {
 // private), memory being private.
 func TestMCPHTTPModernRaw(t *testing.T) {
 	v := vaulttest.New(t)
-	c := &rawClient{t: t, url: serveStore(t, v, mcpserver.Options{Poll: -1}, mcpserver.HTTPOptions{}), modern: true}
+	c := &rawClient{t: t, url: serveStore(t, v, mcpserver.Options{Poll: -1}, mcpserver.HTTPOptions{NoAuth: true}), modern: true}
 	res, err := c.call("server/discover", `{}`, "")
 	if err != nil {
 		t.Fatal(err)

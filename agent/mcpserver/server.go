@@ -14,6 +14,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -131,7 +133,8 @@ func New(store Store, opts Options) *mcp.Server {
 	if opts.Poll == 0 {
 		opts.Poll = DefaultPoll
 	}
-	m := &mcpServer{store: store, opts: opts, sessions: make(map[*mcp.ServerSession]string)}
+	m := &mcpServer{store: store, opts: opts, sessions: make(map[*mcp.ServerSession]string),
+		subs: make(map[*mcp.ServerSession]map[string]bool)}
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: "memvault", Title: "memvault", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       "memvault is your persistent memory, through the memory tool.\n\n" + MemoryProtocol,
 		Logger:             opts.Logger,
@@ -175,6 +178,10 @@ type mcpServer struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string // session ids, while connected
 	polling  bool
+
+	subMu sync.Mutex // not mu: a subscription may wait for a refresh, tool calls must not
+	subs  map[*mcp.ServerSession]map[string]bool
+	nsubs int // subscriptions in subs
 }
 
 // callMemory runs one memory command for the calling session.
@@ -345,17 +352,75 @@ func hasSessions(srv *mcp.Server) bool {
 	return false
 }
 
+// Bounds on what clients hold in the server: every change is compared
+// against each subscribed file, so subscriptions a client made and left
+// behind once slowed every later write by seconds, for good.
+const (
+	maxSessionSubscriptions = 1000  // subscriptions of one session
+	maxSubscriptions        = 10000 // subscriptions of all sessions together
+)
+
+var errTooManySubscriptions = errors.New("too many subscriptions")
+
+// subscribe records a session's subscription, within the bounds, until it
+// unsubscribes or the session ends.
 func (m *mcpServer) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if _, ok := memoryPathOf(req.Params.URI); !ok {
-		return mcp.ResourceNotFoundError(req.Params.URI)
+	uri := req.Params.URI
+	if _, ok := memoryPathOf(uri); !ok {
+		return mcp.ResourceNotFoundError(uri)
 	}
-	m.res.watch(req.Params.URI, 1)
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
+	subs := m.subs[req.Session]
+	if subs[uri] {
+		return nil
+	}
+	if len(subs) >= maxSessionSubscriptions {
+		return fmt.Errorf("memvault: subscribe %s: %w: at most %d a session; unsubscribe from some first",
+			uri, errTooManySubscriptions, maxSessionSubscriptions)
+	}
+	if m.nsubs >= maxSubscriptions {
+		return fmt.Errorf("memvault: subscribe %s: %w: the server holds its limit of %d; try again later",
+			uri, errTooManySubscriptions, maxSubscriptions)
+	}
+	if subs == nil {
+		subs = map[string]bool{}
+		m.subs[req.Session] = subs
+		if ss := req.Session; ss != nil {
+			go func() { // an ended or idle-closed session leaves nothing behind
+				_ = ss.Wait()
+				m.dropSubscriptions(ss)
+			}()
+		}
+	}
+	subs[uri] = true
+	m.nsubs++
+	m.res.watch(uri, 1)
 	return nil
 }
 
+// unsubscribe ends a subscription the session holds; one it does not hold
+// is no one else's to end.
 func (m *mcpServer) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
-	m.res.watch(req.Params.URI, -1)
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
+	if subs := m.subs[req.Session]; subs[req.Params.URI] {
+		delete(subs, req.Params.URI)
+		m.nsubs--
+		m.res.watch(req.Params.URI, -1)
+	}
 	return nil
+}
+
+// dropSubscriptions ends every subscription of session ss.
+func (m *mcpServer) dropSubscriptions(ss *mcp.ServerSession) {
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
+	for uri := range m.subs[ss] {
+		m.nsubs--
+		m.res.watch(uri, -1)
+	}
+	delete(m.subs, ss)
 }
 
 // privateCache marks every list and read for the asking client alone: the

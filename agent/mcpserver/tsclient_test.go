@@ -58,7 +58,7 @@ func TestMCPHTTPTypeScriptV2Client(t *testing.T) {
 
 	dir := t.TempDir()
 	v, _ := vaulttest.NewAt(t, dir)
-	url := serveStore(t, v, mcpserver.Options{Poll: time.Hour}, mcpserver.HTTPOptions{})
+	url := serveStore(t, v, mcpserver.Options{Poll: time.Hour}, mcpserver.HTTPOptions{NoAuth: true})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	node := exec.CommandContext(ctx, "node", filepath.Join(js, "tsclient.mjs"), url)

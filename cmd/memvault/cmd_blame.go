@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // provenanceCommands are the commands that answer questions about content.
@@ -74,31 +74,29 @@ func runBlame(ctx context.Context, g *globalOptions, p, at string, asJSON bool, 
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetEscapeHTML(false)
 		if b.Lines == nil {
 			b.Lines = []vault.BlameLine{}
 		}
-		if err := enc.Encode(b); err != nil {
-			return fmt.Errorf("blame: write: %w", err)
-		}
-		return nil
+		return writeRecordJSON(out, "blame", b)
 	}
-	return writeBlameText(out, b, stylesFor(out), isTerminal(out))
+	return writeBlameText(out, b, stylesFor(out))
 }
 
 // writeBlameText writes one line a line of the file: who brought it, then the
-// line number and the text, the columns aligned.
-func writeBlameText(out io.Writer, b *vault.Blame, st styles, term bool) error {
+// line number and the text, the columns aligned. The trailers and the text
+// are a collaborator's: they are escaped as log and show escape them, to a
+// pipe too, since a pager (less -R) obeys what a terminal would.
+func writeBlameText(out io.Writer, b *vault.Blame, st styles) error {
 	dash := func(s string) string {
 		if s == "" {
 			return "-"
 		}
-		return s
+		return escape.Name(s)
 	}
 	type row struct{ who, when, cmd, tool, agent, session string }
 	rows := make([]row, len(b.Lines))
 	var w row
+	marked := false
 	width := func(have *string, s string) {
 		if len(s) > len(*have) {
 			*have = s
@@ -111,6 +109,10 @@ func writeBlameText(out io.Writer, b *vault.Blame, st styles, term bool) error {
 			who += "<" + shortHash(l.Origin)
 		}
 		rows[i] = row{who, r.Time.Local().Format("2006-01-02 15:04"), dash(r.Command), dash(r.ToolUseID), dash(r.Agent), dash(r.Session)}
+		if r.TreeDisagrees {
+			rows[i].cmd += "!" // see the note below the lines
+			marked = true
+		}
 		width(&w.who, who)
 		width(&w.cmd, rows[i].cmd)
 		width(&w.tool, rows[i].tool)
@@ -124,24 +126,14 @@ func writeBlameText(out io.Writer, b *vault.Blame, st styles, term bool) error {
 		fmt.Fprintf(&sb, "%s  %s  %-*s  %s  %-*s  %-*s  %*d  %s\n",
 			st.yellow(fmt.Sprintf("%-*s", len(w.who), r.who)), r.when, len(w.cmd), r.cmd,
 			st.dim(fmt.Sprintf("%-*s", len(w.tool), r.tool)), len(w.agent), r.agent,
-			len(w.session), r.session, num, l.Number, safeText(l.Text, term))
+			len(w.session), r.session, num, l.Number, escape.Line(l.Text))
+	}
+	if marked {
+		sb.WriteString("! the commit's trailers (command, path, tool-use id) name another file than its tree changed: " +
+			"they are not to be believed; 'memvault show COMMIT' shows what it did\n")
 	}
 	if _, err := io.WriteString(out, sb.String()); err != nil {
 		return fmt.Errorf("blame: write: %w", err)
 	}
 	return nil
-}
-
-// safeText replaces control characters with "?" when writing to a terminal, so
-// that memory content cannot drive it; a pipe gets the text as it is.
-func safeText(s string, term bool) string {
-	if !term {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return '?'
-		}
-		return r
-	}, s)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/escape"
 )
 
 // grepOptions are the flags of `memvault grep`.
@@ -93,12 +93,10 @@ func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grep
 		if res.Files == nil {
 			res.Files = []vault.GrepFile{}
 		}
-		enc := json.NewEncoder(out)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
-			return fmt.Errorf("grep: write: %w", err)
+		if err := writeRecordJSON(out, "grep", res); err != nil {
+			return err
 		}
-	} else if err := writeGrepText(out, res, opts, stylesFor(out), isTerminal(out)); err != nil {
+	} else if err := writeGrepText(out, res, opts, stylesFor(out)); err != nil {
 		return err
 	}
 	if len(res.Files) == 0 {
@@ -107,13 +105,16 @@ func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grep
 	return nil
 }
 
-// writeGrepText prints matches as grep -r does.
-func writeGrepText(out io.Writer, res *vault.GrepResult, opts grepOptions, st styles, term bool) error {
+// writeGrepText prints matches as grep -r does, each name quoted as log
+// quotes it and each line escaped, to a pipe too: the files may be a
+// collaborator's, and a pager (less -R) obeys what a terminal would.
+func writeGrepText(out io.Writer, res *vault.GrepResult, opts grepOptions, st styles) error {
 	var b strings.Builder
 	printed := false
 	for _, f := range res.Files {
+		name := st.bold(escape.Name(f.Path))
 		if opts.namesOnly {
-			b.WriteString(st.bold(f.Path) + "\n")
+			b.WriteString(name + "\n")
 			continue
 		}
 		prev := 0
@@ -127,11 +128,11 @@ func writeGrepText(out io.Writer, res *vault.GrepResult, opts grepOptions, st st
 			if l.Match {
 				sep = ":"
 			}
-			b.WriteString(st.bold(f.Path) + sep)
+			b.WriteString(name + sep)
 			if opts.numbers {
 				b.WriteString(st.green(fmt.Sprint(l.Number)) + sep)
 			}
-			b.WriteString(safeText(l.Text, term) + "\n")
+			b.WriteString(escape.Line(l.Text) + "\n")
 			prev = l.Number
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/memstore"
@@ -39,11 +40,14 @@ func newImportCommand(g *globalOptions) *cobra.Command {
     time. A re-run brings in only the commits not brought in yet.
 
 Each file SOURCE/P becomes /memories/P (or SUB/P with --to). Every path goes through
-the memory tool's path rules. Files that are not UTF-8 text, are over the vault's file
-size limit, are symbolic links or are not regular files are skipped and listed with the
-reason, as are .git folders. A file already in the vault with other content is kept as
-it is unless --overwrite; one with the same content changes nothing, so running the
-same import again makes no commit. An import that would pass the vault's file count or
+the memory tool's path rules. Files that are not UTF-8 text (NUL bytes included), are
+over the vault's file size limit, are symbolic links or are not regular files (judged by
+what was opened, never following a link or waiting on a FIFO) are skipped and listed with
+the reason, as are .git folders. The vault's secretPolicy holds as for the memory tool:
+reject leaves a file with a secret out, redact writes it redacted, warn lists it. A file
+already in the vault with other content is kept as it is unless --overwrite, and with
+--history a later source commit replaces or deletes only what the import wrote; one with
+the same content changes nothing, so running the same import again makes no commit. An import that would pass the vault's file count or
 size limits is refused whole. The commit names no path of this machine.`,
 		Example: `  memvault import ./memory                       # an SDK memory folder
   memvault import ~/.claude/projects/-home-me-app/memory --to /memories/claude-code
@@ -101,6 +105,7 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 	bar.label = "importing"
 	res, err := v.Import(ctx, files, vault.ImportOptions{
 		Overwrite: o.overwrite, DryRun: o.dryRun, Progress: bar.update,
+		Screen: agent.ImportScreen(v.Limits()),
 	})
 	bar.done()
 	if err != nil {
@@ -120,6 +125,12 @@ func printImport(out io.Writer, res vault.ImportResult, o importOptions) {
 		fmt.Fprintf(out, "%d files kept as they are in the vault, whose content differs (--overwrite replaces them):\n", len(res.Kept))
 		for _, p := range res.Kept {
 			fmt.Fprintf(out, "  %s\n", escape.Name(p))
+		}
+	}
+	if len(res.Warnings) > 0 {
+		fmt.Fprintf(out, "%d files %simported with a warning (the vault's secretPolicy):\n", len(res.Warnings), verb)
+		for _, s := range res.Warnings {
+			fmt.Fprintf(out, "  %s: %s\n", escape.Name(s.Path), escape.Text(s.Reason))
 		}
 	}
 	if len(res.Skipped) > 0 {

@@ -152,11 +152,27 @@ func writeLogText(out io.Writer, recs []vault.Record, st styles) error {
 		if r.ToolUseID != "" {
 			line += "  " + st.dim(escape.Name(r.ToolUseID))
 		}
+		if r.TreeDisagrees {
+			line += "  " + st.bold(treeSays(r))
+		}
 		if _, err := fmt.Fprintln(out, strings.TrimRight(line, " ")); err != nil {
 			return fmt.Errorf("log: write: %w", err)
 		}
 	}
 	return nil
+}
+
+// treeSays marks a record whose trailers name other paths than its tree
+// changed: the trailers are what whoever made the commit wrote.
+func treeSays(r vault.Record) string {
+	names := make([]string, len(r.TreeChanged))
+	for i, p := range r.TreeChanged {
+		names[i] = escape.Name(p)
+	}
+	if len(names) == 0 {
+		return "[NOT WHAT THE TREE SAYS: it changed no memory file]"
+	}
+	return "[NOT WHAT THE TREE SAYS: it changed " + strings.Join(names, ", ") + "]"
 }
 
 func shortHash(h string) string {

@@ -25,6 +25,7 @@ type mcpOptions struct {
 	http        string // --http ADDR; "" serves stdio
 	allowRemote bool
 	tokenFile   string
+	noAuth      bool
 	syncEvery   time.Duration // --sync-every; 0: no syncing
 }
 
@@ -50,13 +51,17 @@ call answers with the reason and the fix as an error, for clients that hide stde
 
 With --http ADDR it serves MCP's streamable HTTP transport instead, at
 http://ADDR/mcp (give clients that URL: some take one without /mcp for the older
-SSE transport). An ADDR without a host (":8765") listens on 127.0.0.1. An address that is not loopback is refused
-unless --allow-remote is given together with a bearer token, from $` + envMCPToken + `
-or --token-file; clients then send "Authorization: Bearer <token>". A token is
-honoured on loopback too. Put a TLS proxy in front of a remote server.`,
+SSE transport). An ADDR without a host (":8765") listens on 127.0.0.1.
+Every request must carry a bearer token, "Authorization: Bearer <token>", on loopback
+too, where every account on the machine can connect: the token is read from --token-file,
+else $` + envMCPToken + `, else $XDG_CONFIG_HOME/memvault/mcp-token, which is made (readable
+by you only) the first time. --no-auth serves without one, and says so on stderr.
+An address that is not loopback is refused unless --allow-remote is given as well as
+--token-file or $` + envMCPToken + `. Put a TLS proxy in front of a remote server.`,
 		Example: `  claude mcp add memvault -- memvault mcp
   memvault mcp --http 127.0.0.1:8765
-  claude mcp add --transport http memvault http://127.0.0.1:8765/mcp
+  claude mcp add --transport http memvault http://127.0.0.1:8765/mcp \
+    --header "Authorization: Bearer $(cat ~/.config/memvault/mcp-token)"
   ` + envMCPToken + `=$(cat token) memvault mcp --http 0.0.0.0:8765 --allow-remote`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -65,18 +70,23 @@ honoured on loopback too. Put a TLS proxy in front of a remote server.`,
 	}
 	c.Flags().StringVar(&opts.http, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	c.Flags().BoolVar(&opts.allowRemote, "allow-remote", false, "with --http, allow an address that is not loopback (needs a token)")
-	c.Flags().StringVar(&opts.tokenFile, "token-file", "", "read the bearer token for --http from `FILE` (default $"+envMCPToken+")")
+	c.Flags().StringVar(&opts.tokenFile, "token-file", "", "read the bearer token for --http from `FILE` (default $"+envMCPToken+", else $XDG_CONFIG_HOME/memvault/mcp-token)")
+	c.Flags().BoolVar(&opts.noAuth, "no-auth", false, "with --http, serve without a token: every local user can then read and write the vault")
 	c.Flags().DurationVar(&opts.syncEvery, "sync-every", 0, syncEveryUsage)
 	return c
 }
 
 func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOptions, in io.Reader, out, errOut io.Writer) (err error) {
-	if opts.http == "" && (opts.allowRemote || opts.tokenFile != "") {
-		return &usageError{cmd: c.CommandPath(), err: errors.New("--allow-remote and --token-file go with --http")}
+	if opts.http == "" && (opts.allowRemote || opts.tokenFile != "" || opts.noAuth) {
+		return &usageError{cmd: c.CommandPath(), err: errors.New("--allow-remote, --token-file and --no-auth go with --http")}
+	}
+	if opts.noAuth && (opts.allowRemote || opts.tokenFile != "") {
+		return &usageError{cmd: c.CommandPath(), err: errors.New("--no-auth goes with neither --allow-remote nor --token-file")}
 	}
 	var hopts mcpserver.HTTPOptions
+	var tokenNote string
 	if opts.http != "" {
-		if hopts, err = httpOptions(c, opts); err != nil {
+		if hopts, tokenNote, err = httpOptions(c, opts); err != nil {
 			return err
 		}
 	}
@@ -112,25 +122,51 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at http://%s%s\n", ln.Addr(), mcpserver.Path)
+	url := fmt.Sprintf("http://%s%s", ln.Addr(), mcpserver.Path)
+	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at %s\n", url)
+	if hopts.NoAuth {
+		fmt.Fprintf(errOut, "memvault: warning: --no-auth: every user of this machine who can reach %s reads and writes this vault\n", url)
+	} else {
+		fmt.Fprintf(errOut, "memvault: clients send \"Authorization: Bearer <token>\", %s\n", strings.ReplaceAll(tokenNote, "URL", url))
+	}
 	return mcpserver.ServeHTTP(ctx, srv, ln, hopts)
 }
 
-// httpOptions reads the token and checks that --allow-remote has one.
-func httpOptions(c *cobra.Command, opts mcpOptions) (mcpserver.HTTPOptions, error) {
-	h := mcpserver.HTTPOptions{AllowRemote: opts.allowRemote, Token: os.Getenv(envMCPToken)}
-	if opts.tokenFile != "" {
+// httpOptions finds the token (see the command's help) and checks that
+// --allow-remote has one of the user's choosing. note tells where the token
+// is, for stderr; "URL" in it stands for the server's URL.
+func httpOptions(c *cobra.Command, opts mcpOptions) (h mcpserver.HTTPOptions, note string, err error) {
+	h = mcpserver.HTTPOptions{AllowRemote: opts.allowRemote, NoAuth: opts.noAuth}
+	switch {
+	case opts.noAuth:
+	case opts.tokenFile != "":
 		b, err := os.ReadFile(opts.tokenFile)
 		if err != nil {
-			return h, fmt.Errorf("mcp: token: %w", err)
+			return h, "", fmt.Errorf("mcp: token: %w", err)
 		}
 		if h.Token = strings.TrimSpace(string(b)); h.Token == "" {
-			return h, fmt.Errorf("mcp: token file %s is empty", opts.tokenFile)
+			return h, "", fmt.Errorf("mcp: token file %s is empty", opts.tokenFile)
 		}
-	}
-	if h.AllowRemote && h.Token == "" {
-		return h, &usageError{cmd: c.CommandPath(), err: fmt.Errorf(
+		note = "the token in " + opts.tokenFile
+	case os.Getenv(envMCPToken) != "":
+		h.Token, note = os.Getenv(envMCPToken), "the token in $"+envMCPToken
+	case h.AllowRemote:
+		return h, "", &usageError{cmd: c.CommandPath(), err: fmt.Errorf(
 			"--allow-remote needs a bearer token: set $%s or pass --token-file", envMCPToken)}
+	default:
+		path, err := mcpTokenFile()
+		if err != nil {
+			return h, "", err
+		}
+		var created bool
+		if h.Token, created, err = loadOrCreateToken(path); err != nil {
+			return h, "", err
+		}
+		note = "the token in " + path
+		if created {
+			note += " (made now, readable by you only)"
+		}
+		note += fmt.Sprintf(":\n  claude mcp add --transport http memvault URL --header \"Authorization: Bearer $(cat %s)\"", shellQuote(path))
 	}
-	return h, nil
+	return h, note, nil
 }

@@ -89,6 +89,9 @@ func runShow(ctx context.Context, g *globalOptions, rev string, asJSON bool, out
 	for _, p := range ch.Deleted {
 		fmt.Fprintf(&b, "    Memory-Deleted: %s\n", escape.Name(p))
 	}
+	if ch.TreeDisagrees {
+		fmt.Fprintf(&b, "\n%s: the trailers above are not to be believed; the files below are what it changed\n", st.bold(strings.Trim(treeSays(ch.Record), "[]")))
+	}
 	if _, err := io.WriteString(out, b.String()); err != nil {
 		return fmt.Errorf("show: write: %w", err)
 	}

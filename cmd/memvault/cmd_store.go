@@ -74,3 +74,51 @@ func runStoreImport(ctx context.Context, g *globalOptions, store string, errw, o
 	defer closeVault(v, &err)
 	return runStoreSync(ctx, v, store, true, defaultTransferTimeout, progressTo(errw), out)
 }
+
+// watchStore keeps the vault in sync with a memory store until ctx ends: at
+// once, about a second after each write to the vault, and every every, each
+// sync bounded by timeout (0: none), one line each on log. A failed sync is
+// said and tried again at the next turn; the store's throttling is the SDK's
+// to wait out.
+func watchStore(ctx context.Context, v *vault.Vault, store string, every, timeout time.Duration, log io.Writer) error {
+	changes, err := v.Watch(ctx)
+	if err != nil && !errors.Is(err, vault.ErrWatchUnsupported) {
+		return err
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		tctx, cancel := withTimeout(ctx, timeout)
+		start := time.Now()
+		res, err := memstore.Sync(tctx, v, store, memstore.Options{})
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			fmt.Fprintf(log, "memvault: memory store %s: %s\n", escape.Name(store), escape.Line(err.Error()))
+		case res.Pulled+res.Pushed > 0 || len(res.Conflicts) > 0:
+			fmt.Fprintf(log, "memvault: memory store %s: %d versions pulled, %d changes pushed, %d conflicts (%s)\n",
+				escape.Name(store), res.Pulled, res.Pushed, len(res.Conflicts), time.Since(start).Round(time.Millisecond))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-changes:
+			// A burst of writes is one sync: wait for it to settle.
+			settle := time.NewTimer(time.Second)
+		drain:
+			for {
+				select {
+				case <-changes:
+				case <-settle.C:
+					break drain
+				case <-ctx.Done():
+					settle.Stop()
+					return nil
+				}
+			}
+		}
+	}
+}

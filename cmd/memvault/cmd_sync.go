@@ -222,6 +222,9 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	if len(res.WritersAdded)+len(res.WritersRemoved) > 0 {
 		writeWritersNotice(out, res, !errors.Is(err, vault.ErrWritersChanged))
 	}
+	if res.WentBack {
+		writeWentBack(out, res, err == nil)
+	}
 	if err != nil {
 		return err
 	}
@@ -243,8 +246,28 @@ func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, time
 	return nil
 }
 
-// writeRecipientsNotice lists the keys the remote's change of recipients adds
-// and removes, from the parsed files: a comment in the file is the remote's to
+// writeWentBack says that the remote no longer holds what this clone pushed
+// to it or fetched from it before, and what the sync did about it. memvault
+// never rewrites history, so the host did, or someone with its keys; and a
+// clone made from it now would get the older state without a word.
+func writeWentBack(out io.Writer, res vault.SyncResult, done bool) {
+	now := fmt.Sprintf("it is now at %.12s", res.Found)
+	if strings.Trim(res.Found, "0") == "" {
+		now = "it holds no main branch now"
+	}
+	fmt.Fprintf(out, "The remote went backwards: it no longer holds %.12s, which this clone pushed or fetched before; %s.\n", res.Seen, now)
+	switch {
+	case done && res.Pushed:
+		fmt.Fprintln(out, "  This sync pushed main again: the remote holds everything it had lost. Ask who controls it why it went back.")
+	case done:
+		fmt.Fprintln(out, "  Nothing was pushed: run 'memvault sync' to put back what it lost. Ask who controls it why it went back.")
+	default:
+		fmt.Fprintln(out, "  Nothing was pushed. Ask who controls it why it went back.")
+	}
+}
+
+// writeRecipientsNotice lists the keys taking the remote's history would add
+// to and remove from this clone's recipients, computed on the resulting set: a comment in the file is the remote's to
 // write, so it is shown only escaped, after the key it belongs to.
 func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	if taken {
@@ -258,28 +281,92 @@ func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	for _, r := range res.RecipientsRemoved {
 		fmt.Fprintf(out, "  removed  %s\n", describeRecipient(r))
 	}
-	if len(res.RecipientsAdded)+len(res.RecipientsRemoved) == 0 {
-		fmt.Fprintln(out, "  no key added or removed: only comments, order or blank lines changed")
-	}
 }
 
+// describeRecipient names a recipient as a person compares it with its
+// owner's: an age key whole, an SSH key by its fingerprint (as ssh-keygen -l
+// prints it), a post-quantum key by its ends.
 func describeRecipient(r keys.Recipient) string {
-	s := escape.Name(r.Key) + "  (" + escape.Name(r.Type) + ")"
+	s := escape.Name(keys.Abbrev(r.Key)) + "  (" + escape.Name(r.Type) + ")"
 	if r.Comment != "" {
 		s += "  # " + escape.Name(r.Comment)
 	}
 	return s
 }
 
+// cloneTrust is what a new clone takes without asking: a vault read only by
+// the identity in use, or the keys a person named.
+type cloneTrust struct {
+	accept bool     // --accept-recipients: whatever the vault holds
+	expect []string // --expect-recipient: the keys besides yours that may read
+}
+
+// check shows the recipients and writers a new clone is about to trust and
+// refuses one that lets in a key the person did not name. A new clone has
+// nothing to compare with: a host that appended its own key to the
+// recipients file would read everything written here, so a key that is not
+// the identity's must be named (--expect-recipient) or accepted whole
+// (--accept-recipients). A person with one key on several machines names
+// nothing. Asking at a terminal would teach people to press y; the flags ask
+// them to look at the keys first, and work the same in a script.
+func (ct cloneTrust) check(out io.Writer, f vault.CloneFound) error {
+	fmt.Fprintln(out, "recipients (whoever holds one of these keys reads what this clone writes):")
+	var strangers []string
+	for i, r := range f.Recipients {
+		mark := ""
+		switch {
+		case f.Yours[i]:
+			mark = "  (you)"
+		case ct.accept || slices.ContainsFunc(ct.expect, func(k string) bool { return sameRecipient(k, r) }):
+			mark = "  (expected)"
+		default:
+			mark = "  (NOT EXPECTED)"
+			strangers = append(strangers, r.Key)
+		}
+		fmt.Fprintf(out, "  %s%s\n", describeRecipient(r), mark)
+	}
+	// A new clone trusts the writers it first sees: say who they are, so the
+	// fingerprints can be compared with the collaborators'.
+	if f.HasWriters {
+		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
+		for _, w := range f.Writers {
+			fmt.Fprintf(out, "  %s  %s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment))
+		}
+	} else {
+		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
+	}
+	if len(strangers) == 0 {
+		return nil
+	}
+	return &hintedError{
+		err: fmt.Errorf("clone: the vault is encrypted to %d key(s) besides yours that you did not name; nothing was cloned", len(strangers)),
+		hint: "Check each key marked NOT EXPECTED with its owner: whoever holds it reads what you write. " +
+			"Then clone again with --expect-recipient KEY for each (or --accept-recipients to take them all).",
+	}
+}
+
+// sameRecipient tells whether s, as a person gives a key, is r.
+func sameRecipient(s string, r keys.Recipient) bool {
+	k, err := keys.ParseRecipient(s)
+	return err == nil && k.Key == r.Key
+}
+
 func newCloneCommand(g *globalOptions) *cobra.Command {
 	var tf transferFlags
 	var skip bool
+	var ct cloneTrust
 	c := &cobra.Command{
 		Use:   "clone URL [DIR]",
 		Short: "Make a local vault from a remote one",
 		Long: `Clone copies the vault at URL into DIR (default: --vault, $MEMVAULT_DIR, else the
 default vault) and records URL as remote origin. Your identity must be one of the
 vault's recipients; if it is not, clone says which recipient to ask someone to add.
+
+A new clone has nothing to compare the vault with, so it shows the recipients
+(who reads what you write) and the writers (whose commits it takes) it found.
+A recipient that is not your own key must be named with --expect-recipient KEY
+(once per key), or all taken with --accept-recipients; otherwise nothing is
+cloned: a host that added its own key would read everything written here.
 
 Every commit is checked as sync checks what arrives; when one holds what memvault
 does not admit, the clone is refused and each entry named. --skip-refused clones
@@ -294,18 +381,25 @@ anyway, with one more commit that leaves those entries out and names each.
 			if len(args) == 2 {
 				dir = args[1]
 			}
-			return runClone(c.Context(), g, args[0], dir, tf, skip, progressTo(c.ErrOrStderr()), c.OutOrStdout())
+			for _, k := range ct.expect {
+				if _, err := keys.ParseRecipient(k); err != nil {
+					return &usageError{cmd: c.CommandPath(), err: err}
+				}
+			}
+			return runClone(c.Context(), g, args[0], dir, tf, skip, ct, progressTo(c.ErrOrStderr()), c.OutOrStdout())
 		},
 	}
 	tf.register(c)
 	c.Flags().BoolVar(&skip, "skip-refused", false, "clone a remote whose history holds refused entries, leaving them out")
+	c.Flags().BoolVar(&ct.accept, "accept-recipients", false, "take every recipient the vault holds, after checking them")
+	c.Flags().StringArrayVar(&ct.expect, "expect-recipient", nil, "a `KEY` besides yours that may read the vault (repeat for each)")
 	return c
 }
 
 // runClone clones url into dir. --timeout bounds the whole of vault.Clone, so
 // the time a person takes to type a protected identity's passphrase, which it
 // asks for first, counts against it.
-func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, progress, out io.Writer) error {
+func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, ct cloneTrust, progress, out io.Writer) error {
 	if _, ok := memstore.StoreID(url); ok {
 		return fmt.Errorf("clone: %s is a memory store, not a vault: memvault import %[1]s brings its history into a vault", url)
 	}
@@ -322,28 +416,15 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
 	opts := g.options(identity)
-	var v *vault.Vault
-	var left []vault.Refusal
-	if skip {
-		v, left, err = vault.CloneSkipRefused(tctx, url, dir, opts, tf.credentials(), progress)
-	} else {
-		v, err = vault.Clone(tctx, url, dir, opts, tf.credentials(), progress)
-	}
+	v, left, err := vault.CloneWith(tctx, url, dir, opts, vault.CloneOptions{
+		Auth: tf.credentials(), Progress: progress, SkipRefused: skip,
+		Trust: func(f vault.CloneFound) error { return ct.check(out, f) },
+	})
 	if err != nil {
 		return gaveUpAfter(tctx, tf.timeout, err)
 	}
 	defer v.Close()
 	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
-	// A new clone trusts the writers it first sees: say who they are, so the
-	// fingerprints can be compared with the collaborators'.
-	if ws, has, err := v.Writers(ctx); err == nil && has {
-		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
-		for _, w := range ws {
-			fmt.Fprintf(out, "  %s  %s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment))
-		}
-	} else if err == nil {
-		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
-	}
 	for _, r := range left {
 		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}

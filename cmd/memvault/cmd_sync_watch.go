@@ -21,14 +21,18 @@ func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions,
 		return err
 	}
 	defer closeVault(v, &err)
-	if _, ok, err := storeRemote(v, opts.Remote); err != nil {
+	store, isStore, err := storeRemote(v, opts.Remote)
+	if err != nil {
 		return err
-	} else if ok {
-		return fmt.Errorf("sync --watch: %s is a memory store, which only sync without --watch reaches for now", remoteName(opts.Remote))
 	}
 	fmt.Fprintf(log, "memvault: syncing %s with %s after each write and every %s; stop with Ctrl-C\n",
 		v.Dir(), remoteName(opts.Remote), every)
-	if err := v.SyncWatch(ctx, watchOptions(opts, every, timeout, log)); err != nil {
+	if isStore {
+		err = watchStore(ctx, v, store, every, timeout, log)
+	} else {
+		err = v.SyncWatch(ctx, watchOptions(opts, every, timeout, log))
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(log, "memvault: stopped syncing")
@@ -50,6 +54,12 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if store, ok, err := storeRemote(v, ""); err == nil && ok {
+			if err := watchStore(ctx, v, store, every, defaultTransferTimeout, log); err != nil {
+				fmt.Fprintf(log, "memvault: sync: %s\n", escape.Line(err.Error()))
+			}
+			return
+		}
 		// Credentials from the environment, as sync without flags takes them.
 		opts := vault.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
 		if err := v.SyncWatch(ctx, watchOptions(opts, every, 0, log)); err != nil {
@@ -86,6 +96,12 @@ func syncLogLine(r vault.SyncReport) string {
 	fmt.Fprintf(&b, "memvault: sync (%s): %s; head %.12s", r.Why, r.Result.Action, r.Result.Head)
 	if r.Result.Pushed {
 		b.WriteString("; remote up to date")
+	}
+	if r.Result.WentBack {
+		fmt.Fprintf(&b, "; the remote had gone back: it no longer held %.12s, which this clone pushed or fetched before", r.Result.Seen)
+		if r.Result.Pushed {
+			b.WriteString(" (pushed again)")
+		}
 	}
 	if n := len(r.Result.Conflicts); n > 0 {
 		fmt.Fprintf(&b, "; %d conflicts, kept between markers or moved aside:", n)

@@ -62,5 +62,5 @@ func TestNamedFlagsExist(t *testing.T) {
 // notMemvaultFlag are flags of other programs that memvault's messages name.
 var notMemvaultFlag = map[string]bool{
 	"git-dir": true, "lost-found": true, "force": true, // git's, in hints that use git directly
-	"transport": true, // claude mcp add's
+	"transport": true, "header": true, // claude mcp add's
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"syscall"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -59,16 +62,9 @@ func readFolder(ctx context.Context, base, to string, limits vault.Limits) (file
 		if limits.MaxFiles > 0 && len(files) >= limits.MaxFiles {
 			return fmt.Errorf("import: %s holds more than %d files, the vault's limit (memvault.maxFiles in its config); nothing imported", base, limits.MaxFiles)
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return skip("cannot be read: " + err.Error())
-		}
-		if fi.Size() > limits.MaxFileSize {
-			return skip(fmt.Sprintf("%d bytes, over the file size limit of %d", fi.Size(), limits.MaxFileSize))
-		}
-		data, err := readLimited(p, limits.MaxFileSize)
-		if err != nil {
-			return skip("cannot be read: " + err.Error())
+		data, reason := readImportFile(p, limits.MaxFileSize)
+		if reason != "" {
+			return skip(reason)
 		}
 		files = append(files, vault.ImportFile{Path: mp, Data: data})
 		return nil
@@ -79,16 +75,40 @@ func readFolder(ctx context.Context, base, to string, limits vault.Limits) (file
 	return files, skipped, nil
 }
 
-// readLimited reads the file at p, refusing one that grew past max meanwhile.
-func readLimited(p string, max int64) ([]byte, error) {
-	f, err := os.Open(p)
+// readImportFile reads the file at p, or says why it is left out. The listing
+// is only a hint: the file may have been swapped since for a symbolic link
+// (which once imported its target), a FIFO (which blocked the import past
+// SIGTERM) or a device, so it is opened without following a link or waiting,
+// and what was opened must be a regular file whose size, from the open file,
+// is within max before a byte is read. A file holding NUL bytes is no text
+// and is dropped as soon as it is read: a sparse file of a megabyte takes a
+// few bytes of disk, and thousands of them once held gigabytes in memory.
+func readImportFile(p string, max int64) ([]byte, string) {
+	f, err := openNoFollow(p)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, "a symbolic link"
+	}
 	if err != nil {
-		return nil, err
+		return nil, "cannot be read: " + err.Error()
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(data)) > max {
-		err = fmt.Errorf("over the file size limit of %d", max)
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, "cannot be read: " + err.Error()
+	case !fi.Mode().IsRegular():
+		return nil, "not a regular file"
+	case fi.Size() > max:
+		return nil, fmt.Sprintf("%d bytes, over the file size limit of %d", fi.Size(), max)
 	}
-	return data, err
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	switch {
+	case err != nil:
+		return nil, "cannot be read: " + err.Error()
+	case int64(len(data)) > max:
+		return nil, fmt.Sprintf("over the file size limit of %d", max)
+	case bytes.IndexByte(data, 0) >= 0:
+		return nil, "not text (it holds NUL bytes)"
+	}
+	return data, ""
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -16,6 +17,7 @@ func importHistory(ctx context.Context, v *vault.Vault, source string, o importO
 	defer bar.done()
 	res, err := v.ImportHistory(ctx, source, vault.HistoryOptions{
 		To: o.to, Overwrite: o.overwrite, Progress: bar.update,
+		Screen: agent.ImportScreen(v.Limits()),
 	})
 	bar.done()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,10 +124,13 @@ func TestMCPStdio(t *testing.T) {
 	storyThrough(t, cs)
 }
 
-func TestMCPStreamableHTTP(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, memvaultExe(t), append(initVault(t), "mcp", "--http", "127.0.0.1:0")...)
+// startMCPHTTP starts `memvault mcp --http 127.0.0.1:0 extra...` with its
+// own config folder (and no token in the environment), and returns the URL
+// it prints and a reader of the rest of its stderr.
+func startMCPHTTP(t *testing.T, ctx context.Context, config string, extra ...string) (url string, said *bufio.Reader) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, memvaultExe(t), append(append(initVault(t), "mcp", "--http", "127.0.0.1:0"), extra...)...)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+config, envMCPToken+"=")
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -135,29 +139,103 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		cancel()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
-	}()
+	})
 	// The URL printed, as the README's, ends in /mcp: clients such as the MCP
 	// Inspector take a URL without it for the old SSE transport.
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp$`).FindString(strings.TrimSuffix(line, "\n"))
+	said = bufio.NewReader(stderr)
+	line, err := said.ReadString('\n')
+	url = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp$`).FindString(strings.TrimSuffix(line, "\n"))
 	if err != nil || url == "" {
 		t.Fatalf("memvault mcp --http said %q, %v; want its address, ending in /mcp", line, err)
 	}
+	return url, said
+}
+
+// bearerTransport adds an Authorization header to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestMCPStreamableHTTP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	config := t.TempDir()
+	url, said := startMCPHTTP(t, ctx, config)
+	// The token is made on first use, in a file only the user can read, and
+	// stderr says how to give it to Claude Code.
+	file := filepath.Join(config, "memvault", "mcp-token")
+	line, _ := said.ReadString('\n')
+	add, _ := said.ReadString('\n')
+	if !strings.Contains(line, file) || !strings.Contains(add, "claude mcp add --transport http memvault "+url+` --header "Authorization: Bearer $(cat `+file+`)"`) {
+		t.Errorf("memvault mcp --http said %q %q; want the token file %s and the claude mcp add line", line, add, file)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %s: %v, %v; want mode 0600", file, fi, err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: bearerTransport{strings.TrimSpace(string(b))}}
+
 	// The root, which the README once gave, still answers.
 	root, err := mcp.NewClient(&mcp.Implementation{Name: "root", Version: "v1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: strings.TrimSuffix(url, "mcp")}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: strings.TrimSuffix(url, "mcp"), HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", strings.TrimSuffix(url, "mcp"), err)
 	}
 	root.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "story", Version: "v1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", url, err)
 	}
 	defer cs.Close()
 	storyThrough(t, cs)
+}
+
+// TestMCPHTTPLoopbackToken: every account on the machine can connect to
+// loopback, and a server that asked no token there let another user read and
+// write the memory. A client without the token is refused; --no-auth serves
+// without one and warns.
+func TestMCPHTTPLoopbackToken(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url, _ := startMCPHTTP(t, ctx, t.TempDir())
+	for _, auth := range []string{"", "Bearer ", "Bearer guess"} {
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"other-user","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("initialize on loopback with Authorization %q: %s, want 401", auth, res.Status)
+		}
+	}
+
+	url, said := startMCPHTTP(t, ctx, t.TempDir(), "--no-auth")
+	if line, _ := said.ReadString('\n'); !strings.Contains(line, "warning: --no-auth") {
+		t.Errorf("memvault mcp --http --no-auth said %q, want a warning", line)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "no-auth", Version: "v1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s with --no-auth: %v", url, err)
+	}
+	cs.Close()
 }

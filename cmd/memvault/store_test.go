@@ -3,7 +3,9 @@ package main
 import (
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/vault/memstore/memstoretest"
 )
@@ -36,7 +38,38 @@ func TestStoreRemoteCLI(t *testing.T) {
 	if got := s.Files()["/mine.md"]; got != "from the vault\n" {
 		t.Errorf("the store holds %q", got)
 	}
-	for _, args := range [][]string{{"push", "team"}, {"sync", "--watch", "team"}, {"clone", url}} {
+	// sync --watch keeps both sides in step: a write in the store comes in,
+	// a write here goes out, until SIGTERM.
+	watch := exec.Command(p.exe, "sync", "--watch", "--every", "200ms", "team")
+	watch.Env = p.env
+	var log strings.Builder
+	watch.Stderr = &log
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Write("/from-agent.md", "written in the store\n", memstoretest.Session("sesn_watch"))
+	p.tool(t, map[string]any{"command": "create", "path": "/memories/from-here.md", "file_text": "written here\n"})
+	deadline := time.Now().Add(30 * time.Second)
+	arrived := func() bool {
+		cat := exec.Command(p.exe, "cat", "/memories/from-agent.md")
+		cat.Env = p.env
+		out, err := cat.Output()
+		return err == nil && string(out) == "written in the store\n"
+	}
+	for s.Files()["/from-here.md"] == "" || !arrived() {
+		if time.Now().After(deadline) {
+			t.Fatalf("sync --watch did not bring both writes across in 30 s; its log:\n%s", log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	watch.Process.Signal(syscall.SIGTERM)
+	if err := watch.Wait(); err != nil {
+		t.Errorf("sync --watch after SIGTERM: %v\n%s", err, log.String())
+	}
+	if out := p.run(t, "", "cat", "/memories/from-agent.md"); out != "written in the store\n" {
+		t.Errorf("the store's write, here: %q", out)
+	}
+	for _, args := range [][]string{{"push", "team"}, {"clone", url}} {
 		cmd := exec.Command(p.exe, args...)
 		cmd.Env = p.env
 		out, err := cmd.CombinedOutput()

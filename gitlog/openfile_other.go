@@ -1,0 +1,18 @@
+//go:build !unix
+
+package gitlog
+
+import (
+	"fmt"
+	"os"
+)
+
+// openRegular opens the file at p for reading only if it is a regular file.
+func openRegular(p string) (*os.File, error) {
+	if fi, err := os.Lstat(p); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	return os.Open(p)
+}
