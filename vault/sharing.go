@@ -216,13 +216,6 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	return h.String(), len(files), nil
 }
 
-// Trailers of a change of recipients, besides those of every memvault commit.
-const (
-	trRecipientAdded   = "keys.Recipient-Added"
-	trRecipientRemoved = "keys.Recipient-Removed"
-	trReencrypted      = "Reencrypted-Files"
-)
-
 // recipientsMeta names the command of a change of recipients when meta does not.
 func recipientsMeta(meta Meta, res RecipientsResult) Meta {
 	if meta.Command == "" {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -120,40 +119,27 @@ func (a *admission) signed(c *gitlog.Commit) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, errUnsigned), errors.Is(err, errBadSig), errors.Is(err, errNotAWriter), errors.Is(err, errNotWriterOf):
-		return fmt.Errorf("vault: commit %s (%s): %v: %w", c.Hash, oneLine(firstLine(c.Message)), err, ErrUnsigned)
+		subject, _ := parseMessage(c.Message)
+		return fmt.Errorf("vault: commit %s (%s): %v: %w", c.Hash, oneLine(subject), err, ErrUnsigned)
 	}
 	return fmt.Errorf("vault: admit %s: %w", c.Hash, err)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // unsignedCommits lists, for fsck, the commits of the history from head that
 // no writer signed where writers were listed: one sentence each.
 func (v *Vault) unsignedCommits(ctx context.Context, head gitlog.Hash) ([]string, error) {
 	var out []string
-	seen := map[gitlog.Hash]bool{}
-	stack := []gitlog.Hash{head}
-	for len(stack) > 0 {
-		h := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if h.IsZero() || seen[h] {
-			continue
-		}
-		seen[h] = true
+	err := v.repo.Walk(head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c, err := v.repo.ReadCommit(h)
-		if err != nil {
-			return nil, fmt.Errorf("vault: fsck: %w", err)
+			return err
 		}
 		if _, _, err := v.writers.signedBy(v.repo, c); err != nil {
-			out = append(out, fmt.Sprintf("commit %s: %v", h, err))
+			out = append(out, fmt.Sprintf("commit %s: %v", c.Hash, err))
 		}
-		stack = append(stack, c.ParentHashes...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vault: fsck: %w", err)
 	}
 	return out, nil
 }

@@ -19,8 +19,16 @@ const (
 	trSource    = "Memory-Source"
 	trOrigin    = "Memory-Origin"
 	trSquashed  = "Memory-Squashed" // a sync's merge that left this clone's own commits out of the history it pushes
-	trConflict  = "Memory-Conflict" // a file a merge left with conflict markers or moved aside; one per file
-	trDeleted   = "Memory-Deleted"  // a file a command that deletes many (expire) deleted; one per file
+	trWriter    = "Memory-Writer"   // a key a change of writers adds ("+ KEY") or removes ("- KEY"); one a key
+
+	trConflict = "Memory-Conflict" // a file a merge left with conflict markers or moved aside; one per file
+	trDeleted  = "Memory-Deleted"  // a file a command that deletes many (expire) deleted; one per file
+
+	// A change of recipients names each key it adds and removes, and how
+	// many files it re-encrypted.
+	trRecipientAdded   = "Recipient-Added"
+	trRecipientRemoved = "Recipient-Removed"
+	trReencrypted      = "Reencrypted-Files"
 )
 
 // trailer is one "Key: value" line of a commit message.

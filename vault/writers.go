@@ -145,10 +145,6 @@ func verifySignature(repo *gitlog.Repo, h gitlog.Hash) (ssh.PublicKey, error) {
 	return sig.PublicKey, nil
 }
 
-// trWriter names, in a commit that changes the writers, a key it adds ("+
-// KEY") or removes ("- KEY"); one trailer a key.
-const trWriter = "Memory-keys.Writer"
-
 // Writers returns the writers listed at the head; has is false for a vault
 // from before writers, whose commits need no signature.
 func (v *Vault) Writers(ctx context.Context) (ws []keys.Writer, has bool, err error) {

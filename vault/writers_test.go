@@ -18,6 +18,7 @@ import (
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // forged is what a host that holds no key writes: an instruction for the agent,
@@ -295,4 +296,41 @@ func mustSyncAccepting(t *testing.T, v *vault.Vault) vault.SyncResult {
 		t.Fatalf("sync: %v", err)
 	}
 	return res
+}
+
+// A change of writers and a change of recipients name each key in trailers
+// under their own keys: what a person reads in show and git log.
+func TestChangeTrailers(t *testing.T) {
+	v := vaulttest.New(t)
+	_, bob := sshKey(t, "bob")
+	if _, err := v.ChangeWriters(ctx, vault.Meta{}, []keys.Writer{bob}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := v.Show(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol, err := keys.CreateIdentity(filepath.Join(t.TempDir(), "carol"), keys.IdentityOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{carol.Recipients[0].Key}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Flush(ctx); err != nil { // for git to see the newest commits
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gittest.Git(t), "--git-dir", v.Dir(), "log", "-2", "--format=%B").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := string(out)
+	for _, want := range []string{"\nMemory-Writer: + " + bob.Key + "\n", "\nRecipient-Added: x25519 ", "\nReencrypted-Files: "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the commits' messages lack %q:\n%s", want, msg)
+		}
+	}
+	if ch.Command != "writers" {
+		t.Errorf("the change of writers shows as command %q", ch.Command)
+	}
 }
