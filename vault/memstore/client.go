@@ -42,8 +42,8 @@ func newClient(store string, opts []option.RequestOption) *client {
 }
 
 // versions lists the versions written at or after since (all when zero),
-// oldest first, calling each with every page's worth.
-func (c *client) versions(ctx context.Context, since time.Time, each func([]version) error) error {
+// oldest first.
+func (c *client) versions(ctx context.Context, since time.Time) ([]version, error) {
 	params := anthropic.BetaMemoryStoreMemoryVersionListParams{
 		Limit: anthropic.Int(20), // the most a page holds with view=full
 		View:  anthropic.BetaManagedAgentsMemoryViewFull,
@@ -62,7 +62,7 @@ func (c *client) versions(ctx context.Context, since time.Time, each func([]vers
 		}
 	}
 	if err != nil {
-		return c.explain("list the store's versions", err)
+		return nil, c.explain("list the store's versions", err)
 	}
 	// The API does not promise an order: sort oldest first, keeping the
 	// server's order among versions of the same instant.
@@ -70,7 +70,7 @@ func (c *client) versions(ctx context.Context, since time.Time, each func([]vers
 		slices.Reverse(all)
 	}
 	slices.SortStableFunc(all, func(a, b version) int { return a.Time.Compare(b.Time) })
-	return each(all)
+	return all, nil
 }
 
 func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {

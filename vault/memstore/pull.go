@@ -17,6 +17,22 @@ const saveEvery = 200
 
 // pull applies the store's versions since the cursor, one commit each.
 func (s *syncer) pull(ctx context.Context) error {
+	vs, err := s.c.versions(ctx, s.st.After)
+	if err != nil {
+		return err
+	}
+	var todo []version
+	for _, v := range vs {
+		if !s.st.applied(v) {
+			todo = append(todo, v)
+		}
+	}
+	if len(todo) == 0 {
+		return s.st.save(s.v.Dir())
+	}
+	// Only a pull with something to apply reads the vault's files and its
+	// recent history: a sync every few seconds that finds nothing costs one
+	// listing.
 	p := &puller{syncer: s, seen: map[string][]byte{}}
 	if err := p.index(ctx); err != nil {
 		return err
@@ -24,21 +40,6 @@ func (s *syncer) pull(ctx context.Context) error {
 	replayed, err := p.replayed(ctx)
 	if err != nil {
 		return err
-	}
-	var todo []version
-	err = s.c.versions(ctx, s.st.After, func(vs []version) error {
-		for _, v := range vs {
-			if !s.st.applied(v) {
-				todo = append(todo, v)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if len(todo) == 0 {
-		return s.st.save(s.v.Dir())
 	}
 	s.say("pulling %d versions from memory store %s", len(todo), s.c.store)
 	for i, v := range todo {
