@@ -184,7 +184,10 @@ func (c *crashDisk) lose(t *testing.T) {
 // every acknowledged write left (the last one acknowledged), and whether a
 // commit was in progress when it stopped: that commit, unacknowledged, may be
 // there too, as a child of the acknowledged head.
-type writePath func(t *testing.T, r *Repo, dir string, d *disk) (acked Hash, inProgress bool)
+// A writePath returns the commit it last had acknowledged, and, when it was
+// stopped inside a commit, that commit's first parent: the stop may come after
+// the commit's record reached the journal whole.
+type writePath func(t *testing.T, r *Repo, dir string, d *disk) (acked, inProgress Hash)
 
 // explore runs path on copies of the folder template makes, whose repository
 // "r" path writes (others beside it are remotes), stopped at every crash point,
@@ -241,7 +244,7 @@ func explore(t *testing.T, name string, template func(t *testing.T, dir string),
 	return states
 }
 
-func checkAfterCrash(t *testing.T, where, dir string, acked Hash, inProgress bool) {
+func checkAfterCrash(t *testing.T, where, dir string, acked, inProgress Hash) {
 	t.Helper()
 	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
 		t.Fatalf("%s: git fsck before memvault opens: %v\n%s", where, err, out)
@@ -257,8 +260,8 @@ func checkAfterCrash(t *testing.T, where, dir string, acked Hash, inProgress boo
 	}
 	if head != acked {
 		c, err := r.ReadCommit(head)
-		if !inProgress || err != nil || len(c.ParentHashes) == 0 || c.ParentHashes[0] != acked {
-			t.Fatalf("%s: head %s, want the acknowledged %s (or a child of it in progress)", where, head, acked)
+		if inProgress.IsZero() || err != nil || len(c.ParentHashes) == 0 || c.ParentHashes[0] != inProgress {
+			t.Fatalf("%s: head %s, want the acknowledged %s (or the commit in progress, on %s)", where, head, acked, inProgress)
 		}
 	}
 	if problems, err := r.Check(context.Background(), nil); err != nil || len(problems) > 0 {
@@ -345,14 +348,14 @@ func TestCrashExplorer(t *testing.T) {
 
 	// Commits, the flush that packs them, and the merge of packs that Close
 	// makes when they accumulate.
-	counts["commit, flush, merge"] = explore(t, "commit, flush, merge", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+	counts["commit, flush, merge"] = explore(t, "commit, flush, merge", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		for i := range 3 {
 			h, err := tryCommit(r, Change{Op: Put, Path: fmt.Sprintf("m/c%d", i), Data: []byte{byte(i)}})
 			if err != nil {
 				// Stopped inside this commit: its record may have reached
 				// the journal whole.
-				return acked, true
+				return acked, acked
 			}
 			acked = h
 		}
@@ -361,7 +364,7 @@ func TestCrashExplorer(t *testing.T) {
 			r.consolidate(ctx)
 			unlock()
 		}
-		return acked, false
+		return acked, ZeroHash
 	}, nil)
 
 	// gc: loose objects that git wrote, the journal, and the merge of packs.
@@ -372,14 +375,14 @@ func TestCrashExplorer(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git hash-object: %v\n%s", err, out)
 		}
-	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		h, err := tryCommit(r, Change{Op: Put, Path: "m/gc", Data: []byte("before gc")})
 		if err != nil {
-			return acked, true
+			return acked, acked
 		}
 		r.Pack(ctx)
-		return h, false
+		return h, ZeroHash
 	}, nil)
 
 	// A fetch from a local-path remote: the pack received, and the remote's
@@ -402,51 +405,96 @@ func TestCrashExplorer(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Close()
-	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		r.Fetch(ctx, "origin", TransferOptions{})
 		r.Flush(ctx)
-		return acked, false
+		return acked, ZeroHash
 	}, nil)
 
 	// A commit larger than the journal's flush threshold, as an import
 	// makes: the flush runs inside the commit, after its record is synced.
 	big := make([]byte, flushBytes+1<<20)
 	rand.Read(big)
-	counts["large commit"] = explore(t, "large commit", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+	counts["large commit"] = explore(t, "large commit", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		h, err := tryCommit(r, Change{Op: Put, Path: "m/import", Data: big})
 		if err != nil {
-			return acked, true
+			return acked, acked
 		}
-		return h, false
+		return h, ZeroHash
 	}, nil)
 
 	// A tag (a checkpoint) and a remote added and removed: the tag's ref
 	// through the journal, the config by rename.
-	counts["tag, remote"] = explore(t, "tag, remote", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, bool) {
+	counts["tag, remote"] = explore(t, "tag, remote", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		wl, err := r.Lock(ctx)
 		if err != nil {
-			return acked, false
+			return acked, ZeroHash
 		}
 		_, err = wl.CreateTag("before", acked, sig(), "a checkpoint")
 		wl.Unlock()
 		if err != nil {
-			return acked, false
+			return acked, ZeroHash
 		}
 		if r.AddRemote("elsewhere", "https://example.com/v.git") != nil {
-			return acked, false
+			return acked, ZeroHash
 		}
 		r.RemoveRemote("elsewhere")
 		r.Flush(ctx)
-		return acked, false
+		return acked, ZeroHash
 	}, func(t *testing.T, where, folder string) {
 		out, err := exec.Command("git", "--git-dir", filepath.Join(folder, "r"), "config", "--list").CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: git reads the config: %v\n%s", where, err, out)
 		}
 	})
+
+	// A sync's merge committed on the remote's branch alone (CommitSquash):
+	// one move of the branch from this clone's own commit to a commit whose
+	// parent is the fetched one.
+	counts["squash"] = explore(t, "squash", func(t *testing.T, dir string) {
+		baseRepo(t, dir)
+		src := filepath.Join(filepath.Dir(dir), "src")
+		copyTree(t, dir, src)
+		s, err := Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit(t, s, Change{Op: Put, Path: "m/theirs", Data: []byte("theirs")})
+		s.Close()
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.AddRemote("origin", src); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Fetch(ctx, "origin", TransferOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		commit(t, r, Change{Op: Put, Path: "m/ours", Data: []byte("ours")})
+		r.Close()
+	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+		acked, _ := r.Head()
+		theirs, err := r.Ref(RemoteRef("origin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wl, err := r.Lock(ctx)
+		if err != nil {
+			return acked, ZeroHash
+		}
+		h, err := wl.CommitSquash(acked, theirs, []Change{{Op: Put, Path: "m/theirs", Data: []byte("theirs")}},
+			CommitInfo{Message: "merge\n", Author: sig(), Committer: sig()})
+		wl.Unlock()
+		if err != nil {
+			return acked, theirs // its record may have reached the journal whole
+		}
+		r.Flush(ctx)
+		return h, ZeroHash
+	}, nil)
 
 	// A merge of another clone's commit, pushed into a local-path vault: the
 	// target is written through the same disk, so it crashes too.
@@ -471,7 +519,7 @@ func TestCrashExplorer(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Close()
-	}, func(t *testing.T, r *Repo, dir string, d *disk) (Hash, bool) {
+	}, func(t *testing.T, r *Repo, dir string, d *disk) (Hash, Hash) {
 		localDisk = d
 		defer func() { localDisk = osDisk }()
 		acked, _ := r.Head()
@@ -482,7 +530,7 @@ func TestCrashExplorer(t *testing.T) {
 		ours, _ := r.RootTree(acked)
 		wl, err := r.Lock(ctx)
 		if err != nil {
-			return acked, false
+			return acked, ZeroHash
 		}
 		theirsRoot, _ := r.RootTree(theirs)
 		e, err := r.Lookup(theirsRoot, "m/theirs")
@@ -492,17 +540,17 @@ func TestCrashExplorer(t *testing.T) {
 		root, err := r.ReplaceEntries(ctx, ours, []Replacement{{Names: []string{"m", "theirs"}, Entry: &e}})
 		if err != nil {
 			wl.Unlock()
-			return acked, false
+			return acked, ZeroHash
 		}
 		m, err := wl.CommitTree([]Hash{acked, theirs}, root, CommitInfo{Message: "merge\n", Author: sig(), Committer: sig()})
 		wl.Unlock()
 		if err != nil {
-			return acked, true
+			return acked, acked
 		}
 		if err := r.Push(ctx, "origin", m, TransferOptions{}); err != nil && !strings.Contains(err.Error(), errCrashed.Error()) {
 			t.Fatalf("push: %v", err)
 		}
-		return m, false
+		return m, ZeroHash
 	}, func(t *testing.T, where, folder string) {
 		dst := filepath.Join(folder, "dst")
 		if out, err := exec.Command("git", "--git-dir", dst, "fsck", "--strict", "--no-dangling").CombinedOutput(); err != nil {
