@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 // bombBytes is what the zlib bomb's header claims: a gigabyte, in about a
@@ -91,7 +92,12 @@ func TestZlibBombRSS(t *testing.T) {
 	// An ordinary change on the plain remote; the bomb, by hand, on the other.
 	must(a, `{"command":"create","path":"/memories/d.md","file_text":"d"}`, "tool")
 	must(a, "", "push", "plain")
+	// The bomb's commits are signed with the vault's own signing key (a writer
+	// gone bad), so that the check that meets it is the memory bound, not the
+	// signature check.
+	signing := keys.SigningKeyFile(filepath.Join(root, "identity"))
 	h := gittest.Damage(t, bombRemote)
+	h.SigningKey = signing
 	bomb := h.Bomb([]byte("age-encryption.org/v1\n"), bombBytes)
 	if fi, err := os.Stat(filepath.Join(bombRemote, "objects", bomb[:2], bomb[2:])); err != nil || fi.Size() > 2<<20 {
 		t.Fatalf("the bomb's loose object: %v, %v; want about a megabyte", fi, err)
@@ -128,6 +134,7 @@ func TestZlibBombRSS(t *testing.T) {
 	d := filepath.Join(root, "d.git")
 	must(d, "", "clone", plainRemote, d)
 	hd := gittest.Damage(t, d)
+	hd.SigningKey = signing
 	dbomb := hd.Bomb([]byte("age-encryption.org/v1\n"), bombBytes)
 	dhead := hd.Head()
 	hd.Push(hd.Commit(hd.Set(dhead+"^{tree}", "memories/bomb.md", gittest.TreeEntry{Mode: "100644", Hash: dbomb}), "bomb\n", dhead))
