@@ -75,34 +75,38 @@ func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, thei
 		return nil, nil
 	}
 	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}, writers: writers}
-	// A commit on the first-parent chain from theirs is known only when it is
-	// base (the usual case costs one read per new commit); past a merge, a
-	// commit may be older than base, which the merge base tells.
-	type item struct {
-		h     gitlog.Hash
-		chain bool
+	// What is new is found once, in one walk over both sides (newCommits),
+	// never by asking, commit by commit, whether base reaches it.
+	var fresh map[gitlog.Hash]*gitlog.Commit
+	if !base.IsZero() {
+		cs, err := newCommits(ctx, repo, base, theirs)
+		if err != nil {
+			return nil, fmt.Errorf("vault: admit %s: %w", theirs, err)
+		}
+		fresh = make(map[gitlog.Hash]*gitlog.Commit, len(cs))
+		for _, c := range cs {
+			fresh[c.Hash] = c
+		}
 	}
-	stack := []item{{theirs, true}}
+	stack := []gitlog.Hash{theirs}
 	for len(stack) > 0 {
-		it := stack[len(stack)-1]
+		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if a.seen[it.h] {
+		if a.seen[h] {
 			continue
 		}
-		a.seen[it.h] = true
+		a.seen[h] = true
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		known, err := isKnown(repo, base, it.h, it.chain)
-		if err != nil {
-			return nil, fmt.Errorf("vault: admit %s: %w", it.h, err)
-		}
-		if known {
-			continue
-		}
-		c, err := repo.ReadCommit(it.h)
-		if err != nil {
-			return nil, fmt.Errorf("vault: admit: %w", err)
+		c := fresh[h]
+		if fresh == nil {
+			var err error
+			if c, err = repo.ReadCommit(h); err != nil {
+				return nil, fmt.Errorf("vault: admit: %w", err)
+			}
+		} else if c == nil {
+			continue // base reaches it: admitted when it arrived
 		}
 		if err := a.commit(c); err != nil {
 			return nil, err
@@ -113,24 +117,10 @@ func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, thei
 			}
 		}
 		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
-			stack = append(stack, item{c.ParentHashes[i], it.chain && len(c.ParentHashes) == 1})
+			stack = append(stack, c.ParentHashes[i])
 		}
 	}
 	return a.refused, nil
-}
-
-// isKnown tells whether h is base or below it.
-func isKnown(repo *gitlog.Repo, base, h gitlog.Hash, chain bool) (bool, error) {
-	switch {
-	case base.IsZero():
-		return false, nil
-	case h == base:
-		return true, nil
-	case chain:
-		return false, nil
-	}
-	mb, err := repo.MergeBase(h, base)
-	return mb == h, err
 }
 
 // commit checks what commit c changed against each of its parents.

@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // After a victim left out a symbolic link and a plaintext file with
@@ -92,5 +94,52 @@ func inMain(t *testing.T, v *vault.Vault, want bool) {
 		if _, ok := blobs[p]; ok != want {
 			t.Errorf("main holds %s: %v, want %v", p, ok, want)
 		}
+	}
+}
+
+// A fast-forward over another clone's merge once asked for a merge base per
+// arriving commit, each of which walked the other side's history: the check
+// grew with the square of the history (6 s for 1,000 commits a side). What
+// the check does, counted in allocations (which follow the commits and
+// trees it reads, and do not depend on the machine's load), must grow with
+// the commits that arrived: eight times the commits, at most about eight
+// times the work.
+func TestAdmitLinearOverMerge(t *testing.T) {
+	work := func(n int) float64 {
+		dir := t.TempDir()
+		va, opts := vaulttest.NewAt(t, dir)
+		url := fileRemote(t)
+		if err := va.AddRemote("origin", url); err != nil {
+			t.Fatal(err)
+		}
+		mustSync(t, va)
+		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vb.Close()
+		defer va.Close()
+		for i := range n {
+			vaulttest.Write(t, va, fmt.Sprintf("/memories/a/%d.md", i%10), fmt.Appendf(nil, "a %d\n", i))
+			vaulttest.Write(t, vb, fmt.Sprintf("/memories/b/%d.md", i%10), fmt.Appendf(nil, "b %d\n", i))
+		}
+		mustSync(t, vb)
+		if res := mustSync(t, va); res.Action != "merge" {
+			t.Fatalf("Sync = %+v, want a merge", res)
+		}
+		theirs, err := vault.FetchForAdmit(ctx, vb, "origin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(3, func() {
+			if n, err := vault.AdmitFetched(ctx, vb, theirs); err != nil || n != 0 {
+				t.Fatalf("AdmitFetched = %d refused, %v", n, err)
+			}
+		})
+	}
+	small, big := work(25), work(200)
+	t.Logf("allocations: %.0f for 25 commits a side, %.0f for 200", small, big)
+	if big > 12*small {
+		t.Errorf("admitting 200 commits a side took %.1fx the allocations of 25, want at most 12x (linear: 8x)", big/small)
 	}
 }
