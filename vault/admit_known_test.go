@@ -143,3 +143,43 @@ func TestAdmitLinearOverMerge(t *testing.T) {
 		t.Errorf("admitting 200 commits a side took %.1fx the allocations of 25, want at most 12x (linear: 8x)", big/small)
 	}
 }
+
+// Admission finds what arrived by a walk told by commit times, which the
+// host writes as it likes. Hostile commits past a merge, dated long before
+// anything in the history and far after it, and hung on the history's first
+// commit, are judged all the same: the fast-forward is refused, naming both.
+func TestAdmitSkewedDates(t *testing.T) {
+	url := gittest.Bare(t, t.TempDir(), "remote")
+	a, b, opts := hostilePair(t, url)
+	for i := range 5 {
+		write(t, a, fmt.Sprintf("/memories/%d.md", i), "x\n")
+	}
+	mustSync(t, a)
+	mustSync(t, b)
+
+	h := gittest.NewHostile(t, url)
+	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
+	first := h.Git("rev-list", "--max-parents=0", "refs/heads/main")
+	var bad []string
+	for _, date := range []string{"@100 +0000", "@4102444800 +0000"} { // 1970, 2100
+		t.Setenv("GIT_COMMITTER_DATE", date)
+		tree := h.Set(first+"^{tree}", "memories/link.md", gittest.TreeEntry{Mode: "120000", Hash: h.Blob([]byte("/etc/passwd"))})
+		bad = append(bad, h.Commit(tree, "hostile\n", first))
+	}
+	t.Setenv("GIT_COMMITTER_DATE", "")
+	h.Push(h.Commit(h.Head()+"^{tree}", "merge\n", h.Head(), bad[0], bad[1]))
+
+	before := head(t, b)
+	_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
+	if !errors.Is(err, vault.ErrRefused) {
+		t.Fatalf("Sync = %v, want ErrRefused", err)
+	}
+	for _, c := range bad {
+		if !strings.Contains(err.Error(), c) {
+			t.Errorf("Sync error %q does not name commit %s", err, c)
+		}
+	}
+	if got := head(t, b); got != before {
+		t.Errorf("head moved from %s to %s", before, got)
+	}
+}
