@@ -47,7 +47,7 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 	if err != nil {
 		return nil, err
 	}
-	sto, err := loadLocal(ep, sess)
+	sto, err := loadLocal(ep, sess, openPacks)
 	return &localUpload{UploadPackSession: sess, sto: sto}, err
 }
 
@@ -57,26 +57,29 @@ func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transpor
 	if err != nil {
 		return nil, err
 	}
-	sto, err := loadLocal(ep, sess)
+	sto, err := loadLocal(ep, sess, 0)
 	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, err
 }
 
 // loadLocal opens the storage of the repository a session serves, closing the
-// session when it cannot.
-func loadLocal(ep *transport.Endpoint, sess io.Closer) (storer.Storer, error) {
+// session when it cannot. It keeps up to keepOpen pack files open: a session
+// that reads many objects reopened a pack for each one without them (a
+// quarter of the time a fetch of 1,000 commits took), and must then close the
+// storage when it ends.
+func loadLocal(ep *transport.Endpoint, sess io.Closer, keepOpen int) (journaled, error) {
 	if _, err := server.DefaultLoader.Load(ep); err != nil {
 		sess.Close()
-		return nil, err
+		return journaled{}, err
 	}
 	// As go-git's loader, but large objects are streamed when served, never
 	// inflated whole: the remote may hold a zlib bomb. A vault that a memvault
 	// process has open may hold its newest objects in its journal only.
 	st := filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
-		filesystem.Options{LargeObjectThreshold: largeObject})
+		filesystem.Options{LargeObjectThreshold: largeObject, MaxOpenDescriptors: keepOpen})
 	j := &journalObjects{foreign: true}
 	if _, _, err := j.refresh(filepath.Join(ep.Path, stateDir, journalName)); err != nil {
 		sess.Close()
-		return nil, err
+		return journaled{}, err
 	}
 	j.close()
 	return journaled{st, j}, nil
@@ -188,7 +191,26 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 
 type localUpload struct {
 	transport.UploadPackSession
-	sto storer.EncodedObjectStorer
+	sto journaled // its pack files stay open until Close
+
+	pr   *io.PipeReader // the pack being sent
+	done chan struct{}  // closed when the pack is written
+}
+
+// Close ends the session: it stops a pack still being written, then closes
+// the pack files it read.
+func (u *localUpload) Close() error {
+	if u.pr != nil {
+		u.pr.CloseWithError(errors.New("gitlog: the upload-pack session was closed"))
+		<-u.done
+	}
+	err := u.UploadPackSession.Close()
+	if u.sto.Storage != nil {
+		if cerr := u.sto.Storage.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
@@ -206,6 +228,10 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 		return nil, err
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writePack(pw, objs, storerReader(u.sto))) }()
+	u.pr, u.done = pr, make(chan struct{})
+	go func() {
+		defer close(u.done)
+		pw.CloseWithError(writePack(pw, objs, storerReader(u.sto)))
+	}()
 	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }
