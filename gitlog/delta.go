@@ -207,6 +207,15 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				// was most of the search's time.
 				break
 			}
+			if c.typ == plumbing.CommitObject {
+				// Commits are all one group, and each differs from every
+				// other in the same places (its tree, parents, times, path
+				// and signature, which shares nothing with another): the
+				// nearest one's delta is about the best, and trying the
+				// whole window for each commit was half the time a push
+				// spent merging a remote's packs.
+				break
+			}
 		}
 		depth := 0
 		if best != nil {
