@@ -52,6 +52,7 @@ type admission struct {
 	refused []Refusal
 	names   []string // of the entry being checked
 	writers *writersCache
+	sigs    map[gitlog.Hash]error // signed's answers found ahead (see verifyAll)
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
@@ -86,6 +87,11 @@ func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, thei
 		fresh = make(map[gitlog.Hash]*gitlog.Commit, len(cs))
 		for _, c := range cs {
 			fresh[c.Hash] = c
+		}
+		if a.writers != nil && !skipSigning.Load() {
+			if err := a.verifyAll(cs); err != nil {
+				return nil, err
+			}
 		}
 	}
 	stack := []gitlog.Hash{theirs}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -114,6 +115,14 @@ func (v *Vault) signerFor(parents ...gitlog.Hash) (gitlog.Signer, error) {
 // signed refuses commit c unless a writer of the vault signed it (see
 // writersCache.signedBy).
 func (a *admission) signed(c *gitlog.Commit) error {
+	if err, ok := a.sigs[c.Hash]; ok {
+		return err
+	}
+	return a.judgeSignature(c)
+}
+
+// judgeSignature is signed, without the answers verifyAll found.
+func (a *admission) judgeSignature(c *gitlog.Commit) error {
 	_, _, err := a.writers.signedBy(a.repo, c)
 	switch {
 	case err == nil:
@@ -123,6 +132,47 @@ func (a *admission) signed(c *gitlog.Commit) error {
 		return fmt.Errorf("vault: commit %s (%s): %v: %w", c.Hash, oneLine(subject), err, ErrUnsigned)
 	}
 	return fmt.Errorf("vault: admit %s: %w", c.Hash, err)
+}
+
+// minParallelVerify is how many commits make verifyAll worth more than one
+// goroutine.
+const minParallelVerify = 32
+
+// verifyAll judges the signatures of cs on every core the process may use,
+// and keeps each answer for signed: verifying is most of what signatures add
+// to a sync of many commits, and each commit's is its own. The answers are
+// read in the order admission judges the commits, so the first refusal named
+// is the one a check on one core would name.
+func (a *admission) verifyAll(cs []*gitlog.Commit) error {
+	workers := min(runtime.GOMAXPROCS(0), len(cs)/minParallelVerify)
+	if workers < 2 {
+		return nil
+	}
+	errs := make([]error, len(cs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cs) || a.ctx.Err() != nil {
+					return
+				}
+				errs[i] = a.judgeSignature(cs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := a.ctx.Err(); err != nil {
+		return err
+	}
+	a.sigs = make(map[gitlog.Hash]error, len(cs))
+	for i, c := range cs {
+		a.sigs[c.Hash] = errs[i]
+	}
+	return nil
 }
 
 // unsignedCommits lists, for fsck, the commits of the history from head that

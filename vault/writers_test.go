@@ -334,3 +334,38 @@ func TestChangeTrailers(t *testing.T) {
 		t.Errorf("the change of writers shows as command %q", ch.Command)
 	}
 }
+
+// Many arriving commits have their signatures checked at once, on every
+// core: the forgery refused is still the one a check of one commit after
+// another meets first, the newer of two, and nothing moves. Here the two sit
+// among commits a writer's key signed, above 100 of the victim's own writer.
+func TestForgeryAmongManyCommits(t *testing.T) {
+	url := gittest.Bare(t, t.TempDir(), "remote")
+	a, b, opts := hostilePair(t, url)
+	for i := range 100 {
+		write(t, a, "/memories/notes.md", strings.Repeat("x", i)+"\n")
+	}
+	mustSync(t, a)
+	h := gittest.NewHostile(t, url)
+	var bad []string
+	for range 2 {
+		h.SigningKey = ""
+		bad = append(bad, forgedMemory(t, h))
+		h.Push(bad[len(bad)-1])
+		h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad, covering it
+		for range 20 {
+			h.Push(h.Commit(h.Head()+"^{tree}", "cover\n", h.Head()))
+		}
+	}
+	before := head(t, b)
+	_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
+	if !errors.Is(err, vault.ErrUnsigned) || !strings.Contains(err.Error(), bad[1]) || !strings.Contains(err.Error(), "not signed") {
+		t.Fatalf("Sync = %v; want ErrUnsigned naming %s", err, bad[1])
+	}
+	if strings.Contains(err.Error(), bad[0]) {
+		t.Errorf("Sync = %v; want the newer forgery named, not %s", err, bad[0])
+	}
+	if got := head(t, b); got != before {
+		t.Errorf("head moved from %s to %s", before, got)
+	}
+}
