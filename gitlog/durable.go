@@ -14,6 +14,16 @@ var zlibWriters = sync.Pool{New: func() any {
 	return zw
 }}
 
+// zlibStored are zlib writers that store without compressing, for blobs in
+// packs: a blob is an age ciphertext, which deflate cannot shrink, and
+// finding that out took BestSpeed about 80 times as long as storing it (67 µs
+// against 0.8 µs for a 1.2 KB file, the same bytes out), for every blob a
+// push, a fetch or a pack of the journal writes.
+var zlibStored = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.NoCompression)
+	return zw
+}}
+
 func (r *Repo) loosePath(h Hash) string {
 	s := h.String()
 	return filepath.Join(r.dir, "objects", s[:2], s[2:])

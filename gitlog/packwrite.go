@@ -122,8 +122,12 @@ func (b *packBuilder) object(o rawObject) error {
 func (b *packBuilder) stream(h Hash, t plumbing.ObjectType, size int64, rd io.Reader) error {
 	ew := entryWriter{w: b.bw}
 	ew.Write(entryHeader(t, size))
-	zw := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(zw)
+	pool := &zlibWriters
+	if t == plumbing.BlobObject {
+		pool = &zlibStored
+	}
+	zw := pool.Get().(*zlib.Writer)
+	defer pool.Put(zw)
 	zw.Reset(&ew)
 	if _, err := io.CopyN(zw, rd, size); err != nil {
 		return fmt.Errorf("%s: %w", h, err)
