@@ -136,7 +136,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onDirs(msg)
 	case walkMsg:
 		cmd = m.tree.Update(msg)
-	case logMsg, shapeDueMsg, shapeMsg:
+	case logMsg:
 		cmd = m.routeHistory(msg)
 	case contentMsg, provMsg:
 		cmd = m.content.Update(msg)

@@ -62,6 +62,45 @@ func (v *Vault) walkTopoFrom(ctx context.Context, tip gitlog.Hash, fn func(*gitl
 	return nil
 }
 
+// walkTopoShape is walkTopo for a walk that needs only each commit's hash:
+// a chain of single-parent commits is followed through gitlog's Parents,
+// which reads no commit the history index holds, and only the commits below
+// a merge are read whole, to be ordered as walkTopo orders them.
+func (v *Vault) walkTopoShape(ctx context.Context, head gitlog.Hash, fn func(gitlog.Hash) error) error {
+	for tip := head; !tip.IsZero(); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ps, err := v.repo.Parents(tip)
+		if err != nil {
+			return err
+		}
+		if len(ps) <= 1 {
+			if err := fn(tip); err != nil {
+				return err
+			}
+			tip = gitlog.Hash{}
+			if len(ps) == 1 {
+				tip = ps[0]
+			}
+			continue
+		}
+		c, err := v.repo.ReadCommit(tip)
+		if err != nil {
+			return err
+		}
+		region, next, err := v.readBelowMerge(ctx, c)
+		if err != nil {
+			return err
+		}
+		if err := emitTopo(region, func(c *gitlog.Commit) error { return fn(c.Hash) }); err != nil {
+			return err
+		}
+		tip = next
+	}
+	return nil
+}
+
 // readBelowMerge reads the commits from merge m down to the first commit all
 // its lines pass through (next, zero when they reach the first commits
 // without meeting) and returns them, next excluded.
