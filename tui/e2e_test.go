@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 var (
@@ -278,4 +279,43 @@ func TestEndToEndEditUndoSync(t *testing.T) {
 	}
 	x.keys("q")
 	x.waitExit()
+}
+
+// TestEndToEndJumpLongHistory opens `memvault ui` on a vault of 100,000
+// commits and presses G at once: the first commit shows within a second of
+// starting the process, history and all (best of three opens, as the machine
+// may be busy). G once read every record of the history, 48 s there. The
+// vault takes most of a minute to build, so -short leaves it out.
+func TestEndToEndJumpLongHistory(t *testing.T) {
+	bin := memvaultBinary(t)
+	if testing.Short() {
+		t.Skip("builds a vault of 100,000 commits: not in -short")
+	}
+	commits := 100_000
+	if raceEnabled {
+		commits = 10_000 // the flow, not the time: 100,000 would take minutes to build
+	}
+	start := time.Now()
+	h := vaulttest.BuildHistory(t, t.TempDir(), commits, 100)
+	t.Logf("built %d commits in %v (the history index in %v)", commits, time.Since(start).Round(time.Millisecond), h.Indexing.Round(time.Millisecond))
+	want := fmt.Sprintf("commit %d/%d", commits+1, commits+1) // and the vault's first commit
+	best := time.Duration(1 << 62)
+	for range 3 {
+		start := time.Now()
+		x := startTmux(t, bin, "--vault", h.Dir, "--identity", h.IdentityFile, "ui")
+		x.waitFor("str_replace")
+		x.keys("Tab", "G")
+		s := x.waitFor(want)
+		took := time.Since(start)
+		best = min(best, took)
+		if !strings.Contains(s, "init") {
+			t.Errorf("at %s the history shows no init commit:\n%s", want, s)
+		}
+		x.keys("q")
+		x.waitExit()
+	}
+	t.Logf("from starting memvault ui to the first commit shown: %v (best of 3)", best.Round(time.Millisecond))
+	if best > time.Second && !raceEnabled {
+		t.Errorf("from starting memvault ui to the first of %d commits shown after G: %v, want ≤ 1s", commits, best)
+	}
 }
