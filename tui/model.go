@@ -43,11 +43,12 @@ type Model struct {
 	content contentModel
 	editor  *editor // the edit in place, in modeEdit
 
-	input    textinput.Model // the filter, or a checkpoint's name
-	dialog   *dialog
-	helpView helpView
-	undo     undoStack // this session's actions, for z and ctrl+z
-	sync     syncState // the remotes' state, and a sync started here
+	input        textinput.Model // the filter, or a checkpoint's name
+	dialog       *dialog
+	conflictList conflictList // the files in conflict, in modeConflicts
+	helpView     helpView
+	undo         undoStack // this session's actions, for z and ctrl+z
+	sync         syncState // the remotes' state, and a sync started here
 
 	// Reads of the head run concurrently; each is numbered, and a result
 	// older than one already applied is dropped.
