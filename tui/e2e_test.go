@@ -319,3 +319,46 @@ func TestEndToEndJumpLongHistory(t *testing.T) {
 		t.Errorf("from starting memvault ui to the first of %d commits shown after G: %v, want ≤ 1s", commits, best)
 	}
 }
+
+// TestEndToEndConflicts runs `memvault ui` in tmux on a clone whose remote
+// changed the same line: p syncs, the merge leaves the file in conflict, C
+// lists it and enter opens it in the editor at its conflict marker.
+func TestEndToEndConflicts(t *testing.T) {
+	bin := memvaultBinary(t)
+	ctx := context.Background()
+	remote, opts := newVault(t)
+	seed(t, remote)
+	if err := remote.Flush(ctx); err != nil { // plain git, the clone, reads what is flushed
+		t.Fatal(err)
+	}
+	v, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.Credentials{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefs = "# Preferences\n\n- Answers in British English\n%s\n- Tabs, not spaces\n"
+	write(t, v, vault.Meta{Command: "str_replace", Agent: "claude"}, "/memories/user/preferences.md", fmt.Sprintf(prefs, "- Very short commit messages"))
+	v.Close()
+	write(t, remote, vault.Meta{Command: "str_replace", Agent: "support-bot"}, "/memories/user/preferences.md", fmt.Sprintf(prefs, "- Long commit messages"))
+	if err := remote.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+	x.waitFor("origin ↓0 ↑1")
+	x.keys("p")
+	x.waitFor("left in conflict")
+	x.keys("Tab") // any key clears the message, and the bar shows the conflict
+	x.waitFor("1 conflict")
+	x.keys("C")
+	x.waitFor("Conflicts · enter edits")
+	x.waitFor("user/preferences.md")
+	x.keys("Enter")
+	x.waitFor("edit user/preferences.md")
+	s := x.waitFor("conflict at line 4")
+	if !strings.Contains(s, "<<<<<<< ours") {
+		t.Errorf("the editor does not show the conflict marker:\n%s", s)
+	}
+	x.keys("Escape")
+	x.waitFor("q quit") // the editor's bar offers ctrl+c alone
+	x.keys("q")
+	x.waitExit()
+}
