@@ -287,10 +287,10 @@ func TestEndToEndEditUndoSync(t *testing.T) {
 // may be busy). G once read every record of the history, 48 s there. The
 // vault takes most of a minute to build, so -short leaves it out.
 func TestEndToEndJumpLongHistory(t *testing.T) {
-	bin := memvaultBinary(t)
 	if testing.Short() {
 		t.Skip("builds a vault of 100,000 commits: not in -short")
 	}
+	bin := memvaultBinary(t)
 	commits := 100_000
 	if raceEnabled {
 		commits = 10_000 // the flow, not the time: 100,000 would take minutes to build
