@@ -293,7 +293,7 @@ func TestEndToEndJumpLongHistory(t *testing.T) {
 	bin := memvaultBinary(t)
 	commits := 100_000
 	if raceEnabled {
-		commits = 10_000 // the flow, not the time: 100,000 would take minutes to build
+		commits = 5_000 // the flow, not the time: 100,000 would take minutes to build
 	}
 	start := time.Now()
 	h := vaulttest.BuildHistory(t, t.TempDir(), commits, 100)
