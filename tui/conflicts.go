@@ -76,7 +76,7 @@ func (m *Model) conflictsKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		c := list[clamp(m.conflictList.cursor, 0, len(list)-1)]
 		m.mode = modeBrowse
-		return m.editPath(c.path, true)
+		return m.editPath(c.path, c.kind == "markers") // a file moved aside holds no marker
 	}
 	nav := DefaultKeyMap() // the panes' moves are off while the list is open
 	if d, ok := navDelta(&nav, msg, m.conflictRows()); ok {
