@@ -38,7 +38,11 @@ type HistoryOptions struct {
 // what is new. Without opts.Overwrite, the import touches only what it wrote: a
 // file is replaced or deleted only while it holds what the source commit before
 // had there (so a file of the vault's own, or one changed since, is kept and
-// listed); with it, files are replaced and deleted as the source says.
+// listed); with it, files are replaced and deleted as the source says. Files
+// are read when they are judged and again when they are written, a few at a
+// time; the run writes at most as many bytes of files as one Import may, over
+// all its commits, and stops before the commit that would pass that, with an
+// error wrapping ErrTooLarge (the commits before it stay).
 func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
 	var total historyImport
 	src, err := gitlog.OpenSource(source)
