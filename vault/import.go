@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"runtime"
@@ -26,6 +27,12 @@ type ImportFile struct {
 	// (one blob named 3,000 times once took 6 GB). source is its blob.
 	read   func() ([]byte, error)
 	source gitlog.Hash
+	// screened says that Screen changed the data read, so it is screened
+	// again when read again; data it let pass as it was is not scanned twice,
+	// only checked against sum, what was judged (the source's folder may be
+	// someone else's, and its packs swapped between the two reads).
+	screened bool
+	sum      [sha256.Size]byte
 }
 
 // ImportOptions say how Import treats what is already in the vault and how its
@@ -154,7 +161,8 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 }
 
 // importData returns f with its data read (when it is read on demand) and
-// screened by opts.Screen, or why it is left out.
+// screened by opts.Screen, or why it is left out. A file read on demand
+// comes back with screened set when Screen changed its data.
 func importData(ctx context.Context, f ImportFile, opts ImportOptions) (g ImportFile, skip, warn string, err error) {
 	if f.read != nil && f.Data == nil {
 		data, err := f.read()
@@ -167,11 +175,42 @@ func importData(ctx context.Context, f ImportFile, opts ImportOptions) (g Import
 		f.Data = data
 	}
 	if opts.Screen != nil {
+		raw := f.Data
 		if f, skip, warn = opts.Screen(f); skip != "" {
 			return f, skip, "", nil
 		}
+		f.screened = f.read != nil && !bytes.Equal(raw, f.Data)
+	}
+	if f.read != nil && !f.screened {
+		f.sum = sha256.Sum256(f.Data)
 	}
 	return f, "", warn, nil
+}
+
+// reread reads a planned file read on demand again, for writing: as it was
+// planned, screened again only if Screen changed it then.
+func (v *Vault) reread(ctx context.Context, f ImportFile, opts ImportOptions) ([]byte, error) {
+	var skip string
+	if f.screened {
+		g, s, _, err := importData(ctx, f, opts)
+		if err != nil {
+			return nil, err
+		}
+		f, skip = g, s
+	} else {
+		data, err := f.read()
+		if err != nil {
+			return nil, fmt.Errorf("vault: import %s: %w", f.Path, err)
+		}
+		if sha256.Sum256(data) != f.sum {
+			skip = "changed"
+		}
+		f.Data = data
+	}
+	if skip != "" || v.importableData(f.Data) != "" {
+		return nil, fmt.Errorf("vault: import %s: the source changed while it was imported", f.Path)
+	}
+	return f.Data, nil
 }
 
 // planImport sorts files into res and returns those to write, in path order.
@@ -403,18 +442,13 @@ func (v *Vault) encryptImport(ctx context.Context, w *gitlog.Writer, snap *Snaps
 	for range runtime.GOMAXPROCS(0) {
 		workers.Go(func() {
 			for i := range work {
-				f := plan[i]
-				var ct []byte
-				var skip string
-				var err error
-				if f.Data == nil { // read on demand, and screened again
-					f, skip, _, err = importData(ctx, f, opts)
-					if err == nil && (skip != "" || v.importableData(f.Data) != "") {
-						err = fmt.Errorf("vault: import %s: the source changed while it was imported", f.Path)
-					}
+				data, err := plan[i].Data, error(nil)
+				if data == nil && plan[i].read != nil {
+					data, err = v.reread(ctx, plan[i], opts)
 				}
+				var ct []byte
 				if err == nil {
-					ct, err = encrypt(f.Data, rs)
+					ct, err = encrypt(data, rs)
 				}
 				select {
 				case out <- sealed{i, ct, err}:
