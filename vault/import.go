@@ -119,16 +119,17 @@ func (v *Vault) maxImport() int64 {
 	return DefaultMaxImport
 }
 
-// Import brings files into the vault in one commit, written as one pack. Every
-// path goes through the memory tool's path rules; a file that breaks them, is not
-// UTF-8 text, is over the file size limit, or collides with a directory is
-// skipped and listed with the reason. A file already there with the same content
-// changes nothing, so a re-run of the same import makes no commit. The whole
-// import is refused, changing nothing, with an error wrapping ErrTooLarge, when
-// it would pass the vault's file count or total size limits, or write more
-// bytes of files than one import may (maxVaultSize, or DefaultMaxImport when
-// the vault sets none): this is found before a byte past the bound is read.
-// The files are encrypted and written one at a time.
+// Import brings files into the vault in one commit: its blobs as one pack,
+// each encrypted and written as it comes, then its trees and commit. Every
+// path goes through the memory tool's path rules; a file that breaks them, is
+// not UTF-8 text, is over the file size limit, or collides with a directory is
+// skipped and listed with the reason. A file already there with the same
+// content changes nothing, so a re-run of the same import makes no commit. The
+// whole import is refused, changing nothing, with an error wrapping
+// ErrTooManyFiles or ErrVaultFull, when it would pass the vault's file count
+// or total size limits, or write more bytes of files than one import may
+// (maxVaultSize, or DefaultMaxImport when the vault sets none), found before
+// a byte past that bound is read.
 func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptions) (ImportResult, error) {
 	var res ImportResult
 	w, err := v.repo.Lock(ctx)
@@ -285,7 +286,7 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		// Stop before reading past the bound, not after planning it all.
 		if writes += int64(len(f.Data)); written+writes > max {
 			return nil, fmt.Errorf("vault: import: it would write more than %d bytes of files, the most one import may (memvault.maxVaultSize in the vault's config; %d MiB when it sets none); nothing of it imported: %w",
-				max, DefaultMaxImport>>20, ErrTooLarge)
+				max, DefaultMaxImport>>20, ErrVaultFull)
 		}
 		if f.read != nil {
 			f.Data = nil // read again when it is written
@@ -400,7 +401,7 @@ func (v *Vault) checkImportLimits(ctx context.Context, snap *Snapshot, addFiles 
 		}
 		if n+addFiles > v.limits.MaxFiles {
 			return fmt.Errorf("vault: import: the vault would hold %d files, over its limit of %d (memvault.maxFiles in the vault's config); nothing imported: %w",
-				n+addFiles, v.limits.MaxFiles, ErrTooLarge)
+				n+addFiles, v.limits.MaxFiles, ErrTooManyFiles)
 		}
 	}
 	if v.limits.MaxVaultSize > 0 && addBytes > 0 {
@@ -410,7 +411,7 @@ func (v *Vault) checkImportLimits(ctx context.Context, snap *Snapshot, addFiles 
 		}
 		if u.Bytes+addBytes > v.limits.MaxVaultSize {
 			return fmt.Errorf("vault: import: the vault would hold %d bytes, over its limit of %d (memvault.maxVaultSize in the vault's config); nothing imported: %w",
-				u.Bytes+addBytes, v.limits.MaxVaultSize, ErrTooLarge)
+				u.Bytes+addBytes, v.limits.MaxVaultSize, ErrVaultFull)
 		}
 	}
 	return nil

@@ -42,7 +42,7 @@ type HistoryOptions struct {
 // are read when they are judged and again when they are written, a few at a
 // time; the run writes at most as many bytes of files as one Import may, over
 // all its commits, and stops before the commit that would pass that, with an
-// error wrapping ErrTooLarge (the commits before it stay).
+// error wrapping ErrVaultFull (the commits before it stay).
 func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
 	var total historyImport
 	src, err := gitlog.OpenSource(source)
