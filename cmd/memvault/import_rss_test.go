@@ -21,7 +21,7 @@ import (
 // memory (6.2 GB) and added 3 GB to the vault. Measured from outside, as a
 // child's peak RSS (getrusage): with the vault's limits as they come, the
 // import is refused before it writes anything, saying which bound it met;
-// with memvault.maxVaultSize raised so that it may go on (200 names), it
+// with memvault.maxVaultSize raised so that it may go on (150 names), it
 // writes the files a few at a time. Either way the peak is within 100 MiB of an ordinary
 // import's. The repository is written with git plumbing, never by memvault.
 func TestImportHistoryOneBlobManyNamesRSS(t *testing.T) {
@@ -85,9 +85,9 @@ func TestImportHistoryOneBlobManyNamesRSS(t *testing.T) {
 	if n := dirSize(t, hostile); n > 1<<20 {
 		t.Fatalf("the hostile source takes %d bytes; want well under a MiB", n)
 	}
-	// The same under 200 names, for the run let through: 200 MiB of files,
+	// The same under 150 names, for the run let through: 150 MiB of files,
 	// twice that in memory once, is enough to tell, and takes seconds.
-	const fewer = 200
+	const fewer = 150
 	some := gittest.Bare(t, root, "some")
 	hs := gittest.Damage(t, some)
 	hs.Blob(big)
