@@ -16,8 +16,10 @@ import (
 // the vault's lock only as long as Sync does (while the branch moves), so a
 // memory tool call never waits for the network.
 
-// Defaults of WatchOptions.
+// Defaults of SyncOptions and WatchOptions.
 const (
+	// DefaultRemote is the remote Sync uses when none is named.
+	DefaultRemote = "origin"
 	// DefaultSyncEvery is how often a watching sync looks for others' changes.
 	DefaultSyncEvery = 30 * time.Second
 	// DefaultSyncDelay is how long a watching sync waits after a write before

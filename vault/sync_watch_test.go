@@ -127,7 +127,7 @@ func TestSyncWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+	b, _, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

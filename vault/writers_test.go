@@ -79,7 +79,7 @@ func refusedUnsigned(t *testing.T, v *vault.Vault, bad, why string, url string, 
 	if got := head(t, v); got != before {
 		t.Errorf("head moved from %s to %s", before, got)
 	}
-	if _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrUnsigned) {
+	if _, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrUnsigned) {
 		t.Errorf("Clone = %v, want ErrUnsigned", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestRecipientIsNotAWriter(t *testing.T) {
 	write(t, a, "/memories/shared.md", "for the auditor too\n")
 	mustSync(t, a)
 	mustSyncAccepting(t, b)
-	r, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "r.git"), vault.Options{IdentityFile: rid}, vault.Credentials{}, nil)
+	r, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "r.git"), vault.Options{IdentityFile: rid}, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

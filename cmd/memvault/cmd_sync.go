@@ -416,7 +416,7 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
 	opts := g.options(identity)
-	v, left, err := vault.CloneWith(tctx, url, dir, opts, vault.CloneOptions{
+	v, left, err := vault.Clone(tctx, url, dir, opts, vault.CloneOptions{
 		Auth: tf.credentials(), Progress: progress, SkipRefused: skip,
 		Trust: func(f vault.CloneFound) error { return ct.check(out, f) },
 	})
@@ -424,7 +424,15 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 		return gaveUpAfter(tctx, tf.timeout, err)
 	}
 	defer v.Close()
-	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
+	shown := "the remote" // the URL as the vault keeps it: any password in it redacted
+	if rs, err := v.Remotes(); err == nil {
+		for _, r := range rs {
+			if r.Name == vault.DefaultRemote {
+				shown = r.URL
+			}
+		}
+	}
+	fmt.Fprintf(out, "cloned %s into %s\n", shown, dir)
 	for _, r := range left {
 		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}
