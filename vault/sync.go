@@ -22,6 +22,9 @@ const (
 	SyncPush                 // fetch to check, then push when the remote is behind
 )
 
+// DefaultRemote is the remote Sync uses when none is named.
+const DefaultRemote = "origin"
+
 // SyncOptions configure Sync.
 type SyncOptions struct {
 	Remote           string // "" means DefaultRemote

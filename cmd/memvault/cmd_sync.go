@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/autosync"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/memstore"
@@ -163,7 +164,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 		}
 		if mode == vault.SyncBoth {
 			c.Flags().BoolVar(&watch, "watch", false, "keep syncing until interrupted: soon after each write, and every --every")
-			c.Flags().DurationVar(&every, "every", vault.DefaultSyncEvery, "with --watch, sync this often to bring in others' changes")
+			c.Flags().DurationVar(&every, "every", autosync.DefaultEvery, "with --watch, sync this often to bring in others' changes")
 		}
 		return c
 	}
