@@ -334,3 +334,26 @@ func TestChangeTrailers(t *testing.T) {
 		t.Errorf("the change of writers shows as command %q", ch.Command)
 	}
 }
+
+// A rekey retires the old signing key as a writer: a commit signed with it
+// (a copy of the identity folder taken before the rotation) is refused by
+// the other clone once it took the rekey, which it shows as one writer added
+// and one removed.
+func TestRekeyRetiresTheOldWriter(t *testing.T) {
+	url := gittest.Bare(t, t.TempDir(), "remote")
+	a, b, opts := hostilePair(t, url)
+	res, err := a.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, a)
+	if s := mustSyncAccepting(t, b); len(s.WritersAdded) != 1 || len(s.WritersRemoved) != 1 || s.WritersAdded[0].Fingerprint != res.Writer {
+		t.Fatalf("b's sync took writers added %v and removed %v; want the rekey's new key %s in place of the old one",
+			s.WritersAdded, s.WritersRemoved, res.Writer)
+	}
+	h := gittest.NewHostile(t, url)
+	h.SigningKey = keys.SigningKeyFile(res.Retired)
+	late := forgedMemory(t, h)
+	h.Push(late)
+	refusedUnsigned(t, b, late, "not a writer", url, opts)
+}
