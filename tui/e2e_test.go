@@ -331,7 +331,7 @@ func TestEndToEndConflicts(t *testing.T) {
 	if err := remote.Flush(ctx); err != nil { // plain git, the clone, reads what is flushed
 		t.Fatal(err)
 	}
-	v, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.Credentials{}, nil)
+	v, _, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
