@@ -1,10 +1,19 @@
 package vault_test
 
 import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -65,5 +74,46 @@ func TestLogOldestEmpty(t *testing.T) {
 	all := mustLog(t, v)
 	if err != nil || total != len(all) || len(recs) != len(all) {
 		t.Errorf("LogOldest(10) on a new vault = %d records, %d in all, %v; want Log's %d", len(recs), total, err, len(all))
+	}
+}
+
+// TestLogOldestIndexLoop: the history index is a file in the vault's folder,
+// which may come from elsewhere. A record, written by hand, that makes the
+// head its own parent kept LogOldest (the UI's G) walking until its context
+// ended; it now stops, naming the damage.
+func TestLogOldestIndexLoop(t *testing.T) {
+	dir := t.TempDir()
+	v, opts := vaulttest.NewAt(t, dir)
+	vaulttest.Write(t, v, "/memories/a", []byte("a"))
+	vaulttest.Write(t, v, "/memories/b", []byte("b"))
+	head, err := v.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	h, err := hex.DecodeString(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []byte
+	body = append(body, h...)
+	body = append(body, 1) // one parent: itself
+	body = append(body, h...)
+	body = append(body, 0, 0, 0) // flags, no changed paths
+	rec := binary.BigEndian.AppendUint32(nil, 0x4d564849)
+	rec = binary.BigEndian.AppendUint32(rec, uint32(len(body)))
+	rec = binary.BigEndian.AppendUint32(rec, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(filepath.Join(v.Dir(), "memvault", "history-index"), append(rec, body...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := vault.Open(context.Background(), v.Dir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, _, err := w.LogOldest(ctx, 10); !errors.Is(err, vault.ErrDamaged) {
+		t.Fatalf("LogOldest over an index that loops = %v, want ErrDamaged at once", err)
 	}
 }
