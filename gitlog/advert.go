@@ -33,7 +33,8 @@ var boundedTransports sync.Once
 // installBounded puts the bounds on the network transports: over http(s) on
 // the size and the time of the advertisement (its response body), over
 // git:// on both through a relay (see relayedGit), and over ssh, whose
-// connection go-git keeps to itself, on its time.
+// connection go-git keeps to itself and encrypts, on its time and on the
+// bytes the server sends before it ends (see countedSSH).
 func installBounded() {
 	boundedTransports.Do(func() {
 		web := githttp.NewClient(&http.Client{Transport: advertRoundTripper{http.DefaultTransport}})
@@ -43,7 +44,7 @@ func installBounded() {
 			client.InstallProtocol("git", timedAdvert{relayedGit{t}})
 		}
 		if t, ok := client.Protocols["ssh"]; ok {
-			client.InstallProtocol("ssh", timedAdvert{t})
+			client.InstallProtocol("ssh", timedAdvert{countedSSH{t}})
 		}
 	})
 }

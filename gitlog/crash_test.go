@@ -425,6 +425,38 @@ func TestCrashExplorer(t *testing.T) {
 		return h, ZeroHash
 	}, nil)
 
+	// An import: its blobs streamed into a pack of their own (BlobPack), then
+	// one commit linking them, whose trees go into a second pack (CommitPacked).
+	counts["import pack"] = explore(t, "import pack", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+		acked, _ := r.Head()
+		wl, err := r.Lock(ctx)
+		if err != nil {
+			return acked, ZeroHash
+		}
+		defer wl.Unlock()
+		bp, err := wl.NewBlobPack(ctx, 3)
+		if err != nil {
+			return acked, ZeroHash
+		}
+		var changes []Change
+		for i := range 3 {
+			h, err := bp.Add([]byte(fmt.Sprintf("imported file %d\n", i)))
+			if err != nil {
+				bp.Abort()
+				return acked, ZeroHash
+			}
+			changes = append(changes, Change{Op: Link, Path: fmt.Sprintf("m/i%d", i), Hash: h})
+		}
+		if bp.Finish() != nil {
+			return acked, ZeroHash
+		}
+		h, err := wl.CommitPacked(ctx, acked, changes, CommitInfo{Message: "import\n", Author: sig(), Committer: sig()})
+		if err != nil {
+			return acked, acked // stopped inside the commit: its record may be whole
+		}
+		return h, ZeroHash
+	}, nil)
+
 	// A tag (a checkpoint) and a remote added and removed: the tag's ref
 	// through the journal, the config by rename.
 	counts["tag, remote"] = explore(t, "tag, remote", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {

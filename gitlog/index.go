@@ -263,6 +263,19 @@ func (ix *historyIndex) node(r *Repo, h Hash) (*ixNode, error) {
 	return n, nil
 }
 
+// parents returns the parents of commit h when the index holds it, loading
+// the index first if need be.
+func (ix *historyIndex) parents(h Hash) ([]Hash, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.load()
+	n, ok := ix.nodes[h]
+	if !ok {
+		return nil, false
+	}
+	return n.parents, true
+}
+
 // flush appends the pending records to the index file in one write, so records
 // from several processes never interleave. Failures only lose cache entries.
 func (ix *historyIndex) flush() {

@@ -52,7 +52,10 @@ func OpenSource(dir string) (*SourceRepo, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("gitlog: open %s as a git repository: %w", dir, err)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(gitdir), cache.NewObjectLRUDefault(),
+	// The cache is the repository's own size, not go-git's default of 96 MiB:
+	// an import reads each blob once a commit, and a source of many large
+	// blobs would fill a big cache to its brim.
+	st := filesystem.NewStorageWithOptions(osfs.New(gitdir), cache.NewObjectLRU(8*cache.MiByte),
 		filesystem.Options{LargeObjectThreshold: largeObject})
 	r, err := git.Open(st, nil)
 	if err != nil {

@@ -52,8 +52,6 @@ type (
 		base int
 		done bool
 		at   string
-		// The whole-vault history's shape, when a jump walked all of it.
-		shape *histShape
 	}
 	// checkpointsMsg holds every checkpoint.
 	checkpointsMsg struct {
@@ -136,23 +134,21 @@ func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 }
 
 // jumpCmd loads the window req asks for: the oldest records of the scope, or
-// those around the commit req.jump names. The position of a commit is only
-// known by walking the history down to it, so the walk reads every record up
-// to the window (the vault offers no count); only the window is kept. A shape
-// of the whole-vault history answers a jump to its oldest commits without the
-// walk when it still holds (see shape.go).
-func jumpCmd(ctx context.Context, v Vault, req logReq, shape *histShape) tea.Cmd {
+// those around the commit req.jump names. The oldest of the whole-vault
+// history come from LogOldest, which walks only the history's shape (its
+// parents) and reads the records of the window alone. Otherwise the position
+// of a commit is only known by walking the history down to it, so the walk
+// reads every record up to the window; only the window is kept.
+func jumpCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 	return func() tea.Msg {
 		msg := logMsg{req: req}
-		if shape != nil && req.oldest {
-			ok, err := oldestFromShape(ctx, v, shape, &msg)
-			if err != nil {
-				msg.err = err
-				return msg
+		if req.oldest && req.scope == "" && req.pickaxe == "" {
+			recs, total, err := v.LogOldest(ctx, req.limit)
+			msg.recs, msg.err, msg.done = recs, err, true
+			if len(recs) > 0 {
+				msg.base, msg.at = total-len(recs), recs[len(recs)-1].Commit
 			}
-			if ok {
-				return msg
-			}
+			return msg
 		}
 		target := ""
 		if req.jump != "" {
@@ -167,9 +163,6 @@ func jumpCmd(ctx context.Context, v Vault, req logReq, shape *histShape) tea.Cmd
 		if err != nil {
 			msg.err = err
 			return msg
-		}
-		if req.scope == "" && req.pickaxe == "" {
-			msg.shape = shapeOf(all, req.limit)
 		}
 		at := len(all) - 1
 		if target != "" {

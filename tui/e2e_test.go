@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 var (
@@ -245,7 +246,7 @@ func TestEndToEndEditUndoSync(t *testing.T) {
 	if err := remote.Flush(context.Background()); err != nil { // plain git, the clone, reads what is flushed
 		t.Fatal(err)
 	}
-	v, err := vault.Clone(context.Background(), "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.Credentials{}, nil)
+	v, _, err := vault.Clone(context.Background(), "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +277,88 @@ func TestEndToEndEditUndoSync(t *testing.T) {
 	if recs := history(t, remote); recs[0].Command != "revert" || recs[1].Command != "edit" {
 		t.Errorf("the remote's newest commits are %s and %s, want the revert of the edit", recs[0].Command, recs[1].Command)
 	}
+	x.keys("q")
+	x.waitExit()
+}
+
+// TestEndToEndJumpLongHistory opens `memvault ui` on a vault of 100,000
+// commits and presses G at once: the first commit shows within a second of
+// starting the process, history and all (best of three opens, as the machine
+// may be busy). G once read every record of the history, 48 s there. The
+// vault takes most of a minute to build, so -short leaves it out.
+func TestEndToEndJumpLongHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a vault of 100,000 commits: not in -short")
+	}
+	bin := memvaultBinary(t)
+	commits := 100_000
+	if raceEnabled {
+		commits = 5_000 // the flow, not the time: 100,000 would take minutes to build
+	}
+	start := time.Now()
+	h := vaulttest.BuildHistory(t, t.TempDir(), commits, 100)
+	t.Logf("built %d commits in %v (the history index in %v)", commits, time.Since(start).Round(time.Millisecond), h.Indexing.Round(time.Millisecond))
+	want := fmt.Sprintf("commit %d/%d", commits+1, commits+1) // and the vault's first commit
+	best := time.Duration(1 << 62)
+	for range 3 {
+		start := time.Now()
+		x := startTmux(t, bin, "--vault", h.Dir, "--identity", h.IdentityFile, "ui")
+		x.waitFor("str_replace")
+		x.keys("Tab", "G")
+		s := x.waitFor(want)
+		took := time.Since(start)
+		best = min(best, took)
+		if !strings.Contains(s, "init") {
+			t.Errorf("at %s the history shows no init commit:\n%s", want, s)
+		}
+		x.keys("q")
+		x.waitExit()
+	}
+	t.Logf("from starting memvault ui to the first commit shown: %v (best of 3)", best.Round(time.Millisecond))
+	if best > time.Second && !raceEnabled {
+		t.Errorf("from starting memvault ui to the first of %d commits shown after G: %v, want ≤ 1s", commits, best)
+	}
+}
+
+// TestEndToEndConflicts runs `memvault ui` in tmux on a clone whose remote
+// changed the same line: p syncs, the merge leaves the file in conflict, C
+// lists it and enter opens it in the editor at its conflict marker.
+func TestEndToEndConflicts(t *testing.T) {
+	bin := memvaultBinary(t)
+	ctx := context.Background()
+	remote, opts := newVault(t)
+	seed(t, remote)
+	if err := remote.Flush(ctx); err != nil { // plain git, the clone, reads what is flushed
+		t.Fatal(err)
+	}
+	v, _, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefs = "# Preferences\n\n- Answers in British English\n%s\n- Tabs, not spaces\n"
+	write(t, v, vault.Meta{Command: "str_replace", Agent: "claude"}, "/memories/user/preferences.md", fmt.Sprintf(prefs, "- Very short commit messages"))
+	v.Close()
+	write(t, remote, vault.Meta{Command: "str_replace", Agent: "support-bot"}, "/memories/user/preferences.md", fmt.Sprintf(prefs, "- Long commit messages"))
+	if err := remote.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+	x.waitFor("origin ↓0 ↑1")
+	x.keys("p")
+	x.waitFor("left in conflict")
+	x.keys("Tab") // any key clears the message, and the bar shows the conflict
+	x.waitFor("1 conflict")
+	x.keys("C")
+	x.waitFor("Conflicts · enter edits")
+	x.waitFor("user/preferences.md")
+	x.keys("Enter")
+	x.waitFor("edit user/preferences.md")
+	s := x.waitFor("conflict at line 4")
+	if !strings.Contains(s, "<<<<<<< ours") {
+		t.Errorf("the editor does not show the conflict marker:\n%s", s)
+	}
+	x.keys("Escape")
+	x.waitFor("q quit") // the editor's bar offers ctrl+c alone
 	x.keys("q")
 	x.waitExit()
 }

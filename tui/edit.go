@@ -32,10 +32,11 @@ var errChanged = errors.New("changed since it was opened")
 type (
 	// editOpenMsg holds the plaintext of the file an edit was asked for.
 	editOpenMsg struct {
-		path string
-		at   string // the commit it was read at
-		text []byte
-		err  error
+		path     string
+		at       string // the commit it was read at
+		text     []byte
+		err      error
+		conflict bool // open at the first conflict marker
 	}
 	// editSavedMsg is the outcome of saving an edit: the new commit, "" when
 	// the text was what the file held.
@@ -66,15 +67,25 @@ func (e *editor) dirty() bool { return e.ta.Value() != string(e.base) }
 // startEdit reads the selected file at the head, for the editor.
 func (m *Model) startEdit() tea.Cmd {
 	p := m.selectedRecordFile() // the tree's file, else the one the selected commit changed
-	if _, ok := m.v.(editVault); !ok || p == "" || m.snap == nil {
+	if p == "" {
 		m.setStatus("edit: select a file in the tree first", true)
+		return nil
+	}
+	return m.editPath(p, false)
+}
+
+// editPath reads file p at the head, for the editor; with conflict, the
+// editor opens at its first conflict marker.
+func (m *Model) editPath(p string, conflict bool) tea.Cmd {
+	if _, ok := m.v.(editVault); !ok || m.snap == nil {
+		m.setStatus("edit: this vault cannot be edited here", true)
 		return nil
 	}
 	snap, ctx := m.snap, m.ctx
 	m.setStatus("opening "+sanitize(p)+"…", false)
 	return func() tea.Msg {
 		b, err := snap.ReadFile(ctx, p)
-		return editOpenMsg{path: p, at: snap.Commit(), text: b, err: err}
+		return editOpenMsg{path: p, at: snap.Commit(), text: b, err: err, conflict: conflict}
 	}
 }
 
@@ -123,6 +134,9 @@ func (m *Model) onEditOpen(msg editOpenMsg) tea.Cmd {
 	m.editor = &editor{common: &m.common, path: msg.path, at: msg.at, base: msg.text, ta: ta}
 	m.mode, m.focus = modeEdit, paneContent
 	m.editor.SetSize(m.lay.content.w-2, m.lay.content.h-2)
+	if msg.conflict && !strings.HasPrefix(m.editor.ta.Value(), "<<<<<<< ") {
+		m.editor.jumpConflict(1)
+	}
 	return m.editor.ta.Focus()
 }
 

@@ -26,11 +26,6 @@ type historyModel struct {
 	// took says the pane took the content pane's attention (a jump, or the
 	// commit an action made selected), for the root to act on.
 	took bool
-	// The whole-vault history's shape, for G (see shape.go): known, being
-	// walked, and whether G waits for the walk.
-	shape        *histShape
-	shaping      bool
-	bottomWanted bool
 
 	scope string // "" for the whole vault, or a memory path
 	// recs is a window of the scope's history: base records newer than its
@@ -81,7 +76,7 @@ func (h *historyModel) selected() *vault.Record {
 func (h *historyModel) reset(scope string) {
 	*h = historyModel{
 		common: h.common, frame: h.frame, checkpoints: h.checkpoints, cpAsked: h.cpAsked, cpApplied: h.cpApplied,
-		cancelLog: h.cancelLog, took: h.took, shape: h.shape, shaping: h.shaping,
+		cancelLog: h.cancelLog, took: h.took,
 		scope: scope, filter: h.filter, flt: h.flt, pickaxe: h.pickaxe, marks: h.marks,
 	}
 }
@@ -304,11 +299,6 @@ func (h *historyModel) Update(msg tea.Msg) tea.Cmd {
 			h.took = true
 			return h.loadHistory(false)
 		case key.Matches(msg, k.Bottom) && !h.done:
-			if h.shaping && h.scope == "" && h.pickaxe == "" {
-				h.bottomWanted = true // the walk under way answers it
-				h.setStatus("going to the first commit…", false)
-				return nil
-			}
 			return h.jumpHistory("")
 		}
 		if d, ok := navDelta(k, msg, h.height); ok {
@@ -325,14 +315,6 @@ func (h *historyModel) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(h.moreHistory(), h.earlierHistory())
 	case logMsg:
 		return h.onLog(msg)
-	case shapeDueMsg:
-		if !h.wantsShape() {
-			return nil
-		}
-		h.shaping = true
-		return shapeCmd(h.ctx, h.v, h.opts.PageSize)
-	case shapeMsg:
-		return h.onShape(msg)
 	case checkpointsMsg:
 		if msg.seq < h.cpApplied {
 			return nil
@@ -401,11 +383,7 @@ func (h *historyModel) jumpHistory(rev string) tea.Cmd {
 	} else {
 		h.setStatus("looking for "+sanitize(rev)+"…", false)
 	}
-	var shape *histShape
-	if rev == "" && h.scope == "" && h.pickaxe == "" {
-		shape = h.shape
-	}
-	return jumpCmd(h.pageContext(), h.v, req, shape)
+	return jumpCmd(h.pageContext(), h.v, req)
 }
 
 // pageContext returns the context of a new history load, cancelling the one
@@ -462,14 +440,7 @@ func (h *historyModel) onLog(msg logMsg) tea.Cmd {
 	if c := h.selectNext; c != "" && h.seen[c] {
 		h.selectNext, h.cursor, h.took = "", h.indexOf(c), true
 	}
-	if msg.shape != nil && req.scope == "" && req.pickaxe == "" {
-		h.shape = msg.shape
-	}
-	var later tea.Cmd
-	if h.wantsShape() && h.opts.PollInterval > 0 {
-		later = tea.Tick(shapeDelay, func(time.Time) tea.Msg { return shapeDueMsg{} })
-	}
-	return tea.Batch(h.moreHistory(), later)
+	return h.moreHistory()
 }
 
 // Title implements component.

@@ -34,6 +34,7 @@ type KeyMap struct {
 	Undo       key.Binding // take back the last action made here
 	Redo       key.Binding // bring back what Undo took back
 	Sync       key.Binding // sync with the default remote
+	Conflicts  key.Binding // list the files a merge left in conflict
 
 	Save         key.Binding // in the editor: write the file as one commit
 	NextConflict key.Binding // in the editor: the next conflict marker
@@ -79,6 +80,7 @@ func DefaultKeyMap() KeyMap {
 		Undo:       b([]string{"z"}, "z", "undo action"),
 		Redo:       b([]string{"ctrl+z"}, "ctrl+z", "redo action"),
 		Sync:       b([]string{"p"}, "p", "sync remote"),
+		Conflicts:  b([]string{"C"}, "C", "conflicts"),
 
 		Save:         b([]string{"ctrl+s"}, "ctrl+s", "save edit"),
 		NextConflict: b([]string{"alt+n"}, "alt+n", "next conflict"),
@@ -95,7 +97,7 @@ func DefaultKeyMap() KeyMap {
 // bar always ends with Help and Quit.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
-		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
+		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Conflicts, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
 		k.AsOf, k.Scope, k.Filter, k.Checkpoint, k.Cancel,
 	}
 }
@@ -107,7 +109,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
 		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.Sync},
-		{k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
+		{k.Conflicts, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
 	}
 }
 
@@ -115,15 +117,16 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 type mode int
 
 const (
-	modeBrowse  mode = iota
-	modeFilter       // typing a filter
-	modeDialog       // a confirmation
-	modePrompt       // typing a checkpoint name
-	modeHelp         // the full help is open
-	modeSearch       // typing a search of the files' content
-	modePickaxe      // typing the text the history's commits must add or remove
-	modeJump         // typing a commit hash or checkpoint name to go to
-	modeEdit         // editing a file in place
+	modeBrowse    mode = iota
+	modeFilter         // typing a filter
+	modeDialog         // a confirmation
+	modePrompt         // typing a checkpoint name
+	modeHelp           // the full help is open
+	modeSearch         // typing a search of the files' content
+	modePickaxe        // typing the text the history's commits must add or remove
+	modeJump           // typing a commit hash or checkpoint name to go to
+	modeEdit           // editing a file in place
+	modeConflicts      // the list of files in conflict is open
 )
 
 // typing tells whether the mode edits the one-line input.
@@ -139,7 +142,7 @@ func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.NextPane, &k.PrevPane, &k.Filter, &k.Scope, &k.Checkpoint} {
 		b.SetEnabled(browse)
 	}
-	k.Open.SetEnabled(browse && p != paneContent)
+	k.Open.SetEnabled(browse && p != paneContent || m == modeConflicts)
 	k.Fold.SetEnabled(browse && p == paneTree)
 	k.Unfold.SetEnabled(browse && p == paneTree)
 	k.Mark.SetEnabled(browse && p == paneHistory && commit)
@@ -157,10 +160,11 @@ func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
 	k.Undo.SetEnabled(browse)
 	k.Redo.SetEnabled(browse)
 	k.Sync.SetEnabled(browse)
+	k.Conflicts.SetEnabled(browse || m == modeConflicts)
 	k.Save.SetEnabled(m == modeEdit)
 	k.NextConflict.SetEnabled(m == modeEdit)
 	k.PrevConflict.SetEnabled(m == modeEdit)
 	k.Cancel.SetEnabled(true)
 	k.Help.SetEnabled(browse || m == modeHelp)
-	k.Quit.SetEnabled(browse || m == modeHelp)
+	k.Quit.SetEnabled(browse || m == modeHelp || m == modeConflicts)
 }

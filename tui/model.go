@@ -43,11 +43,12 @@ type Model struct {
 	content contentModel
 	editor  *editor // the edit in place, in modeEdit
 
-	input    textinput.Model // the filter, or a checkpoint's name
-	dialog   *dialog
-	helpView helpView
-	undo     undoStack // this session's actions, for z and ctrl+z
-	sync     syncState // the remotes' state, and a sync started here
+	input        textinput.Model // the filter, or a checkpoint's name
+	dialog       *dialog
+	conflictList conflictList // the files in conflict, in modeConflicts
+	helpView     helpView
+	undo         undoStack // this session's actions, for z and ctrl+z
+	sync         syncState // the remotes' state, and a sync started here
 
 	// Reads of the head run concurrently; each is numbered, and a result
 	// older than one already applied is dropped.
@@ -136,7 +137,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onDirs(msg)
 	case walkMsg:
 		cmd = m.tree.Update(msg)
-	case logMsg, shapeDueMsg, shapeMsg:
+	case logMsg:
 		cmd = m.routeHistory(msg)
 	case contentMsg, provMsg:
 		cmd = m.content.Update(msg)

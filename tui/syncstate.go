@@ -234,7 +234,7 @@ func (s *syncState) onDone(msg syncDoneMsg) tea.Cmd {
 	default:
 		what := "sync: " + msg.res.Action
 		if n := len(msg.res.Conflicts); n > 0 {
-			what += fmt.Sprintf(", %s left in conflict: %s", plural(n, "file"), strings.Join(msg.res.Conflicts, ", "))
+			what += fmt.Sprintf(", %s left in conflict: %s (C lists them)", plural(n, "file"), strings.Join(msg.res.Conflicts, ", "))
 		}
 		s.setStatus(what, len(msg.res.Conflicts) > 0)
 	}

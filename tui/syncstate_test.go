@@ -20,7 +20,7 @@ func TestSyncStatus(t *testing.T) {
 	if err := remote.Flush(context.Background()); err != nil { // plain git, the clone, reads what is flushed
 		t.Fatal(err)
 	}
-	v, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.Credentials{}, nil)
+	v, _, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ type Vault interface {
 	SnapshotAt(ctx context.Context, rev string) (*vault.Snapshot, error)
 	// Log returns history records, newest first, a page at a time.
 	Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error)
+	// LogOldest returns the oldest records of the whole history, newest
+	// first, and how many commits it holds: G without the walk of every record.
+	LogOldest(ctx context.Context, n int) ([]vault.Record, int, error)
 	// Show returns a commit with the decrypted diff of each file it changed.
 	Show(ctx context.Context, rev string) (*vault.Change, error)
 	// Diff returns the decrypted changes between two revisions.

@@ -81,6 +81,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.helpView.update(msg, max(m.height-3, 1))
 		return nil
+	case modeConflicts:
+		return m.conflictsKey(msg)
 	case modeEdit:
 		if msg.String() == "ctrl+c" {
 			return tea.Quit
@@ -164,6 +166,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.undoLast(true)
 	case key.Matches(msg, k.Sync):
 		return m.sync.start()
+	case key.Matches(msg, k.Conflicts):
+		return m.openConflicts()
 	case key.Matches(msg, k.Open):
 		return m.open()
 	default:

@@ -41,6 +41,8 @@ func (m *Model) render() string {
 	switch m.mode {
 	case modeDialog:
 		overlay(frame, m.width, m.dialogBox())
+	case modeConflicts:
+		overlay(frame, m.width, m.conflictsBox())
 	case modeHelp:
 		// Above the history when it fits there, clear of the border under the
 		// tree, so the commits stay in sight while the keys are read.
@@ -108,9 +110,10 @@ func (m *Model) helpBar() string {
 	}
 	room := m.width - 2 - lipgloss.Width(tail)
 	var b strings.Builder
+	conflicts := len(m.sync.conflicts()) > 0 || m.mode == modeConflicts
 	for _, k := range m.keys.ShortHelp() {
-		if !k.Enabled() {
-			continue
+		if !k.Enabled() || !conflicts && k.Help().Key == m.keys.Conflicts.Help().Key {
+			continue // C only once there is something to list
 		}
 		s := item(k) + sep
 		if lipgloss.Width(s) > room {

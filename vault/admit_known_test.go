@@ -55,13 +55,13 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	// A fresh clone that skips refused entries leaves them out too: the
 	// trailers name the refused commit's entries, and the head's tree is
 	// judged whole.
-	c, left, err := vault.CloneWith(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
+	c, left, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	if len(left) == 0 {
-		t.Errorf("CloneWith with SkipRefused left nothing out")
+		t.Errorf("Clone with SkipRefused left nothing out")
 	}
 	inMain(t, c, false)
 	// fsck does not call sound a main that holds them (moved there by hand).
@@ -113,7 +113,7 @@ func TestAdmitLinearOverMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustSync(t, va)
-		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

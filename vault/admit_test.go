@@ -119,7 +119,7 @@ func TestSyncRefusesHostile(t *testing.T) {
 				t.Errorf("head moved from %s to %s", before, got)
 			}
 			// The clone is refused the same way.
-			if _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Errorf("Clone = %v, want ErrRefused", err)
 			}
 			// The way forward the message gives: the remote's branch goes back
@@ -165,7 +165,7 @@ func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Option
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}

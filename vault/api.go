@@ -49,10 +49,6 @@ type remote struct {
 	URL  string // with any password in it replaced by xxxxx: safe to show
 }
 
-// RedactURL returns rawURL with any password in it replaced by xxxxx, for
-// showing it.
-func RedactURL(rawURL string) string { return gitlog.Redact(rawURL) }
-
 // Kind tells what is at a memory path.
 type Kind int
 

@@ -14,45 +14,15 @@ import (
 
 // Clone creates a vault at dir (which must not exist or be empty) from the vault
 // at url, recorded as remote DefaultRemote, and opens it. The identity at
-// opts.IdentityFile must be one of the vault's recipients. On any error dir is
+// opts.IdentityFile must be one of the vault's recipients. With
+// co.SkipRefused it returns the entries it left out. On any error dir is
 // removed again. The error wraps ErrNotRecipient (the message names the
 // identity's recipient, for a current recipient to add), ErrNoIdentity,
-// ErrNotVault when the remote holds no vault, ErrUnreachable or ErrAuth from the
-// transfer, and ErrTimeout when ctx's deadline passed, whatever step it stopped.
-func Clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer) (v *Vault, err error) {
-	return clone(ctx, url, dir, opts, auth, progress, false, nil)
-}
-
-// CloneOptions configure CloneWith.
-type CloneOptions struct {
-	Auth     Credentials
-	Progress io.Writer
-	// SkipRefused clones a remote whose history holds entries memvault does
-	// not admit, where Clone fails with ErrRefused: the clone's main branch
-	// gets one more commit on the remote's, whose tree leaves those entries
-	// out and names each (see Vault.LeaveOutRefused); CloneWith returns the
-	// entries left out.
-	SkipRefused bool
-	// Trust, when set, is asked about the new clone once its history is
-	// fetched, admitted and found readable, before anything is left out and
-	// before it is handed back: a new clone has nothing to compare the
-	// recipients and writers it found with, so only a person (or the keys
-	// they expect) can say whether to take them. An error from it refuses
-	// the clone: dir is removed again, and CloneWith returns that error.
-	Trust func(CloneFound) error
-}
-
-// CloneFound is what a new clone is about to trust.
-type CloneFound struct {
-	Recipients []keys.Recipient // whoever holds one of these reads what is written
-	Yours      []bool           // Yours[i]: Recipients[i] is a key of the identity in use
-	Writers    []keys.Writer    // whose signed commits the clone takes
-	HasWriters bool             // false for a vault from before writers
-}
-
-// CloneWith is Clone with its options: SkipRefused, and a say in what the clone
-// trusts (see CloneOptions.Trust).
-func CloneWith(ctx context.Context, url, dir string, opts Options, co CloneOptions) (*Vault, []Refusal, error) {
+// ErrNotVault when the remote holds no vault, ErrRefused or ErrUnsigned when
+// its history holds what memvault does not admit, ErrUnreachable or ErrAuth
+// from the transfer, and ErrTimeout when ctx's deadline passed, whatever step
+// it stopped.
+func Clone(ctx context.Context, url, dir string, opts Options, co CloneOptions) (*Vault, []Refusal, error) {
 	v, err := clone(ctx, url, dir, opts, co.Auth, co.Progress, co.SkipRefused, co.Trust)
 	if err != nil || !co.SkipRefused {
 		return v, nil, err
@@ -64,6 +34,32 @@ func CloneWith(ctx context.Context, url, dir string, opts Options, co CloneOptio
 		return nil, nil, err
 	}
 	return v, rs, nil
+}
+
+// CloneOptions configure Clone.
+type CloneOptions struct {
+	Auth     Credentials
+	Progress io.Writer
+	// SkipRefused clones a remote whose history holds entries memvault does
+	// not admit, where Clone otherwise fails with ErrRefused: the clone's main
+	// branch gets one more commit on the remote's, whose tree leaves those
+	// entries out and names each (see Vault.LeaveOutRefused).
+	SkipRefused bool
+	// Trust, when set, is asked about the new clone once its history is
+	// fetched, admitted and found readable, before anything is left out and
+	// before it is handed back: a new clone has nothing to compare the
+	// recipients and writers it found with, so only a person (or the keys
+	// they expect) can say whether to take them. An error from it refuses
+	// the clone: dir is removed again, and Clone returns that error.
+	Trust func(CloneFound) error
+}
+
+// CloneFound is what a new clone is about to trust.
+type CloneFound struct {
+	Recipients []keys.Recipient // whoever holds one of these reads what is written
+	Yours      []bool           // Yours[i]: Recipients[i] is a key of the identity in use
+	Writers    []keys.Writer    // whose signed commits the clone takes
+	HasWriters bool             // false for a vault from before writers
 }
 
 func clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *Vault, err error) {

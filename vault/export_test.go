@@ -1,6 +1,11 @@
 package vault
 
-import "github.com/memvault/memvault/gitlog"
+import (
+	"errors"
+	"os"
+
+	"github.com/memvault/memvault/gitlog"
+)
 
 // SnapshotAtForTest exposes a past state to the tests of package vault_test, which
 // read old history with it.
@@ -18,4 +23,18 @@ func SetPickaxeBatchForTest(n int) func() {
 	old := pickaxeBatchSize
 	pickaxeBatchSize = n
 	return func() { pickaxeBatchSize = old }
+}
+
+// StopRekeyMovesAfter makes a rekey's moves of its key files stop, as a
+// process killed there would, after n renames; it returns the function that
+// restores them.
+func StopRekeyMovesAfter(n int) func() {
+	rekeyRename = func(from, to string) error {
+		if n == 0 {
+			return errors.New("stopped here")
+		}
+		n--
+		return os.Rename(from, to)
+	}
+	return func() { rekeyRename = os.Rename }
 }

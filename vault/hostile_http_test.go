@@ -13,7 +13,7 @@ import (
 // TestHostileRemoteHTTP is the hostile-remote suite over git http-backend on
 // loopback: each hostile push is refused through a fast-forward, a merge and a
 // clone; after each, a listing, fsck and a later sync stay usable, and
-// SkipRefused (CloneWith with SkipRefused) is the way forward. -short runs a few cases.
+// SkipRefused (Clone with SkipRefused) is the way forward. -short runs a few cases.
 func TestHostileRemoteHTTP(t *testing.T) {
 	short := map[string]bool{"plaintext": true, "too big": true}
 	for _, tc := range hostileCases() {
@@ -68,12 +68,12 @@ func TestHostileRemoteHTTP(t *testing.T) {
 
 			// Clone: refused, then cloned past the refused entries.
 			dir := filepath.Join(t.TempDir(), "c.git")
-			if _, err := vault.Clone(ctx, url, dir, opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Clone = %v, want ErrRefused", err)
 			}
-			c, _, err := vault.CloneWith(ctx, url, dir, opts, vault.CloneOptions{SkipRefused: true})
+			c, _, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{SkipRefused: true})
 			if err != nil {
-				t.Fatalf("CloneWith with SkipRefused = %v", err)
+				t.Fatalf("Clone with SkipRefused = %v", err)
 			}
 			defer c.Close()
 			usable(t, "the clone", c)

@@ -3,6 +3,7 @@ package vault
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"runtime"
@@ -19,6 +20,19 @@ import (
 type ImportFile struct {
 	Path string
 	Data []byte
+
+	// read, when set, reads Data, which is nil until then: a replayed source's
+	// file, read when it is judged and again when it is written, so that an
+	// import holds the contents of a few files at a time, not of all of them
+	// (one blob named 3,000 times once took 6 GB). source is its blob.
+	read   func() ([]byte, error)
+	source gitlog.Hash
+	// screened says that Screen changed the data read, so it is screened
+	// again when read again; data it let pass as it was is not scanned twice,
+	// only checked against sum, what was judged (the source's folder may be
+	// someone else's, and its packs swapped between the two reads).
+	screened bool
+	sum      [sha256.Size]byte
 }
 
 // ImportOptions say how Import treats what is already in the vault and how its
@@ -50,10 +64,13 @@ type ImportOptions struct {
 	Screen func(ImportFile) (f ImportFile, skip, warn string)
 
 	// replay, for a replayed source commit after the first, is what the
-	// source held at the commit before: without Overwrite, a file is
-	// replaced or deleted only while the vault holds exactly that, so the
-	// import touches only what it wrote itself.
-	replay map[string][]byte
+	// source held at the commit before (each path's blob): without Overwrite,
+	// a file is replaced or deleted only while the vault holds exactly that,
+	// so the import touches only what it wrote itself.
+	replay map[string]gitlog.Hash
+	// written counts the bytes of files an import run has written so far, over
+	// the commits of a history replay; nil for a run of one commit.
+	written *int64
 }
 
 // ImportSkip is a file an import left out, and why.
@@ -85,13 +102,34 @@ const (
 	trImportCommit = "Import-Commit"
 )
 
-// Import brings files into the vault in one commit, written as one pack. Every
-// path goes through the memory tool's path rules; a file that breaks them, is not
-// UTF-8 text, is over the file size limit, or collides with a directory is
-// skipped and listed with the reason. A file already there with the same content
-// changes nothing, so a re-run of the same import makes no commit. The whole
-// import is refused, changing nothing, when it would pass the vault's file count
-// or total size limits.
+// DefaultMaxImport is how many bytes of files one import run may write when
+// the vault sets no maxVaultSize. A vault's size has no default limit, but an
+// import is where a few kilobytes can stand for gigabytes (a source repository
+// that names one blob thousands of times, or whose commits add and delete the
+// same big files), and memory is kilobytes to megabytes: past this, the user
+// says how big the vault may grow, and the import follows that.
+const DefaultMaxImport = 256 << 20
+
+// maxImport returns how many bytes of files one import run may write: the
+// vault's total size limit, or DefaultMaxImport.
+func (v *Vault) maxImport() int64 {
+	if v.limits.MaxVaultSize > 0 {
+		return v.limits.MaxVaultSize
+	}
+	return DefaultMaxImport
+}
+
+// Import brings files into the vault in one commit: its blobs as one pack,
+// each encrypted and written as it comes, then its trees and commit. Every
+// path goes through the memory tool's path rules; a file that breaks them, is
+// not UTF-8 text, is over the file size limit, or collides with a directory is
+// skipped and listed with the reason. A file already there with the same
+// content changes nothing, so a re-run of the same import makes no commit. The
+// whole import is refused, changing nothing, with an error wrapping
+// ErrTooManyFiles or ErrVaultFull, when it would pass the vault's file count
+// or total size limits, or write more bytes of files than one import may
+// (maxVaultSize, or DefaultMaxImport when the vault sets none), found before
+// a byte past that bound is read.
 func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptions) (ImportResult, error) {
 	var res ImportResult
 	w, err := v.repo.Lock(ctx)
@@ -107,7 +145,7 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 	if err != nil || opts.DryRun || !res.Changed() {
 		return res, err
 	}
-	changes, err := v.encryptImport(ctx, snap, plan, opts.Progress)
+	changes, err := v.encryptImport(ctx, w, snap, plan, opts)
 	if err != nil {
 		return res, err
 	}
@@ -123,22 +161,67 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 	return res, nil
 }
 
+// importData returns f with its data read (when it is read on demand) and
+// screened by opts.Screen, or why it is left out. A file read on demand
+// comes back with screened set when Screen changed its data.
+func importData(ctx context.Context, f ImportFile, opts ImportOptions) (g ImportFile, skip, warn string, err error) {
+	if f.read != nil && f.Data == nil {
+		data, err := f.read()
+		if err != nil {
+			if ctx.Err() != nil {
+				return f, "", "", ctx.Err()
+			}
+			return f, "cannot be read: " + err.Error(), "", nil // a crafted object fails alone
+		}
+		f.Data = data
+	}
+	if opts.Screen != nil {
+		raw := f.Data
+		if f, skip, warn = opts.Screen(f); skip != "" {
+			return f, skip, "", nil
+		}
+		f.screened = f.read != nil && !bytes.Equal(raw, f.Data)
+	}
+	if f.read != nil && !f.screened {
+		f.sum = sha256.Sum256(f.Data)
+	}
+	return f, "", warn, nil
+}
+
+// reread reads a planned file read on demand again, for writing: as it was
+// planned, screened again only if Screen changed it then.
+func (v *Vault) reread(ctx context.Context, f ImportFile, opts ImportOptions) ([]byte, error) {
+	var skip string
+	if f.screened {
+		g, s, _, err := importData(ctx, f, opts)
+		if err != nil {
+			return nil, err
+		}
+		f, skip = g, s
+	} else {
+		data, err := f.read()
+		if err != nil {
+			return nil, fmt.Errorf("vault: import %s: %w", f.Path, err)
+		}
+		if sha256.Sum256(data) != f.sum {
+			skip = "changed"
+		}
+		f.Data = data
+	}
+	if skip != "" || v.importableData(f.Data) != "" {
+		return nil, fmt.Errorf("vault: import %s: the source changed while it was imported", f.Path)
+	}
+	return f.Data, nil
+}
+
 // planImport sorts files into res and returns those to write, in path order.
+// A file read on demand is read here to be judged, and left unread in the
+// plan.
 func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFile, opts ImportOptions, res *ImportResult) ([]ImportFile, error) {
 	incoming := map[string]bool{}
 	var ok []ImportFile
-	warns := map[string]string{}
 	for _, f := range files {
-		if opts.Screen != nil {
-			var skip, warn string
-			if f, skip, warn = opts.Screen(f); skip != "" {
-				res.Skipped = append(res.Skipped, ImportSkip{f.Path, skip})
-				continue
-			} else if warn != "" {
-				warns[f.Path] = warn
-			}
-		}
-		if reason := v.importable(f); reason != "" {
+		if reason := importablePath(f.Path); reason != "" {
 			res.Skipped = append(res.Skipped, ImportSkip{f.Path, reason})
 			continue
 		}
@@ -152,13 +235,29 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 	}
 	sort.Slice(ok, func(i, j int) bool { return ok[i].Path < ok[j].Path })
 	var plan []ImportFile
-	var addBytes int64
+	var addBytes, writes int64
+	var written int64
+	if opts.written != nil {
+		written = *opts.written
+	}
+	max := v.maxImport()
 	for _, f := range ok {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if reason := parentIn(f.Path, incoming); reason != "" {
 			res.Skipped = append(res.Skipped, ImportSkip{f.Path, reason})
+			continue
+		}
+		f, skip, warn, err := importData(ctx, f, opts)
+		switch {
+		case err != nil:
+			return nil, err
+		case skip == "":
+			skip = v.importableData(f.Data)
+		}
+		if skip != "" {
+			res.Skipped = append(res.Skipped, ImportSkip{f.Path, skip})
 			continue
 		}
 		state, old, err := v.compareExisting(ctx, snap, f)
@@ -181,12 +280,18 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 			res.Skipped = append(res.Skipped, ImportSkip{f.Path, state})
 			continue
 		}
-		plan = append(plan, f)
-	}
-	for _, f := range plan {
-		if w, ok := warns[f.Path]; ok {
-			res.Warnings = append(res.Warnings, ImportSkip{f.Path, w})
+		if warn != "" {
+			res.Warnings = append(res.Warnings, ImportSkip{f.Path, warn})
 		}
+		// Stop before reading past the bound, not after planning it all.
+		if writes += int64(len(f.Data)); written+writes > max {
+			return nil, fmt.Errorf("vault: import: it would write more than %d bytes of files, the most one import may (memvault.maxVaultSize in the vault's config; %d MiB when it sets none); nothing of it imported: %w",
+				max, DefaultMaxImport>>20, ErrVaultFull)
+		}
+		if f.read != nil {
+			f.Data = nil // read again when it is written
+		}
+		plan = append(plan, f)
 	}
 	for _, p := range opts.Delete {
 		cp, err := CleanPath(p)
@@ -198,24 +303,30 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		}
 	}
 	sort.Strings(res.Deleted)
-	return plan, v.checkImportLimits(ctx, snap, len(res.Added)-len(res.Deleted), addBytes)
+	if err := v.checkImportLimits(ctx, snap, len(res.Added)-len(res.Deleted), addBytes); err != nil {
+		return nil, err
+	}
+	if opts.written != nil && !opts.DryRun {
+		*opts.written += writes
+	}
+	return plan, nil
 }
 
 // holdsReplayed tells whether the vault's file p holds what replay says the
 // source had there before: what an earlier replayed commit wrote, unchanged.
-func (v *Vault) holdsReplayed(ctx context.Context, snap *Snapshot, p string, replay map[string][]byte) bool {
+func (v *Vault) holdsReplayed(ctx context.Context, snap *Snapshot, p string, replay map[string]gitlog.Hash) bool {
 	want, ok := replay[p]
 	if !ok {
 		return false
 	}
 	got, err := snap.ReadFile(ctx, p)
-	return err == nil && bytes.Equal(got, want)
+	return err == nil && gitlog.BlobHash(got) == want
 }
 
-// importable returns why f cannot be a memory file, or "".
-func (v *Vault) importable(f ImportFile) string {
+// importablePath returns why p cannot be a memory file's path, or "".
+func importablePath(p string) string {
 	var pe *PathError
-	cp, err := CleanPath(f.Path)
+	cp, err := CleanPath(p)
 	switch {
 	case errors.As(err, &pe):
 		return "not a valid memory path: " + pe.Reason
@@ -223,9 +334,16 @@ func (v *Vault) importable(f ImportFile) string {
 		return "not a valid memory path"
 	case cp == Root:
 		return "not a file"
-	case int64(len(f.Data)) > v.limits.MaxFileSize:
-		return fmt.Sprintf("%d bytes, over the file size limit of %d", len(f.Data), v.limits.MaxFileSize)
-	case !utf8.Valid(f.Data):
+	}
+	return ""
+}
+
+// importableData returns why data cannot be a memory file's content, or "".
+func (v *Vault) importableData(data []byte) string {
+	switch {
+	case int64(len(data)) > v.limits.MaxFileSize:
+		return fmt.Sprintf("%d bytes, over the file size limit of %d", len(data), v.limits.MaxFileSize)
+	case !utf8.Valid(data):
 		return "not UTF-8 text"
 	}
 	return ""
@@ -283,7 +401,7 @@ func (v *Vault) checkImportLimits(ctx context.Context, snap *Snapshot, addFiles 
 		}
 		if n+addFiles > v.limits.MaxFiles {
 			return fmt.Errorf("vault: import: the vault would hold %d files, over its limit of %d (memvault.maxFiles in the vault's config); nothing imported: %w",
-				n+addFiles, v.limits.MaxFiles, ErrTooLarge)
+				n+addFiles, v.limits.MaxFiles, ErrTooManyFiles)
 		}
 	}
 	if v.limits.MaxVaultSize > 0 && addBytes > 0 {
@@ -293,14 +411,17 @@ func (v *Vault) checkImportLimits(ctx context.Context, snap *Snapshot, addFiles 
 		}
 		if u.Bytes+addBytes > v.limits.MaxVaultSize {
 			return fmt.Errorf("vault: import: the vault would hold %d bytes, over its limit of %d (memvault.maxVaultSize in the vault's config); nothing imported: %w",
-				u.Bytes+addBytes, v.limits.MaxVaultSize, ErrTooLarge)
+				u.Bytes+addBytes, v.limits.MaxVaultSize, ErrVaultFull)
 		}
 	}
 	return nil
 }
 
-// encryptImport encrypts the files of plan on every core, in plan's order.
-func (v *Vault) encryptImport(ctx context.Context, snap *Snapshot, plan []ImportFile, progress func(done, total int)) ([]gitlog.Change, error) {
+// encryptImport encrypts the files of plan on every core and writes each, as
+// it is encrypted, into one new pack of blobs, holding a few files at a time;
+// it returns the changes that link them, in plan's order. A file read on
+// demand is read again here, and must be as it was planned.
+func (v *Vault) encryptImport(ctx context.Context, w *gitlog.Writer, snap *Snapshot, plan []ImportFile, opts ImportOptions) ([]gitlog.Change, error) {
 	content, err := snap.recipientsContent()
 	if err != nil {
 		return nil, err
@@ -309,47 +430,83 @@ func (v *Vault) encryptImport(ctx context.Context, snap *Snapshot, plan []Import
 	if err != nil {
 		return nil, err
 	}
-	changes := make([]gitlog.Change, len(plan))
-	errs := make([]error, len(plan))
+	type sealed struct {
+		i   int
+		ct  []byte
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	work := make(chan int)
-	finished := make(chan struct{}, len(plan))
-	var workers, reporter sync.WaitGroup
+	out := make(chan sealed)
+	var workers sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		workers.Go(func() {
 			for i := range work {
-				tp, _ := treePath(plan[i].Path)
-				ct, err := encrypt(plan[i].Data, rs)
-				changes[i], errs[i] = gitlog.Change{Op: gitlog.Put, Path: tp, Data: ct}, err
-				finished <- struct{}{}
+				data, err := plan[i].Data, error(nil)
+				if data == nil && plan[i].read != nil {
+					data, err = v.reread(ctx, plan[i], opts)
+				}
+				var ct []byte
+				if err == nil {
+					ct, err = encrypt(data, rs)
+				}
+				select {
+				case out <- sealed{i, ct, err}:
+				case <-ctx.Done():
+					return
+				}
 			}
 		})
 	}
-	reporter.Go(func() {
-		n := 0
-		for range finished {
-			n++
-			if progress != nil {
-				progress(n, len(plan))
+	go func() {
+		defer close(work)
+		for i := range plan {
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
 			}
 		}
-	})
-	for i := range plan {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
-	workers.Wait()
-	close(finished)
-	reporter.Wait()
-	if err := ctx.Err(); err != nil {
+	}()
+	go func() {
+		workers.Wait()
+		close(out)
+	}()
+	bp, err := w.NewBlobPack(ctx, len(plan))
+	if err != nil {
 		return nil, err
 	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	defer bp.Abort()
+	changes := make([]gitlog.Change, len(plan))
+	n := 0
+	for s := range out {
+		if err == nil && s.err != nil {
+			err = s.err
 		}
+		if err == nil {
+			var h gitlog.Hash
+			h, err = bp.Add(s.ct)
+			tp, _ := treePath(plan[s.i].Path)
+			changes[s.i] = gitlog.Change{Op: gitlog.Link, Path: tp, Hash: h}
+		}
+		if err != nil {
+			cancel() // the workers stop; out closes once they have
+			continue
+		}
+		n++
+		if opts.Progress != nil {
+			opts.Progress(n, len(plan))
+		}
+	}
+	if err == nil {
+		err = context.Cause(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := bp.Finish(); err != nil {
+		return nil, fmt.Errorf("vault: import: %w", err)
 	}
 	return changes, nil
 }

@@ -38,7 +38,11 @@ type HistoryOptions struct {
 // what is new. Without opts.Overwrite, the import touches only what it wrote: a
 // file is replaced or deleted only while it holds what the source commit before
 // had there (so a file of the vault's own, or one changed since, is kept and
-// listed); with it, files are replaced and deleted as the source says.
+// listed); with it, files are replaced and deleted as the source says. Files
+// are read when they are judged and again when they are written, a few at a
+// time; the run writes at most as many bytes of files as one Import may, over
+// all its commits, and stops before the commit that would pass that, with an
+// error wrapping ErrVaultFull (the commits before it stay).
 func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
 	var total historyImport
 	src, err := gitlog.OpenSource(source)
@@ -56,6 +60,7 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 	}
 	skipped := map[string]bool{}
 	var prev []ImportFile
+	var written int64 // bytes of files this run has written, bounded by maxImport
 	progress := opts.Progress
 	if progress == nil {
 		progress = func(int, int) {}
@@ -67,9 +72,9 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
 		}
 		gone := deletedSince(prev, files)
-		replay := make(map[string][]byte, len(prev))
+		replay := make(map[string]gitlog.Hash, len(prev))
 		for _, f := range prev {
-			replay[f.Path] = f.Data
+			replay[f.Path] = f.source
 		}
 		prev = files
 		if done[c.Hash.String()] {
@@ -80,10 +85,10 @@ func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOp
 		res, err := v.Import(ctx, files, ImportOptions{
 			Overwrite: opts.Overwrite, Delete: gone, replay: replay,
 			Author: c.Author.Name, When: c.Author.When, SourceCommit: c.Hash.String(),
-			Screen: opts.Screen,
+			Screen: opts.Screen, written: &written,
 		})
 		if err != nil {
-			return total, fmt.Errorf("vault: import: source commit %.12s: %w", c.Hash, err)
+			return total, fmt.Errorf("vault: import: source commit %.12s (%d of %d replayed before it): %w", c.Hash, total.Replayed, total.Commits, err)
 		}
 		if res.Changed() {
 			total.Replayed++
@@ -166,15 +171,8 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 			skip(fmt.Sprintf("%d bytes, over the file size limit of %d", e.Size, limits.MaxFileSize))
 			continue
 		}
-		data, err := src.ReadFile(e, limits.MaxFileSize)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			skip("cannot be read: " + err.Error()) // a crafted object fails alone
-			continue
-		}
-		files = append(files, ImportFile{Path: mp, Data: data})
+		read := func() ([]byte, error) { return src.ReadFile(e, limits.MaxFileSize) }
+		files = append(files, ImportFile{Path: mp, read: read, source: e.Hash})
 	}
 	return files, skipped, nil
 }

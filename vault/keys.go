@@ -67,9 +67,10 @@ func (k *keyring) identity() (*keys.File, error) {
 			return pw, err
 		}
 	}
-	if missing(k.path) && !missing(k.path+".new") {
+	if rekeyUnfinished(k.path) {
 		// A rekey stopped after its commit, between moving the old identity
-		// aside and the new one in: the new key is the identity now.
+		// aside and the new one in, or before its signing keys moved: the
+		// new keys are the identity's now.
 		if _, err := installRekeyed(k.path); err != nil {
 			k.err = err
 			return nil, err

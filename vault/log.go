@@ -142,6 +142,43 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	return rest(err)
 }
 
+// LogOldest returns the n oldest records of the whole-vault history, newest
+// first and checked as Log gives them, and how many commits the history holds
+// in all: the end of the history and its length, as a history view's "bottom"
+// needs them. It reads only the parents of the commits above those n (see
+// gitlog's Parents: on an indexed history, none of them), so on a long history
+// it costs a small part of Log's walk to the end. An n below 1 counts as 1.
+func (v *Vault) LogOldest(ctx context.Context, n int) ([]Record, int, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, 0, err
+	}
+	n = max(n, 1)
+	ring := make([]gitlog.Hash, n) // the last n commits met, ring[total%n] the oldest of them
+	total := 0
+	err = v.walkTopoShape(ctx, head, func(h gitlog.Hash) error {
+		ring[total%n] = h
+		total++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	k := min(n, total)
+	out := make([]Record, 0, k)
+	for i := total - k; i < total; i++ {
+		c, err := v.repo.ReadCommit(ring[i%n])
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, record(c))
+	}
+	if err := v.checkRecords(out); err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
 // renamedFrom returns the tree path whose history continues that of tree path p
 // before commit r: the old path if r is a rename that created p (moved it, or a
 // directory holding it, there), else p.

@@ -40,7 +40,7 @@ func TestSyncSideClockSkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

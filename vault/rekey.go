@@ -29,6 +29,10 @@ type rekeyResult struct {
 	RecipientsResult
 	Identity keys.IdentityInfo // the new identity, now at the identity path
 	Retired  string            // where the old identity file is now
+	// Writer is the fingerprint of the new signing key, which the rekey's
+	// commit made a writer in place of the old one; "" when the vault has no
+	// writers list.
+	Writer string
 }
 
 // Rekey rotates the identity: it generates a new key, re-encrypts every
@@ -49,8 +53,8 @@ type rekeyResult struct {
 func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyResult, error) {
 	var res rekeyResult
 	path := v.opts.IdentityFile
-	if missing(path) && !missing(path+".new") {
-		return res, v.finishRekey(path, &res) // interrupted between the two moves
+	if rekeyUnfinished(path) {
+		return res, v.finishRekey(path, &res) // interrupted in its moves
 	}
 	old, err := v.keys.identity()
 	if err != nil {
@@ -90,11 +94,17 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyR
 			ch.Remove = append(ch.Remove, r.Key)
 		}
 	}
+	if ch.swap, err = v.signingRotation(ctx, path+".new", opts.Passphrase); err != nil {
+		return res, err
+	}
 	if meta.Command == "" {
 		meta.Command = "rekey"
 	}
 	if res.RecipientsResult, err = v.changeRecipients(ctx, meta, ch, next.Recipients); err != nil {
 		return res, err
+	}
+	if ch.swap != nil && res.Commit != "" {
+		res.Writer = ch.swap.new.Fingerprint
 	}
 	if err := v.finishRekey(path, &res); err != nil {
 		return res, err
@@ -107,6 +117,7 @@ func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyR
 	v.keys.omu.Lock()
 	v.keys.loaded, v.keys.others, v.keys.skipped = false, nil, nil // the key just retired joins them
 	v.keys.omu.Unlock()
+	v.sign.forget() // the new signing key is at IDENTITY.signing now
 	return res, nil
 }
 
@@ -139,15 +150,42 @@ func (v *Vault) finishRekey(path string, res *rekeyResult) error {
 }
 
 // installRekeyed moves a rekey's identity files once its commit is made:
-// path.old to path.old.N, path to path.old, path.new to path. Each rename is
-// made durable before the next, so that power lost at any point leaves a state
-// this function, run again, finishes: one that overwrote a name before the
-// move out of it reached the disk would lose a key.
+// path.old to path.old.N, path to path.old, path.new to path; then the same
+// for the signing keys beside them (path.signing, path.old.signing,
+// path.new.signing). Each rename is made durable before the next, so that
+// power lost at any point leaves a state this function, run again, finishes:
+// one that overwrote a name before the move out of it reached the disk would
+// lose a key.
 func installRekeyed(path string) (retired string, err error) {
 	retired = path + ".old"
-	dir := filepath.Dir(path)
+	if err := installChain(path, retired, path+".new", func(n int) string { return fmt.Sprintf("%s.%d", retired, n) }); err != nil {
+		return "", err
+	}
+	sig := keys.SigningKeyFile
+	err = installChain(sig(path), sig(retired), sig(path+".new"), func(n int) string { return sig(fmt.Sprintf("%s.%d", retired, n)) })
+	return retired, err
+}
+
+// rekeyRename is os.Rename; a test stops a rekey between two of its moves.
+var rekeyRename = os.Rename
+
+// rekeyUnfinished tells whether a rekey of the identity at path stopped in
+// its moves: the old identity moved aside and the new one not in yet, or the
+// signing keys not moved yet.
+func rekeyUnfinished(path string) bool {
+	return (missing(path) && !missing(path+".new")) ||
+		(missing(path+".new") && !missing(keys.SigningKeyFile(path+".new")))
+}
+
+// installChain puts next in place of cur when next is there: cur moves to old
+// first, and an earlier old to the first free numbered name.
+func installChain(cur, old, next string, numbered func(n int) string) error {
+	if missing(next) {
+		return nil
+	}
+	dir := filepath.Dir(cur)
 	move := func(from, to, what string) error {
-		if err := os.Rename(from, to); err != nil {
+		if err := rekeyRename(from, to); err != nil {
 			return fmt.Errorf("vault: rekey: %s: %w", what, err)
 		}
 		if err := gitlog.SyncDir(dir); err != nil {
@@ -155,24 +193,21 @@ func installRekeyed(path string) (retired string, err error) {
 		}
 		return nil
 	}
-	if !missing(path) {
-		if !missing(retired) {
+	if !missing(cur) {
+		if !missing(old) {
 			n := 1
-			for !missing(fmt.Sprintf("%s.%d", retired, n)) {
+			for !missing(numbered(n)) {
 				n++
 			}
-			if err := move(retired, fmt.Sprintf("%s.%d", retired, n), "keep "+retired); err != nil {
-				return "", err
+			if err := move(old, numbered(n), "keep "+old); err != nil {
+				return err
 			}
 		}
-		if err := move(path, retired, "retire "+path); err != nil {
-			return "", err
+		if err := move(cur, old, "retire "+cur); err != nil {
+			return err
 		}
 	}
-	if err := move(path+".new", path, "install "+path+".new"); err != nil {
-		return "", err
-	}
-	return retired, nil
+	return move(next, cur, "install "+next)
 }
 
 func missing(path string) bool {

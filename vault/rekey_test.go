@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -288,5 +289,107 @@ func TestRekeyKeepsProtection(t *testing.T) {
 	defer w.Close()
 	if got, err := read(t, w, "/memories/a"); err != nil || got != "kept" {
 		t.Errorf("read with the rotated key = %q, %v", got, err)
+	}
+}
+
+// A rekey rotates the writer's signing key with the identity, in its own
+// commit: whoever took a copy of the identity folder took the signing key
+// too, and a rotation that kept it a writer let them go on writing memory.
+// The rekey's commit is signed with the old key and lists the new one in its
+// place; what follows is signed with the new one; the old key is kept beside
+// the retired identity. A second handle on the vault, opened before the
+// rekey (a long-running server), signs with the new key too.
+func TestRekeyRotatesSigningKey(t *testing.T) {
+	dir := t.TempDir()
+	v, opts := vaulttest.NewAt(t, dir)
+	server := openAs(t, v.Dir(), opts.IdentityFile)
+	write(t, v, "/memories/a", "before")
+	old, err := v.SigningWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := v.SigningWriter()
+	if err != nil || now.Fingerprint == old.Fingerprint || res.Writer != now.Fingerprint {
+		t.Fatalf("signing key after the rekey = %s, %v (said %s); want a new one (was %s)", now.Fingerprint, err, res.Writer, old.Fingerprint)
+	}
+	ws, _, err := v.Writers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, w := range ws {
+		listed = append(listed, w.Fingerprint)
+	}
+	if !slices.Contains(listed, now.Fingerprint) || slices.Contains(listed, old.Fingerprint) {
+		t.Errorf("writers after the rekey = %v; want the new key %s in place of %s", listed, now.Fingerprint, old.Fingerprint)
+	}
+	if _, err := os.Stat(keys.SigningKeyFile(res.Retired)); err != nil {
+		t.Errorf("the old signing key is not kept beside the retired identity: %v", err)
+	}
+	write(t, v, "/memories/b", "after")
+	write(t, server, "/memories/c", "from the server")
+	log := vaulttest.Log(t, v, vault.LogOptions{})
+	if log[0].Signer != now.Fingerprint || log[1].Signer != now.Fingerprint || log[2].Signer != old.Fingerprint || log[2].Command != "rekey" {
+		t.Errorf("signers, newest first: %s %s, %s (%s); want the new key twice, then the old key's rekey",
+			log[0].Signer, log[1].Signer, log[2].Signer, log[2].Command)
+	}
+}
+
+// A rekey stopped after any number of the renames that move its key files
+// (each made durable before the next, so power lost there is the same state
+// as a stop one rename earlier): a new process opens the vault, writes and
+// reads everything; a rekey run again finishes what nothing else does; then
+// every key the vault ever had is still on disk, and the identity's signing
+// key is the vault's writer.
+func TestRekeyStoppedInItsMoves(t *testing.T) {
+	for stop := 0; ; stop++ {
+		dir := t.TempDir()
+		v, opts := vaulttest.NewAt(t, dir)
+		id := opts.IdentityFile
+		write(t, v, "/memories/a", "before")
+		if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+			t.Fatal(err) // a first rotation, so that the second moves an earlier retired key too
+		}
+		restore := vault.StopRekeyMovesAfter(stop)
+		_, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+		restore()
+		v.Close()
+		if err == nil {
+			if stop < 6 {
+				t.Fatalf("a rekey stopped after %d renames succeeded; want 6 renames (three per key)", stop)
+			}
+			return
+		}
+		w := openAs(t, v.Dir(), id)
+		write(t, w, "/memories/b", "after")
+		for p, want := range map[string]string{"/memories/a": "before", "/memories/b": "after"} {
+			if got, err := read(t, w, p); err != nil || got != want {
+				t.Errorf("stopped after %d renames: read %s = %q, %v", stop, p, got, err)
+			}
+		}
+		if _, err := os.Stat(id + ".new"); err == nil {
+			if _, err := w.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+				t.Errorf("stopped after %d renames: the rekey run again: %v", stop, err)
+			}
+		}
+		for _, f := range []string{id, id + ".old", id + ".old.1"} {
+			for _, g := range []string{f, keys.SigningKeyFile(f)} {
+				if _, err := os.Stat(g); err != nil {
+					t.Errorf("stopped after %d renames: %s: %v", stop, filepath.Base(g), err)
+				}
+			}
+		}
+		me, err := w.SigningWriter()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, _, _ := w.Writers(ctx)
+		if !slices.ContainsFunc(ws, func(x keys.Writer) bool { return x.Fingerprint == me.Fingerprint }) || len(ws) != 1 {
+			t.Errorf("stopped after %d renames: writers %v, want only the identity's signing key %s", stop, ws, me.Fingerprint)
+		}
 	}
 }

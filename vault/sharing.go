@@ -23,6 +23,8 @@ type RecipientChange struct {
 	// Progress, when set, is called as files are re-encrypted, from one
 	// goroutine at a time, with the files done so far and the total.
 	Progress func(done, total int)
+
+	swap *writerSwap // a rekey's: the signing key the same commit rotates
 }
 
 // RecipientsResult says what a change of recipients did.
@@ -209,7 +211,17 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: f.path, Data: re.done[f.hash]})
 	}
 	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.Bytes()})
-	h, err := v.commitBulk(w, snap.commit, changes, recipientsMeta(meta, latest), recipientTrailers(latest, len(files)))
+	trailers := recipientTrailers(latest, len(files))
+	if ch.swap != nil {
+		c, tr, err := v.swapWriter(snap.root, *ch.swap)
+		if err != nil {
+			return "", 0, err
+		}
+		if c != nil {
+			changes, trailers = append(changes, *c), append(trailers, tr...)
+		}
+	}
+	h, err := v.commitBulk(w, snap.commit, changes, recipientsMeta(meta, latest), trailers)
 	if err != nil {
 		return "", 0, err
 	}

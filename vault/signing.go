@@ -27,12 +27,17 @@ type signingKey struct {
 	err    error
 }
 
-// sign signs a commit's payload; it is a gitlog.Signer.
+// sign signs a commit's payload with the writer's key; it is a gitlog.Signer.
 func (s *signingKey) sign(payload []byte) (string, error) {
 	signer, err := s.get()
 	if err != nil {
 		return "", err
 	}
+	return signWith(signer, payload)
+}
+
+// signWith signs a commit's payload as git's gpg.format=ssh does.
+func signWith(signer ssh.Signer, payload []byte) (string, error) {
 	sig, err := sshsig.Sign(bytes.NewReader(payload), signer, keys.SigHash, keys.SigNamespace)
 	if err != nil {
 		return "", fmt.Errorf("vault: sign: %w", err)
@@ -49,10 +54,35 @@ func (s *signingKey) publicKey() (ssh.PublicKey, error) {
 	return signer.PublicKey(), nil
 }
 
+// pending is the signing key a rekey stopped between its commit and its
+// moves left beside IDENTITY.new, or nil.
+func (s *signingKey) pending() (ssh.Signer, error) {
+	next := s.identity + ".new"
+	if missing(next) || missing(keys.SigningKeyFile(next)) {
+		return nil, nil
+	}
+	return keys.LoadSigner(next, keys.Passphrases{
+		Given: s.keys.unlockingPassphrase, Ask: s.keys.pass, Remember: s.keys.rememberPassphrase,
+	})
+}
+
+// forget lets go of the loaded key: a rekey moved another in.
+func (s *signingKey) forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.signer, s.err = nil, nil
+}
+
 func (s *signingKey) get() (ssh.Signer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.signer == nil && s.err == nil {
+		if rekeyUnfinished(s.identity) {
+			// A rekey stopped in its moves: the keyring finishes them.
+			if _, err := s.keys.identity(); err != nil {
+				return nil, err
+			}
+		}
 		s.signer, s.err = keys.LoadSigner(s.identity, keys.Passphrases{
 			Given: s.keys.unlockingPassphrase, Ask: s.keys.pass, Remember: s.keys.rememberPassphrase,
 		})
@@ -73,7 +103,7 @@ func (v *Vault) signerFor(parents ...gitlog.Hash) (gitlog.Signer, error) {
 	if skipSigning.Load() {
 		return nil, nil
 	}
-	required := false
+	var sets []writerSet
 	for _, p := range parents {
 		if p.IsZero() {
 			continue
@@ -86,30 +116,52 @@ func (v *Vault) signerFor(parents ...gitlog.Hash) (gitlog.Signer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("vault: %w", err)
 		}
-		if !set.has {
-			continue
+		if set.has {
+			sets = append(sets, set)
 		}
-		required = true
-		pub, err := v.sign.publicKey()
-		if err != nil {
-			return nil, fmt.Errorf("vault: this vault takes only signed commits, and the signing key cannot be used: %w", err)
-		}
-		if _, ok := set.find(pub); !ok {
-			me := keys.WriterOf(pub, "")
+	}
+	if len(sets) == 0 {
+		return func(payload []byte) (string, error) {
+			sig, err := v.sign.sign(payload)
+			if err != nil {
+				return "", nil
+			}
+			return sig, nil
+		}, nil
+	}
+	signer, err := v.sign.get()
+	if err != nil {
+		return nil, fmt.Errorf("vault: this vault takes only signed commits, and the signing key cannot be used: %w", err)
+	}
+	if !listedIn(sets, signer.PublicKey()) {
+		// Another process's rekey may have moved a new key in since this one
+		// was loaded; or a rekey stopped between its commit and its moves,
+		// and the key its commit made a writer waits beside IDENTITY.new.
+		v.sign.forget()
+		again, _ := v.sign.get()
+		next, _ := v.sign.pending()
+		switch {
+		case again != nil && listedIn(sets, again.PublicKey()):
+			signer = again
+		case next != nil && listedIn(sets, next.PublicKey()):
+			signer = next
+		default:
+			me := keys.WriterOf(signer.PublicKey(), "")
 			return nil, fmt.Errorf("vault: the signing key %s is not a writer of this vault: a writer can add it with "+
 				"memvault writers add '%s': %w", me.Fingerprint, me.Key, ErrNotWriter)
 		}
 	}
-	if required {
-		return v.sign.sign, nil
-	}
-	return func(payload []byte) (string, error) {
-		sig, err := v.sign.sign(payload)
-		if err != nil {
-			return "", nil
+	return func(payload []byte) (string, error) { return signWith(signer, payload) }, nil
+}
+
+// listedIn tells whether every set lists pub.
+func listedIn(sets []writerSet, pub ssh.PublicKey) bool {
+	for _, set := range sets {
+		if _, ok := set.find(pub); !ok {
+			return false
 		}
-		return sig, nil
-	}, nil
+	}
+	return true
 }
 
 // signed refuses commit c unless a writer of the vault signed it (see

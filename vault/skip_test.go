@@ -82,19 +82,19 @@ func TestSyncSkipRefused(t *testing.T) {
 				}
 			}
 			// A new clone of the remote is refused (the history holds the
-			// commit), and clones with CloneWith with SkipRefused: the remote's head, whose
+			// commit), and clones with Clone with SkipRefused: the remote's head, whose
 			// merge already names what it left out, so nothing more is.
 			dir := filepath.Join(t.TempDir(), "c.git")
-			if _, err := vault.Clone(ctx, url, dir, opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Clone = %v, want ErrRefused", err)
 			}
-			c, left, err := vault.CloneWith(ctx, url, dir, opts, vault.CloneOptions{SkipRefused: true})
+			c, left, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{SkipRefused: true})
 			if err != nil {
-				t.Fatalf("CloneWith with SkipRefused = %v", err)
+				t.Fatalf("Clone with SkipRefused = %v", err)
 			}
 			defer c.Close()
 			if len(left) != 0 {
-				t.Errorf("CloneWith with SkipRefused left out %v, which the remote's merge names already", left)
+				t.Errorf("Clone with SkipRefused left out %v, which the remote's merge names already", left)
 			}
 			if got, err := read(t, c, "/memories/good-b.md"); err != nil || got != "from b\n" {
 				t.Errorf("clone: good-b.md = %q, %v", got, err)
@@ -144,8 +144,8 @@ func TestFsckChecksHistory(t *testing.T) {
 	}
 }
 
-// TestCloneWith with SkipRefused: a remote whose head itself holds a refused entry
-// clones with CloneWith with SkipRefused into a vault whose head leaves it out.
+// TestClone with SkipRefused: a remote whose head itself holds a refused entry
+// clones with Clone with SkipRefused into a vault whose head leaves it out.
 func TestCloneSkipRefused(t *testing.T) {
 	url := gittest.Bare(t, t.TempDir(), "remote")
 	a, _, opts := hostilePair(t, url)
@@ -154,13 +154,13 @@ func TestCloneSkipRefused(t *testing.T) {
 	h := gittest.NewHostile(t, url)
 	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	bad := h.Change("memories/evil.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob([]byte("in the clear\n"))}, "hostile\n")
-	c, left, err := vault.CloneWith(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
+	c, left, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
 	if err != nil {
-		t.Fatalf("CloneWith with SkipRefused = %v", err)
+		t.Fatalf("Clone with SkipRefused = %v", err)
 	}
 	defer c.Close()
 	if len(left) != 1 || left[0].Commit.String() != bad || left[0].Path != "memories/evil.md" {
-		t.Fatalf("CloneWith with SkipRefused left out %+v, want commit %s's memories/evil.md", left, bad)
+		t.Fatalf("Clone with SkipRefused left out %+v, want commit %s's memories/evil.md", left, bad)
 	}
 	if got, err := read(t, c, "/memories/keep.md"); err != nil || got != "kept\n" {
 		t.Errorf("keep.md = %q, %v", got, err)

@@ -41,7 +41,7 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+	vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func benchFetched1000(b *testing.B, check func(context.Context, *vault.Vault, gi
 		b.Fatal(err)
 	}
 	bdir := filepath.Join(dir, "b.git")
-	vb, err := vault.Clone(ctx, url, bdir, opts, vault.Credentials{}, nil)
+	vb, _, err := vault.Clone(ctx, url, bdir, opts, vault.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func newFleet(t testing.TB, url string, n int) *fleet {
 	}
 	f := &fleet{url: url}
 	for i := range n {
-		v, err := vault.Clone(ctx, url, filepath.Join(dir, fmt.Sprintf("agent-%02d.git", i)), opts, vault.Credentials{}, nil)
+		v, _, err := vault.Clone(ctx, url, filepath.Join(dir, fmt.Sprintf("agent-%02d.git", i)), opts, vault.CloneOptions{})
 		if err != nil {
 			t.Fatalf("Clone %d: %v", i, err)
 		}

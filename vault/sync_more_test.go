@@ -114,7 +114,7 @@ func TestCloneNotRecipient(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "clone.git")
-	_, err = vault.Clone(ctx, url, dir, vault.Options{IdentityFile: stranger}, vault.Credentials{}, nil)
+	_, _, err = vault.Clone(ctx, url, dir, vault.Options{IdentityFile: stranger}, vault.CloneOptions{})
 	if !errors.Is(err, vault.ErrNotRecipient) || !strings.Contains(err.Error(), info.Recipients[0].Key) {
 		t.Errorf("Clone with a stranger's identity = %v, want ErrNotRecipient naming its key", err)
 	}

@@ -160,7 +160,7 @@ func TestSyncRenameThroughMerge(t *testing.T) {
 	write(t, a, "/memories/g.md", "g1\ng2\n")
 	mustSync(t, a)
 	mustSync(t, b)
-	c, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, vault.Credentials{}, nil)
+	c, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

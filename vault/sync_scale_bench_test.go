@@ -69,7 +69,7 @@ func BenchmarkSyncScale(b *testing.B) {
 		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		vb, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func pair(t *testing.T, url string) (a, b *vault.Vault) {
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
@@ -64,7 +64,7 @@ func pairAt(t *testing.T, url string, c *clock) (a, b *vault.Vault) {
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	if b, err = vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil); err != nil {
+	if b, _, err = vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{}); err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
 	t.Cleanup(func() { b.Close() })

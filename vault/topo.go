@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 
 	"github.com/memvault/memvault/gitlog"
 )
@@ -55,6 +57,54 @@ func (v *Vault) walkTopoFrom(ctx context.Context, tip gitlog.Hash, fn func(*gitl
 			return err
 		}
 		if err := emitTopo(region, fn); err != nil {
+			return err
+		}
+		tip = next
+	}
+	return nil
+}
+
+// walkTopoShape is walkTopo for a walk that needs only each commit's hash:
+// a chain of single-parent commits is followed through gitlog's Parents,
+// which reads no commit the history index holds, and only the commits below
+// a merge are read whole, to be ordered as walkTopo orders them.
+func (v *Vault) walkTopoShape(ctx context.Context, head gitlog.Hash, fn func(gitlog.Hash) error) error {
+	// The parents may come from the history index, a file in the vault's
+	// folder: one that names a commit below itself must not keep the walk
+	// going for ever.
+	seen := map[gitlog.Hash]bool{}
+	for tip := head; !tip.IsZero(); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if seen[tip] {
+			return fmt.Errorf("vault: log: commit %s comes back below itself: the history index %s is damaged; remove it, and memvault makes it again: %w",
+				tip, filepath.Join(v.repo.StateDir(), "history-index"), ErrDamaged)
+		}
+		seen[tip] = true
+		ps, err := v.repo.Parents(tip)
+		if err != nil {
+			return err
+		}
+		if len(ps) <= 1 {
+			if err := fn(tip); err != nil {
+				return err
+			}
+			tip = gitlog.Hash{}
+			if len(ps) == 1 {
+				tip = ps[0]
+			}
+			continue
+		}
+		c, err := v.repo.ReadCommit(tip)
+		if err != nil {
+			return err
+		}
+		region, next, err := v.readBelowMerge(ctx, c)
+		if err != nil {
+			return err
+		}
+		if err := emitTopo(region, func(c *gitlog.Commit) error { return fn(c.Hash) }); err != nil {
 			return err
 		}
 		tip = next

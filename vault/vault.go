@@ -254,6 +254,16 @@ func (v *Vault) IndexHistory() {
 // Dir is the vault's repository directory.
 func (v *Vault) Dir() string { return v.repo.Dir() }
 
+// Head returns the commit the vault's main branch names now, as any process
+// left it: what a watcher compares with the head it last saw.
+func (v *Vault) Head() (string, error) {
+	h, err := v.repo.Head()
+	if err != nil {
+		return "", fmt.Errorf("vault: %w", err)
+	}
+	return h.String(), nil
+}
+
 // Watch returns a channel that receives a value soon after the vault's branch
 // may have moved, by this process or any other, until ctx is done; then it is
 // closed. A value may stand for several commits, or for none, so a reader looks

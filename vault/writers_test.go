@@ -79,7 +79,7 @@ func refusedUnsigned(t *testing.T, v *vault.Vault, bad, why string, url string, 
 	if got := head(t, v); got != before {
 		t.Errorf("head moved from %s to %s", before, got)
 	}
-	if _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.Credentials{}, nil); !errors.Is(err, vault.ErrUnsigned) {
+	if _, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrUnsigned) {
 		t.Errorf("Clone = %v, want ErrUnsigned", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestRecipientIsNotAWriter(t *testing.T) {
 	write(t, a, "/memories/shared.md", "for the auditor too\n")
 	mustSync(t, a)
 	mustSyncAccepting(t, b)
-	r, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "r.git"), vault.Options{IdentityFile: rid}, vault.Credentials{}, nil)
+	r, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "r.git"), vault.Options{IdentityFile: rid}, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,4 +368,27 @@ func TestForgeryAmongManyCommits(t *testing.T) {
 	if got := head(t, b); got != before {
 		t.Errorf("head moved from %s to %s", before, got)
 	}
+}
+
+// A rekey retires the old signing key as a writer: a commit signed with it
+// (a copy of the identity folder taken before the rotation) is refused by
+// the other clone once it took the rekey, which it shows as one writer added
+// and one removed.
+func TestRekeyRetiresTheOldWriter(t *testing.T) {
+	url := gittest.Bare(t, t.TempDir(), "remote")
+	a, b, opts := hostilePair(t, url)
+	res, err := a.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, a)
+	if s := mustSyncAccepting(t, b); len(s.WritersAdded) != 1 || len(s.WritersRemoved) != 1 || s.WritersAdded[0].Fingerprint != res.Writer {
+		t.Fatalf("b's sync took writers added %v and removed %v; want the rekey's new key %s in place of the old one",
+			s.WritersAdded, s.WritersRemoved, res.Writer)
+	}
+	h := gittest.NewHostile(t, url)
+	h.SigningKey = keys.SigningKeyFile(res.Retired)
+	late := forgedMemory(t, h)
+	h.Push(late)
+	refusedUnsigned(t, b, late, "not a writer", url, opts)
 }

@@ -53,6 +53,7 @@ type memFile struct {
 	dirty   bool // changed since the last commit
 	wrote   bool // written to (write(2)) since the last commit
 	scratch bool // never committed
+	refused bool // its content was refused by the screen, and not written to since
 	opens   int
 	removed bool // unlinked or replaced while open
 	mtime   time.Time
@@ -316,23 +317,28 @@ func (f *FS) commit(ctx context.Context, meta vault.Meta, fn func(tx *vault.Tx) 
 	return err
 }
 
-// writeFile commits data as the content of p, unless p holds it already.
-// f.mu is held.
-func (f *FS) writeFile(ctx context.Context, p string, data []byte) error {
+// writeFile commits data as the content of p, unless p holds it already, and
+// returns what it committed: data as the screen let it through. f.mu is held.
+func (f *FS) writeFile(ctx context.Context, p string, data []byte) ([]byte, error) {
+	data, err := f.screen(p, data)
+	if err != nil {
+		return nil, err
+	}
 	cmd := "write"
 	if k, _ := f.inVault(ctx, p); k == vault.KindNone {
 		cmd = "create"
 	}
-	err := f.commit(ctx, vault.Meta{Command: cmd, Agent: f.agent(ctx)}, func(tx *vault.Tx) error {
+	err = f.commit(ctx, vault.Meta{Command: cmd, Agent: f.agent(ctx)}, func(tx *vault.Tx) error {
 		if cur, err := tx.ReadFile(ctx, p); err == nil && bytes.Equal(cur, data) {
 			return nil
 		}
 		return tx.WriteFile(ctx, p, data)
 	})
-	if err == nil {
-		delete(f.gone, p)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	delete(f.gone, p)
+	return data, nil
 }
 
 // keepParents keeps each directory above p that a commit emptied (the vault
@@ -415,7 +421,7 @@ func errno(err error) syscall.Errno {
 		return syscall.ENOSPC
 	case errors.Is(err, vault.ErrReadOnly):
 		return syscall.EROFS
-	case errors.Is(err, vault.ErrNoIdentity), errors.Is(err, vault.ErrDecrypt):
+	case errors.Is(err, vault.ErrNoIdentity), errors.Is(err, vault.ErrDecrypt), errors.Is(err, errRefused):
 		return syscall.EACCES
 	}
 	return syscall.EIO
@@ -577,7 +583,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 		}
 		if mf != nil {
 			mf.data = resize(mf.data, int(size))
-			mf.dirty, mf.mtime = true, time.Now()
+			mf.dirty, mf.refused, mf.mtime = true, false, time.Now()
 		} else {
 			// truncate(1) on a file nobody has open: one commit now.
 			if k, _ := f.inVault(ctx, p); k != vault.KindFile {
@@ -587,8 +593,8 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 			if err != nil {
 				return errno(err)
 			}
-			if e := errno(f.writeFile(ctx, p, resize(data, int(size)))); e != 0 {
-				return e
+			if _, err := f.writeFile(ctx, p, resize(data, int(size))); err != nil {
+				return errno(err)
 			}
 		}
 	}
@@ -896,6 +902,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 			delete(f.dirs, to)
 		}
 		if srcVault == vault.KindDir {
+			if err := f.screenName(to); err != nil {
+				return errno(err)
+			}
 			err := f.commit(ctx, vault.Meta{Command: "rename", Agent: agent}, func(tx *vault.Tx) error { return tx.Rename(from, to) })
 			if err != nil {
 				return errno(err)
@@ -920,6 +929,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		}
 		f.gone[from] = tombstone{at: time.Now(), agent: agent}
 	case srcVault == vault.KindFile:
+		if err := f.screenName(to); err != nil {
+			return errno(err)
+		}
 		err := f.commit(ctx, vault.Meta{Command: "rename", Agent: agent}, func(tx *vault.Tx) error { return tx.RenameOver(from, to) })
 		if err != nil {
 			return errno(err)
@@ -929,10 +941,11 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	case !toScratch:
 		// A file held in memory (an atomic writer's temporary file, or a new
 		// file not yet closed) put in place: one commit of its content there.
-		if err := f.writeFile(ctx, to, mf.data); err != nil {
+		data, err := f.writeFile(ctx, to, mf.data)
+		if err != nil {
 			return errno(err)
 		}
-		mf.dirty, mf.wrote = false, false
+		mf.data, mf.dirty, mf.wrote = data, false, false
 	}
 	delete(f.files, from)
 	if old := f.files[to]; old != nil {
@@ -1014,7 +1027,7 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		mf.data = resize(mf.data, int(end))
 	}
 	copy(mf.data[off:], data)
-	mf.dirty, mf.wrote, mf.mtime = true, true, time.Now()
+	mf.dirty, mf.wrote, mf.refused, mf.mtime = true, true, false, time.Now()
 	return uint32(len(data)), 0
 }
 
@@ -1041,10 +1054,17 @@ func (f *FS) flush(ctx context.Context, mf *memFile) syscall.Errno {
 	if !mf.dirty || mf.scratch || mf.removed {
 		return 0
 	}
-	if err := f.writeFile(ctx, mf.path, mf.data); err != nil {
+	if mf.refused {
+		return syscall.EACCES // said once, when it was refused
+	}
+	data, err := f.writeFile(ctx, mf.path, mf.data)
+	if errors.Is(err, errRefused) {
+		mf.refused = true
+	}
+	if err != nil {
 		return errno(err)
 	}
-	mf.dirty, mf.wrote = false, false
+	mf.data, mf.dirty, mf.wrote = data, false, false
 	return 0
 }
 

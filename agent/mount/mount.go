@@ -10,7 +10,9 @@
 // scratch files (see [Scratch]) live in memory and are never committed; a
 // scratch file renamed over a memory file is one commit of that file. Names go
 // through the memory tool's path rules ([vault.CleanPath]); a name they refuse
-// cannot be created. Directories made with mkdir live in memory until a file
+// cannot be created. The vault's secret policy judges what is committed, as it
+// judges what an agent writes through the memory tool (Options.Screen).
+// Directories made with mkdir live in memory until a file
 // is written under them, since the vault keeps no empty directory. Changes made
 // by other processes (sync, the UI, an agent) appear in the folder at once.
 //
@@ -21,8 +23,11 @@ package mount
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // ErrUnsupported: this system cannot mount a vault.
@@ -38,6 +43,15 @@ type Options struct {
 	// 0 means one second. A new file written there meanwhile is one commit of
 	// the new content, not a delete and a create.
 	DeleteDelay time.Duration
+	// Screen, when set, judges each file before the folder commits it, as
+	// `memvault import` judges a file (agent.ImportScreen gives the vault's
+	// secret policy): a refusal fails the close, fsync or rename with EACCES
+	// and commits nothing; the file it returns is what is committed (with
+	// its secrets redacted, say); a warning goes to Log. A rename's target is
+	// judged by its name.
+	Screen func(vault.ImportFile) (file vault.ImportFile, refused, warning string)
+	// Log receives what the mount has to say while it runs; nil: nothing.
+	Log io.Writer
 }
 
 // Scratch reports whether a file of this base name is an editor's or an atomic

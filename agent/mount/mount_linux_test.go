@@ -304,7 +304,7 @@ func TestMountSync(t *testing.T) {
 	vaulttest.Write(t, origin, "/memories/start.md", []byte("start\n"))
 	origin.Close()
 	clone := func(name string) *vault.Vault {
-		c, err := vault.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, vault.Credentials{}, nil)
+		c, _, err := vault.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, vault.CloneOptions{})
 		if err != nil {
 			t.Fatalf("Clone: %v", err)
 		}

@@ -48,7 +48,8 @@ reject leaves a file with a secret out, redact writes it redacted, warn lists it
 already in the vault with other content is kept as it is unless --overwrite, and with
 --history a later source commit replaces or deletes only what the import wrote; one with
 the same content changes nothing, so running the same import again makes no commit. An import that would pass the vault's file count or
-size limits is refused whole. The commit names no path of this machine.`,
+size limits is refused whole, and one import writes at most memvault.maxVaultSize
+bytes of files (256 MiB when unset), over all the commits --history replays. The commit names no path of this machine.`,
 		Example: `  memvault import ./memory                       # an SDK memory folder
   memvault import ~/.claude/projects/-home-me-app/memory --to /memories/claude-code
   memvault import ./backup --dry-run

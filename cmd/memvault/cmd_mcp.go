@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -83,11 +84,28 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	if opts.noAuth && (opts.allowRemote || opts.tokenFile != "") {
 		return &usageError{cmd: c.CommandPath(), err: errors.New("--no-auth goes with neither --allow-remote nor --token-file")}
 	}
+	// The address is checked, and bound, before anything is made: a token
+	// file for an address the server would refuse is one nobody needs.
 	var hopts mcpserver.HTTPOptions
 	var tokenNote string
+	var ln net.Listener
 	if opts.http != "" {
 		if hopts, tokenNote, err = httpOptions(c, opts); err != nil {
 			return err
+		}
+		ln, err = mcpserver.Listen(ctx, opts.http, hopts)
+		if errors.Is(err, mcpserver.ErrNotLoopback) {
+			return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+
+				"pass --allow-remote with a bearer token in $%s or --token-file", opts.http, err, envMCPToken)}
+		}
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		if !hopts.NoAuth && hopts.Token == "" {
+			if hopts.Token, tokenNote, err = defaultToken(); err != nil {
+				return err
+			}
 		}
 	}
 	v, down, err := g.openServer(ctx, errOut, "memvault mcp")
@@ -114,14 +132,6 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		return mcpserver.ServeStdio(ctx, srv, in, out, maxLine)
 	}
 	hopts.MaxBody = int64(maxLine)
-	ln, err := mcpserver.Listen(ctx, opts.http, hopts)
-	if errors.Is(err, mcpserver.ErrNotLoopback) {
-		return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+
-			"pass --allow-remote with a bearer token in $%s or --token-file", opts.http, err, envMCPToken)}
-	}
-	if err != nil {
-		return err
-	}
 	url := fmt.Sprintf("http://%s%s", ln.Addr(), mcpserver.Path)
 	fmt.Fprintf(errOut, "memvault: serving MCP (streamable HTTP) at %s\n", url)
 	if hopts.NoAuth {
@@ -132,9 +142,10 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	return mcpserver.ServeHTTP(ctx, srv, ln, hopts)
 }
 
-// httpOptions finds the token (see the command's help) and checks that
-// --allow-remote has one of the user's choosing. note tells where the token
-// is, for stderr; "URL" in it stands for the server's URL.
+// httpOptions finds a token the user chose (--token-file, the environment;
+// see the command's help) and checks that --allow-remote has one. note tells
+// where the token is, for stderr. With neither, h.Token is empty: the server
+// listens on loopback only, and defaultToken gives it one.
 func httpOptions(c *cobra.Command, opts mcpOptions) (h mcpserver.HTTPOptions, note string, err error) {
 	h = mcpserver.HTTPOptions{AllowRemote: opts.allowRemote, NoAuth: opts.noAuth}
 	switch {
@@ -153,20 +164,26 @@ func httpOptions(c *cobra.Command, opts mcpOptions) (h mcpserver.HTTPOptions, no
 	case h.AllowRemote:
 		return h, "", &usageError{cmd: c.CommandPath(), err: fmt.Errorf(
 			"--allow-remote needs a bearer token: set $%s or pass --token-file", envMCPToken)}
-	default:
-		path, err := mcpTokenFile()
-		if err != nil {
-			return h, "", err
-		}
-		var created bool
-		if h.Token, created, err = loadOrCreateToken(path); err != nil {
-			return h, "", err
-		}
-		note = "the token in " + path
-		if created {
-			note += " (made now, readable by you only)"
-		}
-		note += fmt.Sprintf(":\n  claude mcp add --transport http memvault URL --header \"Authorization: Bearer $(cat %s)\"", shellQuote(path))
 	}
 	return h, note, nil
+}
+
+// defaultToken is the token of a loopback server whose user named none: the
+// one in $XDG_CONFIG_HOME/memvault/mcp-token, made when missing. note tells
+// where it is and how a client uses it; "URL" in it stands for the server's URL.
+func defaultToken() (token, note string, err error) {
+	path, err := mcpTokenFile()
+	if err != nil {
+		return "", "", err
+	}
+	token, created, err := loadOrCreateToken(path)
+	if err != nil {
+		return "", "", err
+	}
+	note = "the token in " + path
+	if created {
+		note += " (made now, readable by you only)"
+	}
+	note += fmt.Sprintf(":\n  claude mcp add --transport http memvault URL --header \"Authorization: Bearer $(cat %s)\"", shellQuote(path))
+	return token, note, nil
 }

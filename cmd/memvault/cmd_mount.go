@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/agent/mount"
 )
 
@@ -63,7 +64,11 @@ func runMount(ctx context.Context, g *globalOptions, dir, agentName string, errO
 	if err := v.Unlock(); err != nil {
 		return err
 	}
-	m, err := mount.Start(ctx, v, dir, mount.Options{Agent: agentName})
+	m, err := mount.Start(ctx, v, dir, mount.Options{
+		Agent:  agentName,
+		Screen: agent.ImportScreen(v.Limits()),
+		Log:    errOut,
+	})
 	if err != nil {
 		return err
 	}

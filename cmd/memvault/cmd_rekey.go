@@ -64,6 +64,9 @@ func runRekey(ctx context.Context, g *globalOptions, pq bool, pass *newPassphras
 	}
 	fmt.Fprintf(out, "identity   %s (new)\n", res.Identity.Path)
 	fmt.Fprintf(out, "retired    %s\n", res.Retired)
+	if res.Writer != "" {
+		fmt.Fprintf(out, "writer     %s (new signing key; the old one is no longer a writer)\n", res.Writer)
+	}
 	printRecipientsResult(out, res.RecipientsResult)
 	fmt.Fprintf(out, "The history before the rotation stays readable: memvault reads it with %s.\n", res.Retired)
 	return nil

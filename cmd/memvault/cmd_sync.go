@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/autosync"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/memstore"
@@ -163,7 +164,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 		}
 		if mode == vault.SyncBoth {
 			c.Flags().BoolVar(&watch, "watch", false, "keep syncing until interrupted: soon after each write, and every --every")
-			c.Flags().DurationVar(&every, "every", vault.DefaultSyncEvery, "with --watch, sync this often to bring in others' changes")
+			c.Flags().DurationVar(&every, "every", autosync.DefaultEvery, "with --watch, sync this often to bring in others' changes")
 		}
 		return c
 	}
@@ -297,8 +298,9 @@ func describeRecipient(r keys.Recipient) string {
 // cloneTrust is what a new clone takes without asking: a vault read only by
 // the identity in use, or the keys a person named.
 type cloneTrust struct {
-	accept bool     // --accept-recipients: whatever the vault holds
-	expect []string // --expect-recipient: the keys besides yours that may read
+	accept  bool     // --accept-recipients: whatever the vault holds
+	expect  []string // --expect-recipient: the keys besides yours that may read
+	writers []string // --expect-writer: the only writers to take, when any is named
 }
 
 // check shows the recipients and writers a new clone is about to trust and
@@ -326,14 +328,38 @@ func (ct cloneTrust) check(out io.Writer, f vault.CloneFound) error {
 		fmt.Fprintf(out, "  %s%s\n", describeRecipient(r), mark)
 	}
 	// A new clone trusts the writers it first sees: say who they are, so the
-	// fingerprints can be compared with the collaborators'.
+	// fingerprints can be compared with the collaborators'. With
+	// --expect-writer the person has compared them already, and a writer
+	// not named (a host that made up a history of its own) is refused.
+	var unnamed int
 	if f.HasWriters {
 		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
 		for _, w := range f.Writers {
-			fmt.Fprintf(out, "  %s  %s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment))
+			mark := ""
+			if len(ct.writers) > 0 {
+				mark = "  (expected)"
+				if !slices.ContainsFunc(ct.writers, func(s string) bool { return sameWriter(s, w) }) {
+					mark = "  (NOT EXPECTED)"
+					unnamed++
+				}
+			}
+			fmt.Fprintf(out, "  %s  %s%s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment), mark)
 		}
 	} else {
 		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
+	}
+	switch {
+	case len(ct.writers) > 0 && !f.HasWriters:
+		return &hintedError{
+			err:  errors.New("clone: the vault has no writers list, so the writers you named cannot be checked; nothing was cloned"),
+			hint: "Ask a writer of the vault to run 'memvault writers init' and sync, or clone without --expect-writer.",
+		}
+	case unnamed > 0:
+		return &hintedError{
+			err: fmt.Errorf("clone: the vault takes commits from %d writer(s) you did not name; nothing was cloned", unnamed),
+			hint: "Check each writer marked NOT EXPECTED with its owner: whoever holds it can write this memory. " +
+				"Then clone again with --expect-writer FINGERPRINT for each.",
+		}
 	}
 	if len(strangers) == 0 {
 		return nil
@@ -343,6 +369,17 @@ func (ct cloneTrust) check(out io.Writer, f vault.CloneFound) error {
 		hint: "Check each key marked NOT EXPECTED with its owner: whoever holds it reads what you write. " +
 			"Then clone again with --expect-recipient KEY for each (or --accept-recipients to take them all).",
 	}
+}
+
+// sameWriter tells whether s, a fingerprint (SHA256:…) or a public key line as a
+// person gives a writer, is w.
+func sameWriter(s string, w keys.Writer) bool {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "SHA256:") {
+		return s == w.Fingerprint
+	}
+	k, err := keys.ParseWriter(s)
+	return err == nil && k.Fingerprint == w.Fingerprint
 }
 
 // sameRecipient tells whether s, as a person gives a key, is r.
@@ -367,6 +404,10 @@ A new clone has nothing to compare the vault with, so it shows the recipients
 A recipient that is not your own key must be named with --expect-recipient KEY
 (once per key), or all taken with --accept-recipients; otherwise nothing is
 cloned: a host that added its own key would read everything written here.
+With --expect-writer FINGERPRINT (once per writer, as 'memvault writers' lists
+them on a clone you trust), a writer the vault lists that you did not name
+refuses the clone: a host that made up a history of its own is caught before
+anything is taken.
 
 Every commit is checked as sync checks what arrives; when one holds what memvault
 does not admit, the clone is refused and each entry named. --skip-refused clones
@@ -386,6 +427,11 @@ anyway, with one more commit that leaves those entries out and names each.
 					return &usageError{cmd: c.CommandPath(), err: err}
 				}
 			}
+			for _, k := range ct.writers {
+				if _, err := keys.ParseWriter(k); err != nil && !strings.HasPrefix(strings.TrimSpace(k), "SHA256:") {
+					return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--expect-writer %q: neither a fingerprint (SHA256:…) nor a public SSH key", k)}
+				}
+			}
 			return runClone(c.Context(), g, args[0], dir, tf, skip, ct, progressTo(c.ErrOrStderr()), c.OutOrStdout())
 		},
 	}
@@ -393,6 +439,7 @@ anyway, with one more commit that leaves those entries out and names each.
 	c.Flags().BoolVar(&skip, "skip-refused", false, "clone a remote whose history holds refused entries, leaving them out")
 	c.Flags().BoolVar(&ct.accept, "accept-recipients", false, "take every recipient the vault holds, after checking them")
 	c.Flags().StringArrayVar(&ct.expect, "expect-recipient", nil, "a `KEY` besides yours that may read the vault (repeat for each)")
+	c.Flags().StringArrayVar(&ct.writers, "expect-writer", nil, "a writer's `FINGERPRINT` or public key; with any, only the writers named are taken (repeat for each)")
 	return c
 }
 
@@ -416,7 +463,7 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
 	opts := g.options(identity)
-	v, left, err := vault.CloneWith(tctx, url, dir, opts, vault.CloneOptions{
+	v, left, err := vault.Clone(tctx, url, dir, opts, vault.CloneOptions{
 		Auth: tf.credentials(), Progress: progress, SkipRefused: skip,
 		Trust: func(f vault.CloneFound) error { return ct.check(out, f) },
 	})
@@ -424,7 +471,15 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 		return gaveUpAfter(tctx, tf.timeout, err)
 	}
 	defer v.Close()
-	fmt.Fprintf(out, "cloned %s into %s\n", vault.RedactURL(url), dir)
+	shown := "the remote" // the URL as the vault keeps it: any password in it redacted
+	if rs, err := v.Remotes(); err == nil {
+		for _, r := range rs {
+			if r.Name == vault.DefaultRemote {
+				shown = r.URL
+			}
+		}
+	}
+	fmt.Fprintf(out, "cloned %s into %s\n", shown, dir)
 	for _, r := range left {
 		fmt.Fprintf(out, "left out: %s\n", r.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/autosync"
 	"github.com/memvault/memvault/vault/escape"
 )
 
@@ -30,7 +31,7 @@ func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions,
 	if isStore {
 		err = watchStore(ctx, v, store, every, timeout, log)
 	} else {
-		err = v.SyncWatch(ctx, watchOptions(opts, every, timeout, log))
+		err = autosync.Run(ctx, v, watchOptions(opts, every, timeout, log))
 	}
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions,
 const syncEveryUsage = "keep the vault in sync with remote origin in the background, as sync --watch does, " +
 	"syncing after writes and every `DURATION` (0: never)"
 
-// startAutoSync runs SyncWatch on v in the background for a long-lived
+// startAutoSync runs autosync.Run on v in the background for a long-lived
 // server (mcp, serve) when every is above 0, logging to log; the returned
 // function stops it and waits for it.
 func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log io.Writer) (stop func()) {
@@ -62,7 +63,7 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 		}
 		// Credentials from the environment, as sync without flags takes them.
 		opts := vault.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
-		if err := v.SyncWatch(ctx, watchOptions(opts, every, 0, log)); err != nil {
+		if err := autosync.Run(ctx, v, watchOptions(opts, every, 0, log)); err != nil {
 			fmt.Fprintf(log, "memvault: sync: %s\n", escape.Line(err.Error()))
 		}
 	}()
@@ -78,15 +79,15 @@ func remoteName(r string) string {
 
 // watchOptions are the options of a watching sync that logs each outcome in
 // one line.
-func watchOptions(opts vault.SyncOptions, every, timeout time.Duration, log io.Writer) vault.WatchOptions {
+func watchOptions(opts vault.SyncOptions, every, timeout time.Duration, log io.Writer) autosync.Options {
 	opts.Progress = nil // one line per sync, not the transfer's progress
-	return vault.WatchOptions{Sync: opts, Every: every, Timeout: timeout, Report: func(r vault.SyncReport) {
+	return autosync.Options{Sync: opts, Every: every, Timeout: timeout, Report: func(r autosync.Report) {
 		fmt.Fprintln(log, syncLogLine(r))
 	}}
 }
 
 // syncLogLine says in one line what a sync of a watching loop did.
-func syncLogLine(r vault.SyncReport) string {
+func syncLogLine(r autosync.Report) string {
 	took := r.Took.Round(time.Millisecond)
 	if r.Err != nil {
 		return fmt.Sprintf("memvault: sync (%s) failed after %s, %d in a row; trying again in %s: %s",

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -238,4 +240,22 @@ func TestMCPHTTPLoopbackToken(t *testing.T) {
 		t.Fatalf("connect to %s with --no-auth: %v", url, err)
 	}
 	cs.Close()
+}
+
+// TestMCPHTTPRefusedMakesNoToken: an address the server refuses (not loopback,
+// no --allow-remote) is refused before the token file is made; a file nobody
+// needs was left behind before.
+func TestMCPHTTPRefusedMakesNoToken(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	config := t.TempDir()
+	cmd := exec.CommandContext(ctx, memvaultExe(t), append(initVault(t), "mcp", "--http", "0.0.0.0:0")...)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+config, envMCPToken+"=")
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != exitSetup || !strings.Contains(string(out), "--allow-remote") {
+		t.Fatalf("mcp --http 0.0.0.0:0 = %v, status %d\n%s\nwant status %d naming --allow-remote", err, code, out, exitSetup)
+	}
+	if _, err := os.Stat(filepath.Join(config, "memvault", "mcp-token")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused address left a token file: %v", err)
+	}
 }

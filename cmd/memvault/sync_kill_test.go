@@ -31,7 +31,7 @@ func TestSyncKilled(t *testing.T) {
 	p.run(t, "", "remote", "add", "origin", "file://"+remote)
 	p.run(t, "", "sync")
 	opts := vault.Options{IdentityFile: p.identity}
-	other, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, vault.Credentials{}, nil)
+	other, _, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/autosync"
 )
 
 // A watching sync's log line carries conflict names and error text that a
@@ -13,8 +14,8 @@ import (
 func TestSyncLogLineEscapes(t *testing.T) {
 	hostile := "/memories/a\x1b[2K\rb\n\u202egnp.md"
 	lines := []string{
-		syncLogLine(vault.SyncReport{Why: "write", Result: vault.SyncResult{Action: "merge", Conflicts: []string{hostile}}}),
-		syncLogLine(vault.SyncReport{Why: "interval", Err: errors.New("fetch " + hostile)}),
+		syncLogLine(autosync.Report{Why: "write", Result: vault.SyncResult{Action: "merge", Conflicts: []string{hostile}}}),
+		syncLogLine(autosync.Report{Why: "interval", Err: errors.New("fetch " + hostile)}),
 	}
 	for _, l := range lines {
 		if strings.ContainsAny(l, "\x1b\r\n\u202e") {

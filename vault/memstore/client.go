@@ -42,27 +42,20 @@ func newClient(store string, opts []option.RequestOption) *client {
 }
 
 // versions lists the versions written at or after since (all when zero),
-// oldest first.
+// oldest first, without their content: a listing costs the versions'
+// metadata, never their text, which contents and content fetch a few at a
+// time.
 func (c *client) versions(ctx context.Context, since time.Time) ([]version, error) {
 	params := anthropic.BetaMemoryStoreMemoryVersionListParams{
-		Limit: anthropic.Int(20), // the most a page holds with view=full
-		View:  anthropic.BetaManagedAgentsMemoryViewFull,
+		Limit: anthropic.Int(100), // the most a page holds
+		View:  anthropic.BetaManagedAgentsMemoryViewBasic,
 	}
 	if !since.IsZero() {
 		params.CreatedAtGte = anthropic.Time(since)
 	}
-	page, err := c.api.Beta.MemoryStores.MemoryVersions.List(ctx, c.store, params)
 	var all []version
-	for ; err == nil && page != nil; page, err = page.GetNextPage() {
-		for _, v := range page.Data {
-			all = append(all, toVersion(v))
-		}
-		if len(page.Data) == 0 {
-			break
-		}
-	}
-	if err != nil {
-		return nil, c.explain("list the store's versions", err)
+	if err := c.list(ctx, params, func(v version) { all = append(all, v) }); err != nil {
+		return nil, err
 	}
 	// The API does not promise an order: sort oldest first, keeping the
 	// server's order among versions of the same instant.
@@ -71,6 +64,53 @@ func (c *client) versions(ctx context.Context, since time.Time) ([]version, erro
 	}
 	slices.SortStableFunc(all, func(a, b version) int { return a.Time.Compare(b.Time) })
 	return all, nil
+}
+
+// contents returns the content of each version in want, all of them written
+// within [from, to]. The API filters by whole seconds, so the listing may
+// bring other versions too: only those in want are kept.
+func (c *client) contents(ctx context.Context, from, to time.Time, want map[string]bool) (map[string]string, error) {
+	params := anthropic.BetaMemoryStoreMemoryVersionListParams{
+		Limit:        anthropic.Int(20), // the most a page holds with view=full
+		View:         anthropic.BetaManagedAgentsMemoryViewFull,
+		CreatedAtGte: anthropic.Time(from),
+		CreatedAtLte: anthropic.Time(to),
+	}
+	got := make(map[string]string, len(want))
+	err := c.list(ctx, params, func(v version) {
+		if want[v.ID] {
+			got[v.ID] = v.Content
+		}
+	})
+	return got, err
+}
+
+// content returns one version's content.
+func (c *client) content(ctx context.Context, id string) (string, error) {
+	v, err := c.api.Beta.MemoryStores.MemoryVersions.Get(ctx, id, anthropic.BetaMemoryStoreMemoryVersionGetParams{
+		MemoryStoreID: c.store, View: anthropic.BetaManagedAgentsMemoryViewFull,
+	})
+	if err != nil {
+		return "", c.explain("read version "+id, err)
+	}
+	return v.Content, nil
+}
+
+// list pages through the store's versions as params ask, handing each to keep.
+func (c *client) list(ctx context.Context, params anthropic.BetaMemoryStoreMemoryVersionListParams, keep func(version)) error {
+	page, err := c.api.Beta.MemoryStores.MemoryVersions.List(ctx, c.store, params)
+	for ; err == nil && page != nil; page, err = page.GetNextPage() {
+		for _, v := range page.Data {
+			keep(toVersion(v))
+		}
+		if len(page.Data) == 0 {
+			break
+		}
+	}
+	if err != nil {
+		return c.explain("list the store's versions", err)
+	}
+	return nil
 }
 
 func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {

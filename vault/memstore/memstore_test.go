@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/option"
 
@@ -299,5 +300,46 @@ func TestLimitsBeforeSending(t *testing.T) {
 	}
 	if s.Requests-before != 1 { // the pull's listing only
 		t.Errorf("%d requests, want only the pull's", s.Requests-before)
+	}
+}
+
+// TestPullHoldsAWindow: a pull lists the store's versions without their text
+// and fetches contents a window at a time, so a store of many large versions
+// is never held whole (it was: every version since the cursor, text and all,
+// sat in memory until the pull ended). Each version's content is sent about
+// once, a full listing matches at most about a window, and a second in which
+// more versions than a window were written is read one version at a time.
+func TestPullHoldsAWindow(t *testing.T) {
+	s := memstoretest.New(t)
+	s.Step = 150 * time.Millisecond
+	const n = 1000
+	for i := range n {
+		s.Write(fmt.Sprintf("/m/%03d.md", i%70), fmt.Sprintf("version %d\n%s", i, strings.Repeat("x", 500)), memstoretest.Session("sesn_01"))
+	}
+	v := vaulttest.New(t)
+	if res := sync(t, v, s); res.Pulled != n {
+		t.Fatalf("pulled %d versions, want %d", res.Pulled, n)
+	}
+	same(t, "the vault after the pull", files(t, v), s.Files())
+	if s.Widest > 250 {
+		t.Errorf("a full listing matched %d versions; want a window's, about 200", s.Widest)
+	}
+	if s.Contents > n+n/10 {
+		t.Errorf("%d contents sent for %d versions; want each about once", s.Contents, n)
+	}
+
+	// 600 more in under a second: too many for a window, read one by one.
+	s.Step = time.Millisecond
+	before, widest := s.Contents, s.Widest
+	for i := range 600 {
+		s.Write(fmt.Sprintf("/m/%03d.md", i%70), fmt.Sprintf("dense %d\n", i), memstoretest.Session("sesn_02"))
+	}
+	if res := sync(t, v, s); res.Pulled != 600 {
+		t.Fatalf("pulled %d versions, want 600", res.Pulled)
+	}
+	same(t, "the vault after the dense pull", files(t, v), s.Files())
+	if s.Widest != widest || s.Contents-before != 600 {
+		t.Errorf("the dense second: widest full listing %d (was %d), %d contents sent; want no wider listing and 600",
+			s.Widest, widest, s.Contents-before)
 	}
 }

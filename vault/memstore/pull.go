@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/textdiff"
@@ -14,6 +15,64 @@ import (
 // saveEvery is how many applied versions a pull makes durable at once: a
 // pull stopped in between applies those again, which changes nothing.
 const saveEvery = 200
+
+// fetchWindow is about how many versions' contents a pull holds at once
+// (each at most 100 kB).
+const fetchWindow = 200
+
+// window returns the end of the window of versions that starts at vs[start]:
+// whole seconds of them (the API filters by whole seconds), as many as keep
+// it within fetchWindow versions, and at least one second.
+func window(vs []version, start int) int {
+	end := start
+	for end < len(vs) {
+		sec := vs[end].Time.Truncate(time.Second)
+		next := end
+		for next < len(vs) && vs[next].Time.Truncate(time.Second).Equal(sec) {
+			next++
+		}
+		if end > start && next-start > fetchWindow {
+			break
+		}
+		end = next
+	}
+	return end
+}
+
+// hasContent tells whether v has content to fetch: deleted and redacted
+// versions have none.
+func hasContent(v version) bool { return v.Op != "deleted" && !v.Redacted }
+
+// fetch fills in the contents of vs, a window of at most fetchWindow
+// versions, with one listing of their seconds.
+func (p *puller) fetch(ctx context.Context, vs []version) error {
+	want := map[string]bool{}
+	for _, v := range vs {
+		if hasContent(v) {
+			want[v.ID] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	from := vs[0].Time.Truncate(time.Second)
+	to := vs[len(vs)-1].Time.Truncate(time.Second).Add(time.Second)
+	got, err := p.c.contents(ctx, from, to, want)
+	if err != nil {
+		return err
+	}
+	for i := range vs {
+		if !want[vs[i].ID] {
+			continue
+		}
+		c, ok := got[vs[i].ID]
+		if !ok {
+			return fmt.Errorf("memory store %s: version %s was listed, but its content was not returned", p.c.store, vs[i].ID)
+		}
+		vs[i].Content = c
+	}
+	return nil
+}
 
 // pull applies the store's versions since the cursor, one commit each.
 func (s *syncer) pull(ctx context.Context) error {
@@ -42,22 +101,45 @@ func (s *syncer) pull(ctx context.Context) error {
 		return err
 	}
 	s.say("pulling %d versions from memory store %s", len(todo), s.c.store)
-	for i, v := range todo {
-		if replayed[v.ID] {
-			p.settleReplayed(v)
-		} else if err := p.apply(ctx, v); err != nil {
-			s.st.save(s.v.Dir()) // what was applied stays applied
-			return fmt.Errorf("memory store %s: version %s: %w", s.c.store, v.ID, err)
-		}
-		s.st.advance(v)
-		if (i+1)%saveEvery == 0 {
-			if err := s.st.save(s.v.Dir()); err != nil {
+	for start := 0; start < len(todo); {
+		// A pull holds one window's contents at a time, or one version's
+		// when a second holds more than a window (each fetched on its own).
+		end := window(todo, start)
+		dense := end-start > fetchWindow
+		if !dense {
+			if err := p.fetch(ctx, todo[start:end]); err != nil {
+				s.st.save(s.v.Dir()) // what was applied stays applied
 				return err
 			}
 		}
-		if (i+1)%500 == 0 && i+1 < len(todo) {
-			s.say("  %d of %d versions", i+1, len(todo))
+		for i := start; i < end; i++ {
+			if dense && hasContent(todo[i]) {
+				c, err := p.c.content(ctx, todo[i].ID)
+				if err != nil {
+					s.st.save(s.v.Dir())
+					return err
+				}
+				todo[i].Content = c
+			}
+			v := todo[i]
+			if replayed[v.ID] {
+				p.settleReplayed(v)
+			} else if err := p.apply(ctx, v); err != nil {
+				s.st.save(s.v.Dir())
+				return fmt.Errorf("memory store %s: version %s: %w", s.c.store, v.ID, err)
+			}
+			todo[i].Content = "" // applied: its text is let go
+			s.st.advance(v)
+			if (i+1)%saveEvery == 0 {
+				if err := s.st.save(s.v.Dir()); err != nil {
+					return err
+				}
+			}
+			if (i+1)%500 == 0 && i+1 < len(todo) {
+				s.say("  %d of %d versions", i+1, len(todo))
+			}
 		}
+		start = end
 	}
 	return s.st.save(s.v.Dir())
 }

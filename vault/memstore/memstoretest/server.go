@@ -32,8 +32,15 @@ type Server struct {
 	versions []*version         // oldest first
 	faults   []int              // statuses the next requests get
 	Requests int                // requests served, faults included
-	nextID   int
-	race     func() // run before the next create, update or delete
+	// Step is how far the store's clock moves for each change: a millisecond
+	// unless set before the first write.
+	Step time.Duration
+	// Contents counts the version contents sent (full-view listings and
+	// reads of one version); Widest is the most versions one full-view
+	// listing matched, its pages together: what a client held at once.
+	Contents, Widest int
+	nextID           int
+	race             func() // run before the next create, update or delete
 }
 
 type memory struct {
@@ -160,7 +167,11 @@ func (s *Server) Versions() int {
 }
 
 func (s *Server) tick() time.Time {
-	s.clock = s.clock.Add(time.Millisecond)
+	step := s.Step
+	if step == 0 {
+		step = time.Millisecond
+	}
+	s.clock = s.clock.Add(step)
 	return s.clock
 }
 
@@ -227,6 +238,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && rest == "memory_versions":
 		s.listVersions(w, r)
+	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "memory_versions":
+		for _, v := range s.versions {
+			if v.id == parts[1] {
+				reply(w, s.versionJSON(v, r.URL.Query().Get("view") != "basic"))
+				return
+			}
+		}
+		fail(w, http.StatusNotFound, "no such version")
 	case r.Method == http.MethodGet && rest == "memories":
 		s.listMemories(w, r)
 	case r.Method == http.MethodPost && rest == "memories":
@@ -319,17 +338,26 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	until := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	if l := q.Get("created_at[lte]"); l != "" {
+		var err error
+		if until, err = time.Parse(time.RFC3339Nano, l); err != nil {
+			fail(w, http.StatusBadRequest, "created_at[lte]: "+err.Error())
+			return
+		}
+	}
 	var vs []*version
 	for i := len(s.versions) - 1; i >= 0; i-- {
-		if v := s.versions[i]; !v.at.Before(since) {
+		if v := s.versions[i]; !v.at.Before(since) && !v.at.After(until) {
 			vs = append(vs, v)
 		}
 	}
-	max := 100
+	most := 100
 	if full {
-		max = 20
+		most = 20
+		s.Widest = max(s.Widest, len(vs))
 	}
-	got, next := page(r, vs, max)
+	got, next := page(r, vs, most)
 	data := []map[string]any{}
 	for _, v := range got {
 		data = append(data, s.versionJSON(v, full))
@@ -343,8 +371,9 @@ func (s *Server) versionJSON(v *version, full bool) map[string]any {
 		"path": v.path, "content": nil, "content_sha256": nil, "content_size_bytes": nil, "redacted_at": nil}
 	if v.op != "deleted" {
 		out["content_sha256"], out["content_size_bytes"] = sha(v.content), len(v.content)
-		if full {
+		if full && v.redacted.IsZero() {
 			out["content"] = v.content
+			s.Contents++
 		}
 	}
 	if !v.redacted.IsZero() {

@@ -1,4 +1,4 @@
-package vault_test
+package autosync_test
 
 import (
 	"context"
@@ -12,11 +12,14 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/autosync"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// watcher is a vault with SyncWatch running on it, and its reports.
+var ctx = context.Background()
+
+// watcher is a vault with autosync.Run running on it, and its reports.
 type watcher struct {
 	v      *vault.Vault
 	stop   context.CancelFunc
@@ -24,10 +27,10 @@ type watcher struct {
 	halted bool
 
 	mu      sync.Mutex
-	reports []vault.SyncReport
+	reports []autosync.Report
 }
 
-// startWatch runs SyncWatch on v until the test ends (or halt), syncing every
+// startWatch runs autosync.Run on v until the test ends (or halt), syncing every
 // every and with short waits after a write or a failure, so a test sees
 // changes within seconds.
 func startWatch(t *testing.T, v *vault.Vault, host string, every time.Duration) *watcher {
@@ -35,13 +38,13 @@ func startWatch(t *testing.T, v *vault.Vault, host string, every time.Duration) 
 	wctx, cancel := context.WithCancel(ctx)
 	w := &watcher{v: v, stop: cancel, done: make(chan error, 1)}
 	go func() {
-		w.done <- v.SyncWatch(wctx, vault.WatchOptions{
+		w.done <- autosync.Run(wctx, v, autosync.Options{
 			Sync:     vault.SyncOptions{Host: host},
 			Every:    every,
 			Delay:    50 * time.Millisecond,
 			Timeout:  20 * time.Second,
 			RetryCap: 400 * time.Millisecond,
-			Report: func(r vault.SyncReport) {
+			Report: func(r autosync.Report) {
 				w.mu.Lock()
 				w.reports = append(w.reports, r)
 				w.mu.Unlock()
@@ -63,18 +66,18 @@ func (w *watcher) halt(t *testing.T) {
 	select {
 	case err := <-w.done:
 		if err != nil {
-			t.Errorf("SyncWatch = %v, want nil once its context is done", err)
+			t.Errorf("Run = %v, want nil once its context is done", err)
 		}
 	case <-time.After(30 * time.Second):
-		t.Errorf("SyncWatch did not return within 30s of its context ending")
+		t.Errorf("Run did not return within 30s of its context ending")
 	}
 }
 
 // since returns the reports from the nth on.
-func (w *watcher) since(n int) []vault.SyncReport {
+func (w *watcher) since(n int) []autosync.Report {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]vault.SyncReport(nil), w.reports[min(n, len(w.reports)):]...)
+	return append([]autosync.Report(nil), w.reports[min(n, len(w.reports)):]...)
 }
 
 func (w *watcher) count() int {
@@ -113,12 +116,12 @@ func hasFile(t *testing.T, v *vault.Vault, p, content string) bool {
 	return err == nil && got == content
 }
 
-// TestSyncWatch: two clones of a vault at a git daemon on loopback,
-// each with SyncWatch running as `memvault sync --watch` runs it. A write on
+// TestAutosync: two clones of a vault at a git daemon on loopback,
+// each with autosync.Run running as `memvault sync --watch` runs it. A write on
 // one shows up on the other within seconds, both ways. When the daemon goes
 // away, both loops report failures and back off; writes made meanwhile on both
 // sides are in both clones, merged, soon after it comes back at the same URL.
-func TestSyncWatch(t *testing.T) {
+func TestAutosync(t *testing.T) {
 	d := gittest.NewDaemon(t)
 	dir := t.TempDir()
 	a, opts := vaulttest.NewAt(t, filepath.Join(dir, "seed"))
@@ -127,7 +130,7 @@ func TestSyncWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, vault.Credentials{}, nil)
+	b, _, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,9 +220,9 @@ func TestSyncWatch(t *testing.T) {
 
 // failedTwice waits until w reports two failed syncs in a row from its nth
 // report on, and returns the failures.
-func failedTwice(t *testing.T, w *watcher, n int, what string) []vault.SyncReport {
+func failedTwice(t *testing.T, w *watcher, n int, what string) []autosync.Report {
 	t.Helper()
-	var failed []vault.SyncReport
+	var failed []autosync.Report
 	waitFor(t, w.v, 15*time.Second, what, func() bool {
 		failed = failed[:0]
 		for _, r := range w.since(n) {
@@ -232,13 +235,13 @@ func failedTwice(t *testing.T, w *watcher, n int, what string) []vault.SyncRepor
 	return failed
 }
 
-// TestSyncWatchRefusals: what a watching sync must not take on its
+// TestAutosyncRefusals: what a watching sync must not take on its
 // own is reported and tried again later, and the loop goes on. A hostile
 // commit on the remote (pushed with git plumbing) is refused on every try,
 // moving nothing, until the remote is back at a good commit; a change of the
 // recipients made elsewhere waits for a person even when the options say to
 // accept it.
-func TestSyncWatchRefusals(t *testing.T) {
+func TestAutosyncRefusals(t *testing.T) {
 	d := gittest.NewDaemon(t)
 	a, b, opts := hostilePair(t, d.URL)
 	w := startWatch(t, b, "b", 300*time.Millisecond)
@@ -272,13 +275,13 @@ func TestSyncWatchRefusals(t *testing.T) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
-	var reports []vault.SyncReport
+	var reports []autosync.Report
 	done := make(chan error, 1)
 	go func() {
-		done <- b.SyncWatch(wctx, vault.WatchOptions{
+		done <- autosync.Run(wctx, b, autosync.Options{
 			Sync:  vault.SyncOptions{Host: "b", AcceptRecipients: true},
 			Every: 300 * time.Millisecond, Delay: 50 * time.Millisecond, RetryCap: 400 * time.Millisecond,
-			Report: func(r vault.SyncReport) { mu.Lock(); reports = append(reports, r); mu.Unlock() },
+			Report: func(r autosync.Report) { mu.Lock(); reports = append(reports, r); mu.Unlock() },
 		})
 	}()
 	other, err := keys.CreateIdentity(filepath.Join(t.TempDir(), "other"), keys.IdentityOptions{})
@@ -312,9 +315,9 @@ func TestSyncWatchRefusals(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("SyncWatch = %v, want nil", err)
+			t.Errorf("Run = %v, want nil", err)
 		}
 	case <-time.After(30 * time.Second):
-		t.Errorf("SyncWatch did not return within 30s of its context ending")
+		t.Errorf("Run did not return within 30s of its context ending")
 	}
 }

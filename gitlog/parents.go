@@ -1,0 +1,76 @@
+package gitlog
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Parents returns the parents of commit h, for a walk that needs only the
+// history's shape (how many commits there are, which are the oldest). The
+// history index answers for the commits it holds without reading them; the
+// others are read, and only their header is parsed. The slice may be shared:
+// do not modify it. It returns ReadCommit's errors.
+func (r *Repo) Parents(h Hash) ([]Hash, error) {
+	if ps, ok := r.index.parents(h); ok {
+		return ps, nil
+	}
+	if c, ok := r.commits.get(h); ok {
+		return fromGGHashes(c.ParentHashes), nil
+	}
+	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	}
+	r.readMu.Lock()
+	data, err := readAll(o)
+	r.readMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	}
+	if ps, ok := headerParents(data); ok {
+		return ps, nil
+	}
+	// Not a header as git writes it: go-git's decoder says what it holds.
+	c, err := r.readCommit(h)
+	if err != nil {
+		return nil, err
+	}
+	return fromGGHashes(c.ParentHashes), nil
+}
+
+// headerParents reads the parents from a commit's bytes when its header
+// starts as git writes it: a tree line, then one line a parent, in lower-case
+// hexadecimal. ok is false for anything else, which the caller decodes in full.
+func headerParents(data []byte) (ps []Hash, ok bool) {
+	const line = 40 + 1
+	rest, found := bytes.CutPrefix(data, []byte("tree "))
+	if !found || len(rest) < line || rest[40] != '\n' || !lowerHex(rest[:40]) {
+		return nil, false
+	}
+	rest = rest[line:]
+	for {
+		p, found := bytes.CutPrefix(rest, []byte("parent "))
+		if !found {
+			return ps, true
+		}
+		if len(p) < line || p[40] != '\n' || !lowerHex(p[:40]) {
+			return nil, false
+		}
+		var h Hash
+		hex.Decode(h[:], p[:40])
+		ps = append(ps, h)
+		rest = p[line:]
+	}
+}
+
+func lowerHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
