@@ -285,7 +285,7 @@ func (v *Vault) planImport(ctx context.Context, snap *Snapshot, files []ImportFi
 		}
 		// Stop before reading past the bound, not after planning it all.
 		if writes += int64(len(f.Data)); written+writes > max {
-			return nil, fmt.Errorf("vault: import: it would write more than %d bytes of files, the most one import may (memvault.maxVaultSize in the vault's config; %d MiB when it sets none); nothing of it imported: %w",
+			return nil, fmt.Errorf("vault: the import would write more than %d bytes of files, the most one import may (memvault.maxVaultSize in the vault's config; %d MiB when it sets none); nothing of it imported: %w",
 				max, DefaultMaxImport>>20, ErrVaultFull)
 		}
 		if f.read != nil {
