@@ -32,15 +32,16 @@ func (p Problem) String() string {
 	return b.String()
 }
 
-// Visit is called by Check for every blob reachable from Branch, once per
-// (commit, path) where the blob first appears on a path, with head true for the
-// blobs of the head commit's tree.
-type Visit func(path string, blob Hash, head bool)
+// visitFunc is Check's visit.
+type visitFunc = func(path string, blob Hash, head bool)
 
 // Check verifies the repository: Branch names a commit; every commit, tree and
 // blob reachable from it exists, decodes and hashes to its name. It returns what
-// is wrong; the error is only for a failure to run the check at all.
-func (r *Repo) Check(ctx context.Context, visit Visit) ([]Problem, error) {
+// is wrong; the error is only for a failure to run the check at all. visit,
+// when set, is called for every blob reachable from Branch, once per (commit,
+// path) where the blob first appears on a path, with head true for the blobs
+// of the head commit's tree.
+func (r *Repo) Check(ctx context.Context, visit func(path string, blob Hash, head bool)) ([]Problem, error) {
 	head, err := r.Head()
 	if err != nil {
 		return []Problem{{What: fmt.Sprintf("branch %s is unreadable: %v", Branch, err)}}, nil
@@ -51,7 +52,7 @@ func (r *Repo) Check(ctx context.Context, visit Visit) ([]Problem, error) {
 	return r.checkFrom(ctx, head, visit)
 }
 
-func (r *Repo) checkFrom(ctx context.Context, head Hash, visit Visit) ([]Problem, error) {
+func (r *Repo) checkFrom(ctx context.Context, head Hash, visit visitFunc) ([]Problem, error) {
 	c := &checker{r: r, ok: map[Hash]bool{}, visit: visit}
 	seen := map[Hash]bool{}
 	queue := []Hash{head}
@@ -78,7 +79,7 @@ func (r *Repo) checkFrom(ctx context.Context, head Hash, visit Visit) ([]Problem
 type checker struct {
 	r        *Repo
 	ok       map[Hash]bool // objects already verified
-	visit    Visit
+	visit    visitFunc
 	problems []Problem
 }
 
