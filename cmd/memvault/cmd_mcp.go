@@ -84,29 +84,14 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 	if opts.noAuth && (opts.allowRemote || opts.tokenFile != "") {
 		return &usageError{cmd: c.CommandPath(), err: errors.New("--no-auth goes with neither --allow-remote nor --token-file")}
 	}
-	// The address is checked, and bound, before anything is made: a token
-	// file for an address the server would refuse is one nobody needs.
 	var hopts mcpserver.HTTPOptions
 	var tokenNote string
 	var ln net.Listener
 	if opts.http != "" {
-		if hopts, tokenNote, err = httpOptions(c, opts); err != nil {
-			return err
-		}
-		ln, err = mcpserver.Listen(ctx, opts.http, hopts)
-		if errors.Is(err, mcpserver.ErrNotLoopback) {
-			return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+
-				"pass --allow-remote with a bearer token in $%s or --token-file", opts.http, err, envMCPToken)}
-		}
-		if err != nil {
+		if ln, hopts, tokenNote, err = listenMCP(ctx, c, opts); err != nil {
 			return err
 		}
 		defer ln.Close()
-		if !hopts.NoAuth && hopts.Token == "" {
-			if hopts.Token, tokenNote, err = defaultToken(); err != nil {
-				return err
-			}
-		}
 	}
 	v, down, err := g.openServer(ctx, errOut, "memvault mcp")
 	if err != nil {
@@ -140,6 +125,30 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		fmt.Fprintf(errOut, "memvault: clients send \"Authorization: Bearer <token>\", %s\n", strings.ReplaceAll(tokenNote, "URL", url))
 	}
 	return mcpserver.ServeHTTP(ctx, srv, ln, hopts)
+}
+
+// listenMCP binds the address of --http and finds the server's token. The
+// address is checked, and bound, before anything is made: a token file for
+// an address the server would refuse is one nobody needs.
+func listenMCP(ctx context.Context, c *cobra.Command, opts mcpOptions) (ln net.Listener, hopts mcpserver.HTTPOptions, note string, err error) {
+	if hopts, note, err = httpOptions(c, opts); err != nil {
+		return nil, hopts, "", err
+	}
+	ln, err = mcpserver.Listen(ctx, opts.http, hopts)
+	if errors.Is(err, mcpserver.ErrNotLoopback) {
+		return nil, hopts, "", &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--http %s: %w; to serve other hosts, "+
+			"pass --allow-remote with a bearer token in $%s or --token-file", opts.http, err, envMCPToken)}
+	}
+	if err != nil {
+		return nil, hopts, "", err
+	}
+	if !hopts.NoAuth && hopts.Token == "" {
+		if hopts.Token, note, err = defaultToken(); err != nil {
+			ln.Close()
+			return nil, hopts, "", err
+		}
+	}
+	return ln, hopts, note, nil
 }
 
 // httpOptions finds a token the user chose (--token-file, the environment;

@@ -102,46 +102,52 @@ func (s *syncer) pull(ctx context.Context) error {
 	}
 	s.say("pulling %d versions from memory store %s", len(todo), s.c.store)
 	for start := 0; start < len(todo); {
-		// A pull holds one window's contents at a time, or one version's
-		// when a second holds more than a window (each fetched on its own).
 		end := window(todo, start)
-		dense := end-start > fetchWindow
-		if !dense {
-			if err := p.fetch(ctx, todo[start:end]); err != nil {
-				s.st.save(s.v.Dir()) // what was applied stays applied
-				return err
-			}
-		}
-		for i := start; i < end; i++ {
-			if dense && hasContent(todo[i]) {
-				c, err := p.c.content(ctx, todo[i].ID)
-				if err != nil {
-					s.st.save(s.v.Dir())
-					return err
-				}
-				todo[i].Content = c
-			}
-			v := todo[i]
-			if replayed[v.ID] {
-				p.settleReplayed(v)
-			} else if err := p.apply(ctx, v); err != nil {
-				s.st.save(s.v.Dir())
-				return fmt.Errorf("memory store %s: version %s: %w", s.c.store, v.ID, err)
-			}
-			todo[i].Content = "" // applied: its text is let go
-			s.st.advance(v)
-			if (i+1)%saveEvery == 0 {
-				if err := s.st.save(s.v.Dir()); err != nil {
-					return err
-				}
-			}
-			if (i+1)%500 == 0 && i+1 < len(todo) {
-				s.say("  %d of %d versions", i+1, len(todo))
-			}
+		if err := p.applyWindow(ctx, todo, start, end, replayed); err != nil {
+			s.st.save(s.v.Dir()) // what was applied stays applied
+			return err
 		}
 		start = end
 	}
 	return s.st.save(s.v.Dir())
+}
+
+// applyWindow applies todo[start:end], a window: it holds the window's
+// contents at once, or one version's when a second holds more than a window
+// (each then fetched on its own), and lets each go once applied.
+func (p *puller) applyWindow(ctx context.Context, todo []version, start, end int, replayed map[string]bool) error {
+	dense := end-start > fetchWindow
+	if !dense {
+		if err := p.fetch(ctx, todo[start:end]); err != nil {
+			return err
+		}
+	}
+	for i := start; i < end; i++ {
+		if dense && hasContent(todo[i]) {
+			c, err := p.c.content(ctx, todo[i].ID)
+			if err != nil {
+				return err
+			}
+			todo[i].Content = c
+		}
+		v := todo[i]
+		if replayed[v.ID] {
+			p.settleReplayed(v)
+		} else if err := p.apply(ctx, v); err != nil {
+			return fmt.Errorf("memory store %s: version %s: %w", p.c.store, v.ID, err)
+		}
+		todo[i].Content = ""
+		p.st.advance(v)
+		if (i+1)%saveEvery == 0 {
+			if err := p.st.save(p.v.Dir()); err != nil {
+				return err
+			}
+		}
+		if (i+1)%500 == 0 && i+1 < len(todo) {
+			p.say("  %d of %d versions", i+1, len(todo))
+		}
+	}
+	return nil
 }
 
 // replayed returns the versions of this store that the vault's recent commits

@@ -239,13 +239,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && rest == "memory_versions":
 		s.listVersions(w, r)
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[0] == "memory_versions":
-		for _, v := range s.versions {
-			if v.id == parts[1] {
-				reply(w, s.versionJSON(v, r.URL.Query().Get("view") != "basic"))
-				return
-			}
-		}
-		fail(w, http.StatusNotFound, "no such version")
+		s.getVersion(w, r, parts[1])
 	case r.Method == http.MethodGet && rest == "memories":
 		s.listMemories(w, r)
 	case r.Method == http.MethodPost && rest == "memories":
@@ -363,6 +357,18 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 		data = append(data, s.versionJSON(v, full))
 	}
 	reply(w, map[string]any{"data": data, "next_page": next})
+}
+
+// getVersion answers a read of one version, with its content unless the
+// basic view is asked for.
+func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, id string) {
+	for _, v := range s.versions {
+		if v.id == id {
+			reply(w, s.versionJSON(v, r.URL.Query().Get("view") != "basic"))
+			return
+		}
+	}
+	fail(w, http.StatusNotFound, "no such version")
 }
 
 func (s *Server) versionJSON(v *version, full bool) map[string]any {
