@@ -67,6 +67,9 @@ var (
 	ErrRecipients = keys.ErrRecipients
 	// ErrMixedRecipients is keys.ErrMixedRecipients.
 	ErrMixedRecipients = keys.ErrMixedRecipients
+	// ErrOthersCanWrite is keys.ErrOthersCanWrite: the vault's folder, or a
+	// key file, that other users can change.
+	ErrOthersCanWrite = keys.ErrOthersCanWrite
 	// ErrNotVault: the directory holds no memvault vault.
 	ErrNotVault = errors.New("not a memvault vault")
 	// ErrDamaged: the vault's branch is unreadable or names a missing commit;

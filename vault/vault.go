@@ -204,8 +204,14 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if err := notAFolder(dir); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("vault: open %s: no such folder: %w", dir, ErrNotVault)
+	}
+	if err == nil {
+		if err := keys.OthersCanWrite(dir, fi.Mode(), "chmod 700"); err != nil {
+			return nil, err
+		}
 	}
 	repo, err := gitlog.Open(dir)
 	if errors.Is(err, gitlog.ErrNotRepo) {

@@ -17,6 +17,10 @@ var (
 	// memvault refuses (empty, mixing post-quantum and classical keys, or one the
 	// identity in use could no longer decrypt).
 	ErrRecipients = errors.New("invalid recipients")
+	// ErrOthersCanWrite: a vault folder or key file that other users can
+	// change, and so could make say what they like: refused until it is made
+	// the user's alone.
+	ErrOthersCanWrite = errors.New("other users can change it")
 	// ErrWriter: a writer's key that cannot be parsed.
 	ErrWriter = errors.New("not a writer's public SSH key")
 	// ErrMixedRecipients: a recipient set that mixes post-quantum and classical

@@ -17,6 +17,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -102,6 +103,9 @@ func readKeyFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("vault: identity %s is %s, not a regular file: give the path of an identity file: %w",
 			path, fileKind(fi.Mode()), ErrNoIdentity)
 	}
+	if err := OthersCanWrite(path, fi.Mode(), "chmod 600"); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIdentitySize+1))
 	if err != nil {
 		return nil, fmt.Errorf("vault: identity %s cannot be read (%v): %w", path, errors.Unwrap(err), ErrNoIdentity)
@@ -110,6 +114,18 @@ func readKeyFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("vault: identity %s is too large to be an identity file: %w", path, ErrNoIdentity)
 	}
 	return data, nil
+}
+
+// OthersCanWrite refuses a key file or vault folder at path, of mode m, that
+// users other than its owner can write: one of them could put their own key
+// in place of this one, or rewrite a vault's history and recipients. fix is
+// the command that closes it. Windows keeps no such bits.
+func OthersCanWrite(path string, m fs.FileMode, fix string) error {
+	if runtime.GOOS == "windows" || m.Perm()&0o022 == 0 {
+		return nil
+	}
+	return fmt.Errorf("vault: %s has mode %v: %w, so nothing was read; make it yours alone: %s %s",
+		path, m.Perm(), ErrOthersCanWrite, fix, path)
 }
 
 // fileKind names the type of a file that is not a regular one.
