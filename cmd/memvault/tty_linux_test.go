@@ -23,11 +23,19 @@ func TestDemoOnTerminalOrder(t *testing.T) {
 	go func() {
 		defer close(done)
 		buf := make([]byte, 4096)
+		quit := false
 		for {
 			n, err := master.Read(buf)
 			out.Write(buf[:n])
-			if strings.Contains(out.String(), "Opening the terminal UI") {
-				cancel() // the UI is open: what came before it is what the test reads
+			if !quit && strings.Contains(out.String(), "Opening the terminal UI") {
+				// The UI is open: what came before it is what the test reads.
+				// It is quit with its own key, as a person would: a UI ended
+				// by cancelling its context is killed, and Bubble Tea then
+				// closes its input reader without waiting for the goroutine
+				// still reading it (charmbracelet/bubbletea#1599), which the
+				// race detector reports.
+				quit = true
+				master.Write([]byte("q"))
 			}
 			if err != nil {
 				return
