@@ -23,7 +23,6 @@ type historyImport struct {
 type HistoryOptions struct {
 	To        string                // the memory folder the source's files go to
 	Overwrite bool                  // as for ImportOptions, for every commit replayed
-	DryRun    bool                  // say what would change, change nothing
 	Progress  func(done, total int) // called before each source commit and at the end, when set
 	// Screen is ImportOptions.Screen, for the files of every commit replayed.
 	Screen func(ImportFile) (f ImportFile, skip, warn string)
