@@ -159,16 +159,5 @@ func TestMergeRefusesHostile(t *testing.T) {
 // hostilePair is pair that also returns the options (the identity) of both.
 func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Options) {
 	t.Helper()
-	dir := t.TempDir()
-	a, opts = vaulttest.NewAt(t, dir)
-	if err := a.AddRemote("origin", url); err != nil {
-		t.Fatalf("AddRemote: %v", err)
-	}
-	mustSync(t, a)
-	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
-	if err != nil {
-		t.Fatalf("Clone(%s): %v", url, err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return a, b, opts
+	return vaulttest.Pair(t, url)
 }

@@ -1,7 +1,6 @@
 package autosync_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/memvault/memvault/vault"
@@ -66,16 +65,5 @@ func mustSync(t *testing.T, v *vault.Vault) vault.SyncResult {
 // hostilePair is a vault a that pushed to url, and b, a clone of it.
 func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Options) {
 	t.Helper()
-	dir := t.TempDir()
-	a, opts = vaulttest.NewAt(t, dir)
-	if err := a.AddRemote("origin", url); err != nil {
-		t.Fatalf("AddRemote: %v", err)
-	}
-	mustSync(t, a)
-	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
-	if err != nil {
-		t.Fatalf("Clone(%s): %v", url, err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return a, b, opts
+	return vaulttest.Pair(t, url)
 }

@@ -19,6 +19,27 @@ func New(tb testing.TB) *vault.Vault {
 	return v
 }
 
+// Pair makes a vault a that has pushed to the remote at url (its origin), and
+// b, a clone of it with the same identity; b is closed when the test ends.
+func Pair(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
+	tb.Helper()
+	ctx := context.Background()
+	dir := tb.TempDir()
+	a, opts = NewAt(tb, dir)
+	if err := a.AddRemote("origin", url); err != nil {
+		tb.Fatalf("AddRemote: %v", err)
+	}
+	if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test"}); err != nil {
+		tb.Fatalf("Sync: %v", err)
+	}
+	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+	if err != nil {
+		tb.Fatalf("Clone(%s): %v", url, err)
+	}
+	tb.Cleanup(func() { b.Close() })
+	return a, b, opts
+}
+
 // NewAt creates a vault at dir/vault.git with its identity at dir/identity, and
 // returns it with the options that open it again.
 func NewAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
