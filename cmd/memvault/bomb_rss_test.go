@@ -3,12 +3,9 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
@@ -37,44 +34,16 @@ func TestZlibBombRSS(t *testing.T) {
 		// long: the figure means nothing there. It runs in the short suite.
 		t.Skip("peak RSS of a race-instrumented memvault measures the race detector, not memvault")
 	}
-	root := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(root, "memvault")
-	if err := os.Symlink(self, exe); err != nil {
-		t.Fatal(err)
-	}
-	run := func(dir string, stdin string, args ...string) (out string, code int, rss int64) {
-		t.Helper()
-		cmd := exec.Command(exe, args...)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root,
-			"MEMVAULT_DIR=" + dir, "MEMVAULT_IDENTITY=" + filepath.Join(root, "identity")}
-		cmd.Stdin = strings.NewReader(stdin)
-		var o bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &o
-		err := cmd.Run()
-		if _, ok := err.(*exec.ExitError); err != nil && !ok {
-			t.Fatalf("memvault %s: %v", strings.Join(args, " "), err)
-		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		return o.String(), cmd.ProcessState.ExitCode(), ru.Maxrss << 10 // KiB on Linux
-	}
+	child := newRSSChild(t)
+	root := child.root
+	run := child.run
 	must := func(dir, stdin string, args ...string) {
 		t.Helper()
 		if out, code, _ := run(dir, stdin, args...); code != 0 {
 			t.Fatalf("memvault %s: exit %d\n%s", strings.Join(args, " "), code, out)
 		}
 	}
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(gittest.Git(t), args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := child.git
 
 	// An ordinary vault a, pushed to two remotes; b and c clones of them.
 	a := filepath.Join(root, "a.git")

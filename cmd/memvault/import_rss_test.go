@@ -3,13 +3,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
@@ -28,37 +25,10 @@ func TestImportHistoryOneBlobManyNamesRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads and writes a few hundred MiB of files: seconds of CPU")
 	}
-	root := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(root, "memvault")
-	if err := os.Symlink(self, exe); err != nil {
-		t.Fatal(err)
-	}
-	run := func(dir string, args ...string) (out string, code int, rss int64) {
-		t.Helper()
-		cmd := exec.Command(exe, args...)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root,
-			"MEMVAULT_DIR=" + dir, "MEMVAULT_IDENTITY=" + filepath.Join(root, "identity")}
-		var o bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &o
-		err := cmd.Run()
-		if _, ok := err.(*exec.ExitError); err != nil && !ok {
-			t.Fatalf("memvault %s: %v", strings.Join(args, " "), err)
-		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		return o.String(), cmd.ProcessState.ExitCode(), ru.Maxrss << 10 // KiB on Linux
-	}
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(gittest.Git(t), args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	child := newRSSChild(t)
+	root := child.root
+	run := func(dir string, args ...string) (string, int, int64) { t.Helper(); return child.run(dir, "", args...) }
+	git := child.git
 
 	// An ordinary source: three small memory files in two commits.
 	plain := gittest.Bare(t, root, "plain")
