@@ -326,6 +326,35 @@ func baseRepo(t *testing.T, dir string) {
 
 // tryCommit is commit for a run that may crash: it reports the commit, or an
 // error.
+// besideRemote makes the base repository at dir and, beside it, a copy named
+// name with one commit more (m/theirs), recorded in dir as remote origin and
+// fetched when fetch is set.
+func besideRemote(t *testing.T, dir, name string, fetch bool) {
+	t.Helper()
+	baseRepo(t, dir)
+	other := filepath.Join(filepath.Dir(dir), name)
+	copyTree(t, dir, other)
+	s, err := Open(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, s, Change{Op: Put, Path: "m/theirs", Data: []byte("theirs")})
+	s.Close()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AddRemote("origin", other); err != nil {
+		t.Fatal(err)
+	}
+	if fetch {
+		if _, err := r.Fetch(context.Background(), "origin", TransferOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func tryCommit(r *Repo, changes ...Change) (Hash, error) {
 	wl, err := r.Lock(context.Background())
 	if err != nil {
@@ -388,23 +417,7 @@ func TestCrashExplorer(t *testing.T) {
 	// A fetch from a local-path remote: the pack received, and the remote's
 	// ref moved through the journal.
 	counts["fetch"] = explore(t, "fetch", func(t *testing.T, dir string) {
-		baseRepo(t, dir)
-		src := filepath.Join(filepath.Dir(dir), "src")
-		copyTree(t, dir, src)
-		s, err := Open(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		commit(t, s, Change{Op: Put, Path: "m/remote", Data: []byte("from the remote")})
-		s.Close()
-		r, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.AddRemote("origin", src); err != nil {
-			t.Fatal(err)
-		}
-		r.Close()
+		besideRemote(t, dir, "src", false)
 	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		r.Fetch(ctx, "origin", TransferOptions{})
@@ -487,23 +500,9 @@ func TestCrashExplorer(t *testing.T) {
 	// one move of the branch from this clone's own commit to a commit whose
 	// parent is the fetched one.
 	counts["squash"] = explore(t, "squash", func(t *testing.T, dir string) {
-		baseRepo(t, dir)
-		src := filepath.Join(filepath.Dir(dir), "src")
-		copyTree(t, dir, src)
-		s, err := Open(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		commit(t, s, Change{Op: Put, Path: "m/theirs", Data: []byte("theirs")})
-		s.Close()
+		besideRemote(t, dir, "src", true)
 		r, err := Open(dir)
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.AddRemote("origin", src); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Fetch(ctx, "origin", TransferOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		commit(t, r, Change{Op: Put, Path: "m/ours", Data: []byte("ours")})
@@ -531,26 +530,7 @@ func TestCrashExplorer(t *testing.T) {
 	// A merge of another clone's commit, pushed into a local-path vault: the
 	// target is written through the same disk, so it crashes too.
 	counts["merge, push to a local path"] = explore(t, "merge, push to a local path", func(t *testing.T, dir string) {
-		baseRepo(t, dir)
-		dst := filepath.Join(filepath.Dir(dir), "dst")
-		copyTree(t, dir, dst)
-		s, err := Open(dst)
-		if err != nil {
-			t.Fatal(err)
-		}
-		commit(t, s, Change{Op: Put, Path: "m/theirs", Data: []byte("theirs")})
-		s.Close()
-		r, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.AddRemote("origin", dst); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Fetch(ctx, "origin", TransferOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		r.Close()
+		besideRemote(t, dir, "dst", true)
 	}, func(t *testing.T, r *Repo, dir string, d *disk) (Hash, Hash) {
 		localDisk = d
 		defer func() { localDisk = osDisk }()
