@@ -298,10 +298,14 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 
 // writePack writes the objects hs to w as one pack (see packBuilder). A pack
 // of a whole vault costs a buffer, whatever it holds: a history may hold a
-// blob of a gigabyte that a megabyte of zlib inflates to.
-func writePack(w io.Writer, hs []Hash, read objectReader) error {
+// blob of a gigabyte that a megabyte of zlib inflates to. Objects that reuse
+// finds packed are copied as stored (see packReuse), the rest read through
+// read and compressed; reuse may be nil. A delta comes after its base, as
+// git writes them.
+func writePack(w io.Writer, hs []Hash, read objectReader, reuse *packReuse) error {
 	b := newPackEncoder(w, len(hs))
-	for _, h := range hs {
+	waiting := map[Hash][]reusable{} // deltas copied once their base is written
+	whole := func(h Hash) error {
 		t, size, rd, err := read(plumbing.AnyObject, h)
 		if err != nil {
 			return err
@@ -310,6 +314,69 @@ func writePack(w io.Writer, hs []Hash, read objectReader) error {
 		rd.Close()
 		if err != nil {
 			return fmt.Errorf("gitlog: pack %w", err)
+		}
+		return nil
+	}
+	// written takes the deltas waiting for h, and theirs, in turn.
+	written := func(h Hash) error {
+		todo := []Hash{h}
+		for len(todo) > 0 {
+			base := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			for _, d := range waiting[base] {
+				if err := d.copyTo(b, d.e.hash); err != nil {
+					return fmt.Errorf("gitlog: pack %w", err)
+				}
+				todo = append(todo, d.e.hash)
+			}
+			delete(waiting, base)
+		}
+		return nil
+	}
+	queued := map[Hash]bool{}
+	for _, h := range hs {
+		if b.seen[h] || queued[h] {
+			continue
+		}
+		var err error
+		r, ok := reusable{}, false
+		if reuse != nil {
+			r, ok = reuse.entry(h)
+		}
+		switch {
+		case ok && r.delta && !b.seen[r.base]:
+			waiting[r.base] = append(waiting[r.base], r)
+			queued[h] = true
+			continue
+		case ok:
+			if err = r.copyTo(b, h); err != nil {
+				err = fmt.Errorf("gitlog: pack %w", err)
+			}
+		default:
+			err = whole(h)
+		}
+		if err == nil {
+			err = written(h)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for len(waiting) > 0 {
+		// A base that was never written (reuse lists only objects of hs, so
+		// none should be): its deltas go whole.
+		for base, ds := range waiting {
+			delete(waiting, base)
+			for _, d := range ds {
+				err := whole(d.e.hash)
+				if err == nil {
+					err = written(d.e.hash)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			break
 		}
 	}
 	_, err := b.trailer()

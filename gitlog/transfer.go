@@ -282,7 +282,9 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	encoded := make(chan error, 1)
 	m := newMeter(lines.source(), "Sending")
 	go func() {
-		err := writePack(meteredWriter{pw, m}, objs, r.openObject)
+		reuse := openReuse(r.dir, objs)
+		defer reuse.close()
+		err := writePack(meteredWriter{pw, m}, objs, r.openObject, reuse)
 		pw.CloseWithError(err)
 		encoded <- err
 	}()

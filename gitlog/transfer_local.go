@@ -48,7 +48,7 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 		return nil, err
 	}
 	sto, err := loadLocal(ep, sess, openPacks)
-	return &localUpload{UploadPackSession: sess, sto: sto}, err
+	return &localUpload{UploadPackSession: sess, dir: ep.Path, sto: sto}, err
 }
 
 // NewReceivePackSession serves a push to a local repository with localReceive.
@@ -191,6 +191,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 
 type localUpload struct {
 	transport.UploadPackSession
+	dir string
 	sto journaled // its pack files stay open until Close
 
 	pr   *io.PipeReader // the pack being sent
@@ -231,7 +232,9 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	u.pr, u.done = pr, make(chan struct{})
 	go func() {
 		defer close(u.done)
-		pw.CloseWithError(writePack(pw, objs, storerReader(u.sto)))
+		reuse := openReuse(u.dir, objs)
+		defer reuse.close()
+		pw.CloseWithError(writePack(pw, objs, storerReader(u.sto), reuse))
 	}()
 	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }

@@ -1,0 +1,129 @@
+package gitlog
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/memvault/memvault/gitlog/gittest"
+)
+
+// TestWritePackReuse: a pack sent from a repository whose packs hold deltas
+// (memvault's, naming their base by hash, and git's, by offset) copies them
+// as stored, and stays a pack both gitlog and git take: every object it must
+// hold, no delta whose base is missing from it (a thin pack), and objects
+// that git's index-pack --strict finds whole on top of what the other side
+// holds.
+func TestWritePackReuse(t *testing.T) {
+	git := gittest.Git(t)
+	ctx := context.Background()
+	src, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	// One folder of many names, each commit changing one: its trees delta.
+	var commits []Hash
+	for i := range 40 {
+		var cs []Change
+		if i == 0 {
+			for k := range 60 {
+				cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("m/f/%02d.md", k), Data: fmt.Appendf(nil, "file %d", k)})
+			}
+		}
+		cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("m/f/%02d.md", i%60), Data: fmt.Appendf(nil, "edit %d", i)})
+		commits = append(commits, commit(t, src, cs...))
+	}
+	commits = append(commits, branchyHistory(t, src, rand.New(rand.NewPCG(3, 4)), 30)...)
+	if _, err := src.Pack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gitPacked := filepath.Join(t.TempDir(), "copy.git")
+	for _, args := range [][]string{
+		{"clone", "-q", "--bare", "--no-local", src.Dir(), gitPacked},
+		{"--git-dir", gitPacked, "repack", "-adf", "-q"},
+	} {
+		if out, err := exec.Command(git, args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cp, err := Open(gitPacked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+
+	head, err := src.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Repo{src, cp} {
+		for _, have := range []Hash{ZeroHash, commits[0], commits[20], commits[39], head} {
+			name := fmt.Sprintf("%s from %s", filepath.Base(r.Dir()), have)
+			var haves []Hash
+			if !have.IsZero() {
+				haves = []Hash{have}
+			}
+			objs, err := missingObjects(ctx, repoSource{r}, []Hash{head}, haves)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reuse := openReuse(r.Dir(), objs)
+			var pack bytes.Buffer
+			err = writePack(&pack, objs, r.openObject, reuse)
+			reuse.close()
+			if err != nil {
+				t.Fatalf("%s: writePack: %v", name, err)
+			}
+			x := &packIndexer{budget: deltaCacheBudget}
+			idx, _, err := x.index(ctx, bytes.NewReader(pack.Bytes()))
+			if err != nil {
+				t.Fatalf("%s: indexPack of the pack sent: %v", name, err)
+			}
+			if n, _ := idx.Count(); n != int64(len(objs)) {
+				t.Errorf("%s: the pack sent holds %d objects, want %d", name, n, len(objs))
+			}
+			for _, h := range objs {
+				if ok, _ := idx.Contains(gg(h)); !ok {
+					t.Errorf("%s: the pack sent lacks %s", name, h)
+				}
+			}
+			if have.IsZero() && x.stats.applied == 0 {
+				t.Errorf("%s: the whole history went without a delta", name)
+			}
+
+			// git takes it on top of what the other side has.
+			dst := filepath.Join(t.TempDir(), "dst.git")
+			if out, err := exec.Command(git, "init", "-q", "--bare", dst).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			if len(haves) > 0 {
+				base, err := missingObjects(ctx, repoSource{r}, haves, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var bp bytes.Buffer
+				if err := writePack(&bp, base, r.openObject, nil); err != nil {
+					t.Fatal(err)
+				}
+				indexWithGit(t, git, dst, bp.Bytes())
+			}
+			indexWithGit(t, git, dst, pack.Bytes())
+		}
+	}
+}
+
+// indexWithGit stores pack in the repository dst with git index-pack
+// --strict, which checks every object and every link.
+func indexWithGit(t *testing.T, git, dst string, pack []byte) {
+	t.Helper()
+	cmd := exec.Command(git, "--git-dir", dst, "index-pack", "--strict", "--stdin")
+	cmd.Stdin = bytes.NewReader(pack)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git index-pack --strict: %v\n%s", err, out)
+	}
+}
