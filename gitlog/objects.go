@@ -159,6 +159,25 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			out = append(out, h)
 		}
 	}
+	// Commits are walked newest first, so the trees a commit's walk reads as
+	// the old side are mostly the next commit's new side: the trees of the
+	// last two commits are kept (a source need not cache; the local-path
+	// server's decoded each of them twice).
+	cur, prev := map[Hash][]Entry{}, map[Hash][]Entry{}
+	tree := func(h Hash) ([]Entry, error) {
+		if es, ok := cur[h]; ok {
+			return es, nil
+		}
+		es, ok := prev[h]
+		if !ok {
+			var err error
+			if es, err = src.tree(h); err != nil {
+				return nil, err
+			}
+		}
+		cur[h] = es
+		return es, nil
+	}
 	// walk sends tree a and what in it differs from tree b, the one it replaces.
 	// A tree met before is walked again: its entries equal to the old tree there
 	// were left to that commit's parent, which need not be this commit's.
@@ -168,11 +187,11 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			return nil
 		}
 		add(a)
-		as, err := src.tree(a)
+		as, err := tree(a)
 		if err != nil {
 			return err
 		}
-		bs, err := src.tree(b)
+		bs, err := tree(b)
 		if err != nil {
 			return err
 		}
@@ -204,6 +223,8 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			continue
 		}
 		add(fromGG(n.c.Hash))
+		prev, cur = cur, prev
+		clear(cur)
 		var base Hash
 		if len(n.c.ParentHashes) > 0 {
 			if p, ok := nodes[fromGG(n.c.ParentHashes[0])]; ok {
