@@ -127,3 +127,48 @@ func indexWithGit(t *testing.T, git, dst string, pack []byte) {
 		t.Fatalf("git index-pack --strict: %v\n%s", err, out)
 	}
 }
+
+// TestLocalPushMergesPacksLate: a push into a local path leaves its pack as
+// it is, so the pusher never waits for the remote's packs to be merged, until
+// the remote holds more than receivedPacks; then they are merged, and the
+// remote never holds more.
+func TestLocalPushMergesPacksLate(t *testing.T) {
+	ctx := context.Background()
+	src, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	remoteDir := filepath.Join(t.TempDir(), "remote.git")
+	remote, err := Init(remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Close()
+	if err := src.AddRemote("origin", "file://"+remoteDir); err != nil {
+		t.Fatal(err)
+	}
+	merged := false
+	for i := 1; i <= 2*receivedPacks; i++ {
+		h := commit(t, src, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: fmt.Appendf(nil, "%d", i)})
+		if err := src.Push(ctx, "origin", h, TransferOptions{}); err != nil {
+			t.Fatalf("Push %d: %v", i, err)
+		}
+		packs, _ := filepath.Glob(filepath.Join(remoteDir, "objects", "pack", "pack-*.pack"))
+		switch {
+		case len(packs) > receivedPacks:
+			t.Fatalf("after push %d the remote holds %d packs, over %d", i, len(packs), receivedPacks)
+		case !merged && len(packs) < i:
+			merged = true
+			if i <= receivedPacks {
+				t.Errorf("push %d merged the remote's packs, before they were more than %d", i, receivedPacks)
+			}
+		case !merged && len(packs) != i:
+			t.Errorf("after push %d the remote holds %d packs, want %d", i, len(packs), i)
+		}
+	}
+	if !merged {
+		t.Errorf("%d pushes never merged the remote's packs", 2*receivedPacks)
+	}
+	gitFsck(t, remoteDir)
+}

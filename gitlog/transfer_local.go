@@ -127,6 +127,11 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 // explorer hooks it.
 var localDisk = osDisk
 
+// receivedPacks is how many packs a repository that takes pushes from a
+// local path holds before the pushes start merging them (geometrically, see
+// consolidate): under the ten a vault keeps at most.
+const receivedPacks = 8
+
 type localReceive struct {
 	transport.ReceivePackSession
 	dir string
@@ -143,6 +148,12 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 	if err != nil {
 		return nil, err
 	}
+	// The pushed pack is merged with the others only once they are many, as
+	// git's receive-pack runs gc --auto, which packs past gc.autoPackLimit:
+	// a geometric merge at every push made the pusher wait for a search for
+	// deltas in the remote's packs, which reads and compares what it just
+	// sent.
+	r.mergeAbove = receivedPacks
 	defer func() {
 		if cerr := r.Close(); err == nil && cerr != nil {
 			rs, err = nil, cerr
