@@ -321,85 +321,151 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 // of a whole vault costs a buffer, whatever it holds: a history may hold a
 // blob of a gigabyte that a megabyte of zlib inflates to. Objects that reuse
 // finds packed are copied as stored (see packReuse), the rest read through
-// read and compressed; reuse may be nil. A delta comes after its base, as
-// git writes them.
-func writePack(w io.Writer, hs []Hash, read objectReader, reuse *packReuse) error {
+// read and compressed; reuse may be nil. The trees sent whole are compared
+// for deltas against each other (see sendDeltas) when window is above 0. A
+// delta comes after its base, as git writes them.
+func writePack(ctx context.Context, w io.Writer, hs []Hash, read objectReader, reuse *packReuse, window, depth int) error {
 	b := newPackEncoder(w, len(hs))
-	waiting := map[Hash][]reusable{} // deltas copied once their base is written
-	whole := func(h Hash) error {
+	plan := make([]reusable, len(hs))
+	copied := make([]bool, len(hs))
+	bases := map[Hash]bool{} // of the deltas copied
+	for i, h := range hs {
+		if reuse == nil {
+			break
+		}
+		if plan[i], copied[i] = reuse.entry(h); copied[i] && plan[i].delta {
+			bases[plan[i].base] = true
+		}
+	}
+	held, found, err := sendDeltas(ctx, hs, plan, copied, bases, read, window, depth)
+	if err != nil {
+		return err
+	}
+	// waiting holds the deltas to write once their base is written.
+	waiting := map[Hash][]Hash{}
+	queued := map[Hash]bool{}
+	at := make(map[Hash]int, len(hs))
+	for i, h := range hs {
+		at[h] = i
+	}
+	write := func(h Hash) error {
+		i := at[h]
+		if d, ok := found[h]; ok {
+			b.delta(h, d)
+			return nil
+		}
+		if copied[i] {
+			return plan[i].copyTo(b, h)
+		}
+		if o, ok := held[h]; ok {
+			return b.object(o)
+		}
 		t, size, rd, err := read(plumbing.AnyObject, h)
 		if err != nil {
 			return err
 		}
-		err = b.stream(h, t, size, rd)
-		rd.Close()
-		if err != nil {
-			return fmt.Errorf("gitlog: pack %w", err)
-		}
-		return nil
+		defer rd.Close()
+		return b.stream(h, t, size, rd)
 	}
-	// written takes the deltas waiting for h, and theirs, in turn.
-	written := func(h Hash) error {
+	// emit writes h, then the deltas waiting for it, and theirs, in turn.
+	emit := func(h Hash) error {
 		todo := []Hash{h}
 		for len(todo) > 0 {
-			base := todo[len(todo)-1]
+			next := todo[len(todo)-1]
 			todo = todo[:len(todo)-1]
-			for _, d := range waiting[base] {
-				if err := d.copyTo(b, d.e.hash); err != nil {
-					return fmt.Errorf("gitlog: pack %w", err)
-				}
-				todo = append(todo, d.e.hash)
+			if err := write(next); err != nil {
+				return fmt.Errorf("gitlog: pack %w", err)
 			}
-			delete(waiting, base)
+			todo = append(todo, waiting[next]...)
+			delete(waiting, next)
 		}
 		return nil
 	}
-	queued := map[Hash]bool{}
-	for _, h := range hs {
+	for i, h := range hs {
 		if b.seen[h] || queued[h] {
 			continue
 		}
-		var err error
-		r, ok := reusable{}, false
-		if reuse != nil {
-			r, ok = reuse.entry(h)
+		base, delta := found[h].base, false
+		if _, ok := found[h]; ok {
+			delta = true
+		} else if copied[i] && plan[i].delta {
+			base, delta = plan[i].base, true
 		}
-		switch {
-		case ok && r.delta && !b.seen[r.base]:
-			waiting[r.base] = append(waiting[r.base], r)
+		if delta && !b.seen[base] {
+			waiting[base] = append(waiting[base], h)
 			queued[h] = true
 			continue
-		case ok:
-			if err = r.copyTo(b, h); err != nil {
-				err = fmt.Errorf("gitlog: pack %w", err)
-			}
-		default:
-			err = whole(h)
 		}
-		if err == nil {
-			err = written(h)
-		}
-		if err != nil {
+		if err := emit(h); err != nil {
 			return err
 		}
 	}
-	for len(waiting) > 0 {
-		// A base that was never written (reuse lists only objects of hs, so
-		// none should be): its deltas go whole.
-		for base, ds := range waiting {
-			delete(waiting, base)
-			for _, d := range ds {
-				err := whole(d.e.hash)
-				if err == nil {
-					err = written(d.e.hash)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			break
-		}
+	if len(waiting) > 0 {
+		// Every base is one of hs, written by now.
+		return fmt.Errorf("gitlog: pack: %d deltas whose base was never written", len(waiting))
 	}
-	_, err := b.trailer()
+	_, err = b.trailer()
 	return err
+}
+
+// sendBudget bounds the trees a pack being sent holds in memory to compare
+// them for deltas; past it, the rest are sent as they are.
+const sendBudget = 32 << 20
+
+// sendDeltas reads the trees of hs that are not copied as deltas (those
+// packed whole, the journal's, those whose stored delta has its base on the
+// other side) and compares them for deltas as a pack merge does (see
+// searchDeltas): without it the remote's packs held every new tree whole, and
+// each fetch read them so. The trees are read into held, to be written from
+// memory when they stay whole, within sendBudget; a base of a copied delta is
+// left as it is, so no chain grows past the depth it had. A delta's base is
+// always one of hs.
+func sendDeltas(ctx context.Context, hs []Hash, plan []reusable, copied []bool, bases map[Hash]bool, read objectReader, window, depth int) (map[Hash]rawObject, map[Hash]deltaOut, error) {
+	held := map[Hash]rawObject{}
+	if window <= 0 {
+		return held, nil, nil
+	}
+	var cands []deltaCand
+	contents := map[Hash][]byte{}
+	budget := int64(sendBudget)
+	for i, h := range hs {
+		if bases[h] || copied[i] && plan[i].typ != plumbing.TreeObject {
+			continue
+		}
+		var data []byte
+		if copied[i] {
+			if !mayDelta(plan[i].typ, plan[i].size) || plan[i].size > budget {
+				continue
+			}
+			var err error
+			if data, err = plan[i].load(); err != nil {
+				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
+			}
+		} else {
+			t, size, rd, err := read(plumbing.AnyObject, h)
+			if err != nil {
+				return nil, nil, err
+			}
+			if t != plumbing.TreeObject || !mayDelta(t, size) || size > budget {
+				rd.Close()
+				continue
+			}
+			data = make([]byte, size)
+			_, err = io.ReadFull(rd, data)
+			rd.Close()
+			if err != nil {
+				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
+			}
+			held[h] = rawObject{typ: t, hash: h, data: data}
+		}
+		budget -= int64(len(data))
+		contents[h] = data
+		cands = append(cands, deltaCand{hash: h, typ: plumbing.TreeObject, size: int64(len(data)), name: nameHash(plumbing.TreeObject, data[:min(len(data), nameHashPrefix)]), order: i})
+	}
+
+	found, err := searchDeltas(ctx, cands, func(h Hash) ([]byte, error) { return contents[h], nil }, window, depth)
+	if err != nil {
+		return nil, nil, err
+	}
+	return held, found.deltas, nil
 }

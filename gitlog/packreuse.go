@@ -1,7 +1,10 @@
 package gitlog
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,6 +90,8 @@ type reusable struct {
 	e        packEntry
 	file     *os.File
 	src, dst []byte
+	typ      plumbing.ObjectType // as stored
+	size     int64               // as stored: a delta's is the delta's
 	delta    bool
 	base     Hash
 }
@@ -114,7 +119,7 @@ func (u *packReuse) entry(h Hash) (reusable, bool) {
 	if err != nil {
 		return reusable{}, false
 	}
-	r := reusable{e: e, file: f, src: append([]byte(nil), head[:hn]...)}
+	r := reusable{e: e, file: f, src: append([]byte(nil), head[:hn]...), typ: t, size: size}
 	r.dst = r.src
 	switch t {
 	case plumbing.OFSDeltaObject:
@@ -141,4 +146,26 @@ func (r reusable) copyTo(b *packBuilder, h Hash) error {
 		return fmt.Errorf("%s: %w", r.file.Name(), err)
 	}
 	return nil
+}
+
+// load inflates an entry stored whole, no further than its header's size,
+// once its bytes match the CRC-32 of the pack's index.
+func (r reusable) load() ([]byte, error) {
+	z := make([]byte, r.e.end-r.e.off-int64(len(r.src)))
+	if _, err := r.file.ReadAt(z, r.e.off+int64(len(r.src))); err != nil {
+		return nil, err
+	}
+	if crc32.Update(crc32.ChecksumIEEE(r.src), crc32.IEEETable, z) != r.e.crc {
+		return nil, fmt.Errorf("the entry of %s does not match its checksum", r.e.hash)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	data := make([]byte, r.size)
+	if _, err := io.ReadFull(zr, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

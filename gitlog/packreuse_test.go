@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"github.com/memvault/memvault/gitlog/gittest"
 )
@@ -61,9 +65,14 @@ func TestWritePackReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*Repo{src, cp} {
+	type side struct {
+		r     *Repo
+		reuse bool
+	}
+	for _, s := range []side{{src, true}, {cp, true}, {src, false}} {
+		r := s.r
 		for _, have := range []Hash{ZeroHash, commits[0], commits[20], commits[39], head} {
-			name := fmt.Sprintf("%s from %s", filepath.Base(r.Dir()), have)
+			name := fmt.Sprintf("%s (reuse %v) from %s", filepath.Base(r.Dir()), s.reuse, have)
 			var haves []Hash
 			if !have.IsZero() {
 				haves = []Hash{have}
@@ -72,10 +81,15 @@ func TestWritePackReuse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reuse := openReuse(r.Dir(), objs)
+			var reuse *packReuse
+			if s.reuse {
+				reuse = openReuse(r.Dir(), objs)
+			}
 			var pack bytes.Buffer
-			err = writePack(&pack, objs, r.openObject, reuse)
-			reuse.close()
+			err = writePack(ctx, &pack, objs, r.openObject, reuse, defaultDeltaWindow, defaultDeltaDepth)
+			if reuse != nil {
+				reuse.close()
+			}
 			if err != nil {
 				t.Fatalf("%s: writePack: %v", name, err)
 			}
@@ -92,6 +106,7 @@ func TestWritePackReuse(t *testing.T) {
 					t.Errorf("%s: the pack sent lacks %s", name, h)
 				}
 			}
+			baseFirst(t, name, pack.Bytes())
 			if have.IsZero() && x.stats.applied == 0 {
 				t.Errorf("%s: the whole history went without a delta", name)
 			}
@@ -107,7 +122,7 @@ func TestWritePackReuse(t *testing.T) {
 					t.Fatal(err)
 				}
 				var bp bytes.Buffer
-				if err := writePack(&bp, base, r.openObject, nil); err != nil {
+				if err := writePack(ctx, &bp, base, r.openObject, nil, 0, 0); err != nil {
 					t.Fatal(err)
 				}
 				indexWithGit(t, git, dst, bp.Bytes())
@@ -171,4 +186,36 @@ func TestLocalPushMergesPacksLate(t *testing.T) {
 		t.Errorf("%d pushes never merged the remote's packs", 2*receivedPacks)
 	}
 	gitFsck(t, remoteDir)
+}
+
+// baseFirst fails the test unless every delta of pack comes after its base,
+// as git writes them (git's unpack-objects, which takes small pushes, holds
+// a delta until its base comes).
+func baseFirst(t *testing.T, name string, pack []byte) {
+	t.Helper()
+	ctx := context.Background()
+	idx, _, err := indexPack(ctx, bytes.NewReader(pack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := packfile.NewScanner(bytes.NewReader(pack))
+	_, n, err := s.Header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		oh, err := s.NextObjectHeader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if oh.Type == plumbing.REFDeltaObject {
+			off, err := idx.FindOffset(oh.Reference)
+			if err != nil || off >= oh.Offset {
+				t.Errorf("%s: the delta at %d comes before its base %s (at %d, %v)", name, oh.Offset, oh.Reference, off, err)
+			}
+		}
+		if _, _, err := s.NextObject(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -284,7 +284,8 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	go func() {
 		reuse := openReuse(r.dir, objs)
 		defer reuse.close()
-		err := writePack(meteredWriter{pw, m}, objs, r.openObject, reuse)
+		window, depth := r.deltaConfig()
+		err := writePack(ctx, meteredWriter{pw, m}, objs, r.openObject, reuse, window, depth)
 		pw.CloseWithError(err)
 		encoded <- err
 	}()

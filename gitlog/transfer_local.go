@@ -245,7 +245,7 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 		defer close(u.done)
 		reuse := openReuse(u.dir, objs)
 		defer reuse.close()
-		pw.CloseWithError(writePack(pw, objs, storerReader(u.sto), reuse))
+		pw.CloseWithError(writePack(ctx, pw, objs, storerReader(u.sto), reuse, defaultDeltaWindow, defaultDeltaDepth))
 	}()
 	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }
