@@ -318,8 +318,9 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 }
 
 // writePack writes the objects hs to w as one pack (see packBuilder). A pack
-// of a whole vault costs a buffer, whatever it holds: a history may hold a
-// blob of a gigabyte that a megabyte of zlib inflates to. Objects that reuse
+// of a whole vault costs a buffer and the trees compared for deltas (at most
+// sendBudget), whatever it holds: a history may hold a blob of a gigabyte
+// that a megabyte of zlib inflates to. Objects that reuse
 // finds packed are copied as stored (see packReuse), the rest read through
 // read and compressed; reuse may be nil. The trees sent whole are compared
 // for deltas against each other (see sendDeltas) when window is above 0. A
