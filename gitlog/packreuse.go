@@ -27,6 +27,10 @@ import (
 // is read and sent whole, as are objects in no pack (the journal's, loose
 // ones, a pack made after the listing).
 
+// reuseShare: a send reuses packed entries when it holds at least
+// 1/reuseShare of the objects in the repository's packs (see openReuse).
+const reuseShare = 64
+
 // packReuse is where the objects to send stand in a repository's packs.
 type packReuse struct {
 	files   []*os.File
@@ -42,10 +46,22 @@ type reuseEntry struct {
 // openReuse lists where the objects hs stand in the packs of the repository
 // at dir. A pack that cannot be read is left out: its objects are then read
 // through the storage. It never fails; close releases its files.
+//
+// Listing reads every entry of every pack's index: a send much smaller than
+// the repository (a commit or a few, pushed from a long history) would pay
+// more for the listing than it saves, and so reuses nothing.
 func openReuse(dir string, hs []Hash) *packReuse {
 	u := &packReuse{at: make(map[Hash]reuseEntry, len(hs))}
 	names, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "pack-*.pack"))
 	if len(names) == 0 || len(hs) == 0 {
+		return u
+	}
+	var total int64
+	for _, name := range names {
+		n, _ := packCount(name)
+		total += int64(n)
+	}
+	if int64(len(hs))*reuseShare < total {
 		return u
 	}
 	want := make(map[Hash]bool, len(hs))

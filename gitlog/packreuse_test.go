@@ -219,3 +219,37 @@ func baseFirst(t *testing.T, name string, pack []byte) {
 		}
 	}
 }
+
+// TestReuseSmallSend: a send far smaller than the repository's packs does not
+// read their indexes (which costs what the history holds), and one as large
+// as them does.
+func TestReuseSmallSend(t *testing.T) {
+	ctx := context.Background()
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var cs []Change
+	for k := range 2 * reuseShare {
+		cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("m/%03d.md", k), Data: fmt.Appendf(nil, "file %d", k)})
+	}
+	h := commit(t, r, cs...)
+	if _, err := r.Pack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all, err := missingObjects(ctx, repoSource{r}, []Hash{h}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		hs   []Hash
+		want bool
+	}{{all[:1], false}, {all, true}} {
+		u := openReuse(r.Dir(), c.hs)
+		if got := len(u.files) > 0; got != c.want {
+			t.Errorf("openReuse of %d of %d objects read the packs: %v, want %v", len(c.hs), len(all), got, c.want)
+		}
+		u.close()
+	}
+}
