@@ -102,6 +102,17 @@ func (v *Vault) commitKey(parent gitlog.Hash, changes []gitlog.Change) (*seal.Ke
 	return v.sealKeyAt(root)
 }
 
+// reasonSealedSegment is the PathError reason for a path the sealed format
+// cannot store: nothing can be at it, and nothing can be written there.
+var reasonSealedSegment = fmt.Sprintf("segment over %d bytes, the longest a sealed vault stores", seal.MaxName)
+
+// unsealable reports whether err refuses a path only because the sealed
+// format cannot store it.
+func unsealable(err error) bool {
+	var pe *PathError
+	return errors.As(err, &pe) && pe.Reason == reasonSealedSegment
+}
+
 // names maps memory paths to tree paths, and back, in one tree: as they are
 // (key nil, the plain format), or sealed under the tree's key.
 type names struct{ key *seal.Key }
@@ -120,7 +131,7 @@ func (n names) treePath(p string) (string, error) {
 	}
 	s, err := n.key.SealPath(Root, cp)
 	if err != nil {
-		return "", &PathError{Path: p, Kind: PathInvalid, Reason: fmt.Sprintf("segment over %d bytes, the longest a sealed vault stores", seal.MaxName)}
+		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reasonSealedSegment}
 	}
 	if s == "" {
 		return memDir, nil
@@ -307,8 +318,7 @@ func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) er
 		}
 		sealed, err := k.SealPath(newClean, newClean+strings.TrimPrefix(p, oldClean))
 		if err != nil {
-			return &PathError{Path: newClean + strings.TrimPrefix(p, oldClean), Kind: PathInvalid,
-				Reason: fmt.Sprintf("segment over %d bytes, the longest a sealed vault stores", seal.MaxName)}
+			return &PathError{Path: newClean + strings.TrimPrefix(p, oldClean), Kind: PathInvalid, Reason: reasonSealedSegment}
 		}
 		changes = append(changes, gitlog.Change{Op: gitlog.Link, Path: to + "/" + sealed, Hash: f.hash})
 	}

@@ -58,6 +58,9 @@ func treePath(p string) (string, error) {
 // including when p descends through a file.
 func (s *Snapshot) lookup(p string) (e gitlog.Entry, found bool, err error) {
 	tp, err := s.names.treePath(p)
+	if unsealable(err) {
+		return e, false, nil // a sealed tree cannot hold it
+	}
 	if err != nil {
 		return e, false, err
 	}
