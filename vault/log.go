@@ -143,7 +143,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		if err != nil {
 			return p, err
 		}
-		from := renamedFrom(names{k}, r, p)
+		from := renamedFrom(names{k, &v.seals}, r, p)
 		scope := p
 		if from != p {
 			scope = memDir // see the move whole, so that it is no change
@@ -273,7 +273,7 @@ func (v *Vault) namesAt(h gitlog.Hash) (names, error) {
 		return names{}, err
 	}
 	k, err := v.sealKeyAt(root)
-	return names{k}, err
+	return names{k, &v.seals}, err
 }
 
 func record(c *gitlog.Commit) Record {

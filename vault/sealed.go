@@ -30,7 +30,33 @@ const (
 type sealKeys struct {
 	mu   sync.Mutex
 	byID map[gitlog.Hash]*seal.Key
+	// byRoot remembers the key of each root tree read lately (nil for the
+	// plain format): a log opens one message per commit, and need not look
+	// for the key file in each tree again.
+	byRoot map[gitlog.Hash]*seal.Key
+	// opened remembers the names opened in each folder's tree: trees never
+	// change, so a listing opens each sealed name once.
+	opened map[openedKey]map[string]string
+	// paths remembers memory paths sealed lately, so a view seals each once.
+	paths map[pathKey]string
 }
+
+type pathKey struct {
+	key *seal.Key
+	p   string
+}
+
+type openedKey struct {
+	tree gitlog.Hash
+	dir  string
+}
+
+// Bounds of the caches above: a few MB at most.
+const (
+	maxRootKeys      = 4096
+	maxOpenedFolders = 1024
+	maxSealedPaths   = 16384
+)
 
 func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
 	s.mu.Lock()
@@ -52,14 +78,61 @@ func (s *sealKeys) put(h gitlog.Hash, k *seal.Key) {
 // plain format. The error wraps ErrDecrypt (or the identity's error) when the
 // key file cannot be opened, and ErrBadEntry when it is no vault key.
 func (v *Vault) sealKeyAt(root gitlog.Hash) (*seal.Key, error) {
+	v.seals.mu.Lock()
+	k, ok := v.seals.byRoot[root]
+	v.seals.mu.Unlock()
+	if ok {
+		return k, nil
+	}
 	e, err := v.repo.Lookup(root, keyPath)
-	if errors.Is(err, gitlog.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, gitlog.ErrNotFound):
+		k = nil
+	case err != nil:
 		return nil, fmt.Errorf("vault: %s: %w", keyPath, err)
+	default:
+		if k, err = v.sealKeyBlob(e.Hash, root); err != nil {
+			return nil, err
+		}
 	}
-	return v.sealKeyBlob(e.Hash, root)
+	v.seals.mu.Lock()
+	if v.seals.byRoot == nil || len(v.seals.byRoot) >= maxRootKeys {
+		v.seals.byRoot = map[gitlog.Hash]*seal.Key{}
+	}
+	v.seals.byRoot[root] = k
+	v.seals.mu.Unlock()
+	return k, nil
+}
+
+// openName opens the stored name of an entry of the memory folder dir, whose
+// tree is h, once per tree: a name opened before comes from the cache.
+func (v *Vault) openName(ns names, h gitlog.Hash, dir, stored string) (string, error) {
+	if ns.key == nil {
+		return stored, nil
+	}
+	k := openedKey{h, dir}
+	v.seals.mu.Lock()
+	name, ok := v.seals.opened[k][stored]
+	v.seals.mu.Unlock()
+	if ok {
+		return name, nil
+	}
+	name, err := ns.child(dir, stored)
+	if err != nil {
+		return "", err
+	}
+	v.seals.mu.Lock()
+	if v.seals.opened == nil || len(v.seals.opened) >= maxOpenedFolders {
+		v.seals.opened = map[openedKey]map[string]string{}
+	}
+	m := v.seals.opened[k]
+	if m == nil {
+		m = map[string]string{}
+		v.seals.opened[k] = m
+	}
+	m[stored] = name
+	v.seals.mu.Unlock()
+	return name, nil
 }
 
 func (v *Vault) sealKeyBlob(h, root gitlog.Hash) (*seal.Key, error) {
@@ -115,7 +188,10 @@ func unsealable(err error) bool {
 
 // names maps memory paths to tree paths, and back, in one tree: as they are
 // (key nil, the plain format), or sealed under the tree's key.
-type names struct{ key *seal.Key }
+type names struct {
+	key   *seal.Key
+	cache *sealKeys // where sealed paths are remembered; nil: nowhere
+}
 
 // treePath maps memory path p to its place in the tree:
 // "/memories/notes/a.md" -> "memories/notes/a.md", or memories/ and the
@@ -129,9 +205,25 @@ func (n names) treePath(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if n.cache != nil {
+		n.cache.mu.Lock()
+		s, ok := n.cache.paths[pathKey{n.key, cp}]
+		n.cache.mu.Unlock()
+		if ok {
+			return memDir + "/" + s, nil
+		}
+	}
 	s, err := n.key.SealPath(Root, cp)
 	if err != nil {
 		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reasonSealedSegment}
+	}
+	if n.cache != nil && s != "" {
+		n.cache.mu.Lock()
+		if n.cache.paths == nil || len(n.cache.paths) >= maxSealedPaths {
+			n.cache.paths = map[pathKey]string{}
+		}
+		n.cache.paths[pathKey{n.key, cp}] = s
+		n.cache.mu.Unlock()
 	}
 	if s == "" {
 		return memDir, nil

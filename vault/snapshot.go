@@ -38,7 +38,7 @@ func (v *Vault) snapshotAt(commit gitlog.Hash) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{v: v, commit: commit, root: root, names: names{k}}, nil
+	return &Snapshot{v: v, commit: commit, root: root, names: names{k, &v.seals}}, nil
 }
 
 // Commit is the hash of the commit the snapshot shows.
@@ -160,7 +160,7 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 	p, _ = CleanPath(p) // sealed names are bound to the canonical path of their folder
 	for _, c := range es {
 		ent := Entry{Name: c.Name, Dir: c.IsDir()}
-		name, err := s.names.child(p, c.Name)
+		name, err := s.v.openName(s.names, e.Hash, p, c.Name)
 		if err == nil {
 			ent.Name, c.Name = name, name
 		}
