@@ -1,7 +1,6 @@
 package vault_test
 
 import (
-	"net/http/cgi"
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
@@ -20,7 +19,3 @@ func daemonRemote(t testing.TB) string { return gittest.Daemon(t) }
 
 // httpRemote is a new empty repository served by git http-backend (smart HTTP).
 func httpRemote(t testing.TB) string { return gittest.HTTP(t, "", "") }
-
-// httpBackend is git http-backend serving a new empty repository at /vault.git,
-// for a test server to wrap.
-func httpBackend(t testing.TB) *cgi.Handler { return gittest.Handler(t) }

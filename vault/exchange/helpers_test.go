@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
-	"github.com/memvault/memvault/vault/keys"
 )
 
 // Helpers the sync tests share with package vault's tests.
@@ -30,25 +28,6 @@ func read(t *testing.T, v *vault.Vault, p string) (string, error) {
 	}
 	b, err := s.ReadFile(ctx, p)
 	return string(b), err
-}
-
-func newIdentity(t *testing.T, opts keys.IdentityOptions) (path, recipient string) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), "identity")
-	info, err := keys.CreateIdentity(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, info.Recipients[0].Key
-}
-
-func mustSyncAccepting(t *testing.T, v *vault.Vault) exchange.SyncResult {
-	t.Helper()
-	res, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test", AcceptRecipients: true, AcceptWriters: true})
-	if err != nil {
-		t.Fatalf("sync: %v", err)
-	}
-	return res
 }
 
 // dirBytes is the size of the files under dir.
