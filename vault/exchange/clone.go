@@ -176,9 +176,8 @@ func removeClone(dir string, existed bool) {
 }
 
 // Remotes lists v's remotes, their URLs without passwords.
-func Remotes(vlt *vault.Vault) ([]Remote, error) {
-	v := storeOf(vlt)
-	rs, err := v.repo.Remotes()
+func Remotes(v *vault.Vault) ([]Remote, error) {
+	rs, err := lent.Repo(v).Remotes()
 	if err != nil {
 		return nil, err
 	}
@@ -191,12 +190,11 @@ func Remotes(vlt *vault.Vault) ([]Remote, error) {
 
 // AddRemote records a remote of v; the error wraps vault.ErrRemoteExists,
 // vault.ErrBadRemoteName or vault.ErrBadRemoteURL (see checkRemoteURL).
-func AddRemote(vlt *vault.Vault, name, url string) error {
-	v := storeOf(vlt)
+func AddRemote(v *vault.Vault, name, url string) error {
 	if err := checkRemoteURL(url); err != nil {
 		return err
 	}
-	return v.repo.AddRemote(name, url)
+	return lent.Repo(v).AddRemote(name, url)
 }
 
 // RemoveRemote forgets v's remote name; the error wraps vault.ErrNoRemote.

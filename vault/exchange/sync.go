@@ -35,7 +35,7 @@ type SyncOptions struct {
 	AcceptRecipients bool      // take a change of recipients made on the remote
 	AcceptWriters    bool      // take a change of writers made on the remote
 	// SkipRefused merges a remote whose history holds entries admission
-	// refuses, leaving those entries out and naming them (see skip.go).
+	// refuses, leaving those entries out and naming them (see skip.go here and in package vault).
 	SkipRefused bool
 	Host        string // names this machine in conflict markers; "" means the host name
 }
@@ -94,8 +94,11 @@ type SyncResult struct {
 // context.Canceled. It wraps vault.ErrRefused when the remote's history holds entries
 // memvault does not admit and SkipRefused is not set; nothing moved then. The vault's branch
 // is left as it was, or at a complete merge, never in between.
-func Sync(ctx context.Context, vlt *vault.Vault, opts SyncOptions) (SyncResult, error) {
-	v := storeOf(vlt)
+func Sync(ctx context.Context, v *vault.Vault, opts SyncOptions) (SyncResult, error) {
+	return storeOf(v).sync(ctx, opts)
+}
+
+func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
 	if opts.Remote == "" {
 		opts.Remote = DefaultRemote
 	}
