@@ -1,9 +1,9 @@
-// Package storehook lends package vault/exchange (sync, merge, clone) the few
+// Package storehook lends package vault/exchange (sync, merge, clone) the
 // internals of package vault it works on, without widening vault's exported
 // surface: the repository under a vault, its commit message format, its
 // encryption and signing, and the admission rules vault's own fsck shares with
-// sync. Package vault fills Lent in its init; exchange takes it in its own
-// (vault's init runs first, as exchange imports vault). Nothing else imports
+// sync. Package vault fills Lent in its init; exchange takes it as it is
+// initialized (after vault, which it imports). Nothing else imports
 // this package.
 package storehook
 
@@ -24,12 +24,17 @@ type Store[V, O, R any] struct {
 	MemDir, RecipientsPath    string
 	MaxPathLen, MaxSegmentLen int
 
-	// The trailer keys of a commit message, and its format.
+	// The trailer keys of a commit message, and its format: FormatMessage
+	// writes a subject and trailers, TrailerValues reads back the value of
+	// the last trailer named each key ("" for none), TreePath maps a memory
+	// path to its tree path ("/memories/a.md" -> "memories/a.md"), OneLine
+	// keeps a value on one line.
 	TrCommand, TrPath, TrNewPath, TrConflict, TrSquashed string
-	FormatMessage                                        func(subject string, trailers [][2]string) string
-	TrailerValues                                        func(msg string, keys ...string) []string // the value of the last trailer named each key, or ""
-	TreePath                                             func(p string) (string, error)            // "/memories/a.md" -> "memories/a.md"
-	OneLine                                              func(s string) string                     // s on one line, for a label or trailer
+
+	FormatMessage func(subject string, trailers [][2]string) string
+	TrailerValues func(msg string, keys ...string) []string
+	TreePath      func(p string) (string, error)
+	OneLine       func(s string) string
 
 	// Fill gives opts the defaults Open gives them.
 	Fill func(opts *O) error
