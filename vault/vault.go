@@ -11,6 +11,9 @@
 // path), Show and Diff decrypt what changed, SnapshotAt reads any revision (see
 // Resolve), and Restore, Revert and Rollback take changes back, each as one new
 // commit; Checkpoint names a point to come back to. History is never rewritten.
+//
+// Beside it: vault/keys reads and writes the key files (identities, recipients,
+// writers), and vault/exchange syncs a vault with its remotes and clones one.
 package vault
 
 import (

@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
 )
 
 // remoteSchemes are the transports sync speaks.
@@ -16,19 +17,19 @@ var remoteSchemes = []string{"https", "http", "ssh", "git", "file"}
 // (git's scp-like form takes "htp:/x" for host "htp" over ssh, and the sync
 // then blames the ssh agent). It accepts scheme://host/path for the schemes
 // sync speaks (file:///path needs no host), user@host:path and host:path, and
-// plain paths; the error wraps ErrBadRemoteURL. A host:path whose host is a
+// plain paths; the error wraps vault.ErrBadRemoteURL. A host:path whose host is a
 // scheme, or one letter away from one, with a path starting "/", is taken for
 // a mistyped URL: such a host name is unlikely, and user@host:path still names it.
 func checkRemoteURL(raw string) error {
 	shown := gitlog.Redact(raw)
 	if strings.TrimSpace(raw) == "" {
-		return fmt.Errorf("vault: remote URL is empty: %w", ErrBadRemoteURL)
+		return fmt.Errorf("vault: remote URL is empty: %w", vault.ErrBadRemoteURL)
 	}
 	if scheme, _, ok := strings.Cut(raw, "://"); ok && !strings.ContainsAny(scheme, "/@:") {
 		u, err := url.Parse(raw)
 		if err != nil {
 			// url.Parse's reason can quote the password (as a bad port): not shown.
-			return fmt.Errorf("vault: remote URL %s does not parse (percent-encode a /, ? or # in a user name or password): %w", shown, ErrBadRemoteURL)
+			return fmt.Errorf("vault: remote URL %s does not parse (percent-encode a /, ? or # in a user name or password): %w", shown, vault.ErrBadRemoteURL)
 		}
 		known := false
 		for _, s := range remoteSchemes {
@@ -36,9 +37,9 @@ func checkRemoteURL(raw string) error {
 		}
 		switch {
 		case !known:
-			return fmt.Errorf("vault: remote URL %s: unknown scheme %q (https, ssh, git or file): %w", shown, u.Scheme, ErrBadRemoteURL)
+			return fmt.Errorf("vault: remote URL %s: unknown scheme %q (https, ssh, git or file): %w", shown, u.Scheme, vault.ErrBadRemoteURL)
 		case u.Host == "" && !strings.EqualFold(u.Scheme, "file"):
-			return fmt.Errorf("vault: remote URL %s names no host: %w", shown, ErrBadRemoteURL)
+			return fmt.Errorf("vault: remote URL %s names no host: %w", shown, vault.ErrBadRemoteURL)
 		}
 		return nil
 	}
@@ -49,7 +50,7 @@ func checkRemoteURL(raw string) error {
 	for _, s := range remoteSchemes {
 		if near(strings.ToLower(host), s) && strings.HasPrefix(rest, "/") {
 			return fmt.Errorf("vault: remote URL %s looks like a URL with its scheme mistyped or a slash lost "+
-				"(%s://host/path?): %w", shown, s, ErrBadRemoteURL)
+				"(%s://host/path?): %w", shown, s, vault.ErrBadRemoteURL)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // commits and 0.7 s over 10,000); newCommits reads the side's commits and
 // about as many below the base.
 func (m *merger) sideGraph(head gitlog.Hash) ([]*gitlog.Commit, error) {
-	cs, err := newCommits(m.ctx, m.v.repo, m.base, head)
+	cs, err := lent.NewCommits(m.ctx, m.v.repo, m.base, head)
 	if err != nil {
 		return nil, fmt.Errorf("vault: merge: %w", err)
 	}

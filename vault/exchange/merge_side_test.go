@@ -1,4 +1,4 @@
-package vault_test
+package exchange_test
 
 import (
 	"path/filepath"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/exchange"
 )
 
 // TestSyncSideClockSkew: the merge reads a side with merges by a
@@ -36,11 +37,11 @@ func TestSyncSideClockSkew(t *testing.T) {
 	rename(t, a, "/memories/x.md", "/memories/y.md")
 	set(201)
 	write(t, a, "/memories/x.md", "1\n2\n3\n4\n5\n")
-	if err := a.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(a, "origin", url); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+	b, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

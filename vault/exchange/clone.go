@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/keys"
 )
 
@@ -16,13 +17,13 @@ import (
 // at url, recorded as remote DefaultRemote, and opens it. The identity at
 // opts.IdentityFile must be one of the vault's recipients. With
 // co.SkipRefused it returns the entries it left out. On any error dir is
-// removed again. The error wraps ErrNotRecipient (the message names the
-// identity's recipient, for a current recipient to add), ErrNoIdentity,
-// ErrNotVault when the remote holds no vault, ErrRefused or ErrUnsigned when
-// its history holds what memvault does not admit, ErrUnreachable or ErrAuth
-// from the transfer, and ErrTimeout when ctx's deadline passed, whatever step
+// removed again. The error wraps vault.ErrNotRecipient (the message names the
+// identity's recipient, for a current recipient to add), vault.ErrNoIdentity,
+// vault.ErrNotVault when the remote holds no vault, vault.ErrRefused or vault.ErrUnsigned when
+// its history holds what memvault does not admit, vault.ErrUnreachable or vault.ErrAuth
+// from the transfer, and vault.ErrTimeout when ctx's deadline passed, whatever step
 // it stopped.
-func Clone(ctx context.Context, url, dir string, opts Options, co CloneOptions) (*Vault, []Refusal, error) {
+func Clone(ctx context.Context, url, dir string, opts vault.Options, co CloneOptions) (*vault.Vault, []vault.Refusal, error) {
 	v, err := clone(ctx, url, dir, opts, co.Auth, co.Progress, co.SkipRefused, co.Trust)
 	if err != nil || !co.SkipRefused {
 		return v, nil, err
@@ -41,9 +42,9 @@ type CloneOptions struct {
 	Auth     Credentials
 	Progress io.Writer
 	// SkipRefused clones a remote whose history holds entries memvault does
-	// not admit, where Clone otherwise fails with ErrRefused: the clone's main
+	// not admit, where Clone otherwise fails with vault.ErrRefused: the clone's main
 	// branch gets one more commit on the remote's, whose tree leaves those
-	// entries out and names each (see Vault.LeaveOutRefused).
+	// entries out and names each (see vault.Vault.LeaveOutRefused).
 	SkipRefused bool
 	// Trust, when set, is asked about the new clone once its history is
 	// fetched, admitted and found readable, before anything is left out and
@@ -62,9 +63,9 @@ type CloneFound struct {
 	HasWriters bool             // false for a vault from before writers
 }
 
-func clone(ctx context.Context, url, dir string, opts Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *Vault, err error) {
+func clone(ctx context.Context, url, dir string, opts vault.Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *vault.Vault, err error) {
 	defer func() { err = timedOut(ctx, err) }()
-	if err := opts.fill(); err != nil {
+	if err := lent.Fill(&opts); err != nil {
 		return nil, err
 	}
 	if err := checkRemoteURL(url); err != nil {
@@ -96,7 +97,7 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 	if err != nil {
 		return nil, err
 	}
-	if v, err = Open(ctx, dir, opts); err != nil {
+	if v, err = vault.Open(ctx, dir, opts); err != nil {
 		return nil, err
 	}
 	snap, err := v.Snapshot(ctx)
@@ -127,7 +128,7 @@ func clone(ctx context.Context, url, dir string, opts Options, auth Credentials,
 		mine = id.Recipients[0].Key
 	}
 	return v, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
-		gitlog.Redact(url), h, opts.IdentityFile, mine, ErrNotRecipient)
+		gitlog.Redact(url), h, opts.IdentityFile, mine, vault.ErrNotRecipient)
 }
 
 // cloneFetch fetches url's main branch into repo and points main at it.
@@ -141,16 +142,14 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credent
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
 	if h.IsZero() {
-		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), ErrNotVault)
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), vault.ErrNotVault)
 	}
-	limits := readLimits(repo)
-	repo.SetBlobLimit(blobLimit(limits))
-	refused, err := admit(ctx, repo, limits, gitlog.ZeroHash, h)
+	refused, err := lent.AdmitNew(ctx, repo, h)
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
 	if len(refused) > 0 && !skip {
-		return gitlog.ZeroHash, refusedError("clone "+gitlog.Redact(url), refused)
+		return gitlog.ZeroHash, lent.RefusedError("clone "+gitlog.Redact(url), refused)
 	}
 	w, err := repo.Lock(ctx)
 	if err != nil {
@@ -176,27 +175,27 @@ func removeClone(dir string, existed bool) {
 	}
 }
 
-// Remotes lists the vault's remotes, their URLs without passwords.
-func (v *Vault) Remotes() ([]remote, error) {
-	rs, err := v.repo.Remotes()
+// Remotes lists v's remotes, their URLs without passwords.
+func Remotes(v *vault.Vault) ([]Remote, error) {
+	rs, err := lent.Repo(v).Remotes()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]remote, len(rs))
+	out := make([]Remote, len(rs))
 	for i, r := range rs {
-		out[i] = remote{Name: r.Name, URL: gitlog.Redact(r.URL)}
+		out[i] = Remote{Name: r.Name, URL: gitlog.Redact(r.URL)}
 	}
 	return out, nil
 }
 
-// AddRemote records a remote; the error wraps ErrRemoteExists,
-// ErrBadRemoteName or ErrBadRemoteURL (see checkRemoteURL).
-func (v *Vault) AddRemote(name, url string) error {
+// AddRemote records a remote of v; the error wraps vault.ErrRemoteExists,
+// vault.ErrBadRemoteName or vault.ErrBadRemoteURL (see checkRemoteURL).
+func AddRemote(v *vault.Vault, name, url string) error {
 	if err := checkRemoteURL(url); err != nil {
 		return err
 	}
-	return v.repo.AddRemote(name, url)
+	return lent.Repo(v).AddRemote(name, url)
 }
 
-// RemoveRemote forgets a remote; the error wraps ErrNoRemote.
-func (v *Vault) RemoveRemote(name string) error { return v.repo.RemoveRemote(name) }
+// RemoveRemote forgets v's remote name; the error wraps vault.ErrNoRemote.
+func RemoveRemote(v *vault.Vault, name string) error { return lent.Repo(v).RemoveRemote(name) }

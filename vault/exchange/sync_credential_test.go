@@ -1,7 +1,8 @@
-package vault_test
+package exchange_test
 
 import (
 	"errors"
+	"github.com/memvault/memvault/vault/exchange"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/gitlog/gittest"
-	"github.com/memvault/memvault/vault"
 )
 
 // TestSyncCredentialHelper: https credentials come from git's
@@ -55,7 +55,7 @@ func TestSyncCredentialHelper(t *testing.T) {
 	setStore("stale-token")
 	write(t, a, "/memories/c.md", "from a\n")
 	before := head(t, a)
-	_, err := a.Sync(ctx, vault.SyncOptions{})
+	_, err := exchange.Sync(ctx, a, exchange.SyncOptions{})
 	if !errors.Is(err, gitlog.ErrAuth) {
 		t.Fatalf("Sync with a refused password from the helper = %v, want ErrAuth", err)
 	}

@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 	"github.com/memvault/memvault/vault/keys"
 )
@@ -34,7 +35,7 @@ type SyncOptions struct {
 	AcceptRecipients bool      // take a change of recipients made on the remote
 	AcceptWriters    bool      // take a change of writers made on the remote
 	// SkipRefused merges a remote whose history holds entries admission
-	// refuses, leaving those entries out and naming them (see skip.go).
+	// refuses, leaving those entries out and naming them (see skip.go here and in package vault).
 	SkipRefused bool
 	Host        string // names this machine in conflict markers; "" means the host name
 }
@@ -63,7 +64,7 @@ type SyncResult struct {
 	WritersAdded   []keys.Writer
 	WritersRemoved []keys.Writer
 	// LeftOut are the refused entries a SkipRefused merge left out.
-	LeftOut []Refusal
+	LeftOut []vault.Refusal
 	// WentBack is set when the remote no longer holds what this clone last
 	// pushed to it or fetched from it: its branch was put back, or replaced.
 	// Seen is that commit; the remote's branch is now at Found (ZeroHash: it
@@ -83,17 +84,24 @@ type SyncResult struct {
 // the vault are held off only while the branch moves; a commit that lands
 // meanwhile is merged in a further round.
 //
-// The error wraps ErrRecipientsChanged when taking the remote's history would
+// The error wraps vault.ErrRecipientsChanged when taking the remote's history would
 // change the set of recipients this clone holds and AcceptRecipients is not
-// set (ErrWritersChanged likewise for the writers), ErrBehind for a push that would need a merge, and
-// ErrNoRemote, ErrUnreachable or ErrAuth from the transfer. When ctx's deadline
+// set (vault.ErrWritersChanged likewise for the writers), vault.ErrBehind for a push that would need a merge, and
+// vault.ErrNoRemote, vault.ErrUnreachable or vault.ErrAuth from the transfer. When ctx's deadline
 // passes, whichever step it stops (the fetch, the wait for the vault's lock, the
-// admission check, the merge, the push), the error wraps ErrTimeout, and also
-// ErrRejected when the remote kept moving; when ctx is cancelled, it wraps
-// context.Canceled. It wraps ErrRefused when the remote's history holds entries
+// admission check, the merge, the push), the error wraps vault.ErrTimeout, and also
+// vault.ErrRejected when the remote kept moving; when ctx is cancelled, it wraps
+// context.Canceled. It wraps vault.ErrRefused when the remote's history holds entries
 // memvault does not admit and SkipRefused is not set; nothing moved then. The vault's branch
 // is left as it was, or at a complete merge, never in between.
-func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
+func Sync(ctx context.Context, v *vault.Vault, opts SyncOptions) (SyncResult, error) {
+	return storeOf(v).sync(ctx, opts)
+}
+
+func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
+	if err := lent.RefuseSealed(v.v, "sync"); err != nil {
+		return SyncResult{}, err
+	}
 	if opts.Remote == "" {
 		opts.Remote = DefaultRemote
 	}
@@ -126,7 +134,7 @@ func (v *Vault) Sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 
 // syncRound does one fetch's worth of Sync. done is false when the round must be
 // repeated: the local branch or the remote moved.
-func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.TransferOptions, theirs gitlog.Hash, res *SyncResult) (done bool, err error) {
+func (v *store) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.TransferOptions, theirs gitlog.Hash, res *SyncResult) (done bool, err error) {
 	ours, err := v.repo.Head()
 	if err != nil {
 		return true, fmt.Errorf("vault: sync: %w", err)
@@ -147,9 +155,9 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 			res.Action = "up to date"
 		}
 	case opts.Mode == SyncPush:
-		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, ErrBehind)
+		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, vault.ErrBehind)
 	default:
-		refused, err := admit(ctx, v.repo, v.limits, base, theirs)
+		refused, err := lent.Admit(ctx, v.v, base, theirs)
 		if err == nil {
 			refused, err = v.refusedOnArrival(ctx, ours, theirs, refused)
 		}
@@ -157,7 +165,7 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 			return true, fmt.Errorf("vault: sync: %w", err)
 		}
 		if len(refused) > 0 && !opts.SkipRefused {
-			return true, refusedError("sync with "+opts.Remote, refused)
+			return true, lent.RefusedError("sync with "+opts.Remote, refused)
 		}
 		if err := v.checkRecipients(base, ours, theirs, opts.AcceptRecipients, res); err != nil {
 			return true, err
@@ -191,7 +199,7 @@ func (v *Vault) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 
 // checkWentBack says in res whether the remote, now at theirs, no longer
 // holds seen, what this clone last pushed to or fetched from it.
-func (v *Vault) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
+func (v *store) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
 	if seen.IsZero() || seen == theirs {
 		return nil
 	}
@@ -215,8 +223,8 @@ func (v *Vault) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
 // be a commit this clone refused and left out: a merge of it with this
 // clone's head would bring back what was left out. An entry refused at a path
 // admission already named is not named twice.
-func (v *Vault) refusedOnArrival(ctx context.Context, ours, theirs gitlog.Hash, refused []Refusal) ([]Refusal, error) {
-	if skipAdmission.Load() || skipArrivalTree.Load() {
+func (v *store) refusedOnArrival(ctx context.Context, ours, theirs gitlog.Hash, refused []vault.Refusal) ([]vault.Refusal, error) {
+	if lent.SkipAdmission() {
 		return refused, nil
 	}
 	oursT, err := v.repo.RootTree(ours)
@@ -227,30 +235,16 @@ func (v *Vault) refusedOnArrival(ctx context.Context, ours, theirs gitlog.Hash, 
 	if err != nil {
 		return nil, err
 	}
-	now, err := refusedIn(ctx, v.repo, v.limits, theirs, theirsT, oursT)
+	now, err := lent.RefusedIn(ctx, v.v, theirs, theirsT, oursT)
 	if err != nil {
 		return nil, err
 	}
-	return addRefusals(refused, now), nil
-}
-
-// addRefusals adds to rs those of more at paths rs does not name.
-func addRefusals(rs, more []Refusal) []Refusal {
-	named := map[string]bool{}
-	for _, r := range rs {
-		named[r.Path] = true
-	}
-	for _, r := range more {
-		if !named[r.Path] {
-			rs = append(rs, r)
-		}
-	}
-	return rs
+	return lent.AddRefusals(refused, now), nil
 }
 
 // integrate fast-forwards to theirs or merges it, and returns the new head. The
 // error wraps gitlog.ErrStale when the branch moved meanwhile.
-func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, theirs gitlog.Hash, res *SyncResult) (gitlog.Hash, error) {
+func (v *store) integrate(ctx context.Context, opts SyncOptions, base, ours, theirs gitlog.Hash, res *SyncResult) (gitlog.Hash, error) {
 	if base == ours {
 		w, err := v.repo.Lock(ctx)
 		if err != nil {
@@ -293,13 +287,13 @@ func (v *Vault) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 // encrypted to it too, and a merge would push them as a parent the removed
 // key could read: the merge's content (re-encrypted to the recipients now)
 // goes on top of theirs alone instead, named in a Memory-Squashed trailer.
-func (v *Vault) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
+func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
 	commit := w.CommitMerge
 	if removed, err := v.recipientRemoved(base, theirs); err != nil {
 		return ours, err
 	} else if removed {
 		commit = w.CommitSquash
-		info.Message += trSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
+		info.Message += lent.TrSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
 	}
 	h, err := commit(ours, theirs, changes, info)
 	if err != nil {
@@ -309,14 +303,10 @@ func (v *Vault) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Ha
 }
 
 // recipientRemoved says whether theirs removed a recipient that base had.
-func (v *Vault) recipientRemoved(base, theirs gitlog.Hash) (bool, error) {
+func (v *store) recipientRemoved(base, theirs gitlog.Hash) (bool, error) {
 	var files [2]*keys.RecipientsFile
 	for i, c := range []gitlog.Hash{base, theirs} {
-		s, err := v.snapshotAt(c)
-		if err != nil {
-			return false, fmt.Errorf("vault: sync: %w", err)
-		}
-		content, err := s.recipientsContent()
+		content, err := lent.Recipients(v.v, c)
 		if err != nil {
 			return false, fmt.Errorf("vault: sync: %w", err)
 		}
@@ -333,7 +323,7 @@ func (v *Vault) recipientRemoved(base, theirs gitlog.Hash) (bool, error) {
 }
 
 // mergeLabels names the sides in conflict markers: "ours (host, time)".
-func (v *Vault) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdiff.Labels, error) {
+func (v *store) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdiff.Labels, error) {
 	host := opts.Host
 	if host == "" {
 		host, _ = os.Hostname()
@@ -354,23 +344,23 @@ func (v *Vault) mergeLabels(opts SyncOptions, ours, theirs gitlog.Hash) (textdif
 		return textdiff.Labels{}, err
 	}
 	return textdiff.Labels{
-		Ours:   fmt.Sprintf("ours (%s, %s)", oneLine(host), ot),
+		Ours:   fmt.Sprintf("ours (%s, %s)", lent.OneLine(host), ot),
 		Base:   "base",
-		Theirs: fmt.Sprintf("theirs (%s, %s)", oneLine(opts.Remote), tt),
+		Theirs: fmt.Sprintf("theirs (%s, %s)", lent.OneLine(opts.Remote), tt),
 	}, nil
 }
 
 // mergeInfo is the merge commit's message: trailers Memory-Command: merge and one
 // Memory-Conflict per conflicted file.
-func (v *Vault) mergeInfo(remote string, conflicts []string, ours, theirs gitlog.Hash) (gitlog.CommitInfo, error) {
-	trailers := []trailer{{trCommand, "merge"}}
+func (v *store) mergeInfo(remote string, conflicts []string, ours, theirs gitlog.Hash) (gitlog.CommitInfo, error) {
+	trailers := [][2]string{{lent.TrCommand, "merge"}}
 	for _, p := range conflicts {
-		trailers = append(trailers, trailer{trConflict, p})
+		trailers = append(trailers, [2]string{lent.TrConflict, p})
 	}
-	now := v.opts.Now()
-	sign, err := v.signerFor(ours, theirs)
+	now := lent.Now(v.v)
+	sign, err := lent.Signer(v.v, ours, theirs)
 	return gitlog.CommitInfo{
-		Message:   formatMessage("merge "+remote+"/main", trailers),
+		Message:   lent.FormatMessage("merge "+remote+"/main", trailers),
 		Author:    gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Sign:      sign,
@@ -384,14 +374,14 @@ func (v *Vault) mergeInfo(remote string, conflicts []string, ours, theirs gitlog
 // never with the base: a remote that repeats the line of a key ours removed
 // brings that key back, and says so. Comments, order and blank lines are no
 // change: a comment is the remote's to write, and decides nothing.
-func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
+func (v *store) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
 	var fs [3]*keys.RecipientsFile
 	for i, c := range []gitlog.Hash{base, ours, theirs} {
-		s, err := v.snapshotAt(c)
-		if err != nil {
-			return fmt.Errorf("vault: sync: %w", err)
+		content, err := lent.Recipients(v.v, c)
+		if err == nil {
+			fs[i], err = keys.ParseRecipientsFile(content)
 		}
-		if fs[i], err = s.recipientsFile(); err != nil {
+		if err != nil {
 			return fmt.Errorf("vault: sync: the recipients of %s: %w", c, err)
 		}
 	}
@@ -408,7 +398,7 @@ func (v *Vault) checkRecipients(base, ours, theirs gitlog.Hash, accept bool, res
 	if accept {
 		return nil
 	}
-	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrRecipientsChanged)
+	return fmt.Errorf("vault: sync: %w; nothing was changed", vault.ErrRecipientsChanged)
 }
 
 // mergedRecipients is the recipients file a merge makes, as keys, never as

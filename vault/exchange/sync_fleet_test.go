@@ -1,9 +1,10 @@
-package vault_test
+package exchange_test
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"net/http/httptest"
 	"path/filepath"
@@ -57,15 +58,15 @@ func newFleet(t testing.TB, url string, n int) *fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := seed.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(seed, "origin", url); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seed.Sync(ctx, vault.SyncOptions{Host: "seed"}); err != nil {
+	if _, err := exchange.Sync(ctx, seed, exchange.SyncOptions{Host: "seed"}); err != nil {
 		t.Fatalf("seed Sync: %v", err)
 	}
 	f := &fleet{url: url}
 	for i := range n {
-		v, _, err := vault.Clone(ctx, url, filepath.Join(dir, fmt.Sprintf("agent-%02d.git", i)), opts, vault.CloneOptions{})
+		v, _, err := exchange.Clone(ctx, url, filepath.Join(dir, fmt.Sprintf("agent-%02d.git", i)), opts, exchange.CloneOptions{})
 		if err != nil {
 			t.Fatalf("Clone %d: %v", i, err)
 		}
@@ -120,7 +121,7 @@ func (f *fleet) run(writes, every int, timeout time.Duration) fleetRun {
 		sctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		t0 := time.Now()
-		_, err := f.agents[i].Sync(sctx, vault.SyncOptions{Host: fmt.Sprintf("agent-%02d", i)})
+		_, err := exchange.Sync(sctx, f.agents[i], exchange.SyncOptions{Host: fmt.Sprintf("agent-%02d", i)})
 		d := time.Since(t0)
 		mu.Lock()
 		defer mu.Unlock()
@@ -160,7 +161,7 @@ func (f *fleet) run(writes, every int, timeout time.Duration) fleetRun {
 func (f *fleet) check(t *testing.T, writes int) {
 	t.Helper()
 	for i, v := range f.agents {
-		res, err := v.Sync(ctx, vault.SyncOptions{Host: fmt.Sprintf("agent-%02d", i)})
+		res, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: fmt.Sprintf("agent-%02d", i)})
 		if err != nil {
 			t.Fatalf("agent %d: the sync after the run: %v", i, err)
 		}

@@ -1,7 +1,8 @@
-package vault_test
+package exchange_test
 
 import (
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,10 +48,10 @@ func benchSyncRound(b *testing.B, commits int) {
 			b.Fatal(err)
 		}
 		defer clones[i].Close()
-		if err := clones[i].AddRemote("origin", url); err != nil {
+		if err := exchange.AddRemote(clones[i], "origin", url); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := clones[i].Sync(ctx, vault.SyncOptions{Host: "clone"}); err != nil {
+		if _, err := exchange.Sync(ctx, clones[i], exchange.SyncOptions{Host: "clone"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,12 +73,12 @@ func benchSyncRound(b *testing.B, commits int) {
 		b.StopTimer()
 		round++
 		edit(1, round)
-		if _, err := clones[1].Sync(ctx, vault.SyncOptions{Host: "other"}); err != nil {
+		if _, err := exchange.Sync(ctx, clones[1], exchange.SyncOptions{Host: "other"}); err != nil {
 			b.Fatal(err)
 		}
 		edit(0, round)
 		b.StartTimer()
-		res, err := clones[0].Sync(ctx, vault.SyncOptions{Host: "this"})
+		res, err := exchange.Sync(ctx, clones[0], exchange.SyncOptions{Host: "this"})
 		if err != nil || res.Action != "merge" || !res.Pushed || len(res.Conflicts) > 0 {
 			b.Fatalf("round %d: Sync = %+v, %v; want a clean merge, pushed", round, res, err)
 		}

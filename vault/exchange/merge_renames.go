@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 // Rename against modify: when one side moved a file the other side modified,
 // the modification follows the file to its new path. Where a path went is read
@@ -105,16 +105,16 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	}
 	var rs [][2]string
 	for _, c := range cs {
-		_, tr := parseMessage(c.Message)
-		switch trailerValue(tr, trCommand) {
+		tr := lent.TrailerValues(c.Message, lent.TrCommand, lent.TrPath, lent.TrNewPath)
+		switch tr[0] {
 		case "rename":
-			from, err1 := treePath(trailerValue(tr, trPath))
-			to, err2 := treePath(trailerValue(tr, trNewPath))
+			from, err1 := lent.TreePath(tr[1])
+			to, err2 := lent.TreePath(tr[2])
 			if err1 == nil && err2 == nil {
 				rs = append(rs, [2]string{from, to})
 			}
 		case "delete":
-			if p, err := treePath(trailerValue(tr, trPath)); err == nil {
+			if p, err := lent.TreePath(tr[1]); err == nil {
 				rs = append(rs, [2]string{p, ""})
 			}
 		}

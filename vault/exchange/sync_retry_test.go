@@ -1,9 +1,10 @@
-package vault_test
+package exchange_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -153,7 +154,7 @@ func TestSyncPushRejected(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				res, err := b.Sync(ctx, vault.SyncOptions{Host: "b"})
+				res, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "b"})
 				if err == nil && !res.Pushed {
 					err = fmt.Errorf("move %d: Sync = %+v, not pushed", n, res)
 				}
@@ -200,7 +201,7 @@ func TestSyncPushRejected(t *testing.T) {
 				// a merge, the other machine's push) can take seconds, and a
 				// deadline met before the first refusal proves nothing here.
 				sctx := deadlineAfter(ctx, func() bool { return m.begun() >= 3 })
-				_, err := a.Sync(sctx, vault.SyncOptions{Host: "a"})
+				_, err := exchange.Sync(sctx, a, exchange.SyncOptions{Host: "a"})
 				ended := sctx.Err()
 				pushes, errs := m.disarm()
 				if len(errs) > 0 {

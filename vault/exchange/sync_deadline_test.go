@@ -1,8 +1,9 @@
-package vault_test
+package exchange_test
 
 import (
 	"context"
 	"errors"
+	"github.com/memvault/memvault/vault/exchange"
 	"os/exec"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestSyncDeadline(t *testing.T) {
 			release := holdLock(t, a, tc.apart)
 			dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			defer cancel()
-			_, err := a.Sync(dctx, vault.SyncOptions{Host: "test"})
+			_, err := exchange.Sync(dctx, a, exchange.SyncOptions{Host: "test"})
 			if !errors.Is(err, vault.ErrTimeout) || !strings.Contains(err.Error(), "lock") {
 				t.Fatalf("Sync with the lock held past its deadline = %v, want an error wrapping ErrTimeout from the lock wait", err)
 			}

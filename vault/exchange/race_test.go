@@ -1,6 +1,6 @@
-//go:build !race
+//go:build race
 
-package vault_test
+package exchange_test
 
 // raceEnabled says whether the tests run under the race detector.
-const raceEnabled = false
+const raceEnabled = true

@@ -1,4 +1,4 @@
-package vault_test
+package exchange_test
 
 import (
 	"context"

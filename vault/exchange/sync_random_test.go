@@ -1,8 +1,9 @@
-package vault_test
+package exchange_test
 
 import (
 	"flag"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -376,7 +377,7 @@ func TestSyncRandom(t *testing.T) {
 					}
 				}
 				// On a failure, the round's story.
-				var res vault.SyncResult
+				var res exchange.SyncResult
 				after := map[string]string{}
 				report := func() {
 					for _, ac := range actors {
@@ -387,8 +388,8 @@ func TestSyncRandom(t *testing.T) {
 					t.Logf("the merge: %+v", res)
 					t.FailNow()
 				}
-				sync := func(v *vault.Vault) vault.SyncResult {
-					r, err := v.Sync(ctx, vault.SyncOptions{Host: "test"})
+				sync := func(v *vault.Vault) exchange.SyncResult {
+					r, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test"})
 					if err != nil {
 						t.Errorf("round %d: Sync: %v", round, err)
 						report()

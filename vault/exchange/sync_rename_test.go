@@ -1,7 +1,8 @@
-package vault_test
+package exchange_test
 
 import (
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,7 +161,7 @@ func TestSyncRenameThroughMerge(t *testing.T) {
 	write(t, a, "/memories/g.md", "g1\ng2\n")
 	mustSync(t, a)
 	mustSync(t, b)
-	c, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, vault.CloneOptions{})
+	c, _, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), vault.Options{IdentityFile: a.IdentityFile()}, exchange.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

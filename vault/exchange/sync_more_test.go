@@ -1,9 +1,10 @@
-package vault_test
+package exchange_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,7 +35,7 @@ func TestSyncRecipientsFromRemote(t *testing.T) {
 	mustSync(t, b)
 	write(t, a, "/memories/mine.md", "local\n")
 	before := head(t, a)
-	res, err := a.Sync(ctx, vault.SyncOptions{})
+	res, err := exchange.Sync(ctx, a, exchange.SyncOptions{})
 	if !errors.Is(err, vault.ErrRecipientsChanged) || !res.RecipientsChanged ||
 		len(res.RecipientsAdded) != 1 || res.RecipientsAdded[0].Key != key || len(res.RecipientsRemoved) != 0 {
 		t.Fatalf("Sync after a remote recipients change = %+v, %v; want ErrRecipientsChanged naming the new key", res, err)
@@ -42,7 +43,7 @@ func TestSyncRecipientsFromRemote(t *testing.T) {
 	if head(t, a) != before {
 		t.Errorf("a refused sync moved the branch")
 	}
-	res, err = a.Sync(ctx, vault.SyncOptions{AcceptRecipients: true})
+	res, err = exchange.Sync(ctx, a, exchange.SyncOptions{AcceptRecipients: true})
 	if err != nil || res.Action != "merge" {
 		t.Fatalf("Sync(AcceptRecipients) = %+v, %v; want a merge", res, err)
 	}
@@ -71,23 +72,23 @@ func TestSyncRemoteFailures(t *testing.T) {
 	dead.Close()
 	for _, tc := range []struct {
 		name, url string
-		auth      vault.Credentials
+		auth      exchange.Credentials
 		want      error
 	}{
-		{"unreachable", deadURL, vault.Credentials{}, vault.ErrUnreachable},
-		{"auth refused", srv.URL + "/vault.git", vault.Credentials{Username: "u", Password: "s3cret-token"}, vault.ErrAuth},
-		{"no such remote", "", vault.Credentials{}, vault.ErrNoRemote},
+		{"unreachable", deadURL, exchange.Credentials{}, vault.ErrUnreachable},
+		{"auth refused", srv.URL + "/vault.git", exchange.Credentials{Username: "u", Password: "s3cret-token"}, vault.ErrAuth},
+		{"no such remote", "", exchange.Credentials{}, vault.ErrNoRemote},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			v, _ := vaultAt(t, dir)
 			if tc.url != "" {
-				if err := v.AddRemote("origin", tc.url); err != nil {
+				if err := exchange.AddRemote(v, "origin", tc.url); err != nil {
 					t.Fatal(err)
 				}
 			}
 			before := head(t, v)
-			_, err := v.Sync(ctx, vault.SyncOptions{Auth: tc.auth})
+			_, err := exchange.Sync(ctx, v, exchange.SyncOptions{Auth: tc.auth})
 			if !errors.Is(err, tc.want) {
 				t.Errorf("Sync = %v, want %v", err, tc.want)
 			}
@@ -106,7 +107,7 @@ func TestSyncRemoteFailures(t *testing.T) {
 func TestCloneNotRecipient(t *testing.T) {
 	url := fileRemote(t)
 	a, _ := vaultAt(t, t.TempDir())
-	a.AddRemote("origin", url)
+	exchange.AddRemote(a, "origin", url)
 	mustSync(t, a)
 	stranger := filepath.Join(t.TempDir(), "stranger")
 	info, err := keys.CreateIdentity(stranger, keys.IdentityOptions{})
@@ -114,7 +115,7 @@ func TestCloneNotRecipient(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "clone.git")
-	_, _, err = vault.Clone(ctx, url, dir, vault.Options{IdentityFile: stranger}, vault.CloneOptions{})
+	_, _, err = exchange.Clone(ctx, url, dir, vault.Options{IdentityFile: stranger}, exchange.CloneOptions{})
 	if !errors.Is(err, vault.ErrNotRecipient) || !strings.Contains(err.Error(), info.Recipients[0].Key) {
 		t.Errorf("Clone with a stranger's identity = %v, want ErrNotRecipient naming its key", err)
 	}
@@ -203,7 +204,7 @@ func TestSyncConcurrent(t *testing.T) {
 			for range 3 {
 				// Each sync ends pushed: the one whose push was refused
 				// fetched, merged and pushed again before it returned.
-				res, err := v.Sync(ctx, vault.SyncOptions{})
+				res, err := exchange.Sync(ctx, v, exchange.SyncOptions{})
 				if err == nil && !res.Pushed {
 					err = fmt.Errorf("%s: Sync = %+v, not pushed", name, res)
 				}
@@ -243,7 +244,7 @@ func TestSyncCancelled(t *testing.T) {
 	var cut []time.Duration // deadlines that cut a sync off
 	for d := time.Millisecond; d < time.Second; d *= 2 {
 		cctx, cancel := context.WithTimeout(ctx, d)
-		_, err := b.Sync(cctx, vault.SyncOptions{})
+		_, err := exchange.Sync(cctx, b, exchange.SyncOptions{})
 		ended := cctx.Err()
 		cancel()
 		files(t, b) // every file still decrypts

@@ -1,10 +1,11 @@
-package vault_test
+package exchange_test
 
 import (
 	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,7 @@ func BenchmarkSyncScale(b *testing.B) {
 	}
 	for range b.N {
 		b.StopTimer()
-		dir := benchDir(b)
+		dir := b.TempDir()
 		va, opts := vaulttest.NewAt(b, filepath.Join(dir, "a"))
 		err := va.Update(ctx, vault.Meta{Command: "import"}, func(tx *vault.Tx) error {
 			for i := range files {
@@ -63,13 +64,13 @@ func BenchmarkSyncScale(b *testing.B) {
 			b.Fatal(err)
 		}
 		url := fileRemote(b)
-		if err := va.AddRemote("origin", url); err != nil {
+		if err := exchange.AddRemote(va, "origin", url); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+		if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+		vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,14 +93,14 @@ func BenchmarkSyncScale(b *testing.B) {
 		}
 
 		// The second clone pushes first, so the first one merges.
-		if res, err := vb.Sync(ctx, vault.SyncOptions{}); err != nil || res.Action != "push" {
+		if res, err := exchange.Sync(ctx, vb, exchange.SyncOptions{}); err != nil || res.Action != "push" {
 			b.Fatalf("Sync of the second clone = %+v, %v; want a push", res, err)
 		}
 		gb.run("push", "-q", "origin", "main")
 		vaulttest.Writeback()
 
 		merge, mergeCPU := timed("merge", func() {
-			if res, err := va.Sync(ctx, vault.SyncOptions{}); err != nil || res.Action != "merge" || !res.Pushed {
+			if res, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil || res.Action != "merge" || !res.Pushed {
 				b.Fatalf("Sync = %+v, %v; want a merge, pushed", res, err)
 			}
 		})
@@ -108,7 +109,7 @@ func BenchmarkSyncScale(b *testing.B) {
 			ga.run("push", "-q", "origin", "main")
 		})
 		ff, ffCPU := timed("ff", func() {
-			if res, err := vb.Sync(ctx, vault.SyncOptions{}); err != nil || res.Action != "fast-forward" {
+			if res, err := exchange.Sync(ctx, vb, exchange.SyncOptions{}); err != nil || res.Action != "fast-forward" {
 				b.Fatalf("Sync = %+v, %v; want a fast-forward", res, err)
 			}
 		})

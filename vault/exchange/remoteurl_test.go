@@ -1,7 +1,8 @@
-package vault
+package exchange
 
 import (
 	"errors"
+	"github.com/memvault/memvault/vault"
 	"strings"
 	"testing"
 )
@@ -38,8 +39,8 @@ func TestCheckRemoteURL(t *testing.T) {
 		if c.ok && err != nil {
 			t.Errorf("checkRemoteURL(%q) = %v, want nil", c.url, err)
 		}
-		if !c.ok && !errors.Is(err, ErrBadRemoteURL) {
-			t.Errorf("checkRemoteURL(%q) = %v, want ErrBadRemoteURL", c.url, err)
+		if !c.ok && !errors.Is(err, vault.ErrBadRemoteURL) {
+			t.Errorf("checkRemoteURL(%q) = %v, want vault.ErrBadRemoteURL", c.url, err)
 		}
 	}
 }
@@ -47,8 +48,8 @@ func TestCheckRemoteURL(t *testing.T) {
 // The error names the URL without its password.
 func TestCheckRemoteURLRedacts(t *testing.T) {
 	err := checkRemoteURL("htp://me:s3cret@host/x")
-	if err == nil || !errors.Is(err, ErrBadRemoteURL) {
-		t.Fatalf("checkRemoteURL(htp://me:s3cret@host/x) = %v, want ErrBadRemoteURL", err)
+	if err == nil || !errors.Is(err, vault.ErrBadRemoteURL) {
+		t.Fatalf("checkRemoteURL(htp://me:s3cret@host/x) = %v, want vault.ErrBadRemoteURL", err)
 	}
 	if msg := err.Error(); strings.Contains(msg, "s3cret") {
 		t.Errorf("checkRemoteURL's error %q shows the password", msg)

@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
 )
 
 // A file and a directory of one name cannot both be in a tree, yet each side of
@@ -129,7 +130,7 @@ func (l *layout) clashes() (clash map[string]bool, emptied []string, err error) 
 // filesAbove adds to clash each file the merged tree would hold above the new
 // file at p: made on a side that had no directory there.
 func (l *layout) filesAbove(p string, clash map[string]bool) error {
-	for i := len(memDir) + 1; ; {
+	for i := len(lent.MemDir) + 1; ; {
 		j := strings.IndexByte(p[i:], '/')
 		if j < 0 {
 			return nil
@@ -212,7 +213,7 @@ func (l *layout) moveAside(p string) error {
 func (l *layout) freeName(p, side string) (string, error) {
 	for n := 1; n <= 1000; n++ {
 		q := asideName(p, side, n)
-		if _, err := CleanPath("/" + q); err != nil {
+		if _, err := vault.CleanPath("/" + q); err != nil {
 			continue
 		}
 		t, err := l.taken(q)
@@ -242,7 +243,7 @@ func (m *merger) replaceDir(p string) {
 // asideName is the nth name tried for the file at tree path p moved aside from
 // a directory: p.conflict-side, then p.conflict-side-n, with p's last segment
 // cut short (at a character) so that the segment and the path stay within the
-// limits CleanPath sets. Should p's directory leave no room, the name goes to
+// limits vault.CleanPath sets. Should p's directory leave no room, the name goes to
 // the top of the memory directory.
 func asideName(p, side string, n int) string {
 	dir, name := path.Split(p)
@@ -252,11 +253,11 @@ func asideName(p, side string, n int) string {
 	}
 	room := func(dir string) int {
 		// The memory path is "/" + the tree path.
-		return min(len(name), maxSegmentLen-len(suffix), maxPathLen-1-len(dir)-len(suffix))
+		return min(len(name), lent.MaxSegmentLen-len(suffix), lent.MaxPathLen-1-len(dir)-len(suffix))
 	}
 	keep := room(dir)
 	if keep < 1 {
-		dir = memDir + "/"
+		dir = lent.MemDir + "/"
 		keep = room(dir)
 	}
 	for keep > 0 && keep < len(name) && !utf8.RuneStart(name[keep]) {

@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"filippo.io/age"
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 	"github.com/memvault/memvault/vault/keys"
 )
@@ -24,7 +26,7 @@ import (
 
 // merger holds one merge's inputs while it is planned.
 type merger struct {
-	v                        *Vault
+	v                        *store
 	ctx                      context.Context
 	base, ours, theirs       gitlog.Hash // commits
 	baseT, oursT, theirsT    gitlog.Hash // their root trees
@@ -32,7 +34,7 @@ type merger struct {
 	changes                  []gitlog.Change
 	conflicts                []string // memory paths
 	movedAside               []string // the conflicts that are files moved aside
-	recipients               []ageRecipient
+	recipients               []age.Recipient
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
 }
@@ -43,13 +45,13 @@ type side struct{ b, o, t gitlog.Hash }
 // planMerge returns the change set that turns ours's tree into the merge of ours
 // and theirs from base, the memory paths named as conflicts, and those of them
 // that are files moved aside from a directory.
-func (v *Vault) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
+func (v *store) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
 	return v.planMergeAs(ctx, base, ours, theirs, gitlog.ZeroHash, labels)
 }
 
 // planMergeAs is planMerge with theirs's tree taken to be theirsT, unless that
 // is ZeroHash (see skip.go).
-func (v *Vault) planMergeAs(ctx context.Context, base, ours, theirs, theirsT gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
+func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
 	m := &merger{v: v, ctx: ctx, base: base, ours: ours, theirs: theirs, labels: labels, renames: map[gitlog.Hash][][2]string{}}
 	for _, p := range []struct {
 		c gitlog.Hash
@@ -69,7 +71,7 @@ func (v *Vault) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 	if err := m.mergeRecipients(paths); err != nil {
 		return nil, nil, nil, err
 	}
-	handled := map[string]bool{recipientsPath: true}
+	handled := map[string]bool{lent.RecipientsPath: true}
 	if err := m.mergeWriters(paths, handled); err != nil {
 		return nil, nil, nil, err
 	}
@@ -136,24 +138,24 @@ func (m *merger) changedPaths() (map[string]side, error) {
 // mergeRecipients merges the recipients file as a set of keys (see
 // mergedRecipients) and loads the recipients the merged files are encrypted
 // to. A merged set age cannot encrypt to (post-quantum keys mixed with
-// classical ones, or none) is an error wrapping ErrRecipients.
+// classical ones, or none) is an error wrapping vault.ErrRecipients.
 func (m *merger) mergeRecipients(paths map[string]side) error {
-	s, ok := paths[recipientsPath]
+	s, ok := paths[lent.RecipientsPath]
 	if !ok {
-		e, err := m.v.repo.Lookup(m.oursT, recipientsPath)
+		e, err := m.v.repo.Lookup(m.oursT, lent.RecipientsPath)
 		if err != nil {
-			return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
+			return fmt.Errorf("vault: merge: %s: %w", lent.RecipientsPath, err)
 		}
 		s = side{e.Hash, e.Hash, e.Hash}
 	}
 	var fs [3]*keys.RecipientsFile
 	for i, h := range []gitlog.Hash{s.b, s.o, s.t} {
 		if h.IsZero() {
-			return fmt.Errorf("vault: merge: a side has no %s: %w", recipientsPath, ErrRecipients)
+			return fmt.Errorf("vault: merge: a side has no %s: %w", lent.RecipientsPath, vault.ErrRecipients)
 		}
 		content, err := m.v.repo.ReadBlob(h)
 		if err != nil {
-			return fmt.Errorf("vault: merge: %s: %w", recipientsPath, err)
+			return fmt.Errorf("vault: merge: %s: %w", lent.RecipientsPath, err)
 		}
 		if fs[i], err = keys.ParseRecipientsFile(content); err != nil {
 			return err
@@ -164,18 +166,18 @@ func (m *merger) mergeRecipients(paths map[string]side) error {
 	case s.o == s.t || s.t == s.b:
 	case s.o == s.b:
 		merged = fs[2]
-		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: recipientsPath, Hash: s.t})
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: lent.RecipientsPath, Hash: s.t})
 	default:
 		merged = mergedRecipients(fs[0], fs[1], fs[2])
 		if err := merged.Check(); err != nil {
 			return err
 		}
 		if merged.Fingerprint() != fs[1].Fingerprint() {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: merged.Bytes()})
+			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: lent.RecipientsPath, Data: merged.Bytes()})
 		}
 	}
 	var err error
-	if m.recipients, err = m.v.keys.parseRecipients(merged.Bytes()); err != nil {
+	if m.recipients, err = lent.ParseRecipients(m.v.v, merged.Bytes()); err != nil {
 		return err
 	}
 	m.oursRecips = merged.Fingerprint() == fs[1].Fingerprint()
@@ -221,11 +223,11 @@ func (m *merger) take(p string, h gitlog.Hash) error {
 		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: p, Hash: h})
 		return nil
 	}
-	plain, err := m.v.readBlob(p, h)
+	plain, err := lent.ReadBlob(m.v.v, p, h)
 	if err != nil {
 		return err
 	}
-	ct, err := encrypt(plain, m.recipients)
+	ct, err := lent.Encrypt(plain, m.recipients)
 	if err != nil {
 		return err
 	}
@@ -243,7 +245,7 @@ func (m *merger) put(p string, s side) error {
 		m.conflicts = append(m.conflicts, "/"+p)
 	}
 	if isMemory(p) {
-		if merged, err = encrypt(merged, m.recipients); err != nil {
+		if merged, err = lent.Encrypt(merged, m.recipients); err != nil {
 			return err
 		}
 	}
@@ -260,7 +262,7 @@ func (m *merger) merge3(p string, s side) ([]byte, int, error) {
 		}
 		var err error
 		if isMemory(p) {
-			texts[i], err = m.v.readBlob("/"+p, h)
+			texts[i], err = lent.ReadBlob(m.v.v, "/"+p, h)
 		} else {
 			texts[i], err = m.v.repo.ReadBlob(h)
 		}
@@ -272,7 +274,7 @@ func (m *merger) merge3(p string, s side) ([]byte, int, error) {
 	return merged, n, nil
 }
 
-func isMemory(p string) bool { return strings.HasPrefix(p, memDir+"/") }
+func isMemory(p string) bool { return strings.HasPrefix(p, lent.MemDir+"/") }
 
 // reencryptOurs encrypts again, to the merged recipients, the memory files ours
 // changed and the merge leaves alone, when ours's files were encrypted to others.
@@ -284,7 +286,7 @@ func (m *merger) reencryptOurs() error {
 	for _, c := range m.changes {
 		touched[c.Path] = true
 	}
-	d, err := m.v.repo.DiffTrees(m.theirsT, m.oursT, memDir)
+	d, err := m.v.repo.DiffTrees(m.theirsT, m.oursT, lent.MemDir)
 	if err != nil {
 		return fmt.Errorf("vault: merge: %w", err)
 	}
@@ -292,11 +294,11 @@ func (m *merger) reencryptOurs() error {
 		if c.To.IsZero() || touched[c.Path] {
 			continue
 		}
-		plain, err := m.v.readBlob("/"+c.Path, c.To)
+		plain, err := lent.ReadBlob(m.v.v, "/"+c.Path, c.To)
 		if err != nil {
 			return err
 		}
-		ct, err := encrypt(plain, m.recipients)
+		ct, err := lent.Encrypt(plain, m.recipients)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,8 @@
-package vault_test
+package exchange_test
 
 import (
 	"errors"
+	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,11 +19,11 @@ func pair(t *testing.T, url string) (a, b *vault.Vault) {
 	t.Helper()
 	dir := t.TempDir()
 	a, opts := vaulttest.NewAt(t, dir)
-	if err := a.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(a, "origin", url); err != nil {
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+	b, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 	if err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
@@ -60,25 +61,18 @@ func pairAt(t *testing.T, url string, c *clock) (a, b *vault.Vault) {
 		t.Fatalf("Init: %v", err)
 	}
 	t.Cleanup(func() { a.Close() })
-	if err := a.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(a, "origin", url); err != nil {
 		t.Fatalf("AddRemote: %v", err)
 	}
 	mustSync(t, a)
-	if b, _, err = vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{}); err != nil {
+	if b, _, err = exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{}); err != nil {
 		t.Fatalf("Clone(%s): %v", url, err)
 	}
 	t.Cleanup(func() { b.Close() })
 	return a, b
 }
 
-func mustSync(t *testing.T, v *vault.Vault) vault.SyncResult {
-	t.Helper()
-	res, err := v.Sync(ctx, vault.SyncOptions{Host: "test"})
-	if err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	return res
-}
+func mustSync(t *testing.T, v *vault.Vault) exchange.SyncResult { return vaulttest.MustSync(t, v) }
 
 func head(t *testing.T, v *vault.Vault) string {
 	t.Helper()

@@ -1,4 +1,4 @@
-package vault
+package exchange
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
 )
 
 // The back-off between sync rounds after the remote's branch moved under a push:
@@ -35,7 +36,7 @@ func backoff(n int) time.Duration {
 // the round merged: again at once) or the remote's (gitlog.ErrRejected: again
 // after a back-off, said on progress). Only ctx bounds the rounds. When ctx
 // ends after a rejection, the error wraps both the last rejection and
-// ErrTimeout (a deadline) or context.Canceled.
+// vault.ErrTimeout (a deadline) or context.Canceled.
 func retryRounds(ctx context.Context, progress io.Writer, round func() error) error {
 	var rejected error
 	for n := 0; ; {
@@ -70,20 +71,20 @@ func retryRounds(ctx context.Context, progress io.Writer, round func() error) er
 // gaveUp is the error of a sync that ctx stopped after n rounds the remote
 // rejected, the last with rejected.
 func gaveUp(ctx context.Context, n int, rejected error) error {
-	why := error(ErrTimeout)
+	why := error(vault.ErrTimeout)
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		why = ctx.Err()
 	}
 	return fmt.Errorf("vault: sync: %w after %d rounds, the remote's branch moving before each push (another clone kept pushing first): %w", why, n, rejected)
 }
 
-// timedOut makes err wrap ErrTimeout when ctx's deadline has passed, whichever
+// timedOut makes err wrap vault.ErrTimeout when ctx's deadline has passed, whichever
 // step of a sync or clone it stopped: a transfer says so itself, but a wait for
 // the vault's lock, the admission check or a merge return only the context's
 // error.
 func timedOut(ctx context.Context, err error) error {
-	if err == nil || errors.Is(err, ErrTimeout) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, vault.ErrTimeout) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", err, ErrTimeout)
+	return fmt.Errorf("%w: %w", err, vault.ErrTimeout)
 }
