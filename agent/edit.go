@@ -131,7 +131,7 @@ func rename(tx *vault.Tx, c command) (string, error) {
 		return "", err
 	}
 	if err := tx.Rename(c.path, c.newPath); err != nil {
-		return "", err
+		return "", limitFailure(err)
 	}
 	return "Successfully renamed " + c.path + " to " + c.newPath, nil
 }

@@ -7,10 +7,16 @@ import (
 )
 
 // limitFailure turns the vault's refusal of a write over one of its limits into
-// the answer the model gets; any other error comes back as it is. The vault
-// enforces the limits, once per change, for every way of changing it (see
-// vault.LimitError); the agent only words the answer.
+// the answer the model gets, and so a path the vault cannot store (a name too
+// long for a sealed vault, which CleanPath alone cannot know); any other error
+// comes back as it is. The vault enforces the limits, once per change, for
+// every way of changing it (see vault.LimitError); the agent only words the
+// answer.
 func limitFailure(err error) error {
+	var pe *vault.PathError
+	if errors.As(err, &pe) {
+		return fail("Invalid path %s: %s", pe.Path, pe.Reason)
+	}
 	var le *vault.LimitError
 	if !errors.As(err, &le) {
 		return err

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"strings"
 	"sync"
 	"time"
@@ -23,11 +24,6 @@ import (
 // statusVault is what the remote's state needs; *vault.Vault has it.
 type statusVault interface {
 	Status(ctx context.Context) (*vault.Status, error)
-}
-
-// syncVault is what a sync from the interface needs; *vault.Vault has it.
-type syncVault interface {
-	Sync(ctx context.Context, opts vault.SyncOptions) (vault.SyncResult, error)
 }
 
 // statusEvery is how often the remote's state is read again while nothing
@@ -53,7 +49,7 @@ type (
 	statusDueMsg struct{}
 	// syncDoneMsg is the outcome of a sync started here.
 	syncDoneMsg struct {
-		res vault.SyncResult
+		res exchange.SyncResult
 		err error
 	}
 	// syncTickMsg redraws a running sync's progress.
@@ -180,7 +176,7 @@ func (p *progressLine) String() string {
 
 // startSync syncs with the default remote.
 func (s *syncState) start() tea.Cmd {
-	sv, ok := s.v.(syncVault)
+	sv, ok := s.v.(*vault.Vault) // a sync needs a real vault: exchange works on its internals
 	switch {
 	case !ok:
 		return nil
@@ -193,10 +189,10 @@ func (s *syncState) start() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.running, s.cancel, s.progress = true, cancel, &progressLine{}
-	opts := vault.SyncOptions{Progress: s.progress}
+	opts := exchange.SyncOptions{Progress: s.progress}
 	cmd := func() tea.Msg {
 		defer cancel()
-		res, err := sv.Sync(ctx, opts)
+		res, err := exchange.Sync(ctx, sv, opts)
 		return syncDoneMsg{res: res, err: err}
 	}
 	return tea.Batch(cmd, s.tick())

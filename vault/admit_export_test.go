@@ -40,12 +40,21 @@ func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error
 }
 
 // ArrivalTreeFetched runs the check of the tree main would take that sync
-// runs on theirs, and returns how many entries it refused.
+// runs on theirs (against ours's tree, as exchange's refusedOnArrival does),
+// and returns how many entries it refused.
 func ArrivalTreeFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error) {
 	ours, err := v.repo.Head()
 	if err != nil {
 		return 0, err
 	}
-	rs, err := v.refusedOnArrival(ctx, ours, theirs, nil)
+	oursT, err := v.repo.RootTree(ours)
+	if err != nil {
+		return 0, err
+	}
+	theirsT, err := v.repo.RootTree(theirs)
+	if err != nil {
+		return 0, err
+	}
+	rs, err := refusedIn(ctx, v.repo, v.limits, theirs, theirsT, oursT)
 	return len(rs), err
 }

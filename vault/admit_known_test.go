@@ -3,6 +3,7 @@ package vault_test
 import (
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,7 +34,7 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	refused := h.Commit(tree, "hostile\n", h.Head())
 	h.Push(refused)
 
-	res, err := b.Sync(ctx, vault.SyncOptions{Host: "test", SkipRefused: true})
+	res, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test", SkipRefused: true})
 	if err != nil || len(res.LeftOut) != 2 {
 		t.Fatalf("Sync(SkipRefused) = %+v, %v; want both entries left out", res, err)
 	}
@@ -44,8 +45,8 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	h.Push(merged)
 
 	before := head(t, b)
-	for _, o := range []vault.SyncOptions{{Host: "test"}, {Host: "test", Mode: vault.SyncPull}} {
-		if _, err := b.Sync(ctx, o); !errors.Is(err, vault.ErrRefused) {
+	for _, o := range []exchange.SyncOptions{{Host: "test"}, {Host: "test", Mode: exchange.SyncPull}} {
+		if _, err := exchange.Sync(ctx, b, o); !errors.Is(err, vault.ErrRefused) {
 			t.Errorf("Sync(%+v) = %v, want ErrRefused", o, err)
 		}
 		if got := head(t, b); got != before {
@@ -55,7 +56,7 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	// A fresh clone that skips refused entries leaves them out too: the
 	// trailers name the refused commit's entries, and the head's tree is
 	// judged whole.
-	c, left, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
+	c, left, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, exchange.CloneOptions{SkipRefused: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 		t.Errorf("Fsck of a main holding a left-out symlink = %q, %v; want it named", problems, err)
 	}
 	// Skipping again leaves them out again.
-	if _, err := b.Sync(ctx, vault.SyncOptions{Host: "test", SkipRefused: true}); err != nil {
+	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test", SkipRefused: true}); err != nil {
 		t.Fatal(err)
 	}
 	inMain(t, b, false)
@@ -109,11 +110,11 @@ func TestAdmitLinearOverMerge(t *testing.T) {
 		dir := t.TempDir()
 		va, opts := vaulttest.NewAt(t, dir)
 		url := fileRemote(t)
-		if err := va.AddRemote("origin", url); err != nil {
+		if err := exchange.AddRemote(va, "origin", url); err != nil {
 			t.Fatal(err)
 		}
 		mustSync(t, va)
-		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+		vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func TestAdmitSkewedDates(t *testing.T) {
 	h.Push(h.Commit(h.Head()+"^{tree}", "merge\n", h.Head(), bad[0], bad[1]))
 
 	before := head(t, b)
-	_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
+	_, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
 	if !errors.Is(err, vault.ErrRefused) {
 		t.Fatalf("Sync = %v, want ErrRefused", err)
 	}

@@ -54,6 +54,9 @@ type Blame struct {
 // was at path then, ErrIsDir for a directory, and ErrNoIdentity or ErrDecrypt
 // when a version cannot be decrypted.
 func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
+	if err := v.refuseSealed("blame"); err != nil {
+		return nil, err
+	}
 	tp, err := treePath(path)
 	if err != nil {
 		return nil, err
@@ -169,7 +172,7 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 		}
 		vers = append(vers, ver)
 		rec := record(c)
-		if q := renamedFrom(rec, p); q != p {
+		if q := renamedFrom(names{}, rec, p); q != p { // blame refuses a sealed vault
 			return q, nil
 		}
 		return b.movedBack(c, rec, p, ver.blob), nil

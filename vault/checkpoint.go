@@ -29,6 +29,9 @@ type Checkpoint struct {
 // the checkpoint exists (checkpoints are never moved), and ErrUnknownRevision for
 // a bad rev.
 func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoint, error) {
+	if err := v.refuseSealed("checkpoint"); err != nil {
+		return Checkpoint{}, err
+	}
 	if err := gitlog.CheckRefName(name); err != nil {
 		return Checkpoint{}, fmt.Errorf("vault: checkpoint name: %w: %w", err, ErrInvalid)
 	}

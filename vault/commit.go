@@ -8,6 +8,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 type ageRecipient = age.Recipient
@@ -61,9 +62,21 @@ func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject stri
 	if err != nil {
 		return gitlog.ZeroHash, err
 	}
+	message := formatMessage(subject, trailers)
+	author := gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: authored}
+	// A sealed vault's host sees one constant subject and author; the real
+	// ones travel sealed in the message's one trailer.
+	if k, err := v.commitKey(parent, changes); err != nil {
+		return gitlog.ZeroHash, err
+	} else if k != nil {
+		if message, err = k.SealMessage(seal.Message{Text: message, AuthorName: author.Name, AuthorEmail: author.Email}); err != nil {
+			return gitlog.ZeroHash, fmt.Errorf("vault: commit: %w", err)
+		}
+		author.Name, author.Email = seal.Author, seal.AuthorEmail
+	}
 	h, err := w.Commit(parent, changes, gitlog.CommitInfo{
-		Message:   formatMessage(subject, trailers),
-		Author:    gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: authored},
+		Message:   message,
+		Author:    author,
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Sign:      sign,
 	})

@@ -55,6 +55,9 @@ var (
 	ErrInvalid = errors.New("invalid operation")
 	// ErrConflict: a revert's change and a later one touch the same lines.
 	ErrConflict = errors.New("conflicts with later changes")
+	// ErrSealedUnsupported: an operation this memvault cannot yet do on a
+	// vault in the sealed format; it refuses rather than mishandle it.
+	ErrSealedUnsupported = errors.New("not yet supported on a sealed vault")
 
 	// Of opening a vault, and of its keys and identities.
 
@@ -80,7 +83,7 @@ var (
 	// as it is rather than hide its history behind a new first commit.
 	ErrHoldsObjects = errors.New("the repository holds objects but no vault on its main branch (a vault whose branch was lost, or another repository); left as it is")
 
-	// Of remotes and transfers (Sync, Clone, AddRemote, RemoveRemote).
+	// Of remotes and transfers (exchange.Sync, exchange.Clone, exchange.AddRemote, exchange.RemoveRemote).
 
 	// ErrNoRemote: no remote of that name is configured.
 	ErrNoRemote = gitlog.ErrNoRemote
@@ -104,7 +107,7 @@ var (
 	ErrBadRemoteURL = errors.New("not a remote URL memvault can sync with")
 	// ErrRecipientsChanged: the remote changed the vault's recipients; Sync moved
 	// nothing and says what the remote's recipients are. Sync again with
-	// SyncOptions.AcceptRecipients to take them.
+	// exchange.SyncOptions.AcceptRecipients to take them.
 	ErrRecipientsChanged = errors.New("the remote changed the vault's recipients")
 	// ErrNotWriter: the vault takes only commits its writers signed, and this
 	// identity's signing key is not one of them.
@@ -115,7 +118,7 @@ var (
 	ErrUnsigned = errors.New("a commit that no writer of the vault signed")
 	// ErrWritersChanged: the remote changed who may write the vault; Sync moved
 	// nothing and says which keys the change adds and removes. Sync again with
-	// SyncOptions.AcceptWriters to take it.
+	// exchange.SyncOptions.AcceptWriters to take it.
 	ErrWritersChanged = errors.New("the remote changed the vault's writers")
 	// ErrBehind: a push found commits on the remote that the vault lacks; pull or
 	// sync first.

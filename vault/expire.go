@@ -133,6 +133,9 @@ type unused struct {
 // now - unusedFor. With dryRun it only returns what it would delete. It returns
 // the files, sorted by path, and the commit made ("" when none).
 func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]unused, string, error) {
+	if err := v.refuseSealed("expire files of"); err != nil {
+		return nil, "", err
+	}
 	if unusedFor <= 0 {
 		return nil, "", fmt.Errorf("vault: expire: the unused period must be positive")
 	}

@@ -20,7 +20,11 @@ func (s *Snapshot) Files(ctx context.Context) ([]string, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out = append(out, memPath(r.path))
+		p, err := s.names.memPath(r.path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
 	sort.Strings(out)
 	return out, nil

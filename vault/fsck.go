@@ -26,6 +26,9 @@ const ageMagic = "age-encryption.org/v1\n"
 // vault's limit.
 // The error is only for a failure to run the check.
 func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
+	if err := v.refuseSealed("check"); err != nil {
+		return nil, err
+	}
 	var out []string
 	var heads []gitlog.Entry
 	problems, err := v.repo.Check(ctx, func(p string, h gitlog.Hash, head bool) {

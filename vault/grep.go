@@ -50,6 +50,9 @@ type GrepResult struct {
 // ErrNotExist for a path with nothing there, and ErrNoIdentity or ErrDecrypt
 // when a file cannot be decrypted.
 func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (*GrepResult, error) {
+	if err := v.refuseSealed("search"); err != nil {
+		return nil, err
+	}
 	tps := []string{memDir}
 	if len(opts.Paths) > 0 {
 		tps = tps[:0]

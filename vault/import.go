@@ -131,6 +131,9 @@ func (v *Vault) maxImport() int64 {
 // (maxVaultSize, or DefaultMaxImport when the vault sets none), found before
 // a byte past that bound is read.
 func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptions) (ImportResult, error) {
+	if err := v.refuseSealed("import into"); err != nil {
+		return ImportResult{}, err
+	}
 	var res ImportResult
 	w, err := v.repo.Lock(ctx)
 	if err != nil {

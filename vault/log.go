@@ -6,6 +6,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Log returns the vault's history, newest first: every commit (in git's
@@ -19,16 +20,19 @@ import (
 // gitlog.Repo.WalkPath). The error is a *PathError for an invalid path, ctx's
 // error if it ends, or an I/O error.
 func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
-	tp := ""
-	if opts.Path != "" {
-		var err error
-		if tp, err = treePath(opts.Path); err != nil {
-			return nil, err
-		}
-	}
 	head, err := v.repo.Head()
 	if err != nil {
 		return nil, err
+	}
+	tp := ""
+	if opts.Path != "" {
+		ns, err := v.namesAt(head)
+		if err != nil {
+			return nil, err
+		}
+		if tp, err = ns.treePath(opts.Path); err != nil {
+			return nil, err
+		}
 	}
 	var out []Record
 	skip := opts.Skip
@@ -117,7 +121,11 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	}
 	if tp == "" {
 		err = v.walkTopo(ctx, head, func(c *gitlog.Commit) error {
-			if full, err := keep(record(c), c, memDir); err != nil {
+			r, err := v.record(c)
+			if err != nil {
+				return err
+			}
+			if full, err := keep(r, c, memDir); err != nil {
 				return err
 			} else if full {
 				return gitlog.ErrStop
@@ -127,9 +135,17 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		return rest(err)
 	}
 	err = v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
-		r := record(c)
+		r, err := v.record(c)
+		if err != nil {
+			return p, err
+		}
+		k, err := v.sealKeyAt(c.TreeHash)
+		if err != nil {
+			return p, err
+		}
+		from := renamedFrom(names{k, &v.seals}, r, p)
 		scope := p
-		if renamedFrom(r, p) != p {
+		if from != p {
 			scope = memDir // see the move whole, so that it is no change
 		}
 		if full, err := keep(r, c, scope); err != nil {
@@ -137,7 +153,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		} else if full {
 			return p, gitlog.ErrStop
 		}
-		return renamedFrom(r, p), nil
+		return from, nil
 	})
 	return rest(err)
 }
@@ -171,7 +187,11 @@ func (v *Vault) LogOldest(ctx context.Context, n int) ([]Record, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		out = append(out, record(c))
+		r, err := v.record(c)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, r)
 	}
 	if err := v.checkRecords(out); err != nil {
 		return nil, 0, err
@@ -182,11 +202,11 @@ func (v *Vault) LogOldest(ctx context.Context, n int) ([]Record, int, error) {
 // renamedFrom returns the tree path whose history continues that of tree path p
 // before commit r: the old path if r is a rename that created p (moved it, or a
 // directory holding it, there), else p.
-func renamedFrom(r Record, p string) string {
+func renamedFrom(ns names, r Record, p string) string {
 	if r.Command != "rename" || r.Path == "" || r.NewPath == "" {
 		return p
 	}
-	to, err := treePath(r.NewPath)
+	to, err := ns.treePath(r.NewPath)
 	if err != nil {
 		return p
 	}
@@ -194,11 +214,66 @@ func renamedFrom(r Record, p string) string {
 	if !ok || rest != "" && !strings.HasPrefix(rest, "/") {
 		return p
 	}
-	from, err := treePath(r.Path)
+	from, err := ns.treePath(r.Path)
 	if err != nil || from == memDir {
 		return p
 	}
-	return from + rest
+	if ns.key == nil || rest == "" {
+		return from + rest
+	}
+	// Sealed names below a moved folder are bound to its path: open the
+	// rest under the new folder, seal it again under the old one.
+	newPlain, err := ns.memPath(p)
+	if err != nil {
+		return p
+	}
+	newDir, _ := CleanPath(r.NewPath)
+	oldDir, _ := CleanPath(r.Path)
+	old, err := ns.treePath(oldDir + strings.TrimPrefix(newPlain, newDir))
+	if err != nil {
+		return p
+	}
+	return old
+}
+
+// record is the Record of commit c: its message and author as they are in
+// the plain format, or opened with the key of c's tree in the sealed one. A
+// sealed message that does not open is believed in nothing: the record has
+// no trailers, and its subject says so. The error is the key's (ErrDecrypt
+// and the like), never the message's.
+func (v *Vault) record(c *gitlog.Commit) (Record, error) {
+	if !seal.IsSealed(c.Message) {
+		return record(c), nil
+	}
+	k, err := v.sealKeyAt(c.TreeHash)
+	if err != nil {
+		return Record{}, err
+	}
+	opened := *c
+	opened.Message = sealedUnopened
+	if k != nil {
+		if m, err := k.OpenMessage(c.Message); err == nil {
+			opened.Message, opened.Author.Name, opened.Author.Email = m.Text, m.AuthorName, m.AuthorEmail
+		}
+	}
+	return record(&opened), nil
+}
+
+// sealedUnopened is the subject of a commit whose sealed message does not
+// open under the key of its tree: written by someone without the key.
+const sealedUnopened = "(a sealed message that does not open under this vault's key)"
+
+// namesAt returns how memory paths are stored in the tree of commit h.
+func (v *Vault) namesAt(h gitlog.Hash) (names, error) {
+	if h.IsZero() {
+		return names{}, nil
+	}
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return names{}, err
+	}
+	k, err := v.sealKeyAt(root)
+	return names{k, &v.seals}, err
 }
 
 func record(c *gitlog.Commit) Record {

@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"errors"
+	"github.com/memvault/memvault/vault/exchange"
 	"slices"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestRemovedRecipientNotBroughtBack(t *testing.T) {
 			forcePush(h, url, h.Commit(tree, "recipients\n", on))
 
 			before := head(t, a)
-			res, err := a.Sync(ctx, vault.SyncOptions{Host: "test"})
+			res, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test"})
 			if !tc.wantRefused {
 				if err != nil {
 					t.Errorf("Sync = %v; a remote that added no key needs no accepting", err)
@@ -103,13 +104,13 @@ func TestRemovedRecipientNotBroughtBack(t *testing.T) {
 				t.Errorf("a refused sync moved the branch")
 			}
 			// Refused at every door: a pull, and a pull that skips refused entries.
-			for _, o := range []vault.SyncOptions{{Mode: vault.SyncPull}, {SkipRefused: true}} {
-				if _, err := a.Sync(ctx, o); !errors.Is(err, vault.ErrRecipientsChanged) {
+			for _, o := range []exchange.SyncOptions{{Mode: exchange.SyncPull}, {SkipRefused: true}} {
+				if _, err := exchange.Sync(ctx, a, o); !errors.Is(err, vault.ErrRecipientsChanged) {
 					t.Errorf("Sync(%+v) = %v, want ErrRecipientsChanged", o, err)
 				}
 			}
 			// Taken when accepted, as a set: Eve once.
-			if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test", AcceptRecipients: true}); err != nil {
+			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptRecipients: true}); err != nil {
 				t.Fatal(err)
 			}
 			got := recipientKeys(t, a)

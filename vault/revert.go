@@ -26,6 +26,9 @@ import (
 // ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when files
 // cannot be decrypted.
 func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
+	if err := v.refuseSealed("revert a commit of"); err != nil {
+		return nil, err
+	}
 	h, err := v.resolve(rev)
 	if err != nil {
 		return nil, err

@@ -53,6 +53,9 @@ type RecipientsResult struct {
 // longer be part of; ErrNoIdentity, ErrPassphrase or ErrDecrypt when the
 // identity cannot read the files; ErrBusy when another re-encryption runs.
 func (v *Vault) ChangeRecipients(ctx context.Context, meta Meta, ch RecipientChange) (RecipientsResult, error) {
+	if err := v.refuseSealed("change the recipients of"); err != nil {
+		return RecipientsResult{}, err
+	}
 	id, err := v.keys.identity()
 	if err != nil {
 		return RecipientsResult{}, err

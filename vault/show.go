@@ -53,6 +53,9 @@ const diffContext = 3
 // ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when the
 // files cannot be decrypted.
 func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
+	if err := v.refuseSealed("show a commit of"); err != nil {
+		return nil, err
+	}
 	h, err := v.resolve(rev)
 	if err != nil {
 		return nil, err
@@ -82,6 +85,9 @@ func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
 // to revision toRev, of every file, or with path those at that memory path or
 // under it. Errors are Show's, and a *PathError for an invalid path.
 func (v *Vault) Diff(ctx context.Context, fromRev, toRev, path string) ([]FileChange, error) {
+	if err := v.refuseSealed("diff"); err != nil {
+		return nil, err
+	}
 	tp := memDir
 	if path != "" {
 		var err error

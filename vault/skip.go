@@ -10,7 +10,7 @@ import (
 )
 
 // A way forward that loses nothing good. When sync refuses what a remote
-// brought (admit.go), the vault must not be stuck for good: SyncOptions.
+// brought (admit.go), the vault must not be stuck for good: exchange.SyncOptions.
 // SkipRefused merges the remote's history anyway, in one merge commit whose
 // tree takes every admissible change of the remote and leaves each refused
 // entry out (the base's version stays, or nothing), and names each refusal in
@@ -110,52 +110,6 @@ func entryAt(repo *gitlog.Repo, root gitlog.Hash, names []string) (*gitlog.Entry
 		}
 	}
 	return &e, nil
-}
-
-// integrateSkipping is integrate for a remote whose history holds refused
-// entries: one merge commit of ours and theirs, whose tree is the merge of
-// ours with theirs's admissible changes. It returns the new head.
-func (v *Vault) integrateSkipping(ctx context.Context, opts SyncOptions, base, ours, theirs gitlog.Hash, refused []Refusal, res *SyncResult) (gitlog.Hash, error) {
-	baseT, err := v.repo.RootTree(base)
-	if err != nil {
-		return ours, fmt.Errorf("vault: sync: %w", err)
-	}
-	theirsT, err := v.repo.RootTree(theirs)
-	if err != nil {
-		return ours, fmt.Errorf("vault: sync: %w", err)
-	}
-	final, err := refusedIn(ctx, v.repo, v.limits, theirs, theirsT, baseT)
-	if err != nil {
-		return ours, fmt.Errorf("vault: sync: %w", err)
-	}
-	clean, err := v.leaveOut(ctx, theirsT, baseT, final)
-	if err != nil {
-		return ours, err
-	}
-	labels, err := v.mergeLabels(opts, ours, theirs)
-	if err != nil {
-		return ours, err
-	}
-	changes, conflicts, aside, err := v.planMergeAs(ctx, base, ours, theirs, clean, labels)
-	if err != nil {
-		return ours, err
-	}
-	w, err := v.repo.Lock(ctx)
-	if err != nil {
-		return ours, fmt.Errorf("vault: %w", err)
-	}
-	defer w.Unlock()
-	info, err := v.mergeInfo(opts.Remote, conflicts, ours, theirs)
-	if err != nil {
-		return ours, err
-	}
-	info.Message = withLeftOut(info.Message, refused)
-	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
-	if err != nil {
-		return ours, err
-	}
-	res.Action, res.Conflicts, res.MovedAside, res.LeftOut = "merge", conflicts, aside, refused
-	return h, nil
 }
 
 // leftOutKeys gathers the entries the Memory-Left-Out trailers of every
@@ -263,4 +217,18 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 // quoted as Go quotes it, and the reason.
 func (r Refusal) String() string {
 	return fmt.Sprintf("commit %s: %s: %s", r.Commit, strconv.Quote(r.Path), r.Reason)
+}
+
+// addRefusals adds to rs those of more at paths rs does not name.
+func addRefusals(rs, more []Refusal) []Refusal {
+	named := map[string]bool{}
+	for _, r := range rs {
+		named[r.Path] = true
+	}
+	for _, r := range more {
+		if !named[r.Path] {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Snapshot is the memory tree at one commit. It never changes; take a new one to
@@ -16,6 +17,7 @@ type Snapshot struct {
 	v      *Vault
 	commit gitlog.Hash
 	root   gitlog.Hash // root tree
+	names  names       // how memory paths are stored in root
 }
 
 // Snapshot returns the current state of the vault, at the head of main.
@@ -32,7 +34,11 @@ func (v *Vault) snapshotAt(commit gitlog.Hash) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	return &Snapshot{v: v, commit: commit, root: root}, nil
+	k, err := v.sealKeyAt(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{v: v, commit: commit, root: root, names: names{k, &v.seals}}, nil
 }
 
 // Commit is the hash of the commit the snapshot shows.
@@ -51,7 +57,10 @@ func treePath(p string) (string, error) {
 // lookup finds the entry at memory path p; found is false when nothing is there,
 // including when p descends through a file.
 func (s *Snapshot) lookup(p string) (e gitlog.Entry, found bool, err error) {
-	tp, err := treePath(p)
+	tp, err := s.names.treePath(p)
+	if unsealable(err) {
+		return e, false, nil // a sealed tree cannot hold it
+	}
 	if err != nil {
 		return e, false, err
 	}
@@ -112,13 +121,18 @@ func (v *Vault) readBlobAt(p string, h gitlog.Hash, root gitlog.Hash) ([]byte, e
 	if b, ok := v.cache.get(h); ok {
 		return append([]byte(nil), b...), nil
 	}
-	ct, err := v.readCiphertext(p, h)
+	ct, sealed, err := v.readMemoryBlob(p, h)
 	if err != nil {
 		return nil, err
 	}
 	plain, err := v.keys.decryptAt(p, ct, root)
 	if err != nil {
 		return nil, err
+	}
+	if sealed {
+		if plain, err = seal.Unpad(plain); err != nil {
+			return nil, badEntry(p, "padding memvault did not write")
+		}
 	}
 	v.cache.put(h, plain)
 	return append([]byte(nil), plain...), nil
@@ -143,12 +157,19 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 		return nil, s.v.blobError(p, err)
 	}
 	out := make([]Entry, 0, len(es))
+	p, _ = CleanPath(p) // sealed names are bound to the canonical path of their folder
 	for _, c := range es {
 		ent := Entry{Name: c.Name, Dir: c.IsDir()}
-		if reason := entryReason(p, c); reason != "" {
+		name, err := s.v.openName(s.names, e.Hash, p, c.Name)
+		if err == nil {
+			ent.Name, c.Name = name, name
+		}
+		if err != nil {
+			ent.Dir, ent.Err = false, err
+		} else if reason := entryReason(p, c); reason != "" {
 			ent.Dir, ent.Err = false, badEntry(entryPath(p, c.Name), reason)
 		} else if !ent.Dir {
-			ent.Size, ent.Err = s.v.fileSize(p+"/"+c.Name, c.Hash)
+			ent.Size, ent.Err = s.v.fileSizeIn(s.names, p+"/"+c.Name, c.Hash)
 			if ent.Err != nil && !errors.Is(ent.Err, ErrBadEntry) {
 				return nil, ent.Err
 			}
@@ -160,11 +181,27 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 	return out, nil
 }
 
+// fileSize is the plaintext size of the plain-format memory file p in blob h.
 func (v *Vault) fileSize(p string, h gitlog.Hash) (int64, error) {
+	return v.fileSizeIn(names{}, p, h)
+}
+
+// fileSizeIn is the plaintext size of memory file p in blob h of a tree whose
+// names are ns: read from the age header and the blob's length in the plain
+// format, from the sealed size header in the sealed one, never decrypting.
+func (v *Vault) fileSizeIn(ns names, p string, h gitlog.Hash) (int64, error) {
 	if n, ok := v.cache.size(h); ok {
 		return n, nil
 	}
-	n, err := v.blobPlainSize(p, h)
+	var n int64
+	var err error
+	if ns.key != nil {
+		n, err = v.sealedBlobSize(ns.key, p, h)
+	} else if n, err = v.blobPlainSize(p, h); errors.Is(err, ErrBadEntry) {
+		// Counting a vault's usage walks trees without knowing their
+		// format; a sealed blob's size opens under a key already read.
+		n, err = v.sealedBlobSizeAny(p, h, err)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -82,6 +82,9 @@ var (
 // identity cannot read leaves the conflicts unknown (ConflictsUnknown says
 // why) rather than failing; the error is for a vault that cannot be read.
 func (v *Vault) Status(ctx context.Context) (*Status, error) {
+	if err := v.refuseSealed("tell the status of"); err != nil {
+		return nil, err
+	}
 	head, err := v.repo.Head()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)

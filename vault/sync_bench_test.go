@@ -3,6 +3,7 @@ package vault_test
 import (
 	"context"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,13 +36,13 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 		dir := b.TempDir()
 		va, opts := vaulttest.NewAt(b, dir)
 		url := remote(b)
-		if err := va.AddRemote("origin", url); err != nil {
+		if err := exchange.AddRemote(va, "origin", url); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+		if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+		vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -49,12 +50,12 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 			vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
 			vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
 		}
-		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+		if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		start := vaulttest.CPUTime()
-		res, err := vb.Sync(ctx, vault.SyncOptions{})
+		res, err := exchange.Sync(ctx, vb, exchange.SyncOptions{})
 		cpu += vaulttest.CPUTime() - start
 		b.StopTimer()
 		if err != nil || res.Action != "merge" {
@@ -75,16 +76,16 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 	dir := b.TempDir()
 	va, opts := vaulttest.NewAt(b, dir)
 	url := fileRemote(b)
-	if err := va.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(va, "origin", url); err != nil {
 		b.Fatal(err)
 	}
 	for i := range history {
 		vaulttest.Write(b, va, fmt.Sprintf("/memories/%d.md", i%files), fmt.Appendf(nil, "v %d\n", i))
 	}
-	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+	vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -95,10 +96,10 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 		i++
 		vaulttest.Write(b, va, "/memories/new.md", fmt.Appendf(nil, "n %d\n", i))
 		b.StartTimer()
-		if res, err := va.Sync(ctx, vault.SyncOptions{}); err != nil || !res.Pushed {
+		if res, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil || !res.Pushed {
 			b.Fatalf("push: %+v, %v", res, err)
 		}
-		if res, err := vb.Sync(ctx, vault.SyncOptions{}); err != nil || res.Action != "fast-forward" {
+		if res, err := exchange.Sync(ctx, vb, exchange.SyncOptions{}); err != nil || res.Action != "fast-forward" {
 			b.Fatalf("pull: %+v, %v", res, err)
 		}
 	}
@@ -142,14 +143,14 @@ func benchFetched1000(b *testing.B, check func(context.Context, *vault.Vault, gi
 	dir := b.TempDir()
 	va, opts := vaulttest.NewAt(b, dir)
 	url := fileRemote(b)
-	if err := va.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(va, "origin", url); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	bdir := filepath.Join(dir, "b.git")
-	vb, _, err := vault.Clone(ctx, url, bdir, opts, vault.CloneOptions{})
+	vb, _, err := exchange.Clone(ctx, url, bdir, opts, exchange.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func benchFetched1000(b *testing.B, check func(context.Context, *vault.Vault, gi
 		vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
 		vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
 	}
-	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	theirs, err := vault.FetchForAdmit(ctx, vb, "origin")

@@ -39,12 +39,17 @@ func (v *Vault) checkTrailers(r *Record, c *gitlog.Commit) error {
 	if err != nil {
 		return err
 	}
+	k, err := v.sealKeyAt(c.TreeHash)
+	if err != nil {
+		return err
+	}
+	ns := names{k, &v.seals}
 	var named []string
 	for _, p := range []string{r.Path, r.NewPath} {
 		if p == "" {
 			continue
 		}
-		tp, err := treePath(p)
+		tp, err := ns.treePath(p)
 		if err != nil {
 			r.TreeDisagrees = true // a trailer that is no memory path names nothing the tree holds
 			continue
@@ -77,7 +82,11 @@ func (v *Vault) checkTrailers(r *Record, c *gitlog.Commit) error {
 	if r.TreeDisagrees {
 		r.TreeChanged = []string{}
 		for _, ch := range d[:min(len(d), maxTreeChanged)] {
-			r.TreeChanged = append(r.TreeChanged, memPath(ch.Path))
+			p, err := ns.memPath(ch.Path)
+			if err != nil {
+				p = Root + "/?" // a name that does not open under the key
+			}
+			r.TreeChanged = append(r.TreeChanged, p)
 		}
 	}
 	return nil

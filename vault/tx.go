@@ -79,13 +79,14 @@ func (v *Vault) updateWith(ctx context.Context, meta Meta, fn func(tx *Tx) error
 // its limit on files (ErrTooManyFiles) or on total size (ErrVaultFull), counting
 // what the Tx staged before; the limits are checked in that order.
 func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
-	tp, err := treePath(p)
+	tp, err := tx.names.treePath(p)
 	if err != nil {
 		return err
 	}
 	limits := tx.v.limits
 	if n := int64(len(plain)); n > limits.MaxFileSize {
-		return &LimitError{Path: memPath(tp), Would: n, Limit: limits.MaxFileSize, Err: ErrTooLarge}
+		cp, _ := CleanPath(p)
+		return &LimitError{Path: cp, Would: n, Limit: limits.MaxFileSize, Err: ErrTooLarge}
 	}
 	e, err := tx.v.repo.Lookup(tx.root, tp)
 	switch {
@@ -97,14 +98,15 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 		return fmt.Errorf("vault: write %s: %w", p, err)
 	}
 	if limits.limited() {
+		cp, _ := CleanPath(p)
 		var old usage
 		if err == nil {
-			if old, err = tx.v.entryUsage(ctx, memPath(tp), e); err != nil {
+			if old, err = tx.v.entryUsage(ctx, cp, e); err != nil {
 				return err
 			}
 		}
 		g := tx.grow
-		g.add(memPath(tp), 1-old.Files, int64(len(plain))-old.Bytes)
+		g.add(cp, 1-old.Files, int64(len(plain))-old.Bytes)
 		if err := tx.v.checkGrowth(ctx, tx.Snapshot, g); err != nil {
 			return err
 		}
@@ -114,7 +116,12 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 	if err != nil {
 		return err
 	}
-	ct, err := encrypt(plain, rs)
+	var ct []byte
+	if tx.names.key != nil {
+		ct, err = sealBlob(tx.names.key, plain, rs)
+	} else {
+		ct, err = encrypt(plain, rs)
+	}
 	if err != nil {
 		return err
 	}
@@ -125,7 +132,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 // Remove stages the removal of the file or directory at p. The error wraps
 // ErrNotExist if nothing is there and ErrRoot for /memories itself.
 func (tx *Tx) Remove(p string) error {
-	tp, err := treePath(p)
+	tp, err := tx.names.treePath(p)
 	if err != nil {
 		return err
 	}
@@ -140,11 +147,12 @@ func (tx *Tx) Remove(p string) error {
 	}
 	if tx.v.limits.limited() {
 		// Counted so that later writes in the same Tx may use the room.
-		u, err := tx.v.entryUsage(context.Background(), memPath(tp), e)
+		cp, _ := CleanPath(p)
+		u, err := tx.v.entryUsage(context.Background(), cp, e)
 		if err != nil {
 			return err
 		}
-		tx.grow.add(memPath(tp), -u.Files, -u.Bytes)
+		tx.grow.add(cp, -u.Files, -u.Bytes)
 	}
 	return tx.stage(p, "", gitlog.Change{Op: gitlog.Delete, Path: tp})
 }
@@ -154,18 +162,19 @@ func (tx *Tx) Remove(p string) error {
 // oldPath is missing, ErrExist if newPath exists, ErrInvalid if newPath is inside
 // oldPath and ErrNotDir if an ancestor of newPath is a file.
 func (tx *Tx) Rename(oldPath, newPath string) error {
-	from, err := treePath(oldPath)
+	from, err := tx.names.treePath(oldPath)
 	if err != nil {
 		return err
 	}
-	to, err := treePath(newPath)
+	to, err := tx.names.treePath(newPath)
 	if err != nil {
 		return err
 	}
 	if from == memDir || to == memDir {
 		return fmt.Errorf("vault: rename %s: %w", oldPath, ErrRoot)
 	}
-	if _, found, err := tx.lookup(oldPath); err != nil {
+	src, found, err := tx.lookup(oldPath)
+	if err != nil {
 		return err
 	} else if !found {
 		return fmt.Errorf("vault: rename %s: %w", oldPath, ErrNotExist)
@@ -181,6 +190,9 @@ func (tx *Tx) Rename(oldPath, newPath string) error {
 	case strings.HasPrefix(to, from+"/"):
 		return fmt.Errorf("vault: rename %s into itself: %w", oldPath, ErrInvalid)
 	}
+	if tx.names.key != nil && src.IsDir() {
+		return tx.moveSealedDir(oldPath, newPath, from, to, src.Hash)
+	}
 	return tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Move, Path: from, NewPath: to})
 }
 
@@ -190,11 +202,11 @@ func (tx *Tx) Rename(oldPath, newPath string) error {
 // the old one). A directory at newPath, or a directory at oldPath with a file at
 // newPath, still gives ErrExist. Other errors are Rename's.
 func (tx *Tx) RenameOver(oldPath, newPath string) error {
-	from, err := treePath(oldPath)
+	from, err := tx.names.treePath(oldPath)
 	if err != nil {
 		return err
 	}
-	to, err := treePath(newPath)
+	to, err := tx.names.treePath(newPath)
 	if err != nil {
 		return err
 	}

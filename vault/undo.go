@@ -60,6 +60,9 @@ type UndoResult struct {
 // *LimitError when the restored files would take the vault over its limits (as
 // a write would: see Tx.WriteFile).
 func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*UndoResult, error) {
+	if err := v.refuseSealed("restore a file of"); err != nil {
+		return nil, err
+	}
 	tp, err := treePath(path)
 	if err != nil {
 		return nil, err
@@ -91,6 +94,9 @@ func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*Undo
 // (.memvault/, such as its recipients) are not rolled back. Otherwise it is
 // Restore of /memories, with its errors.
 func (v *Vault) Rollback(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
+	if err := v.refuseSealed("roll back"); err != nil {
+		return nil, err
+	}
 	src, err := v.resolve(rev)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,9 @@
 // path), Show and Diff decrypt what changed, SnapshotAt reads any revision (see
 // Resolve), and Restore, Revert and Rollback take changes back, each as one new
 // commit; Checkpoint names a point to come back to. History is never rewritten.
+//
+// Beside it: vault/keys reads and writes the key files (identities, recipients,
+// writers), and vault/exchange syncs a vault with its remotes and clones one.
 package vault
 
 import (
@@ -55,6 +58,10 @@ type Options struct {
 	Passphrase func(prompt string) ([]byte, error)
 	// Now gives commit times; nil means time.Now.
 	Now func() time.Time
+	// Sealed makes Init create the vault in the sealed format, which hides
+	// names, commit messages and exact sizes from the git host (see
+	// vault/seal). Open ignores it: a vault's tree says its format.
+	Sealed bool
 }
 
 // initResult says what Init made.
@@ -79,6 +86,8 @@ type Vault struct {
 	sign   *signingKey
 	// writers parses each writers file once.
 	writers writersCache
+	// seals opens each vault key of the sealed format once.
+	seals sealKeys
 }
 
 // plainCacheBudget bounds the decrypted content a Vault keeps: three times
@@ -176,14 +185,21 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, er
 		return nil, res, fmt.Errorf("vault: init %s: the signing key: %w", dir, err)
 	}
 	writers := keys.FormatWriters([]keys.Writer{keys.WriterOf(pub, keys.WriterComment())})
+	changes := []gitlog.Change{
+		{Op: gitlog.Put, Path: formatPath, Data: []byte(formatVersion + "\n")},
+		{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
+		{Op: gitlog.Put, Path: keys.WritersPath, Data: writers},
+		{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
+	}
+	if opts.Sealed {
+		if changes, err = v.sealedInit(changes, recipients); err != nil {
+			repo.Close()
+			return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)
+		}
+	}
 	w, err := repo.Lock(ctx)
 	if err == nil {
-		err = v.commit(w, gitlog.ZeroHash, "", "", []gitlog.Change{
-			{Op: gitlog.Put, Path: formatPath, Data: []byte(formatVersion + "\n")},
-			{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},
-			{Op: gitlog.Put, Path: keys.WritersPath, Data: writers},
-			{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
-		}, Meta{Command: "init"})
+		err = v.commit(w, gitlog.ZeroHash, "", "", changes, Meta{Command: "init"})
 		w.Unlock()
 	}
 	repo.Close()

@@ -254,15 +254,16 @@ func mergedWriters(base, ours, theirs writerSet) []keys.Writer {
 	return out
 }
 
-// checkWriters refuses, unless accept, a merge or fast-forward that would
-// change the writers this clone holds now, and says in res which keys it adds
-// and removes, computed on the resulting set.
-func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *SyncResult) error {
+// checkWriters returns, unless it refuses, which keys a merge or fast-forward
+// of ours and theirs would add to and remove from the writers this clone holds
+// now, computed on the resulting set. Unless accept, a change is refused with
+// an error wrapping ErrWritersChanged.
+func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool) (added, removed []keys.Writer, err error) {
 	var sets [3]writerSet
 	for i, c := range []gitlog.Hash{base, ours, theirs} {
 		var err error
 		if sets[i], err = v.writersOfCommit(c); err != nil {
-			return fmt.Errorf("vault: sync: %s: %w", keys.WritersPath, err)
+			return nil, nil, fmt.Errorf("vault: sync: %s: %w", keys.WritersPath, err)
 		}
 	}
 	now := writerSet{has: sets[1].has || sets[2].has, writers: mergedWriters(sets[0], sets[1], sets[2])}
@@ -271,42 +272,29 @@ func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *S
 	}
 	for _, w := range now.writers {
 		if _, ok := sets[1].find(w.Public); !ok {
-			res.WritersAdded = append(res.WritersAdded, w)
+			added = append(added, w)
 		}
 	}
 	for _, w := range sets[1].writers {
 		if _, ok := now.find(w.Public); !ok {
-			res.WritersRemoved = append(res.WritersRemoved, w)
+			removed = append(removed, w)
 		}
 	}
-	if len(res.WritersAdded)+len(res.WritersRemoved) == 0 || accept {
-		return nil
+	if len(added)+len(removed) == 0 || accept {
+		return added, removed, nil
 	}
-	return fmt.Errorf("vault: sync: %w; nothing was changed", ErrWritersChanged)
+	return added, removed, fmt.Errorf("vault: sync: %w; nothing was changed", ErrWritersChanged)
 }
 
-// mergeWriters merges the writers file as a set of keys (see mergedWriters).
-func (m *merger) mergeWriters(paths map[string]side, handled map[string]bool) error {
-	s, ok := paths[keys.WritersPath]
-	handled[keys.WritersPath] = true
-	switch {
-	case !ok, s.o == s.t, s.t == s.b:
-		return nil
-	case s.o == s.b:
-		if s.t.IsZero() {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: keys.WritersPath})
-		} else {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: keys.WritersPath, Hash: s.t})
-		}
-		return nil
-	}
+// mergeWriters is the writers file a merge of the trees makes, as a set of
+// keys (see mergedWriters).
+func (v *Vault) mergeWriters(baseT, oursT, theirsT gitlog.Hash) ([]byte, error) {
 	var sets [3]writerSet
-	for i, root := range []gitlog.Hash{m.baseT, m.oursT, m.theirsT} {
+	for i, root := range []gitlog.Hash{baseT, oursT, theirsT} {
 		var err error
-		if sets[i], err = m.v.writers.writersAt(m.v.repo, root); err != nil {
-			return fmt.Errorf("vault: merge: %s: %w", keys.WritersPath, err)
+		if sets[i], err = v.writers.writersAt(v.repo, root); err != nil {
+			return nil, fmt.Errorf("vault: merge: %s: %w", keys.WritersPath, err)
 		}
 	}
-	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(mergedWriters(sets[0], sets[1], sets[2]))})
-	return nil
+	return keys.FormatWriters(mergedWriters(sets[0], sets[1], sets[2])), nil
 }

@@ -5,6 +5,7 @@ package mount_test
 import (
 	"context"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -304,7 +305,7 @@ func TestMountSync(t *testing.T) {
 	vaulttest.Write(t, origin, "/memories/start.md", []byte("start\n"))
 	origin.Close()
 	clone := func(name string) *vault.Vault {
-		c, _, err := vault.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, vault.CloneOptions{})
+		c, _, err := exchange.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, exchange.CloneOptions{})
 		if err != nil {
 			t.Fatalf("Clone: %v", err)
 		}
@@ -318,7 +319,7 @@ func TestMountSync(t *testing.T) {
 	// The other clone writes and pushes; the mounted vault's sync, run as
 	// 'memvault sync' would (its own handle on the vault), merges it in.
 	vaulttest.Write(t, b, "/memories/there/new.md", []byte("from the other clone\n"))
-	if _, err := b.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{}); err != nil {
 		t.Fatalf("the other clone's Sync: %v", err)
 	}
 	syncer, err := vault.Open(ctx, v.Dir(), opts)
@@ -326,7 +327,7 @@ func TestMountSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syncer.Close()
-	if _, err := syncer.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, syncer, exchange.SyncOptions{}); err != nil {
 		t.Fatalf("the mounted vault's Sync: %v", err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -351,7 +352,7 @@ func TestMountSync(t *testing.T) {
 	if strings.Join(names, ",") != "here.md,start.md,there" {
 		t.Errorf("ReadDir = %v, want [here.md start.md there]", names)
 	}
-	if _, err := b.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{}); err != nil {
 		t.Fatalf("the other clone's second Sync: %v", err)
 	}
 	if got, err := readVault(t, b, "/memories/here.md"); err != nil || got != "from the folder\n" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -58,7 +59,7 @@ func runRemoteAdd(ctx context.Context, g *globalOptions, name, url string) (err 
 		return err
 	}
 	defer closeVault(v, &err)
-	return v.AddRemote(name, url)
+	return exchange.AddRemote(v, name, url)
 }
 
 func runRemoteRemove(ctx context.Context, g *globalOptions, name string) (err error) {
@@ -67,7 +68,7 @@ func runRemoteRemove(ctx context.Context, g *globalOptions, name string) (err er
 		return err
 	}
 	defer closeVault(v, &err)
-	return v.RemoveRemote(name)
+	return exchange.RemoveRemote(v, name)
 }
 
 func runRemoteList(ctx context.Context, g *globalOptions, out io.Writer) (err error) {
@@ -76,7 +77,7 @@ func runRemoteList(ctx context.Context, g *globalOptions, out io.Writer) (err er
 		return err
 	}
 	defer closeVault(v, &err)
-	rs, err := v.Remotes()
+	rs, err := exchange.Remotes(v)
 	if err != nil {
 		return err
 	}

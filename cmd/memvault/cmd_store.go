@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"time"
 
@@ -26,9 +27,9 @@ before anything is sent.`
 // storeRemote returns the memory store a vault's remote names, if it names one.
 func storeRemote(v *vault.Vault, name string) (string, bool, error) {
 	if name == "" {
-		name = vault.DefaultRemote
+		name = exchange.DefaultRemote
 	}
-	remotes, err := v.Remotes()
+	remotes, err := exchange.Remotes(v)
 	if err != nil {
 		return "", false, err
 	}

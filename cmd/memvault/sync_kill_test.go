@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memvault/memvault/vault/exchange"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestSyncKilled(t *testing.T) {
 	p.run(t, "", "remote", "add", "origin", "file://"+remote)
 	p.run(t, "", "sync")
 	opts := vault.Options{IdentityFile: p.identity}
-	other, _, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, vault.CloneOptions{})
+	other, _, err := exchange.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, exchange.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestSyncKilled(t *testing.T) {
 		}
 	}
 	mine.Close()
-	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, other, exchange.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var interrupted []time.Duration // kills that landed before the sync ended
@@ -82,7 +83,7 @@ func TestSyncKilled(t *testing.T) {
 	}
 	t.Logf("kills after %v interrupted a sync", interrupted)
 	p.run(t, "", "sync")
-	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
+	if _, err := exchange.Sync(ctx, other, exchange.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := other.Snapshot(ctx)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -53,9 +54,9 @@ func head(t *testing.T, v *vault.Vault) string {
 	return h
 }
 
-func mustSync(t *testing.T, v *vault.Vault) vault.SyncResult {
+func mustSync(t *testing.T, v *vault.Vault) exchange.SyncResult {
 	t.Helper()
-	res, err := v.Sync(ctx, vault.SyncOptions{Host: "test"})
+	res, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test"})
 	if err != nil {
 		t.Fatalf("Sync: %v", err)
 	}

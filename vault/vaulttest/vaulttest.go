@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/exchange"
 )
 
 // New creates a vault with its own identity in tb's temporary directory and closes
@@ -26,13 +28,13 @@ func Pair(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
 	ctx := context.Background()
 	dir := tb.TempDir()
 	a, opts = NewAt(tb, dir)
-	if err := a.AddRemote("origin", url); err != nil {
+	if err := exchange.AddRemote(a, "origin", url); err != nil {
 		tb.Fatalf("AddRemote: %v", err)
 	}
-	if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test"}); err != nil {
+	if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test"}); err != nil {
 		tb.Fatalf("Sync: %v", err)
 	}
-	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
+	b, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 	if err != nil {
 		tb.Fatalf("Clone(%s): %v", url, err)
 	}
@@ -75,4 +77,28 @@ func NewClocked(tb testing.TB, now *time.Time) *vault.Vault {
 	}
 	tb.Cleanup(func() { v.Close() })
 	return v
+}
+
+// FileRemote is an empty bare repository reached by a file:// URL, in tb's
+// temporary directory; it needs no git binary.
+func FileRemote(tb testing.TB) string {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "remote.git")
+	r, err := gitlog.Init(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.Close()
+	return "file://" + dir
+}
+
+// MustSync syncs v with its default remote, as host "test", and fails tb on
+// an error.
+func MustSync(tb testing.TB, v *vault.Vault) exchange.SyncResult {
+	tb.Helper()
+	res, err := exchange.Sync(context.Background(), v, exchange.SyncOptions{Host: "test"})
+	if err != nil {
+		tb.Fatalf("Sync: %v", err)
+	}
+	return res
 }

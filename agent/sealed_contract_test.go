@@ -1,0 +1,69 @@
+package agent_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/agent"
+	"github.com/memvault/memvault/agent/agenttest"
+	"github.com/memvault/memvault/vault"
+)
+
+// TestContractSealed runs the conformance suite through a Handler on a vault
+// in the sealed format: the model sees the same answers, byte for byte.
+//
+// Except for names over 143 bytes: the sealed format stores a path component
+// in at most 255 bytes, so a longer name is an invalid path there (checked
+// below), where the plain format takes names of up to 255 bytes.
+func TestContractSealed(t *testing.T) {
+	const why = "a sealed vault refuses a segment over 143 bytes"
+	differs := map[string]string{"path/segment-255": why, "path/length-4096": why, "path/length-4096-slash": why}
+	agenttest.RunExcept(t, func(t *testing.T) agenttest.Target {
+		dir := t.TempDir()
+		v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"),
+			vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true})
+		if err != nil {
+			t.Fatalf("vault.Init(Sealed): %v", err)
+		}
+		t.Cleanup(func() { v.Close() })
+		h := agent.New(v, agent.Options{})
+		return agenttest.Target{
+			Do: func(input, toolUseID string) (string, bool) {
+				a, err := h.Run(context.Background(), []byte(input), toolUseID)
+				if err != nil {
+					t.Fatalf("Run(%.200q) error: %v", input, err)
+				}
+				return a.Content, a.IsError
+			},
+			Log: func() ([]vault.Record, error) {
+				return v.Log(context.Background(), vault.LogOptions{})
+			},
+		}
+	}, differs)
+}
+
+func TestSealedLongName(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	h := agent.New(v, agent.Options{})
+	long := "/memories/" + strings.Repeat("s", 144)
+	ok := "/memories/" + strings.Repeat("s", 143)
+	for _, tc := range []struct{ input, want string }{
+		{`{"command":"create","path":"` + ok + `","file_text":"x"}`, "File created successfully at: " + ok},
+		{`{"command":"create","path":"` + long + `","file_text":"x"}`, "Error: Invalid path " + long + ": segment over 143 bytes, the longest a sealed vault stores"},
+		{`{"command":"view","path":"` + long + `"}`, "Error: The path " + long + " does not exist. Please provide a valid path."},
+		{`{"command":"rename","old_path":"` + ok + `","new_path":"` + long + `"}`, "Error: Invalid path " + long + ": segment over 143 bytes, the longest a sealed vault stores"},
+	} {
+		a, err := h.Run(ctx, []byte(tc.input), "toolu_1")
+		if err != nil || a.Content != tc.want {
+			t.Errorf("Run(%.80s…) = %q, %v; want %q", tc.input, a.Content, err, tc.want)
+		}
+	}
+}

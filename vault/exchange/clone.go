@@ -1,0 +1,201 @@
+package exchange
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
+)
+
+// Clone creates a vault at dir (which must not exist or be empty) from the vault
+// at url, recorded as remote DefaultRemote, and opens it. The identity at
+// opts.IdentityFile must be one of the vault's recipients. With
+// co.SkipRefused it returns the entries it left out. On any error dir is
+// removed again. The error wraps vault.ErrNotRecipient (the message names the
+// identity's recipient, for a current recipient to add), vault.ErrNoIdentity,
+// vault.ErrNotVault when the remote holds no vault, vault.ErrRefused or vault.ErrUnsigned when
+// its history holds what memvault does not admit, vault.ErrUnreachable or vault.ErrAuth
+// from the transfer, and vault.ErrTimeout when ctx's deadline passed, whatever step
+// it stopped.
+func Clone(ctx context.Context, url, dir string, opts vault.Options, co CloneOptions) (*vault.Vault, []vault.Refusal, error) {
+	v, err := clone(ctx, url, dir, opts, co.Auth, co.Progress, co.SkipRefused, co.Trust)
+	if err != nil || !co.SkipRefused {
+		return v, nil, err
+	}
+	rs, err := v.LeaveOutRefused(ctx)
+	if err != nil {
+		v.Close()
+		removeClone(dir, false)
+		return nil, nil, err
+	}
+	return v, rs, nil
+}
+
+// CloneOptions configure Clone.
+type CloneOptions struct {
+	Auth     Credentials
+	Progress io.Writer
+	// SkipRefused clones a remote whose history holds entries memvault does
+	// not admit, where Clone otherwise fails with vault.ErrRefused: the clone's main
+	// branch gets one more commit on the remote's, whose tree leaves those
+	// entries out and names each (see vault.Vault.LeaveOutRefused).
+	SkipRefused bool
+	// Trust, when set, is asked about the new clone once its history is
+	// fetched, admitted and found readable, before anything is left out and
+	// before it is handed back: a new clone has nothing to compare the
+	// recipients and writers it found with, so only a person (or the keys
+	// they expect) can say whether to take them. An error from it refuses
+	// the clone: dir is removed again, and Clone returns that error.
+	Trust func(CloneFound) error
+}
+
+// CloneFound is what a new clone is about to trust.
+type CloneFound struct {
+	Recipients []keys.Recipient // whoever holds one of these reads what is written
+	Yours      []bool           // Yours[i]: Recipients[i] is a key of the identity in use
+	Writers    []keys.Writer    // whose signed commits the clone takes
+	HasWriters bool             // false for a vault from before writers
+}
+
+func clone(ctx context.Context, url, dir string, opts vault.Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *vault.Vault, err error) {
+	defer func() { err = timedOut(ctx, err) }()
+	if err := lent.Fill(&opts); err != nil {
+		return nil, err
+	}
+	if err := checkRemoteURL(url); err != nil {
+		return nil, err
+	}
+	id, err := keys.ReadFile(opts.IdentityFile, opts.Passphrase, false)
+	if err != nil {
+		return nil, err
+	}
+	existed := true
+	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+		existed = false
+	}
+	repo, err := gitlog.Init(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vault: clone into %s: %w", dir, err)
+	}
+	repo.SetClock(opts.Now)
+	defer func() {
+		if err != nil {
+			if v != nil {
+				v.Close()
+				v = nil
+			}
+			removeClone(dir, existed)
+		}
+	}()
+	h, err := cloneFetch(ctx, repo, url, auth, progress, skip)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = vault.Open(ctx, dir, opts); err != nil {
+		return nil, err
+	}
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		return v, err
+	}
+	rs, err := snap.Recipients(ctx)
+	if err != nil {
+		return v, err
+	}
+	found := CloneFound{Recipients: rs, Yours: make([]bool, len(rs))}
+	readable := false
+	for i, r := range rs {
+		found.Yours[i] = slices.ContainsFunc(id.Recipients, func(m keys.Recipient) bool { return m.Key == r.Key })
+		readable = readable || found.Yours[i]
+	}
+	if readable {
+		if trust == nil {
+			return v, nil
+		}
+		if found.Writers, found.HasWriters, err = v.Writers(ctx); err != nil {
+			return v, err
+		}
+		return v, trust(found) // on an error v is closed and dir removed on the way out
+	}
+	mine := "(unknown)"
+	if len(id.Recipients) > 0 {
+		mine = id.Recipients[0].Key
+	}
+	return v, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
+		gitlog.Redact(url), h, opts.IdentityFile, mine, vault.ErrNotRecipient)
+}
+
+// cloneFetch fetches url's main branch into repo and points main at it.
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
+	defer repo.Close()
+	if err := repo.AddRemote(DefaultRemote, url); err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: auth.auth(), Progress: progress})
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	if h.IsZero() {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), vault.ErrNotVault)
+	}
+	refused, err := lent.AdmitNew(ctx, repo, h)
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	if len(refused) > 0 && !skip {
+		return gitlog.ZeroHash, lent.RefusedError("clone "+gitlog.Redact(url), refused)
+	}
+	w, err := repo.Lock(ctx)
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	defer w.Unlock()
+	if err := w.UpdateRef(gitlog.Branch, gitlog.ZeroHash, h); err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
+	}
+	return h, nil
+}
+
+// removeClone undoes a failed clone: the directory goes, or only what the clone
+// put in it when it existed (empty) before.
+func removeClone(dir string, existed bool) {
+	if !existed {
+		os.RemoveAll(dir)
+		return
+	}
+	names, _ := os.ReadDir(dir)
+	for _, n := range names {
+		os.RemoveAll(dir + string(os.PathSeparator) + n.Name())
+	}
+}
+
+// Remotes lists v's remotes, their URLs without passwords.
+func Remotes(v *vault.Vault) ([]Remote, error) {
+	rs, err := lent.Repo(v).Remotes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Remote, len(rs))
+	for i, r := range rs {
+		out[i] = Remote{Name: r.Name, URL: gitlog.Redact(r.URL)}
+	}
+	return out, nil
+}
+
+// AddRemote records a remote of v; the error wraps vault.ErrRemoteExists,
+// vault.ErrBadRemoteName or vault.ErrBadRemoteURL (see checkRemoteURL).
+func AddRemote(v *vault.Vault, name, url string) error {
+	if err := checkRemoteURL(url); err != nil {
+		return err
+	}
+	return lent.Repo(v).AddRemote(name, url)
+}
+
+// RemoveRemote forgets v's remote name; the error wraps vault.ErrNoRemote.
+func RemoveRemote(v *vault.Vault, name string) error { return lent.Repo(v).RemoveRemote(name) }

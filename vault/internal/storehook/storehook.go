@@ -1,0 +1,82 @@
+// Package storehook lends package vault/exchange (sync, merge, clone) the
+// internals of package vault it works on, without widening vault's exported
+// surface: the repository under a vault, its commit message format, its
+// encryption and signing, and the admission rules vault's own fsck shares with
+// sync. Package vault fills Lent in its init; exchange takes it as it is
+// initialized (after vault, which it imports). Nothing else imports
+// this package.
+package storehook
+
+import (
+	"context"
+	"time"
+
+	"filippo.io/age"
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/keys"
+)
+
+// Store is what vault lends, generic in vault's own types so that this
+// package, which vault imports, need not name them: V is vault.Vault, O
+// vault.Options, R vault.Refusal.
+type Store[V, O, R any] struct {
+	// The layout of a vault's tree and the bounds of a memory path.
+	MemDir, RecipientsPath    string
+	MaxPathLen, MaxSegmentLen int
+
+	// The trailer keys of a commit message, and its format: FormatMessage
+	// writes a subject and trailers, TrailerValues reads back the value of
+	// the last trailer named each key ("" for none), TreePath maps a memory
+	// path to its tree path ("/memories/a.md" -> "memories/a.md"), OneLine
+	// keeps a value on one line.
+	TrCommand, TrPath, TrNewPath, TrConflict, TrSquashed string
+
+	FormatMessage func(subject string, trailers [][2]string) string
+	TrailerValues func(msg string, keys ...string) []string
+	TreePath      func(p string) (string, error)
+	OneLine       func(s string) string
+
+	// Fill gives opts the defaults Open gives them.
+	Fill func(opts *O) error
+
+	// The internals of an open vault.
+	Repo       func(v *V) *gitlog.Repo
+	Now        func(v *V) time.Time
+	Signer     func(v *V, parents ...gitlog.Hash) (gitlog.Signer, error)
+	ReadBlob   func(v *V, p string, h gitlog.Hash) ([]byte, error) // a memory file's plaintext
+	Recipients func(v *V, c gitlog.Hash) ([]byte, error)           // commit c's recipients file
+	// ParseRecipients parses a recipients file for Encrypt; the error wraps
+	// vault.ErrRecipients.
+	ParseRecipients func(v *V, content []byte) ([]age.Recipient, error)
+	Encrypt         func(plain []byte, rs []age.Recipient) ([]byte, error)
+
+	// Admission (see vault's admit.go): Admit checks every commit from base
+	// to theirs; AdmitNew does the same for a repository a clone has just
+	// fetched, before it is a vault; RefusedIn checks commit c's tree against
+	// the tree base. SkipAdmission is a benchmark's switch.
+	Admit         func(ctx context.Context, v *V, base, theirs gitlog.Hash) ([]R, error)
+	AdmitNew      func(ctx context.Context, repo *gitlog.Repo, theirs gitlog.Hash) ([]R, error)
+	RefusedIn     func(ctx context.Context, v *V, c, tree, base gitlog.Hash) ([]R, error)
+	SkipAdmission func() bool
+	// RefuseSealed is an error wrapping vault.ErrSealedUnsupported when v is
+	// a sealed vault, whose names and messages exchange cannot merge yet.
+	RefuseSealed func(v *V, op string) error
+	NewCommits   func(ctx context.Context, repo *gitlog.Repo, base, head gitlog.Hash) ([]*gitlog.Commit, error)
+	// LeaveOut writes tree with each refused entry replaced by base's;
+	// WithLeftOut names them in a message's trailers.
+	LeaveOut    func(v *V, ctx context.Context, tree, base gitlog.Hash, rs []R) (gitlog.Hash, error)
+	WithLeftOut func(msg string, rs []R) string
+	// AddRefusals adds to rs those of more at paths rs does not name;
+	// RefusedError names every refused entry, wrapping vault.ErrRefused.
+	AddRefusals  func(rs, more []R) []R
+	RefusedError func(op string, rs []R) error
+
+	// The writers a sync would leave this clone with, against those it holds
+	// now (an error wrapping vault.ErrWritersChanged unless accept), and the
+	// writers file a merge makes, as keys.
+	CheckWriters func(v *V, base, ours, theirs gitlog.Hash, accept bool) (added, removed []keys.Writer, err error)
+	MergeWriters func(v *V, baseT, oursT, theirsT gitlog.Hash) ([]byte, error)
+}
+
+// Lent is the *Store[vault.Vault, vault.Options, vault.Refusal] vault fills in.
+var Lent any

@@ -1,0 +1,454 @@
+package vault
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"filippo.io/age"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
+)
+
+// The sealed format (format 2). The tree holds .memvault/key, the vault key
+// age-encrypted to the recipients; every name under memories/ is sealed with
+// it, one path component at a time; every memory blob is a sealed size header
+// followed by the age file of the padded plaintext; every commit message and
+// author is sealed. vault/seal does the cryptography; this file maps the store
+// onto it. A tree with no .memvault/key is the plain format (format 1).
+const (
+	sealedFormatVersion = "2"
+	keyPath             = ".memvault/key"
+)
+
+// sealKeys caches the vault keys opened from .memvault/key blobs, by blob
+// hash: each tree carries the key its names were sealed with, and one age
+// unwrap per key, not per tree or commit, is the cost of reading them.
+type sealKeys struct {
+	mu   sync.Mutex
+	byID map[gitlog.Hash]*seal.Key
+	// byRoot remembers the key of each root tree read lately (nil for the
+	// plain format): a log opens one message per commit, and need not look
+	// for the key file in each tree again.
+	byRoot map[gitlog.Hash]*seal.Key
+	// opened remembers the names opened in each folder's tree: trees never
+	// change, so a listing opens each sealed name once.
+	opened map[openedKey]map[string]string
+	// paths remembers memory paths sealed lately, so a view seals each once.
+	paths map[pathKey]string
+}
+
+type pathKey struct {
+	key *seal.Key
+	p   string
+}
+
+type openedKey struct {
+	tree gitlog.Hash
+	dir  string
+}
+
+// Bounds of the caches above: a few MB at most.
+const (
+	maxRootKeys      = 4096
+	maxOpenedFolders = 1024
+	maxSealedPaths   = 16384
+)
+
+func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.byID[h]
+	return k, ok
+}
+
+func (s *sealKeys) put(h gitlog.Hash, k *seal.Key) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID == nil || len(s.byID) > 64 {
+		s.byID = map[gitlog.Hash]*seal.Key{}
+	}
+	s.byID[h] = k
+}
+
+// sealKeyAt returns the vault key of the tree root, or nil for a tree in the
+// plain format. The error wraps ErrDecrypt (or the identity's error) when the
+// key file cannot be opened, and ErrBadEntry when it is no vault key.
+func (v *Vault) sealKeyAt(root gitlog.Hash) (*seal.Key, error) {
+	v.seals.mu.Lock()
+	k, ok := v.seals.byRoot[root]
+	v.seals.mu.Unlock()
+	if ok {
+		return k, nil
+	}
+	e, err := v.repo.Lookup(root, keyPath)
+	switch {
+	case errors.Is(err, gitlog.ErrNotFound):
+		k = nil
+	case err != nil:
+		return nil, fmt.Errorf("vault: %s: %w", keyPath, err)
+	default:
+		if k, err = v.sealKeyBlob(e.Hash, root); err != nil {
+			return nil, err
+		}
+	}
+	v.seals.mu.Lock()
+	if v.seals.byRoot == nil || len(v.seals.byRoot) >= maxRootKeys {
+		v.seals.byRoot = map[gitlog.Hash]*seal.Key{}
+	}
+	v.seals.byRoot[root] = k
+	v.seals.mu.Unlock()
+	return k, nil
+}
+
+// openName opens the stored name of an entry of the memory folder dir, whose
+// tree is h, once per tree: a name opened before comes from the cache.
+func (v *Vault) openName(ns names, h gitlog.Hash, dir, stored string) (string, error) {
+	if ns.key == nil {
+		return stored, nil
+	}
+	k := openedKey{h, dir}
+	v.seals.mu.Lock()
+	name, ok := v.seals.opened[k][stored]
+	v.seals.mu.Unlock()
+	if ok {
+		return name, nil
+	}
+	name, err := ns.child(dir, stored)
+	if err != nil {
+		return "", err
+	}
+	v.seals.mu.Lock()
+	if v.seals.opened == nil || len(v.seals.opened) >= maxOpenedFolders {
+		v.seals.opened = map[openedKey]map[string]string{}
+	}
+	m := v.seals.opened[k]
+	if m == nil {
+		m = map[string]string{}
+		v.seals.opened[k] = m
+	}
+	m[stored] = name
+	v.seals.mu.Unlock()
+	return name, nil
+}
+
+func (v *Vault) sealKeyBlob(h, root gitlog.Hash) (*seal.Key, error) {
+	if k, ok := v.seals.get(h); ok {
+		return k, nil
+	}
+	ct, err := v.readCiphertext(keyPath, h)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := v.keys.decryptAt(keyPath, ct, root)
+	if err != nil {
+		return nil, err
+	}
+	k, err := seal.ParseKey(plain)
+	clear(plain)
+	if err != nil {
+		return nil, badEntry(keyPath, err.Error())
+	}
+	v.seals.put(h, k)
+	return k, nil
+}
+
+// commitKey returns the key a commit of changes on top of parent seals its
+// message with: the key its own tree will hold, so a key file the changes put
+// (a new vault, a rotation) counts. nil means the plain format.
+func (v *Vault) commitKey(parent gitlog.Hash, changes []gitlog.Change) (*seal.Key, error) {
+	for _, c := range changes {
+		if c.Path == keyPath && c.Op == gitlog.Put {
+			return v.sealKeyBlob(gitlog.BlobHash(c.Data), gitlog.ZeroHash)
+		}
+	}
+	if parent.IsZero() {
+		return nil, nil
+	}
+	root, err := v.repo.RootTree(parent)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	return v.sealKeyAt(root)
+}
+
+// reasonSealedSegment is the PathError reason for a path the sealed format
+// cannot store: nothing can be at it, and nothing can be written there.
+var reasonSealedSegment = fmt.Sprintf("segment over %d bytes, the longest a sealed vault stores", seal.MaxName)
+
+// unsealable reports whether err refuses a path only because the sealed
+// format cannot store it.
+func unsealable(err error) bool {
+	var pe *PathError
+	return errors.As(err, &pe) && pe.Reason == reasonSealedSegment
+}
+
+// names maps memory paths to tree paths, and back, in one tree: as they are
+// (key nil, the plain format), or sealed under the tree's key.
+type names struct {
+	key   *seal.Key
+	cache *sealKeys // where sealed paths are remembered; nil: nowhere
+}
+
+// treePath maps memory path p to its place in the tree:
+// "/memories/notes/a.md" -> "memories/notes/a.md", or memories/ and the
+// sealed components. The error is a *PathError for an invalid path, including
+// a component too long to seal.
+func (n names) treePath(p string) (string, error) {
+	if n.key == nil {
+		return treePath(p)
+	}
+	cp, err := CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if n.cache != nil {
+		n.cache.mu.Lock()
+		s, ok := n.cache.paths[pathKey{n.key, cp}]
+		n.cache.mu.Unlock()
+		if ok {
+			return memDir + "/" + s, nil
+		}
+	}
+	s, err := n.key.SealPath(Root, cp)
+	if err != nil {
+		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reasonSealedSegment}
+	}
+	if n.cache != nil && s != "" {
+		n.cache.mu.Lock()
+		if n.cache.paths == nil || len(n.cache.paths) >= maxSealedPaths {
+			n.cache.paths = map[pathKey]string{}
+		}
+		n.cache.paths[pathKey{n.key, cp}] = s
+		n.cache.mu.Unlock()
+	}
+	if s == "" {
+		return memDir, nil
+	}
+	return memDir + "/" + s, nil
+}
+
+// memPath maps a tree path under memories/ back to its memory path. The error
+// wraps ErrBadEntry when a sealed component does not open; it quotes the part
+// of the path that opened, never the sealed rest.
+func (n names) memPath(tp string) (string, error) {
+	if n.key == nil {
+		return memPath(tp), nil
+	}
+	rest, ok := strings.CutPrefix(tp, memDir)
+	if !ok || rest != "" && rest[0] != '/' {
+		return "", badEntry(Root, "a path outside memories/")
+	}
+	if rest == "" {
+		return Root, nil
+	}
+	p, err := n.key.OpenPath(Root, rest[1:])
+	if err != nil {
+		return "", badEntry(Root, "a name not sealed under this vault's key")
+	}
+	return p, nil
+}
+
+// child opens the stored name of an entry of the memory directory dir.
+func (n names) child(dir, stored string) (string, error) {
+	if n.key == nil {
+		return stored, nil
+	}
+	name, err := n.key.OpenName(dir, stored)
+	if err != nil {
+		return "", badEntry(dir+"/?", "a name not sealed under this vault's key")
+	}
+	return name, nil
+}
+
+// sealBlob returns the blob of a memory file in the sealed format: the sealed
+// size header, then the age file of the padded plaintext.
+func sealBlob(k *seal.Key, plain []byte, rs []ageRecipient) ([]byte, error) {
+	ct, err := encrypt(seal.Pad(plain), rs)
+	if err != nil {
+		return nil, err
+	}
+	hdr, err := age.ExtractHeader(bytes.NewReader(ct))
+	if err != nil {
+		return nil, fmt.Errorf("vault: encrypt: %w", err)
+	}
+	sh, err := k.SealSize(int64(len(plain)), hdr)
+	if err != nil {
+		return nil, err
+	}
+	return append(sh, ct...), nil
+}
+
+// unsealBlob splits a memory blob into its age file and whether it is sealed
+// (a size header in front, padding inside). The header needs no key to skip,
+// so any holder of an identity (textconv in a plain clone) reads the content.
+func unsealBlob(blob []byte) (ageFile []byte, sealed bool) {
+	if seal.HasSizeHeader(blob) {
+		return blob[seal.SizeHeaderLen:], true
+	}
+	return blob, false
+}
+
+// sealedPlainSize returns the plaintext size sealed in the header of a memory
+// blob whose first bytes are head, opened with k without an age unwrap. The
+// error wraps ErrBadEntry when the blob has no header that opens.
+func sealedPlainSize(k *seal.Key, p string, head []byte) (int64, error) {
+	if !seal.HasSizeHeader(head) {
+		return 0, badEntry(p, "no sealed size header")
+	}
+	hdr, err := age.ExtractHeader(bytes.NewReader(head[seal.SizeHeaderLen:]))
+	if err != nil {
+		return 0, badEntry(p, "a damaged age file (no complete header)")
+	}
+	n, err := k.OpenSize(head, hdr)
+	if err != nil {
+		return 0, badEntry(p, "a size not sealed under this vault's key")
+	}
+	return n, nil
+}
+
+// refuseSealed returns an error wrapping ErrSealedUnsupported when the vault's
+// current tree is sealed and op (a verb: "sync", "blame") does not handle
+// that format yet, and nil for a plain vault.
+func (v *Vault) refuseSealed(op string) error {
+	head, err := v.repo.Head()
+	if err != nil || head.IsZero() {
+		return nil // the operation reports its own trouble with the branch
+	}
+	root, err := v.repo.RootTree(head)
+	if err != nil {
+		return nil
+	}
+	if _, err := v.repo.Lookup(root, keyPath); err != nil {
+		return nil
+	}
+	return fmt.Errorf("vault: this memvault cannot yet %s a sealed vault: %w", op, ErrSealedUnsupported)
+}
+
+// sealedInit turns the first commit's changes into a sealed vault's: format 2,
+// and a new vault key encrypted to the recipients. The key is cached under its
+// blob's hash, so the first commit's message is sealed with it.
+func (v *Vault) sealedInit(changes []gitlog.Change, recipients string) ([]gitlog.Change, error) {
+	k, err := seal.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := v.keys.parseRecipients([]byte(recipients))
+	if err != nil {
+		return nil, err
+	}
+	ct, err := encrypt(k.Marshal(), rs)
+	if err != nil {
+		return nil, err
+	}
+	v.seals.put(gitlog.BlobHash(ct), k)
+	for i := range changes {
+		if changes[i].Path == formatPath {
+			changes[i].Data = []byte(sealedFormatVersion + "\n")
+		}
+	}
+	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: ct}), nil
+}
+
+// sealedBlobSize is blobPlainSize for a blob of the sealed format: the size
+// sealed in its header, read from the blob's first bytes.
+func (v *Vault) sealedBlobSize(k *seal.Key, p string, h gitlog.Hash) (int64, error) {
+	for _, want := range []int{sizePrefix, ageHeaderSlack + seal.SizeHeaderLen} {
+		head, size, err := v.repo.BlobPrefix(h, want)
+		if err != nil {
+			return 0, v.blobError(p, err)
+		}
+		if limit := v.repo.BlobLimit(); size > limit {
+			return 0, v.blobError(p, &gitlog.SizeError{Object: h, Size: size, Limit: limit})
+		}
+		n, err := sealedPlainSize(k, p, head)
+		if err == nil || int64(len(head)) >= size || want != sizePrefix {
+			return n, err
+		}
+	}
+	panic("unreachable")
+}
+
+// readMemoryBlob reads the blob of memory file p, bounded by the vault's limit,
+// and returns its age file and whether it is in the sealed format (its
+// plaintext then padded). The error wraps ErrBadEntry when the rest is not an
+// age file or the blob is too large.
+func (v *Vault) readMemoryBlob(p string, h gitlog.Hash) ([]byte, bool, error) {
+	blob, err := v.repo.ReadBlob(h)
+	if err != nil {
+		return nil, false, v.blobError(p, err)
+	}
+	ct, sealed := unsealBlob(blob)
+	if reason := ageReason(ct, int64(len(ct))); reason != "" {
+		return nil, false, badEntry(p, reason)
+	}
+	return ct, sealed, nil
+}
+
+// moveSealedDir stages the move of the directory oldPath (tree path from, tree
+// h) to newPath in a sealed tree. Each sealed name is bound to the plaintext
+// path of its folder, so nothing below the directory keeps its stored name:
+// every file is linked at its name sealed under its new folder (the blobs
+// stay; only trees are rewritten), and the old subtree is deleted.
+func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) error {
+	k := tx.names.key
+	oldClean, _ := CleanPath(oldPath)
+	newClean, _ := CleanPath(newPath)
+	files, err := tx.v.filesUnder(from, h)
+	if err != nil {
+		return err
+	}
+	changes := make([]gitlog.Change, 0, len(files)+1)
+	for _, f := range files {
+		rel := strings.TrimPrefix(f.path, from+"/")
+		p, err := k.OpenPath(oldClean, rel)
+		if err != nil {
+			return badEntry(oldClean+"/?", "a name not sealed under this vault's key")
+		}
+		sealed, err := k.SealPath(newClean, newClean+strings.TrimPrefix(p, oldClean))
+		if err != nil {
+			return &PathError{Path: newClean + strings.TrimPrefix(p, oldClean), Kind: PathInvalid, Reason: reasonSealedSegment}
+		}
+		changes = append(changes, gitlog.Change{Op: gitlog.Link, Path: to + "/" + sealed, Hash: f.hash})
+	}
+	// A directory with no file in it cannot be in a git tree; one with files
+	// always has some.
+	if err := tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Delete, Path: from}); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if err := tx.stage(oldPath, newPath, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sealedBlobSizeAny is sealedBlobSize under whichever vault key read so far
+// opens the blob's size header, or notSealed (the plain format's refusal) when
+// the blob has no size header or none opens it.
+func (v *Vault) sealedBlobSizeAny(p string, h gitlog.Hash, notSealed error) (int64, error) {
+	head, _, err := v.repo.BlobPrefix(h, seal.SizeHeaderLen)
+	if err != nil || !seal.HasSizeHeader(head) {
+		return 0, notSealed
+	}
+	for _, k := range v.seals.all() {
+		if n, err := v.sealedBlobSize(k, p, h); err == nil {
+			return n, nil
+		}
+	}
+	return 0, notSealed
+}
+
+func (s *sealKeys) all() []*seal.Key {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*seal.Key, 0, len(s.byID))
+	for _, k := range s.byID {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"filippo.io/age"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
+)
+
+// hostileCommit commits changes on main as they are, with message, through
+// gitlog and not through the vault's writer: what a remote or a damaged tool
+// could leave in a sealed vault.
+func hostileCommit(t *testing.T, v *Vault, message string, changes ...gitlog.Change) {
+	t.Helper()
+	ctx := context.Background()
+	head, err := v.repo.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := v.repo.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	sig := gitlog.Signature{Name: "x", Email: "x@x"}
+	if _, err := w.Commit(head, changes, gitlog.CommitInfo{Message: message, Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// What a sealed vault's tree and history may hold that its key did not seal:
+// a name in the clear, a name sealed for another folder, a blob whose size
+// header or padding memvault did not write, a commit message that does not
+// open. Each is refused alone, as a bad entry or an unbelieved record; the
+// rest of the vault still reads.
+func TestSealedHostileEntries(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id"), Sealed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Update(ctx, Meta{Command: "create"}, func(tx *Tx) error { return tx.WriteFile(ctx, "/memories/good.md", []byte("good\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := snap.names.key
+	rs, err := (&Tx{Snapshot: snap}).recipients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := v.repo.Lookup(snap.root, "memories/"+mustSeal(t, k, "/memories", "good.md"))
+	other, _ := seal.NewKey()
+	badSize, _ := sealBlob(other, []byte("other key\n"), rs) // a size header under another key
+	unpadded, _ := encrypt([]byte("no frame\n"), rs)
+	ageHdr, err := age.ExtractHeader(bytes.NewReader(unpadded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, _ := k.SealSize(9, ageHdr) // a size that opens, on plaintext that is no frame
+	noFrame := append(hdr, unpadded...)
+	elsewhere := mustSeal(t, k, "/memories/sub", "moved.md") // sealed for another folder
+	hostileCommit(t, v, "create /memories/clear.md\n\nMemory-Command: create\n",
+		gitlog.Change{Op: gitlog.Link, Path: "memories/clear.md", Hash: good.Hash},
+		gitlog.Change{Op: gitlog.Link, Path: "memories/" + elsewhere, Hash: good.Hash},
+		gitlog.Change{Op: gitlog.Put, Path: "memories/" + mustSeal(t, k, "/memories", "badsize.md"), Data: badSize},
+		gitlog.Change{Op: gitlog.Put, Path: "memories/" + mustSeal(t, k, "/memories", "noframe.md"), Data: noFrame},
+	)
+	forged, _ := other.SealMessage(seal.Message{Text: "create /memories/good.md\n\nMemory-Command: create\nTool-Use-Id: forged\n"})
+	hostileCommit(t, v, forged, gitlog.Change{Op: gitlog.Put, Path: "memories/" + mustSeal(t, k, "/memories", "later.md"), Data: mustBlob(t, k, "later\n", rs)})
+
+	snap, err = v.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := snap.List(ctx, "/memories")
+	if err != nil {
+		t.Fatalf("List = %v", err)
+	}
+	var okNames, bad []string
+	for _, e := range es {
+		if e.Err != nil {
+			if !errors.Is(e.Err, ErrBadEntry) {
+				t.Errorf("List entry error %v, want ErrBadEntry", e.Err)
+			}
+			if strings.Contains(e.Err.Error(), elsewhere) {
+				t.Errorf("List entry error %q quotes the stored name", e.Err)
+			}
+			bad = append(bad, e.Name)
+			continue
+		}
+		okNames = append(okNames, e.Name)
+	}
+	// badsize.md lists by name but its size does not open; the clear name and
+	// the one sealed elsewhere do not open at all.
+	if strings.Join(okNames, " ") != "good.md later.md noframe.md" || len(bad) != 3 {
+		t.Errorf("List = ok %v, bad %v; want ok [good.md later.md noframe.md] and 3 bad", okNames, bad)
+	}
+	if got, err := snap.ReadFile(ctx, "/memories/good.md"); err != nil || string(got) != "good\n" {
+		t.Errorf("ReadFile(good.md) = %q, %v", got, err)
+	}
+	if _, err := snap.ReadFile(ctx, "/memories/noframe.md"); !errors.Is(err, ErrBadEntry) {
+		t.Errorf("ReadFile(noframe.md) = %v, want ErrBadEntry", err)
+	}
+	if _, err := snap.ReadFile(ctx, "/memories/clear.md"); !errors.Is(err, ErrNotExist) {
+		t.Errorf("ReadFile(clear.md) = %v, want ErrNotExist: a clear name is no sealed path", err)
+	}
+	if _, err := snap.Files(ctx); !errors.Is(err, ErrBadEntry) {
+		t.Errorf("Files = %v, want ErrBadEntry for a name that does not open", err)
+	}
+	recs, err := v.Log(ctx, LogOptions{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0].Subject != sealedUnopened || recs[0].Command != "" || recs[0].ToolUseID != "" {
+		t.Errorf("record of a message sealed under another key = %+v, want it unbelieved", recs[0])
+	}
+	if recs[1].Subject != "create /memories/clear.md" {
+		t.Errorf("record of a plain message in a sealed vault = %+v", recs[1])
+	}
+}
+
+func mustSeal(t *testing.T, k *seal.Key, dir, name string) string {
+	t.Helper()
+	s, err := k.SealName(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustBlob(t *testing.T, k *seal.Key, plain string, rs []ageRecipient) []byte {
+	t.Helper()
+	b, err := sealBlob(k, []byte(plain), rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

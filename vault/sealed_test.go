@@ -1,0 +1,228 @@
+package vault_test
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/exchange"
+	"github.com/memvault/memvault/vault/vaulttest"
+)
+
+// newSealed creates a vault in the sealed format with its own identity.
+func newSealed(t *testing.T) (*vault.Vault, string, vault.Options) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true}
+	v, res, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), opts)
+	if err != nil || !res.VaultCreated {
+		t.Fatalf("vault.Init(Sealed) = %+v, %v", res, err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v, filepath.Join(dir, "vault.git"), opts
+}
+
+func TestSealedReadWriteList(t *testing.T) {
+	v, _, _ := newSealed(t)
+	write(t, v, "/memories/clients/acme/notes.md", "hello\n")
+	write(t, v, "/memories/clients/acme/big.md", strings.Repeat("x", 5100))
+	write(t, v, "/memories/top.md", "")
+	s, err := v.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadFile(ctx, "/memories/clients/acme/notes.md"); err != nil || string(got) != "hello\n" {
+		t.Errorf("ReadFile = %q, %v", got, err)
+	}
+	for p, want := range map[string]vault.Kind{
+		"/memories": vault.KindDir, "/memories/clients": vault.KindDir, "/memories/clients/acme": vault.KindDir,
+		"/memories/clients/acme/notes.md": vault.KindFile, "/memories/clients/nope": vault.KindNone,
+		"/memories/top.md/x": vault.KindNone,
+	} {
+		if got, err := s.Stat(p); err != nil || got != want {
+			t.Errorf("Stat(%q) = %v, %v; want %v", p, got, err, want)
+		}
+	}
+	es, err := s.List(ctx, "/memories/clients/acme/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		if e.Err != nil {
+			t.Errorf("List entry %q: %v", e.Name, e.Err)
+		}
+		got = append(got, e.Name+":"+strconv.FormatInt(e.Size, 10))
+	}
+	if want := "big.md:5100 notes.md:6"; strings.Join(got, " ") != want {
+		t.Errorf("List(acme) = %v, want %s (plaintext names and exact sizes, in byte order)", got, want)
+	}
+	files, err := s.Files(ctx)
+	if err != nil || strings.Join(files, " ") != "/memories/clients/acme/big.md /memories/clients/acme/notes.md /memories/top.md" {
+		t.Errorf("Files = %v, %v", files, err)
+	}
+	// Rename a file, then the folder holding it: every name below is sealed
+	// anew, under its new folder.
+	mustUpdate(t, v, "rename", func(tx *vault.Tx) error {
+		return tx.Rename("/memories/clients/acme/notes.md", "/memories/clients/acme/n2.md")
+	})
+	mustUpdate(t, v, "rename", func(tx *vault.Tx) error { return tx.Rename("/memories/clients", "/memories/customers") })
+	s, _ = v.Snapshot(ctx)
+	files, err = s.Files(ctx)
+	if err != nil || strings.Join(files, " ") != "/memories/customers/acme/big.md /memories/customers/acme/n2.md /memories/top.md" {
+		t.Errorf("Files after renames = %v, %v", files, err)
+	}
+	if got, err := s.ReadFile(ctx, "/memories/customers/acme/n2.md"); err != nil || string(got) != "hello\n" {
+		t.Errorf("ReadFile after renames = %q, %v", got, err)
+	}
+	mustUpdate(t, v, "delete", func(tx *vault.Tx) error { return tx.Remove("/memories/customers") })
+	s, _ = v.Snapshot(ctx)
+	if files, _ := s.Files(ctx); strings.Join(files, " ") != "/memories/top.md" {
+		t.Errorf("Files after delete = %v", files)
+	}
+	// A component too long to seal is refused as an invalid path, by name.
+	long := "/memories/" + strings.Repeat("n", 200) + ".md"
+	err = v.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error { return tx.WriteFile(ctx, long, []byte("x")) })
+	var pe *vault.PathError
+	if !errors.As(err, &pe) || pe.Kind != vault.PathInvalid || !strings.Contains(pe.Reason, "143") {
+		t.Errorf("WriteFile(a 203-byte name) = %v, want a PathError naming the 143-byte limit", err)
+	}
+}
+
+func mustUpdate(t *testing.T, v *vault.Vault, cmd string, fn func(tx *vault.Tx) error) {
+	t.Helper()
+	if err := v.Update(ctx, vault.Meta{Command: cmd}, fn); err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+}
+
+func TestSealedLog(t *testing.T) {
+	v, _, _ := newSealed(t)
+	meta := vault.Meta{Command: "create", ToolUseID: "toolu_01ABC", Agent: "canary-agent", Session: "canary-session"}
+	if err := v.Update(ctx, meta, func(tx *vault.Tx) error { return tx.WriteFile(ctx, "/memories/a/b.md", []byte("1\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Update(ctx, vault.Meta{Command: "rename"}, func(tx *vault.Tx) error { return tx.Rename("/memories/a", "/memories/c") }); err != nil {
+		t.Fatal(err)
+	}
+	write(t, v, "/memories/other.md", "x")
+	recs := vaulttest.Log(t, v, vault.LogOptions{})
+	if len(recs) != 4 {
+		t.Fatalf("Log = %d records, want 4", len(recs))
+	}
+	r := recs[2]
+	if r.Command != "create" || r.Path != "/memories/a/b.md" || r.ToolUseID != "toolu_01ABC" || r.Agent != "canary-agent" ||
+		r.Session != "canary-session" || r.Author != "canary-agent" || r.Subject != "create /memories/a/b.md" || r.TreeDisagrees {
+		t.Errorf("Log record of the create = %+v, want it opened", r)
+	}
+	if recs[3].Command != "init" {
+		t.Errorf("first record = %+v, want the init opened", recs[3])
+	}
+	// One file's history follows it back through the folder's rename.
+	recs = vaulttest.Log(t, v, vault.LogOptions{Path: "/memories/c/b.md"})
+	var cmds []string
+	for _, r := range recs {
+		cmds = append(cmds, r.Command)
+	}
+	if strings.Join(cmds, " ") != "rename create" {
+		t.Errorf("Log(c/b.md) = %v, want [rename create]", cmds)
+	}
+}
+
+// What the host of a sealed vault holds: every object of the repository, as
+// git reads it, scanned for each name, folder, subject word, tool-use id,
+// agent and session the vault was given; and the blob sizes of files of 5,
+// 300, 900 bytes (and of 5,000 and 5,100) equal.
+func TestSealedHostSeesNothing(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	sizes := map[string]int{"five": 5, "three-hundred": 300, "nine-hundred": 900, "five-thousand": 5000, "five-thousand-one-hundred": 5100}
+	for name, n := range sizes {
+		meta := vault.Meta{Command: "create", ToolUseID: "toolu_canary01", Agent: "agent-canary", Session: "session-canary"}
+		err := v.Update(ctx, meta, func(tx *vault.Tx) error {
+			return tx.WriteFile(ctx, "/memories/folder-canary/"+name+"-canary.md", bytes.Repeat([]byte("z"), n))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, canary := range []string{"canary", "folder", "five", "create", "toolu", "memories/f", "Memory-Path", "Tool-Use-Id"} {
+		if found := vaulttest.FindInObjects(t, dir, []byte(canary)); len(found) > 0 {
+			t.Errorf("the host can read %q in %v", canary, found)
+		}
+	}
+	out, err := exec.Command(gittest.Git(t), "--git-dir", dir, "ls-tree", "-r", "-l", "main", "memories").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobSizes := map[string]bool{}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		blobSizes[f[3]] = true
+	}
+	if len(blobSizes) != 2 {
+		t.Errorf("blob sizes %v: want two buckets (under 1 KiB, and 5,000 with 5,100)", blobSizes)
+	}
+}
+
+// textconv in a plain clone needs only an identity: the size header is skipped
+// and the padding stripped without the vault key.
+func TestSealedTextconv(t *testing.T) {
+	v, dir, opts := newSealed(t)
+	write(t, v, "/memories/a.md", "plaintext\n")
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blob, err := exec.Command(gittest.Git(t), "--git-dir", dir, "cat-file", "-p", "main:memories/"+lsName(t, dir)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := vault.Decrypt(opts, blob)
+	if err != nil || string(got) != "plaintext\n" {
+		t.Errorf("Decrypt(sealed blob) = %q, %v", got, err)
+	}
+}
+
+func lsName(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.Command(gittest.Git(t), "--git-dir", dir, "ls-tree", "--name-only", "main", "memories/").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "memories/")
+}
+
+// What does not handle a sealed vault yet says so, rather than mishandle it.
+func TestSealedRefusals(t *testing.T) {
+	v, _, _ := newSealed(t)
+	write(t, v, "/memories/a.md", "x\n")
+	head, _ := v.Head()
+	for name, call := range map[string]func() error{
+		"blame":  func() error { _, err := v.Blame(ctx, "/memories/a.md", ""); return err },
+		"grep":   func() error { _, err := v.Grep(ctx, regexp.MustCompile("x"), vault.GrepOptions{}); return err },
+		"show":   func() error { _, err := v.Show(ctx, head); return err },
+		"diff":   func() error { _, err := v.Diff(ctx, head, head, ""); return err },
+		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
+		"import": func() error {
+			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
+			return err
+		},
+		"rekey": func() error { _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); return err },
+		"fsck":  func() error { _, err := v.Fsck(ctx); return err },
+		"sync":  func() error { _, err := exchange.Sync(ctx, v, exchange.SyncOptions{}); return err },
+	} {
+		err := call()
+		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {
+			t.Errorf("%s on a sealed vault = %v, want ErrSealedUnsupported", name, err)
+		}
+	}
+}
