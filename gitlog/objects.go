@@ -27,6 +27,33 @@ func (s repoSource) tree(h Hash) ([]Entry, error)          { return s.r.ReadTree
 
 type storerSource struct{ sto storer.EncodedObjectStorer }
 
+// packSource is storerSource over a repository served from a local path,
+// reading its packs straight (see packSet) and its journal before the storage.
+type packSource struct {
+	sto   journaled
+	packs *packSet
+}
+
+func (s packSource) commit(h Hash) (*object.Commit, error) {
+	if _, ok := s.sto.j.get(h); !ok {
+		if data, ok := s.packs.read(h, plumbing.CommitObject, maxStruct); ok {
+			return object.DecodeCommit(s.sto, &knownObject{h: h, t: plumbing.CommitObject, data: data})
+		}
+	}
+	return storerSource{s.sto}.commit(h)
+}
+
+func (s packSource) tree(h Hash) ([]Entry, error) {
+	if _, ok := s.sto.j.get(h); !ok && !h.IsZero() {
+		if data, ok := s.packs.read(h, plumbing.TreeObject, maxStruct); ok {
+			if es, ok := parseTree(data); ok {
+				return es, nil
+			}
+		}
+	}
+	return storerSource{s.sto}.tree(h)
+}
+
 func (s storerSource) commit(h Hash) (*object.Commit, error) {
 	c, err := object.GetCommit(s.sto, gg(h))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {

@@ -47,6 +47,7 @@ type Repo struct {
 	st      *filesystem.Storage
 	objs    lookup // st as go-git's decoders must see it: see lookup
 	trees   *treeCache
+	packs   *packSet                  // commits and trees read straight from the packs, see packSet
 	commits *objCache[*object.Commit] // decoded commits: a walk reads each twice, as child and as parent
 	index   *historyIndex
 	maxBlob blobLimit // see SetBlobLimit
@@ -143,7 +144,7 @@ func openOn(d *disk, dir string) (*Repo, error) {
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverAtOpen(); err != nil {
@@ -235,6 +236,7 @@ func (r *Repo) closeFiles() error {
 	}
 	r.index.close()
 	r.jobjs.close()
+	r.packs.close()
 	return r.st.Close()
 }
 
@@ -273,15 +275,17 @@ func (r *Repo) ReadCommit(h Hash) (*Commit, error) {
 }
 
 // readCommit decodes the commit h, for gitlog's own walks.
-func (r *Repo) readCommit(h Hash) (*object.Commit, error) {
+func (r *Repo) readCommit(h Hash) (c *object.Commit, err error) {
 	if c, ok := r.commits.get(h); ok {
 		return c, nil
 	}
-	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
-	if err != nil {
+	var o plumbing.EncodedObject
+	if data, ok := r.packs.read(h, plumbing.CommitObject, maxStruct); ok {
+		o = &knownObject{h: h, t: plumbing.CommitObject, data: data}
+	} else if o, err = r.typed(plumbing.CommitObject, h, maxStruct); err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
 	}
-	c, err := object.DecodeCommit(r.objs, o)
+	c, err = object.DecodeCommit(r.objs, o)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
 	}
@@ -333,6 +337,12 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	}
 	if es, ok := r.trees.get(h); ok {
 		return es, nil
+	}
+	if data, ok := r.packs.read(h, plumbing.TreeObject, maxStruct); ok {
+		if es, ok := parseTree(data); ok {
+			r.trees.put(h, es)
+			return es, nil
+		}
 	}
 	var t object.Tree
 	for try := 0; ; try++ {

@@ -235,7 +235,9 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
 		return nil, errors.New("gitlog: shallow fetches are not served")
 	}
-	objs, err := missingObjects(ctx, storerSource{u.sto}, fromGGHashes(req.Wants), fromGGHashes(req.Haves))
+	packs := newPackSet(u.dir)
+	objs, err := missingObjects(ctx, packSource{u.sto, packs}, fromGGHashes(req.Wants), fromGGHashes(req.Haves))
+	packs.close()
 	if err != nil {
 		return nil, err
 	}

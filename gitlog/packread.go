@@ -1,0 +1,442 @@
+package gitlog
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// A walk over history (admission of what a fetch brought, the local-path
+// server choosing what to send) reads thousands of commits and trees. Through
+// go-git's object storage each read looked the object up pack by pack (and
+// recorded every offset it found in a map under a lock), built an object whose
+// SHA-1, collision-detecting, was computed again to put it in go-git's cache,
+// though the index had just named it, and decoded a tree entry by entry
+// through a buffered reader: most of what a fast-forward over a large merge
+// cost. packSet reads commits and trees straight from the packs' bytes.
+//
+// It only ever takes the ordinary path: an object in no pack it lists, of
+// another type, larger than asked, stored in a form it does not expect, or
+// whose bytes fail to inflate or apply, is left to go-git's storage (the
+// caller's fallback), which then fails or refuses it exactly as before. So a
+// damaged or hostile pack is refused the same way, and what packSet returns
+// is what go-git would have read. Its memory is bounded: nothing above the
+// caller's limit (or, for a delta, its base or its instructions above
+// maxDeltaObject) is inflated, and resolved contents are kept up to
+// packReadCache bytes.
+
+// packReadCache bounds the contents packSet keeps, whole objects and delta
+// bases, so that a chain of deltas is not resolved again from its root for
+// each of its objects.
+const packReadCache = 16 << 20
+
+// packSet reads objects from the packs of one repository.
+type packSet struct {
+	dir string // objects/pack
+
+	mu      sync.Mutex
+	closed  bool
+	packs   []*readPack
+	listed  time.Time // the folder's modification time when the packs were listed
+	tried   bool      // the folder was listed at least once
+	cache   map[cacheKey]cached
+	order   []cacheKey // cache's keys, oldest first
+	held    int64      // bytes in cache
+	br      *bufio.Reader
+	zr      io.ReadCloser
+	scratch [64]byte
+}
+
+// readPack is one pack that packSet reads.
+type readPack struct {
+	f   *os.File
+	idx *idxfile.MemoryIndex
+	end int64 // where the entries end: the pack's checksum follows
+}
+
+type cacheKey struct {
+	p   *readPack
+	off int64
+}
+
+func newPackSet(repoDir string) *packSet {
+	return &packSet{dir: filepath.Join(repoDir, "objects", "pack"), cache: map[cacheKey]cached{}}
+}
+
+// close releases the pack files.
+func (s *packSet) close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.packs {
+		p.f.Close()
+	}
+	s.packs, s.closed = nil, true
+	s.clearCache()
+}
+
+func (s *packSet) clearCache() {
+	clear(s.cache)
+	s.order = s.order[:0]
+	s.held = 0
+}
+
+// read returns the content of object h when a pack holds it as an object of
+// type t of at most limit bytes; false leaves the read to the caller's
+// ordinary path (see above).
+func (s *packSet) read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, false
+	}
+	p, off, ok := s.find(h)
+	if !ok {
+		// A fetch or a packer may have added a pack since: list them
+		// again, but only when the folder changed.
+		if !s.relist() {
+			return nil, false
+		}
+		if p, off, ok = s.find(h); !ok {
+			return nil, false
+		}
+	}
+	return s.resolve(p, off, t, limit)
+}
+
+// find looks h up in the listed packs' indexes.
+func (s *packSet) find(h Hash) (*readPack, int64, bool) {
+	for _, p := range s.packs {
+		if off, ok := indexOffset(p.idx, h); ok {
+			return p, off, true
+		}
+	}
+	return nil, 0, false
+}
+
+// indexOffset finds h in a pack's index, as idxfile.MemoryIndex.FindOffset
+// does, without the reverse map that FindOffset fills on every call.
+func indexOffset(idx *idxfile.MemoryIndex, h Hash) (int64, bool) {
+	k := idx.FanoutMapping[h[0]]
+	if k < 0 || k >= len(idx.Names) || k >= len(idx.Offset32) {
+		return 0, false
+	}
+	names, offs := idx.Names[k], idx.Offset32[k]
+	n := min(len(names)/len(h), len(offs)/4)
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(h[:], names[mid*len(h):(mid+1)*len(h)]); {
+		case c == 0:
+			ofs := binary.BigEndian.Uint32(offs[mid*4:])
+			if ofs&(1<<31) == 0 {
+				return int64(ofs), true
+			}
+			at := 8 * uint64(ofs&^(1<<31))
+			if l := uint64(len(idx.Offset64)); l < 8 || at > l-8 {
+				return 0, false
+			}
+			o := binary.BigEndian.Uint64(idx.Offset64[at:])
+			if o > 1<<62 {
+				return 0, false
+			}
+			return int64(o), true
+		case c < 0:
+			hi = mid
+		default:
+			lo = mid + 1
+		}
+	}
+	return 0, false
+}
+
+// relist lists the packs again when the folder changed since the last
+// listing, keeping the packs still there open, and tells whether it did.
+func (s *packSet) relist() bool {
+	fi, err := os.Stat(s.dir)
+	if err != nil {
+		return false
+	}
+	// A folder changed within the clock's granularity of the last listing
+	// may change again unseen: such a listing is not trusted as current.
+	if s.tried && fi.ModTime().Equal(s.listed) && time.Since(s.listed) > time.Second {
+		return false
+	}
+	names, err := filepath.Glob(filepath.Join(s.dir, "pack-*.idx"))
+	if err != nil {
+		return false
+	}
+	s.tried, s.listed = true, fi.ModTime()
+	old := map[string]*readPack{}
+	for _, p := range s.packs {
+		old[strings.TrimSuffix(p.f.Name(), ".pack")] = p
+	}
+	var packs []*readPack
+	for _, name := range names {
+		base := strings.TrimSuffix(name, ".idx")
+		if p, ok := old[base]; ok {
+			packs = append(packs, p)
+			delete(old, base)
+			continue
+		}
+		if p, err := openReadPack(base); err == nil {
+			packs = append(packs, p)
+		}
+	}
+	for _, p := range old {
+		p.f.Close() // merged away: its cached contents go with it
+	}
+	if len(old) > 0 {
+		s.clearCache()
+	}
+	s.packs = packs
+	return true
+}
+
+// openReadPack opens the pack at base (".pack" and ".idx"). The pack is
+// opened first: the index read then describes the file held open, even if a
+// packer merges it away meanwhile, as git removes the index first.
+func openReadPack(base string) (*readPack, error) {
+	f, err := os.Open(base + ".pack")
+	if err != nil {
+		return nil, err
+	}
+	idx, err := readIndex(base + ".idx")
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < 32 {
+		f.Close()
+		return nil, os.ErrInvalid
+	}
+	return &readPack{f: f, idx: idx, end: fi.Size() - 20}, nil
+}
+
+// chainLink is one entry on the way from an object down to the whole object
+// its deltas apply to.
+type chainLink struct {
+	off, data int64 // the entry, and where its zlib stream starts
+	size      int64 // as stored: a delta's is its instructions'
+}
+
+// cached is a resolved content and the type of its chain's root.
+type cached struct {
+	data []byte
+	t    plumbing.ObjectType
+}
+
+// resolve reads the object at off in p, which must be of type want and at
+// most limit bytes: its content, or false when it is left to the ordinary
+// path.
+func (s *packSet) resolve(p *readPack, off int64, want plumbing.ObjectType, limit int64) ([]byte, bool) {
+	var chain []chainLink
+	var base []byte
+	for {
+		if c, ok := s.cache[cacheKey{p, off}]; ok {
+			if c.t != want || len(chain) == 0 && int64(len(c.data)) > limit {
+				return nil, false
+			}
+			base = c.data
+			break
+		}
+		t, size, ofs, ref, hn, ok := s.head(p, off)
+		if !ok {
+			return nil, false
+		}
+		if t == plumbing.OFSDeltaObject || t == plumbing.REFDeltaObject {
+			if size > maxDeltaObject || len(chain) >= maxDeltaDepth {
+				return nil, false
+			}
+			chain = append(chain, chainLink{off: off, data: off + int64(hn), size: size})
+			if t == plumbing.OFSDeltaObject {
+				if ofs <= 0 || ofs > off {
+					return nil, false
+				}
+				off -= ofs
+				continue
+			}
+			// A base named by hash: in a pack git wrote or gitlog
+			// indexed, the same pack.
+			if off, ok = indexOffset(p.idx, ref); !ok {
+				return nil, false
+			}
+			continue
+		}
+		if t != want || size > limit || len(chain) > 0 && size > maxDeltaObject {
+			return nil, false
+		}
+		data, ok := s.inflate(p, off+int64(hn), size)
+		if !ok {
+			return nil, false
+		}
+		s.keep(cacheKey{p, off}, cached{data, t})
+		base = data
+		break
+	}
+	// Apply the deltas, from the one nearest the root up to the object.
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		delta, ok := s.inflate(p, l.data, l.size)
+		if !ok {
+			return nil, false
+		}
+		if n := deltaTargetSize(delta); n > maxDeltaObject || i == 0 && n > limit {
+			return nil, false
+		}
+		out, err := packfile.PatchDelta(base, delta)
+		if err != nil {
+			return nil, false
+		}
+		s.keep(cacheKey{p, l.off}, cached{out, want})
+		base = out
+	}
+	return base, true
+}
+
+// head reads the header of the entry at off.
+func (s *packSet) head(p *readPack, off int64) (t plumbing.ObjectType, size, ofs int64, ref Hash, n int, ok bool) {
+	if off < 12 || off >= p.end {
+		return 0, 0, 0, ref, 0, false
+	}
+	b := s.scratch[:min(int64(len(s.scratch)), p.end-off)]
+	if _, err := p.f.ReadAt(b, off); err != nil && err != io.EOF {
+		return 0, 0, 0, ref, 0, false
+	}
+	t, size, ofs, ref, n, err := parseEntryHead(b)
+	if err != nil || size < 0 {
+		return 0, 0, 0, ref, 0, false
+	}
+	return t, size, ofs, ref, n, true
+}
+
+// inflate reads size bytes from the zlib stream at off: no more, whatever
+// the stream holds.
+func (s *packSet) inflate(p *readPack, off, size int64) ([]byte, bool) {
+	if off >= p.end {
+		return nil, false
+	}
+	sec := io.NewSectionReader(p.f, off, p.end-off)
+	if s.br == nil {
+		s.br = bufio.NewReaderSize(sec, 16<<10)
+	} else {
+		s.br.Reset(sec)
+	}
+	var err error
+	if s.zr == nil {
+		s.zr, err = zlib.NewReader(s.br)
+	} else {
+		err = s.zr.(zlib.Resetter).Reset(s.br, nil)
+	}
+	if err != nil {
+		return nil, false
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(s.zr, data); err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// keep caches a resolved content, dropping the oldest past packReadCache.
+func (s *packSet) keep(k cacheKey, c cached) {
+	n := int64(len(c.data))
+	if n > packReadCache/8 {
+		return
+	}
+	if _, ok := s.cache[k]; ok {
+		return
+	}
+	for s.held+n > packReadCache && len(s.order) > 0 {
+		old := s.order[0]
+		s.order = s.order[1:]
+		s.held -= int64(len(s.cache[old].data))
+		delete(s.cache, old)
+	}
+	s.cache[k] = c
+	s.order = append(s.order, k)
+	s.held += n
+}
+
+// parseTree decodes a tree's content as go-git's object.Tree.Decode does
+// (the same entries, the same modes), or returns false where go-git fails,
+// so that the caller's ordinary path reports it.
+func parseTree(data []byte) ([]Entry, bool) {
+	es := make([]Entry, 0, bytes.Count(data, []byte{0}))
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, false
+		}
+		m, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return nil, false
+		}
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		if nul <= 0 || len(data)-nul-1 < len(Hash{}) {
+			return nil, false
+		}
+		e := Entry{Name: string(data[:nul]), Mode: canonicalMode(uint32(m))}
+		copy(e.Hash[:], data[nul+1:])
+		data = data[nul+1+len(Hash{}):]
+		es = append(es, e)
+	}
+	return es, true
+}
+
+// canonicalMode is the mode go-git gives a tree entry's mode as written.
+func canonicalMode(m uint32) Mode {
+	switch m & 0o170000 {
+	case 0o040000:
+		return ModeDir
+	case 0o100000:
+		if m&0o111 != 0 {
+			return ModeExecutable
+		}
+		return ModeRegular
+	case 0o120000:
+		return ModeSymlink
+	default:
+		return ModeSubmodule
+	}
+}
+
+// knownObject is a commit's or tree's content whose hash is known (its
+// pack's index named it), handed to go-git's decoders, which would otherwise
+// hash the content again.
+type knownObject struct {
+	h    Hash
+	t    plumbing.ObjectType
+	data []byte
+}
+
+func (o *knownObject) Hash() plumbing.Hash         { return gg(o.h) }
+func (o *knownObject) Type() plumbing.ObjectType   { return o.t }
+func (o *knownObject) SetType(plumbing.ObjectType) {}
+func (o *knownObject) Size() int64                 { return int64(len(o.data)) }
+func (o *knownObject) SetSize(int64)               {}
+func (o *knownObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
+func (o *knownObject) Writer() (io.WriteCloser, error) {
+	return nil, os.ErrPermission
+}
