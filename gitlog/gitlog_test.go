@@ -22,7 +22,7 @@ import (
 
 func sig() Signature { return Signature{Name: "t", Email: "t@example", When: time.Unix(1700000000, 0)} }
 
-func commit(t *testing.T, r *Repo, changes ...Change) Hash {
+func commit(t testing.TB, r *Repo, changes ...Change) Hash {
 	t.Helper()
 	wl, err := r.Lock(context.Background())
 	if err != nil {

@@ -379,23 +379,27 @@ func (s *packSet) keep(k cacheKey, c cached) {
 // parseTree decodes a tree's content as go-git's object.Tree.Decode does
 // (the same entries, the same modes), or returns false where go-git fails,
 // so that the caller's ordinary path reports it.
-func parseTree(data []byte) ([]Entry, bool) {
-	es := make([]Entry, 0, bytes.Count(data, []byte{0}))
+//
+// The names are cut from one string of the whole content: one allocation a
+// tree, not one a name.
+func parseTree(content []byte) ([]Entry, bool) {
+	data := string(content)
+	es := make([]Entry, 0, bytes.Count(content, []byte{0}))
 	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
+		sp := strings.IndexByte(data, ' ')
 		if sp < 0 {
 			return nil, false
 		}
-		m, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		m, err := strconv.ParseUint(data[:sp], 8, 32)
 		if err != nil {
 			return nil, false
 		}
 		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
+		nul := strings.IndexByte(data, 0)
 		if nul <= 0 || len(data)-nul-1 < len(Hash{}) {
 			return nil, false
 		}
-		e := Entry{Name: string(data[:nul]), Mode: canonicalMode(uint32(m))}
+		e := Entry{Name: data[:nul], Mode: canonicalMode(uint32(m))}
 		copy(e.Hash[:], data[nul+1:])
 		data = data[nul+1+len(Hash{}):]
 		es = append(es, e)

@@ -301,3 +301,70 @@ func FuzzParseTree(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadTrees reads every tree of a packed history of a folder of 100
+// names (memvault's packs: trees as deltas), straight from the packs
+// (packSet) and through go-git's storage, as admission and the local-path
+// server read them, with no cache of decoded trees.
+//
+//	go test ./gitlog -run '^$' -bench BenchmarkReadTrees -count 5
+func BenchmarkReadTrees(b *testing.B) {
+	r, err := Init(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var roots []Hash
+	for i := range 300 {
+		var cs []Change
+		if i == 0 {
+			for k := range 100 {
+				cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("memories/f/%03d.md", k), Data: fmt.Appendf(nil, "file %d", k)})
+			}
+		}
+		cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("memories/f/%03d.md", i%100), Data: fmt.Appendf(nil, "edit %d", i)})
+		h := commit(b, r, cs...)
+		t, err := r.RootTree(h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		roots = append(roots, t)
+	}
+	if _, err := r.Pack(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	var trees []Hash
+	for _, root := range roots {
+		for _, p := range []string{"", "memories", "memories/f"} {
+			e, err := r.Lookup(root, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			trees = append(trees, e.Hash)
+		}
+	}
+	b.Run("packSet", func(b *testing.B) {
+		for range b.N {
+			for _, h := range trees {
+				data, ok := r.packs.read(h, plumbing.TreeObject, maxStruct)
+				if !ok {
+					b.Fatalf("read(%s) failed", h)
+				}
+				if _, ok := parseTree(data); !ok {
+					b.Fatalf("parseTree(%s) failed", h)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(trees)), "µs/tree")
+	})
+	b.Run("go-git", func(b *testing.B) {
+		for range b.N {
+			for _, h := range trees {
+				if _, err := r.storageTree(h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(trees)), "µs/tree")
+	})
+}

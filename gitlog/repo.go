@@ -338,12 +338,22 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	if es, ok := r.trees.get(h); ok {
 		return es, nil
 	}
-	if data, ok := r.packs.read(h, plumbing.TreeObject, maxStruct); ok {
-		if es, ok := parseTree(data); ok {
-			r.trees.put(h, es)
-			return es, nil
+	es, ok := []Entry(nil), false
+	if data, found := r.packs.read(h, plumbing.TreeObject, maxStruct); found {
+		es, ok = parseTree(data)
+	}
+	if !ok {
+		var err error
+		if es, err = r.storageTree(h); err != nil {
+			return nil, err
 		}
 	}
+	r.trees.put(h, es)
+	return es, nil
+}
+
+// storageTree reads tree h through go-git's storage.
+func (r *Repo) storageTree(h Hash) ([]Entry, error) {
 	var t object.Tree
 	for try := 0; ; try++ {
 		o, err := r.typed(plumbing.TreeObject, h, maxStruct)
@@ -370,7 +380,6 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	for i, te := range t.Entries {
 		es[i] = entryOf(te)
 	}
-	r.trees.put(h, es)
 	return es, nil
 }
 
