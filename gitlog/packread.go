@@ -42,6 +42,10 @@ import (
 // each of its objects.
 const packReadCache = 16 << 20
 
+// maxReadPacks bounds the packs a packSet keeps open: a vault holds ten at
+// most (see consolidate).
+const maxReadPacks = 2 * openPacks
+
 // packSet reads objects from the packs of one repository.
 type packSet struct {
 	dir string // objects/pack
@@ -182,6 +186,12 @@ func (s *packSet) relist() bool {
 	names, err := filepath.Glob(filepath.Join(s.dir, "pack-*.idx"))
 	if err != nil {
 		return false
+	}
+	if len(names) > maxReadPacks {
+		// Many packs (a repository git packed now and then, never
+		// merged): packSet keeps every pack it reads open, so this is
+		// left to go-git's storage, which keeps openPacks open.
+		names = nil
 	}
 	s.tried, s.listed = true, fi.ModTime()
 	old := map[string]*readPack{}

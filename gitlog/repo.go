@@ -280,7 +280,7 @@ func (r *Repo) readCommit(h Hash) (c *object.Commit, err error) {
 		return c, nil
 	}
 	var o plumbing.EncodedObject
-	if data, ok := r.packs.read(h, plumbing.CommitObject, maxStruct); ok {
+	if data, ok := r.packed(h, plumbing.CommitObject); ok {
 		o = &knownObject{h: h, t: plumbing.CommitObject, data: data}
 	} else if o, err = r.typed(plumbing.CommitObject, h, maxStruct); err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
@@ -339,7 +339,7 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 		return es, nil
 	}
 	es, ok := []Entry(nil), false
-	if data, found := r.packs.read(h, plumbing.TreeObject, maxStruct); found {
+	if data, found := r.packed(h, plumbing.TreeObject); found {
 		es, ok = parseTree(data)
 	}
 	if !ok {
@@ -350,6 +350,16 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	}
 	r.trees.put(h, es)
 	return es, nil
+}
+
+// packed reads commit or tree h straight from its pack (see packSet); false
+// leaves it to find, which also looks in the journal, where a commit just
+// written is, and which a miss in packSet would list the packs again for.
+func (r *Repo) packed(h Hash, t plumbing.ObjectType) ([]byte, bool) {
+	if _, ok := r.jobjs.get(h); ok {
+		return nil, false
+	}
+	return r.packs.read(h, t, maxStruct)
 }
 
 // storageTree reads tree h through go-git's storage.
