@@ -71,6 +71,11 @@ func readAllMax(o plumbing.EncodedObject, limit int64) ([]byte, error) {
 // BlobPrefix returns the first n bytes of blob h (fewer if it is shorter) and
 // its size from its header, inflating no more than n bytes.
 func (r *Repo) BlobPrefix(h Hash, n int) ([]byte, int64, error) {
+	if _, ok := r.jobjs.get(h); !ok {
+		if data, size, ok := r.packs.blobPrefix(h, n); ok {
+			return data, size, nil
+		}
+	}
 	o, err := r.object(plumbing.AnyObject, h)
 	if err != nil {
 		return nil, 0, fmt.Errorf("gitlog: read blob %s: %w", h, err)

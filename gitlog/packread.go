@@ -108,21 +108,51 @@ func (s *packSet) read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	p, off, ok := s.locate(h)
+	if !ok {
 		return nil, false
 	}
-	p, off, ok := s.find(h)
-	if !ok {
-		// A fetch or a packer may have added a pack since: list them
-		// again, but only when the folder changed.
-		if !s.relist() {
-			return nil, false
-		}
-		if p, off, ok = s.find(h); !ok {
-			return nil, false
-		}
-	}
 	return s.resolve(p, off, t, limit)
+}
+
+// locate finds the entry of h in the packs.
+func (s *packSet) locate(h Hash) (*readPack, int64, bool) {
+	if s.closed {
+		return nil, 0, false
+	}
+	if p, off, ok := s.find(h); ok {
+		return p, off, true
+	}
+	// A fetch or a packer may have added a pack since: list them again,
+	// but only when the folder changed.
+	if !s.relist() {
+		return nil, 0, false
+	}
+	return s.find(h)
+}
+
+// blobPrefix returns the first n bytes of blob h (fewer if it is shorter)
+// and its size, when a pack holds it whole (ciphertext does not delta),
+// inflating no more than n bytes; false leaves it to the ordinary path.
+func (s *packSet) blobPrefix(h Hash, n int) ([]byte, int64, bool) {
+	if s == nil {
+		return nil, 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, off, ok := s.locate(h)
+	if !ok {
+		return nil, 0, false
+	}
+	t, size, _, _, hn, ok := s.head(p, off)
+	if !ok || t != plumbing.BlobObject {
+		return nil, 0, false
+	}
+	data, ok := s.inflate(p, off+int64(hn), min(int64(n), size))
+	if !ok {
+		return nil, 0, false
+	}
+	return data, size, true
 }
 
 // find looks h up in the listed packs' indexes.

@@ -89,7 +89,7 @@ func TestPackSetReads(t *testing.T) {
 		name := filepath.Base(dir)
 		typ, delta := gitObjects(t, dir)
 		s := newPackSet(dir)
-		deltas := 0
+		deltas, blobs := 0, 0
 		for h, ty := range typ {
 			want, err := exec.Command(git, "--git-dir", dir, "cat-file", ty, h.String()).Output()
 			if err != nil {
@@ -105,7 +105,17 @@ func TestPackSetReads(t *testing.T) {
 				if _, ok := s.read(h, plumbing.TreeObject, maxStruct); ok {
 					t.Errorf("%s: read(%s, tree) of a %s = ok, want false", name, h, ty)
 				}
+				if ty == "blob" && !delta[h] { // a delta is left to go-git
+					blobs++
+					got, size, ok := s.blobPrefix(h, 3)
+					if !ok || size != int64(len(want)) || !bytes.Equal(got, want[:min(3, len(want))]) {
+						t.Errorf("%s: blobPrefix(%s, 3) = %q, %d, %v; want %q, %d", name, h, got, size, ok, want[:min(3, len(want))], len(want))
+					}
+				}
 				continue
+			}
+			if _, _, ok := s.blobPrefix(h, 3); ok {
+				t.Errorf("%s: blobPrefix(%s) of a %s = ok, want false", name, h, ty)
 			}
 			if delta[h] {
 				deltas++
@@ -141,6 +151,9 @@ func TestPackSetReads(t *testing.T) {
 		}
 		if deltas == 0 {
 			t.Errorf("%s: no commit or tree stored as a delta: the test reads nothing through a chain", name)
+		}
+		if blobs == 0 {
+			t.Errorf("%s: no blob stored whole", name)
 		}
 		s.close()
 		if _, ok := s.read(ZeroHash, plumbing.TreeObject, maxStruct); ok {
