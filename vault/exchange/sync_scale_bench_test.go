@@ -33,7 +33,7 @@ var (
 // --ff-only (git-ff-s). Then memvault gc on the first clone, against git
 // repack -adf on a copy of it (gc/git, target ≤ 1.5x).
 //
-//	go test ./vault -run '^$' -bench BenchmarkSyncScale -benchtime 1x -count 3 -timeout 60m
+//	go test ./vault/exchange -run '^$' -bench BenchmarkSyncScale -benchtime 1x -count 3 -timeout 60m
 //
 // -syncscale.files and -syncscale.commits set the size.
 func BenchmarkSyncScale(b *testing.B) {
