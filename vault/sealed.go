@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -424,6 +425,7 @@ func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) er
 			return err
 		}
 	}
+	tx.folded += len(changes) // one move, as the plain format's one Move change
 	return nil
 }
 
@@ -451,4 +453,156 @@ func (s *sealKeys) all() []*seal.Key {
 		out = append(out, k)
 	}
 	return out
+}
+
+// touchesKey reports whether any of changes may change what is at
+// .memvault/key: one at that path, at a folder above it, or moving one there.
+func touchesKey(changes []gitlog.Change) bool {
+	on := func(p string) bool {
+		return p == "" || p == keyPath || strings.HasPrefix(keyPath, p+"/")
+	}
+	for _, c := range changes {
+		if on(c.Path) || c.Op == gitlog.Move && on(c.NewPath) {
+			return true
+		}
+	}
+	return false
+}
+
+// inheritSealKey records k (nil: the plain format) as the key of the tree of
+// commit h, just written with changes on top of a tree whose key was k, when
+// the changes leave .memvault/key alone. The next snapshot and the next
+// commit then find the key without looking up the key file in the new tree:
+// a plain vault pays nothing per write for the sealed format.
+func (v *Vault) inheritSealKey(h gitlog.Hash, k *seal.Key, changes []gitlog.Change) {
+	if touchesKey(changes) {
+		return
+	}
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return
+	}
+	v.seals.mu.Lock()
+	if v.seals.byRoot == nil || len(v.seals.byRoot) >= maxRootKeys {
+		v.seals.byRoot = map[gitlog.Hash]*seal.Key{}
+	}
+	v.seals.byRoot[root] = k
+	v.seals.mu.Unlock()
+}
+
+// namesOfRoot returns how memory paths are stored in the tree root (zero: no
+// tree yet, which holds nothing in either format).
+func (v *Vault) namesOfRoot(root gitlog.Hash) (names, error) {
+	if root.IsZero() {
+		return names{}, nil
+	}
+	k, err := v.sealKeyAt(root)
+	return names{k, &v.seals}, err
+}
+
+// sameKey reports whether two trees whose keys are a and b (nil: the plain
+// format) store every memory path under the same name.
+func sameKey(a, b *seal.Key) bool {
+	return a == b || a != nil && b != nil && bytes.Equal(a.Marshal(), b.Marshal())
+}
+
+// plainTreePath maps the tree path tp of a tree whose names are ns to the
+// tree path it would have in the plain format ("memories/notes/a.md"). The
+// error wraps ErrBadEntry when a sealed component does not open.
+func (n names) plainTreePath(tp string) (string, error) {
+	if n.key == nil {
+		return tp, nil
+	}
+	p, err := n.memPath(tp)
+	if err != nil {
+		return "", err
+	}
+	return p[1:], nil
+}
+
+// diffOpened is DiffTrees of the root trees a and b at or under the memory
+// path p ("" for all of /memories), with each change's Path the plaintext
+// tree path ("memories/notes/a.md") in either format, in the order DiffTrees
+// gives a plain tree's changes (byte order of path). Where both trees store
+// names the same way (the same key, or both plain) only the subtrees that
+// differ are read; across formats or keys every file of both trees is paired
+// by its plaintext path. The error is a *PathError for an invalid p, and
+// wraps ErrBadEntry for a stored name that does not open.
+func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, error) {
+	na, err := v.namesOfRoot(a)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := v.namesOfRoot(b)
+	if err != nil {
+		return nil, err
+	}
+	if p != "" {
+		if p, err = CleanPath(p); err != nil {
+			return nil, err
+		}
+	}
+	if sameKey(na.key, nb.key) || a.IsZero() || b.IsZero() {
+		ns := nb
+		if b.IsZero() {
+			ns = na
+		}
+		tp := memDir
+		if p != "" {
+			if tp, err = ns.treePath(p); unsealable(err) {
+				return nil, nil // neither tree can hold it
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		tcs, err := v.repo.DiffTrees(a, b, tp)
+		if err != nil || ns.key == nil {
+			return tcs, err
+		}
+		for i := range tcs {
+			if tcs[i].Path, err = ns.plainTreePath(tcs[i].Path); err != nil {
+				return nil, err
+			}
+		}
+		sort.SliceStable(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
+		return tcs, nil
+	}
+	files := func(root gitlog.Hash, ns names) (map[string]gitlog.Hash, error) {
+		refs, err := v.memoryFiles(root)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]gitlog.Hash, len(refs))
+		for _, r := range refs {
+			tp, err := ns.plainTreePath(r.path)
+			if err != nil {
+				return nil, err
+			}
+			if mp := memPath(tp); p == "" || mp == p || strings.HasPrefix(mp, p+"/") {
+				out[tp] = r.hash
+			}
+		}
+		return out, nil
+	}
+	fa, err := files(a, na)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := files(b, nb)
+	if err != nil {
+		return nil, err
+	}
+	var tcs []gitlog.TreeChange
+	for tp, h := range fa {
+		if fb[tp] != h {
+			tcs = append(tcs, gitlog.TreeChange{Path: tp, From: h, To: fb[tp]})
+		}
+	}
+	for tp, h := range fb {
+		if _, ok := fa[tp]; !ok {
+			tcs = append(tcs, gitlog.TreeChange{Path: tp, To: h})
+		}
+	}
+	sort.Slice(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
+	return tcs, nil
 }

@@ -209,8 +209,6 @@ func TestSealedRefusals(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"blame":  func() error { _, err := v.Blame(ctx, "/memories/a.md", ""); return err },
 		"grep":   func() error { _, err := v.Grep(ctx, regexp.MustCompile("x"), vault.GrepOptions{}); return err },
-		"show":   func() error { _, err := v.Show(ctx, head); return err },
-		"diff":   func() error { _, err := v.Diff(ctx, head, head, ""); return err },
 		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
 		"import": func() error {
 			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})

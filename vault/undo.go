@@ -173,7 +173,7 @@ func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, 
 	res.Commit = h.String()
 	newRoot, err := v.repo.RootTree(h)
 	if err == nil {
-		res.Files, err = v.fileChanges(ctx, head.root, newRoot, memDir, false)
+		res.Files, err = v.fileChanges(ctx, head.root, newRoot, "", false)
 	}
 	return res, err
 }

@@ -1,0 +1,175 @@
+package vault_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// twins are a plain vault and a sealed one, with the same identity and the
+// same clock, given the same operations: every reader must then answer the
+// same on both, once the sealed vault's commit hashes are read as the plain
+// one's.
+type twins struct {
+	t             *testing.T
+	plain, sealed *vault.Vault
+	// hashes holds the commits made in both, in order: [plain, sealed].
+	hashes [][2]string
+}
+
+func newTwins(t *testing.T) *twins {
+	t.Helper()
+	dir := t.TempDir()
+	w := &twins{t: t}
+	for i, sealed := range []bool{false, true} {
+		start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		n := 0
+		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed, Now: func() time.Time {
+			n++
+			return start.Add(time.Duration(n) * time.Minute)
+		}}
+		v, _, err := vault.Init(ctx, filepath.Join(dir, []string{"plain.git", "sealed.git"}[i]), opts)
+		if err != nil {
+			t.Fatalf("vault.Init(Sealed: %v): %v", sealed, err)
+		}
+		t.Cleanup(func() { v.Close() })
+		if sealed {
+			w.sealed = v
+		} else {
+			w.plain = v
+		}
+	}
+	w.heads()
+	return w
+}
+
+// heads records the newest commit of both vaults when it is new.
+func (w *twins) heads() [2]string {
+	w.t.Helper()
+	var hs [2]string
+	for i, v := range []*vault.Vault{w.plain, w.sealed} {
+		recs, err := v.Log(ctx, vault.LogOptions{Limit: 1})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		hs[i] = recs[0].Commit
+	}
+	if len(w.hashes) == 0 || w.hashes[len(w.hashes)-1] != hs {
+		w.hashes = append(w.hashes, hs)
+	}
+	return hs
+}
+
+// update runs fn in an Update of both vaults, and returns the plain vault's
+// new commit.
+func (w *twins) update(meta vault.Meta, fn func(tx *vault.Tx) error) string {
+	w.t.Helper()
+	for _, v := range []*vault.Vault{w.plain, w.sealed} {
+		if err := v.Update(ctx, meta, fn); err != nil {
+			w.t.Fatalf("%s: %v", meta.Command, err)
+		}
+	}
+	return w.heads()[0]
+}
+
+func (w *twins) put(p, content string) string {
+	w.t.Helper()
+	return w.update(vault.Meta{Command: "create", ToolUseID: "toolu_" + filepath.Base(p), Agent: "agent-a", Session: "s1"},
+		func(tx *vault.Tx) error { return tx.WriteFile(ctx, p, []byte(content)) })
+}
+
+func (w *twins) mv(from, to string) string {
+	w.t.Helper()
+	return w.update(vault.Meta{Command: "rename"}, func(tx *vault.Tx) error { return tx.Rename(from, to) })
+}
+
+func (w *twins) rm(p string) string {
+	w.t.Helper()
+	return w.update(vault.Meta{Command: "delete"}, func(tx *vault.Tx) error { return tx.Remove(p) })
+}
+
+// sealedRev is the sealed vault's commit for the plain vault's commit h, or
+// h itself when it is none (a revision such as "main" or "HEAD~1").
+func (w *twins) sealedRev(h string) string {
+	for _, p := range w.hashes {
+		if p[0] == h {
+			return p[1]
+		}
+	}
+	return h
+}
+
+// same runs call on both vaults, with rev given as the plain vault's commit
+// (or any revision), and reports where the sealed vault's answer, its commit
+// hashes read as the plain one's, is not the plain vault's.
+func (w *twins) same(what string, call func(v *vault.Vault, rev func(string) string) (any, error)) string {
+	w.t.Helper()
+	w.heads()
+	var out [2]string
+	for i, v := range []*vault.Vault{w.plain, w.sealed} {
+		rev := func(h string) string { return h }
+		if i == 1 {
+			rev = w.sealedRev
+		}
+		got, err := call(v, rev)
+		b, _ := json.MarshalIndent(got, "", " ")
+		out[i] = string(b)
+		if err != nil {
+			out[i] += "\nerror: " + strings.ReplaceAll(err.Error(), w.sealed.Dir(), w.plain.Dir())
+		}
+	}
+	w.heads()
+	for _, p := range w.hashes {
+		out[1] = strings.ReplaceAll(out[1], p[1], p[0])
+		out[1] = strings.ReplaceAll(out[1], p[1][:12], p[0][:12])
+	}
+	if out[0] != out[1] {
+		w.t.Errorf("%s: the sealed vault answers\n%s\nthe plain one\n%s", what, out[1], out[0])
+	}
+	return out[0]
+}
+
+// The history both vaults are given: creates, edits, a rename of a file and
+// of a folder, a move with an edit, a delete.
+func (w *twins) history() (c1, c3 string) {
+	w.t.Helper()
+	c1 = w.put("/memories/a.md", "one\ntwo\nthree\n")
+	w.put("/memories/gone.md", "bye\n")
+	c3 = w.put("/memories/a.md", "one\nTWO\nthree\n")
+	w.put("/memories/clients/acme/notes.md", "acme\nlikes tea\n")
+	w.mv("/memories/a.md", "/memories/d/a.md")
+	w.mv("/memories/clients", "/memories/customers")
+	w.put("/memories/customers/acme/notes.md", "acme\nlikes coffee\n")
+	w.rm("/memories/gone.md")
+	w.update(vault.Meta{Command: "rename"}, func(tx *vault.Tx) error {
+		if err := tx.Rename("/memories/d/a.md", "/memories/e.md"); err != nil {
+			return err
+		}
+		return tx.WriteFile(ctx, "/memories/e.md", []byte("zero\none\nTWO\nthree\n"))
+	})
+	return c1, c3
+}
+
+func TestSealedShowAndDiff(t *testing.T) {
+	w := newTwins(t)
+	c1, _ := w.history()
+	for i := range w.hashes {
+		h := w.hashes[i][0]
+		w.same("Show("+h[:8]+")", func(v *vault.Vault, rev func(string) string) (any, error) { return v.Show(ctx, rev(h)) })
+	}
+	for _, d := range [][3]string{
+		{c1, "main", ""}, {"main", c1, ""}, {c1, "main", "/memories/customers"}, {c1, "main", "/memories/clients/acme"},
+		{"main", c1, "/memories/a.md"}, {"main~3", "main", "/memories/customers/acme/notes.md"}, {"main", "main", ""},
+	} {
+		got := w.same("Diff"+strings.Join(d[:], " "), func(v *vault.Vault, rev func(string) string) (any, error) {
+			return v.Diff(ctx, rev(d[0]), rev(d[1]), d[2])
+		})
+		if d[0] == c1 && d[2] == "" && !strings.Contains(got, "likes coffee") {
+			t.Errorf("Diff(c1, main) = %s, want the folder's file added", got)
+		}
+	}
+}
