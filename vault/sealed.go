@@ -568,18 +568,18 @@ func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, err
 		return tcs, nil
 	}
 	files := func(root gitlog.Hash, ns names) (map[string]gitlog.Hash, error) {
-		refs, err := v.memoryFiles(root)
+		e, err := v.repo.Lookup(root, memDir)
+		if err != nil {
+			return nil, nil // no memory there
+		}
+		refs, err := v.openedFilesUnder(ns, memDir, e.Hash)
 		if err != nil {
 			return nil, err
 		}
 		out := make(map[string]gitlog.Hash, len(refs))
 		for _, r := range refs {
-			tp, err := ns.plainTreePath(r.path)
-			if err != nil {
-				return nil, err
-			}
-			if mp := memPath(tp); p == "" || mp == p || strings.HasPrefix(mp, p+"/") {
-				out[tp] = r.hash
+			if mp := memPath(r.path); p == "" || mp == p || strings.HasPrefix(mp, p+"/") {
+				out[r.path] = r.hash
 			}
 		}
 		return out, nil
@@ -605,4 +605,47 @@ func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, err
 	}
 	sort.Slice(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
 	return tcs, nil
+}
+
+// openedFilesUnder is filesUnder for a tree whose names are ns: each file's
+// path is its plaintext tree path ("memories/notes/a.md"), each stored name
+// opened once (see openName), in byte order of path. dir is the memory path
+// of the folder at tree path tp, whose tree is h. The error wraps ErrBadEntry
+// for a name that does not open.
+func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef, error) {
+	if ns.key == nil {
+		return v.filesUnder(tp, h)
+	}
+	dir, err := ns.memPath(tp)
+	if err != nil {
+		return nil, err
+	}
+	var out []fileRef
+	var walk func(dir string, h gitlog.Hash) error
+	walk = func(dir string, h gitlog.Hash) error {
+		es, err := v.repo.ReadTree(h)
+		if err != nil {
+			return fmt.Errorf("vault: list %s: %w", dir, err)
+		}
+		for _, c := range es {
+			name, err := v.openName(ns, h, dir, c.Name)
+			if err != nil {
+				return err
+			}
+			p := dir + "/" + name
+			if c.IsDir() {
+				if err := walk(p, c.Hash); err != nil {
+					return err
+				}
+				continue
+			}
+			out = append(out, fileRef{path: p[1:], hash: c.Hash})
+		}
+		return nil
+	}
+	if err := walk(dir, h); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
 }

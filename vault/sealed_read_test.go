@@ -2,6 +2,8 @@ package vault_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,5 +173,26 @@ func TestSealedShowAndDiff(t *testing.T) {
 		if d[0] == c1 && d[2] == "" && !strings.Contains(got, "likes coffee") {
 			t.Errorf("Diff(c1, main) = %s, want the folder's file added", got)
 		}
+	}
+}
+
+func TestSealedGrepAndStatus(t *testing.T) {
+	w := newTwins(t)
+	_, c3 := w.history()
+	w.put("/memories/x/y.md.conflict-ours", "mine\n")
+	w.put("/memories/x/z.md", "a\n<<<<<<< current\nb\n=======\nc\n>>>>>>> theirs\n")
+	w.put("/memories/x/w.md", "<<<<<<< only a marker\n")
+	for _, o := range []vault.GrepOptions{
+		{}, {Context: 1}, {MaxLines: 2}, {Rev: c3}, {Paths: []string{"/memories/customers", "/memories/e.md"}},
+		{Paths: []string{"/memories/nope"}}, {Paths: []string{"/memories/" + strings.Repeat("n", 200)}}, {Paths: []string{"memories/bad"}},
+	} {
+		w.same(fmt.Sprintf("Grep(%+v)", o), func(v *vault.Vault, rev func(string) string) (any, error) {
+			o.Rev = rev(o.Rev)
+			return v.Grep(ctx, regexp.MustCompile("o|<"), o)
+		})
+	}
+	got := w.same("Status", func(v *vault.Vault, _ func(string) string) (any, error) { return v.Status(ctx) })
+	if !strings.Contains(got, "/memories/x/z.md") || !strings.Contains(got, "y.md.conflict-ours") {
+		t.Errorf("Status = %s, want both conflicts", got)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,7 +207,6 @@ func TestSealedRefusals(t *testing.T) {
 	head, _ := v.Head()
 	for name, call := range map[string]func() error{
 		"blame":  func() error { _, err := v.Blame(ctx, "/memories/a.md", ""); return err },
-		"grep":   func() error { _, err := v.Grep(ctx, regexp.MustCompile("x"), vault.GrepOptions{}); return err },
 		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
 		"import": func() error {
 			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
