@@ -3,8 +3,8 @@ package vault_test
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
