@@ -649,3 +649,31 @@ func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef,
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
 }
+
+// pathInParent maps the tree path tp, stored under the key of commit c's
+// tree (k, nil for the plain format), to where the same memory path is stored
+// in the tree of c's first parent: the same unless c changed the key (a
+// rotation, or the conversion of a plain vault), when it is opened under k
+// and sealed again under the parent's key. A path that does not map stays as
+// it is: the walk then finds nothing there.
+func (v *Vault) pathInParent(c *gitlog.Commit, k *seal.Key, tp string) string {
+	if len(c.ParentHashes) == 0 {
+		return tp
+	}
+	root, err := v.repo.RootTree(c.ParentHashes[0])
+	if err != nil {
+		return tp
+	}
+	pk, err := v.sealKeyAt(root)
+	if err != nil || sameKey(k, pk) {
+		return tp
+	}
+	mp, err := names{k, &v.seals}.memPath(tp)
+	if err != nil {
+		return tp
+	}
+	if q, err := (names{pk, &v.seals}).treePath(mp); err == nil {
+		return q
+	}
+	return tp
+}

@@ -129,6 +129,17 @@ func (w *twins) same(what string, call func(v *vault.Vault, rev func(string) str
 		out[1] = strings.ReplaceAll(out[1], p[1], p[0])
 		out[1] = strings.ReplaceAll(out[1], p[1][:12], p[0][:12])
 	}
+	for i := range out { // maps keyed by commit hash in the plain one's order
+		j, e, _ := strings.Cut(out[i], "\nerror: ")
+		var x any
+		if json.Unmarshal([]byte(j), &x) == nil {
+			b, _ := json.MarshalIndent(x, "", " ")
+			out[i] = string(b)
+			if e != "" {
+				out[i] += "\nerror: " + e
+			}
+		}
+	}
 	if out[0] != out[1] {
 		w.t.Errorf("%s: the sealed vault answers\n%s\nthe plain one\n%s", what, out[1], out[0])
 	}
@@ -194,5 +205,22 @@ func TestSealedGrepAndStatus(t *testing.T) {
 	got := w.same("Status", func(v *vault.Vault, _ func(string) string) (any, error) { return v.Status(ctx) })
 	if !strings.Contains(got, "/memories/x/z.md") || !strings.Contains(got, "y.md.conflict-ours") {
 		t.Errorf("Status = %s, want both conflicts", got)
+	}
+}
+
+func TestSealedBlame(t *testing.T) {
+	w := newTwins(t)
+	_, c3 := w.history()
+	w.put("/memories/customers/acme/notes.md", "acme\nlikes coffee\nand cake\n")
+	for _, b := range [][2]string{
+		{"/memories/e.md", ""}, {"/memories/customers/acme/notes.md", ""}, {"/memories/customers/acme/notes.md", "main~1"},
+		{"/memories/a.md", c3}, {"/memories/a.md", ""}, {"/memories/customers", ""}, {"/memories/" + strings.Repeat("n", 200), ""},
+	} {
+		got := w.same("Blame"+strings.Join(b[:], " "), func(v *vault.Vault, rev func(string) string) (any, error) {
+			return v.Blame(ctx, b[0], rev(b[1]))
+		})
+		if b[0] == "/memories/customers/acme/notes.md" && b[1] == "" && !strings.Contains(got, `"path": "/memories/clients/acme/notes.md"`) {
+			t.Errorf("Blame(%s) = %s, want its first line from before the folder's rename", b[0], got)
+		}
 	}
 }

@@ -206,7 +206,6 @@ func TestSealedRefusals(t *testing.T) {
 	write(t, v, "/memories/a.md", "x\n")
 	head, _ := v.Head()
 	for name, call := range map[string]func() error{
-		"blame":  func() error { _, err := v.Blame(ctx, "/memories/a.md", ""); return err },
 		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
 		"import": func() error {
 			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
