@@ -677,3 +677,48 @@ func (v *Vault) pathInParent(c *gitlog.Commit, k *seal.Key, tp string) string {
 	}
 	return tp
 }
+
+// currentKey returns the key of the tree at main (nil: the plain format, or
+// no commit yet).
+func (v *Vault) currentKey() (*seal.Key, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	ns, err := v.namesAt(head)
+	return ns.key, err
+}
+
+// tagsDir is what a sealed checkpoint's name is sealed under, as a memory
+// file's name is sealed under its folder: no memory folder has this path.
+const tagsDir = "refs/tags"
+
+// sealedTagName returns the tag name a sealed vault stores checkpoint name
+// under: each part of it between slashes sealed under k.
+func sealedTagName(k *seal.Key, name string) (string, error) {
+	return k.SealPath(tagsDir, tagsDir+"/"+name)
+}
+
+// openCheckpoint opens the name and message of a sealed vault's checkpoint
+// c, whose tag points at commit target, under k (the current key) or else
+// the key of target's tree. What opens under neither stays as stored.
+func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) {
+	keys := []*seal.Key{k}
+	if ns, err := v.namesAt(target); err == nil && ns.key != nil && !sameKey(ns.key, k) {
+		keys = append(keys, ns.key)
+	}
+	for _, k := range keys {
+		p, err := k.OpenPath(tagsDir, c.Name)
+		if err != nil {
+			continue
+		}
+		c.Name = strings.TrimPrefix(p, tagsDir+"/")
+		if raw := c.Message + "\n"; seal.IsSealed(raw) {
+			c.Message = sealedUnopened
+			if m, err := k.OpenMessage(raw); err == nil {
+				c.Message = strings.TrimRight(m.Text, "\n")
+			}
+		}
+		return
+	}
+}

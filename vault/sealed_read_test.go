@@ -2,14 +2,18 @@ package vault_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // twins are a plain vault and a sealed one, with the same identity and the
@@ -222,5 +226,36 @@ func TestSealedBlame(t *testing.T) {
 		if b[0] == "/memories/customers/acme/notes.md" && b[1] == "" && !strings.Contains(got, `"path": "/memories/clients/acme/notes.md"`) {
 			t.Errorf("Blame(%s) = %s, want its first line from before the folder's rename", b[0], got)
 		}
+	}
+}
+
+// A sealed vault's checkpoints read as a plain vault's, and the host sees
+// neither their names nor their messages.
+func TestSealedCheckpoints(t *testing.T) {
+	w := newTwins(t)
+	c1, _ := w.history()
+	for _, c := range [][3]string{{"zeta-canary", c1, ""}, {"release/alpha-canary", "", "line one canary\nline two\n"}, {"zeta-canary", "", ""}, {"a b", "", ""}} {
+		w.same("Checkpoint("+c[0]+")", func(v *vault.Vault, rev func(string) string) (any, error) {
+			return v.Checkpoint(ctx, c[0], rev(c[1]), c[2])
+		})
+	}
+	// A part too long to seal is refused, as a path's is.
+	if _, err := w.sealed.Checkpoint(ctx, strings.Repeat("n", 200), "", ""); !errors.Is(err, vault.ErrInvalid) {
+		t.Errorf("Checkpoint(a 200-byte name) on a sealed vault: err = %v, want ErrInvalid", err)
+	}
+	w.same("Checkpoints", func(v *vault.Vault, _ func(string) string) (any, error) { return v.Checkpoints(ctx) })
+	w.same("Show(zeta-canary~1)", func(v *vault.Vault, _ func(string) string) (any, error) { return v.Show(ctx, "zeta-canary~1") })
+	w.same("Diff(release/alpha-canary, zeta-canary)", func(v *vault.Vault, _ func(string) string) (any, error) {
+		return v.Diff(ctx, "release/alpha-canary", "zeta-canary", "")
+	})
+	if err := w.sealed.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if found := vaulttest.FindInObjects(t, w.sealed.Dir(), []byte("canary")); len(found) > 0 {
+		t.Errorf("the host can read a checkpoint in %v", found)
+	}
+	refs, err := exec.Command(gittest.Git(t), "--git-dir", w.sealed.Dir(), "for-each-ref").Output()
+	if err != nil || strings.Contains(string(refs), "canary") || !strings.Contains(string(refs), "refs/tags/") {
+		t.Errorf("git for-each-ref = %s, %v; want tags, none named in clear", refs, err)
 	}
 }
