@@ -722,3 +722,20 @@ func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) {
 		return
 	}
 }
+
+// stagedPlainSize is the plaintext size of blob, a memory file's blob staged
+// on top of the tree root: read from its age header in the plain format, from
+// its sealed size header (under root's key) in the sealed one.
+func (v *Vault) stagedPlainSize(root gitlog.Hash, p string, blob []byte) (int64, error) {
+	if !seal.HasSizeHeader(blob) {
+		return plainSizeOf(blob, int64(len(blob)))
+	}
+	k, err := v.sealKeyAt(root)
+	if err != nil {
+		return 0, err
+	}
+	if k == nil {
+		return 0, badEntry(p, "a sealed blob in a tree of the plain format")
+	}
+	return sealedPlainSize(k, p, blob)
+}

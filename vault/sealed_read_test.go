@@ -144,6 +144,9 @@ func (w *twins) same(what string, call func(v *vault.Vault, rev func(string) str
 			}
 		}
 	}
+	if testing.Verbose() {
+		w.t.Logf("%s:\n%s", what, out[0])
+	}
 	if out[0] != out[1] {
 		w.t.Errorf("%s: the sealed vault answers\n%s\nthe plain one\n%s", what, out[1], out[0])
 	}
@@ -257,5 +260,86 @@ func TestSealedCheckpoints(t *testing.T) {
 	refs, err := exec.Command(gittest.Git(t), "--git-dir", w.sealed.Dir(), "for-each-ref").Output()
 	if err != nil || strings.Contains(string(refs), "canary") || !strings.Contains(string(refs), "refs/tags/") {
 		t.Errorf("git for-each-ref = %s, %v; want tags, none named in clear", refs, err)
+	}
+}
+
+// readState is what a vault holds now and its history, as its readers give them.
+func readState(v *vault.Vault) (any, error) {
+	s, err := v.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.Files(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for _, f := range files {
+		b, err := s.ReadFile(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		out[f] = string(b)
+	}
+	recs, err := v.Log(ctx, vault.LogOptions{})
+	out["log"] = recs
+	return out, err
+}
+
+// The undo commands on a sealed vault do what they do on a plain one: the
+// same answers, the same files after, the same history, and blame through
+// what they brought back.
+func TestSealedUndo(t *testing.T) {
+	w := newTwins(t)
+	c1, c3 := w.history()
+	meta := vault.Meta{ToolUseID: "toolu_undo", Agent: "ui", Session: "s2"}
+	type call struct {
+		name string
+		do   func(v *vault.Vault, rev func(string) string) (any, error)
+	}
+	restore := func(p, r string) call {
+		return call{"Restore(" + p + ")", func(v *vault.Vault, rev func(string) string) (any, error) {
+			return v.Restore(ctx, meta, p, rev(r))
+		}}
+	}
+	revert := func(r string) call {
+		return call{"Revert", func(v *vault.Vault, rev func(string) string) (any, error) { return v.Revert(ctx, meta, rev(r)) }}
+	}
+	rollback := func(r string) call {
+		return call{"Rollback", func(v *vault.Vault, rev func(string) string) (any, error) { return v.Rollback(ctx, meta, rev(r)) }}
+	}
+	rename := w.hashes[6][0]   // clients -> customers
+	fileMove := w.hashes[5][0] // a.md -> d/a.md
+	for _, c := range []call{
+		restore("/memories/a.md", c1),                  // a file gone since, back
+		restore("/memories/customers", w.hashes[7][0]), // a folder, as it was
+		restore("/memories/customers", w.hashes[7][0]), // nothing to do
+		restore("/memories/clients/acme/notes.md", c3),
+		restore("/memories/nope.md", c1),
+		restore("/memories/e.md/x", c1),
+		revert(c3),       // an edit of a file moved and edited since
+		revert(rename),   // a folder's rename
+		revert(rename),   // again: undone already, or in the way
+		revert(fileMove), // a file's move
+		revert(w.hashes[1][0]),
+		rollback(c3),
+		rollback("main~2"), // the rollback undone
+		rollback(w.hashes[0][0]),
+		rollback("main~1"),
+	} {
+		w.same(c.name, c.do)
+		w.heads()
+	}
+	w.same("state", func(v *vault.Vault, _ func(string) string) (any, error) { return readState(v) })
+	s, err := w.plain.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.Files(ctx)
+	for _, f := range files {
+		w.same("Blame("+f+")", func(v *vault.Vault, _ func(string) string) (any, error) { return v.Blame(ctx, f, "") })
+	}
+	if len(files) < 3 {
+		t.Errorf("after the undos, files = %v; want some to blame", files)
 	}
 }

@@ -204,9 +204,7 @@ func lsName(t *testing.T, dir string) string {
 func TestSealedRefusals(t *testing.T) {
 	v, _, _ := newSealed(t)
 	write(t, v, "/memories/a.md", "x\n")
-	head, _ := v.Head()
 	for name, call := range map[string]func() error{
-		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
 		"import": func() error {
 			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
 			return err
