@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -738,4 +739,127 @@ func (v *Vault) stagedPlainSize(root gitlog.Hash, p string, blob []byte) (int64,
 		return 0, badEntry(p, "a sealed blob in a tree of the plain format")
 	}
 	return sealedPlainSize(k, p, blob)
+}
+
+// sealedProblems checks the sealed format in every commit of the history from
+// head, one sentence per problem: each tree's key file opens; each commit's
+// message is sealed in a sealed tree (and only there) and opens under its
+// tree's key; each memory file new in a commit against its first parent (every
+// file, where the commit changed the key) has a name that opens under the
+// tree's key, and a size header that opens under it and matches the length of
+// the padded frame its age file holds. No blob is decrypted, and each is read
+// no further than its headers. The error is ctx's, or an I/O error.
+func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string, error) {
+	var out []string
+	seen := map[gitlog.Hash]string{} // the reason found for each blob read
+	if head.IsZero() {
+		return nil, nil
+	}
+	err := v.repo.Walk(head, func(c *gitlog.Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		say := func(format string, args ...any) {
+			out = append(out, fmt.Sprintf("commit %s: ", c.Hash)+fmt.Sprintf(format, args...))
+		}
+		k, err := v.sealKeyAt(c.TreeHash)
+		if err != nil {
+			say("%s does not open: %v", keyPath, err)
+			return nil
+		}
+		switch {
+		case k == nil && seal.IsSealed(c.Message):
+			say("a sealed message in a tree of the plain format")
+		case k != nil && !seal.IsSealed(c.Message):
+			say("a message in the clear in a sealed tree")
+		case k != nil:
+			if _, err := k.OpenMessage(c.Message); err != nil {
+				say("a message that does not open under its tree's key")
+			}
+		}
+		if k == nil {
+			return nil
+		}
+		var parent gitlog.Hash
+		var pk *seal.Key
+		if len(c.ParentHashes) > 0 {
+			if parent, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
+				return err
+			}
+			pk, _ = v.sealKeyAt(parent)
+		}
+		var files []fileRef
+		if sameKey(k, pk) {
+			tcs, err := v.repo.DiffTrees(parent, c.TreeHash, memDir)
+			if err != nil {
+				return err
+			}
+			for _, tc := range tcs {
+				if !tc.To.IsZero() {
+					files = append(files, fileRef{path: tc.Path, hash: tc.To})
+				}
+			}
+		} else if files, err = v.memoryFiles(c.TreeHash); err != nil {
+			return err
+		}
+		ns := names{k, &v.seals}
+		for _, f := range files {
+			p, err := ns.memPath(f.path)
+			if err != nil {
+				say("%q: a name that does not open under its tree's key", f.path)
+				continue
+			}
+			reason, ok := seen[f.hash]
+			if !ok {
+				reason = v.sealedBlobReason(k, p, f.hash)
+				seen[f.hash] = reason
+			}
+			if reason != "" {
+				say("%s: %s", p, reason)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// sealedBlobReason says what is wrong with the blob h of memory file p in a
+// tree sealed under k, or "": its size header must open under k, and the size
+// it seals must be what the padded frame in its age file was made of.
+func (v *Vault) sealedBlobReason(k *seal.Key, p string, h gitlog.Hash) string {
+	var reason string
+	for _, want := range []int{sizePrefix + seal.SizeHeaderLen, ageHeaderSlack + seal.SizeHeaderLen} {
+		head, size, err := v.repo.BlobPrefix(h, want)
+		if err != nil {
+			return err.Error()
+		}
+		if limit := v.repo.BlobLimit(); size > limit {
+			return fmt.Sprintf("a blob of %d bytes, over the vault's limit of %d", size, limit)
+		}
+		if reason = sealedFrameReason(k, p, head, size); reason == "" || int64(len(head)) >= size {
+			return reason
+		}
+	}
+	return reason
+}
+
+// sealedFrameReason is sealedBlobReason for a blob of size bytes that
+// starts with head.
+func sealedFrameReason(k *seal.Key, p string, head []byte, size int64) string {
+	n, err := sealedPlainSize(k, p, head)
+	if err != nil {
+		var ee *EntryError
+		if errors.As(err, &ee) {
+			return ee.Reason
+		}
+		return err.Error()
+	}
+	frame, err := plainSizeOf(head[seal.SizeHeaderLen:], size-int64(seal.SizeHeaderLen))
+	if err != nil {
+		return "a damaged age file (" + err.Error() + ")"
+	}
+	if frame != seal.PaddedLen(n) {
+		return fmt.Sprintf("a size header of %d bytes over a padded frame of %d bytes (%d expected)", n, frame, seal.PaddedLen(n))
+	}
+	return ""
 }

@@ -210,7 +210,6 @@ func TestSealedRefusals(t *testing.T) {
 			return err
 		},
 		"rekey": func() error { _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); return err },
-		"fsck":  func() error { _, err := v.Fsck(ctx); return err },
 		"sync":  func() error { _, err := exchange.Sync(ctx, v, exchange.SyncOptions{}); return err },
 	} {
 		err := call()
