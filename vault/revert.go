@@ -153,10 +153,12 @@ func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
 	switch {
 	case now == f.From:
 		return "", nil // undone already
-	case now == f.To:
+	case now == f.To && u.reuse:
 		return "", u.takeBack(f)
 	}
-	// The file changed since, or was re-encrypted: compare plaintexts.
+	// The file changed since, or was re-encrypted, or its content must be
+	// encrypted anew (when it is the commit's still, and the commit changed
+	// no plaintext, there is nothing to take back): compare plaintexts.
 	text := func(h gitlog.Hash) ([]byte, error) {
 		if h.IsZero() {
 			return nil, nil
@@ -176,10 +178,10 @@ func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
 		return "", err
 	}
 	switch {
+	case !now.IsZero() && !f.From.IsZero() && bytes.Equal(ours, theirs):
+		return "", nil // as it was before: a commit that changed no plaintext (a re-encryption) has nothing to undo
 	case !now.IsZero() && !f.To.IsZero() && bytes.Equal(ours, base):
 		return "", u.takeBack(f)
-	case !now.IsZero() && !f.From.IsZero() && bytes.Equal(ours, theirs):
-		return "", nil
 	case now.IsZero():
 		return "deleted since", nil // deleted on one side, changed on the other
 	case f.To.IsZero():

@@ -658,7 +658,9 @@ func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef,
 // and sealed again under the parent's key. A path that does not map stays as
 // it is: the walk then finds nothing there.
 func (v *Vault) pathInParent(c *gitlog.Commit, k *seal.Key, tp string) string {
-	if len(c.ParentHashes) == 0 {
+	// A plain tree's parent is plain: a vault is converted from the plain
+	// format to the sealed one, never back, so a plain history pays nothing.
+	if k == nil || len(c.ParentHashes) == 0 {
 		return tp
 	}
 	root, err := v.repo.RootTree(c.ParentHashes[0])
