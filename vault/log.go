@@ -153,7 +153,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		} else if full {
 			return p, gitlog.ErrStop
 		}
-		return from, nil
+		return v.pathInParent(c, k, from), nil
 	})
 	return rest(err)
 }
