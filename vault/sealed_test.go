@@ -12,7 +12,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -218,7 +217,6 @@ func TestSealedRefusals(t *testing.T) {
 		},
 		"rekey": func() error { _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); return err },
 		"fsck":  func() error { _, err := v.Fsck(ctx); return err },
-		"sync":  func() error { _, err := exchange.Sync(ctx, v, exchange.SyncOptions{}); return err },
 	} {
 		err := call()
 		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {

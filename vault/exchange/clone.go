@@ -93,7 +93,7 @@ func clone(ctx context.Context, url, dir string, opts vault.Options, auth Creden
 			removeClone(dir, existed)
 		}
 	}()
-	h, err := cloneFetch(ctx, repo, url, auth, progress, skip)
+	h, err := cloneFetch(ctx, repo, url, opts, auth, progress, skip)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func clone(ctx context.Context, url, dir string, opts vault.Options, auth Creden
 }
 
 // cloneFetch fetches url's main branch into repo and points main at it.
-func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, opts vault.Options, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
 	defer repo.Close()
 	if err := repo.AddRemote(DefaultRemote, url); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
@@ -144,7 +144,7 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credent
 	if h.IsZero() {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), vault.ErrNotVault)
 	}
-	refused, err := lent.AdmitNew(ctx, repo, h)
+	refused, err := lent.AdmitNew(ctx, repo, opts, h)
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
