@@ -65,6 +65,14 @@ func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
 	return k, ok
 }
 
+// seen says whether any vault key has been opened: never, in a vault of the
+// plain format.
+func (s *sealKeys) seen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID) > 0
+}
+
 func (s *sealKeys) put(h gitlog.Hash, k *seal.Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
