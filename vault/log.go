@@ -146,6 +146,11 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 			return p, err
 		}
 		from := renamedFrom(names{k, &v.seals}, r, p)
+		if from == p && k != nil {
+			if from, err = v.acrossKeys(c, k, p); err != nil {
+				return p, err
+			}
+		}
 		scope := p
 		if from != p {
 			scope = memDir // see the move whole, so that it is no change

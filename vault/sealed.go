@@ -460,3 +460,83 @@ func (s *sealKeys) all() []*seal.Key {
 	}
 	return out
 }
+
+// acrossKeys returns the tree path, in the first parent of commit c, of the
+// path p of c's tree, sealed with k: p itself unless c changed the vault key
+// (a rotation re-seals every name), then p opened with k and stored as the
+// parent's key stores it. A path's history thus crosses a rotation as it
+// crosses the rename of a folder.
+func (v *Vault) acrossKeys(c *gitlog.Commit, k *seal.Key, p string) (string, error) {
+	if len(c.ParentHashes) == 0 {
+		return p, nil
+	}
+	ns, err := v.namesAt(c.ParentHashes[0])
+	if err != nil {
+		return p, err
+	}
+	if ns.key == k {
+		return p, nil
+	}
+	plain, err := names{k, &v.seals}.memPath(p)
+	if err != nil {
+		return p, nil
+	}
+	old, err := ns.treePath(plain)
+	if err != nil {
+		return p, nil
+	}
+	return old, nil
+}
+
+// resealed returns the changes that put the re-encrypted files of a sealed
+// vault in a commit: each blob's size header sealed again (it is bound to the
+// age header, which re-encryption changes) and, when rotate, every name sealed
+// under a new vault key, the old tree of names deleted; the key file,
+// encrypted to rs, is among them. old is the key of the files' tree; done maps
+// each file's old blob to its new age file (of the padded plaintext, as
+// reencryption.one makes it). The new key is cached under its blob's hash,
+// so the commit's message is sealed with it.
+func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]byte, rs []ageRecipient, rotate bool) ([]gitlog.Change, error) {
+	k := old
+	if rotate {
+		var err error
+		if k, err = seal.NewKey(); err != nil {
+			return nil, err
+		}
+	}
+	kf, err := encrypt(k.Marshal(), rs)
+	if err != nil {
+		return nil, err
+	}
+	v.seals.put(gitlog.BlobHash(kf), k)
+	changes := make([]gitlog.Change, 0, len(files)+2)
+	if rotate {
+		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
+	}
+	from, to := names{key: old}, names{key: k}
+	for _, f := range files {
+		p, err := from.memPath(f.path)
+		if err != nil {
+			return nil, err
+		}
+		size, err := v.sealedBlobSize(old, p, f.hash)
+		if err != nil {
+			return nil, err
+		}
+		ct := done[f.hash]
+		hdr, err := age.ExtractHeader(bytes.NewReader(ct))
+		if err != nil {
+			return nil, fmt.Errorf("vault: encrypt: %w", err)
+		}
+		sh, err := k.SealSize(size, hdr)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := to.treePath(p)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: append(sh, ct...)})
+	}
+	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf}), nil
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"filippo.io/age"
+
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
@@ -215,12 +217,116 @@ func TestSealedRefusals(t *testing.T) {
 			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
 			return err
 		},
-		"rekey": func() error { _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); return err },
 		"fsck":  func() error { _, err := v.Fsck(ctx); return err },
 	} {
 		err := call()
 		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {
 			t.Errorf("%s on a sealed vault = %v, want ErrSealedUnsupported", name, err)
 		}
+	}
+}
+
+// storedNames lists the tree paths under memories/ of main, as the host sees
+// them.
+func storedNames(t *testing.T, v *vault.Vault, dir string) string {
+	t.Helper()
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gittest.Git(t), "--git-dir", dir, "ls-tree", "-r", "--name-only", "main", "memories/").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Key rotation: adding a recipient keeps the vault key (the key file is
+// encrypted to the new set, every size header sealed again for its new age
+// file); removing one writes a new key and re-seals every current name and
+// size header in the commit that re-encrypts the files. A file's history
+// crosses that commit; the files read and list with exact sizes after each.
+func TestSealedRotation(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	write(t, v, "/memories/clients/acme/notes.md", "hello\n")
+	write(t, v, "/memories/top.md", strings.Repeat("t", 3000))
+	write(t, v, "/memories/clients/acme/notes.md", "hello again\n")
+	before := storedNames(t, v, dir)
+	other, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		s, err := v.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, want := range map[string]string{"/memories/clients/acme/notes.md": "hello again\n", "/memories/top.md": strings.Repeat("t", 3000)} {
+			if got, err := s.ReadFile(ctx, p); err != nil || string(got) != want {
+				t.Errorf("%s: ReadFile(%s) = %d bytes, %v", when, p, len(got), err)
+			}
+		}
+		es, err := s.List(ctx, "/memories")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range es {
+			got = append(got, e.Name+":"+strconv.FormatInt(e.Size, 10))
+		}
+		if strings.Join(got, " ") != "clients:0 top.md:3000" && !strings.Contains(strings.Join(got, " "), "top.md:3000") {
+			t.Errorf("%s: List = %v, want top.md of 3000 bytes", when, got)
+		}
+	}
+	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{other.Recipient().String()}}); err != nil {
+		t.Fatalf("ChangeRecipients(add): %v", err)
+	}
+	check("after an addition")
+	if got := storedNames(t, v, dir); got != before {
+		t.Errorf("an addition changed the stored names:\n%s\nwant\n%s", got, before)
+	}
+	res, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{other.Recipient().String()}})
+	if err != nil || res.Files != 2 {
+		t.Fatalf("ChangeRecipients(remove) = %+v, %v", res, err)
+	}
+	check("after a removal")
+	after := storedNames(t, v, dir)
+	for n := range strings.SplitSeq(before, "\n") {
+		if strings.Contains(after, strings.TrimPrefix(n, "memories/")[:20]) {
+			t.Errorf("the removal kept the stored name %s", n)
+		}
+	}
+	var cmds []string
+	for _, r := range vaulttest.Log(t, v, vault.LogOptions{Path: "/memories/clients/acme/notes.md"}) {
+		cmds = append(cmds, r.Command)
+	}
+	if strings.Join(cmds, " ") != "recipients-remove recipients-add create create" {
+		t.Errorf("Log(notes.md) = %v, want its history through both re-encryptions", cmds)
+	}
+	recs := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})
+	if recs[0].Command != "recipients-remove" {
+		t.Errorf("the rotation's record = %+v, want it opened under the new key", recs[0])
+	}
+	// Writes after the rotation seal under the new key.
+	write(t, v, "/memories/clients/acme/new.md", "new\n")
+	s, _ := v.Snapshot(ctx)
+	if files, err := s.Files(ctx); err != nil || len(files) != 3 {
+		t.Errorf("Files after a write = %v, %v", files, err)
+	}
+}
+
+// Rekey rotates the vault key with the identity.
+func TestSealedRekey(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	write(t, v, "/memories/a/b.md", "b\n")
+	before := storedNames(t, v, dir)
+	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+		t.Fatalf("Rekey: %v", err)
+	}
+	if storedNames(t, v, dir) == before {
+		t.Errorf("Rekey kept the stored names")
+	}
+	if got, err := read(t, v, "/memories/a/b.md"); err != nil || got != "b\n" {
+		t.Errorf("read after Rekey = %q, %v", got, err)
 	}
 }
