@@ -217,7 +217,7 @@ func TestSealedRefusals(t *testing.T) {
 			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
 			return err
 		},
-		"fsck":  func() error { _, err := v.Fsck(ctx); return err },
+		"fsck": func() error { _, err := v.Fsck(ctx); return err },
 	} {
 		err := call()
 		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {
