@@ -39,6 +39,7 @@ type merger struct {
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
 	key                      *seal.Key // the vault key of the sealed format; nil for the plain one
+	rot                      *rotation // a merge across a rotation of the key (merge_rotated.go)
 }
 
 // side is one path's blob in the base and on each side; ZeroHash where absent.
@@ -101,6 +102,9 @@ func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 	sort.SliceStable(m.changes, func(i, j int) bool {
 		return m.changes[i].Op == gitlog.Delete && m.changes[j].Op != gitlog.Delete
 	})
+	if err := m.finishRotation(); err != nil {
+		return nil, nil, nil, err
+	}
 	if m.conflicts, err = m.memoryPaths(m.conflicts); err != nil {
 		return nil, nil, nil, err
 	}

@@ -38,7 +38,8 @@ func (m *merger) keyBlob(t gitlog.Hash) (gitlog.Hash, error) {
 
 // mergeKey sets m.key, the key the merge's names are sealed with: the one key
 // of base, ours and theirs, or nil when all three are of the plain format.
-// Sides of different keys are refused with an error wrapping errKeysDiffer.
+// Sides of different keys are brought under one by mergeKeys
+// (merge_rotated.go), or refused with an error wrapping errKeysDiffer.
 func (m *merger) mergeKey() error {
 	var hs [3]gitlog.Hash
 	for i, t := range []gitlog.Hash{m.baseT, m.oursT, m.theirsT} {
@@ -48,7 +49,7 @@ func (m *merger) mergeKey() error {
 		}
 	}
 	if hs[0] != hs[1] || hs[1] != hs[2] {
-		return fmt.Errorf("vault: merge: %w", errKeysDiffer)
+		return m.mergeKeys(hs)
 	}
 	if hs[1].IsZero() {
 		return nil

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/age"
+
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -67,4 +70,86 @@ func TestSyncSealedMerge(t *testing.T) {
 			t.Errorf("the remote holds %q in %v", needle, found)
 		}
 	}
+}
+
+// TestSyncSealedAcrossRotation: one clone removes a recipient, which rotates
+// the vault key and re-seals every name, while the other writes under the old
+// key; whichever of them merges, the merge takes the new key, keeps both
+// sides' writes, and leaves a tree whose every name and size opens under it,
+// which the other side then takes as a fast-forward.
+func TestSyncSealedAcrossRotation(t *testing.T) {
+	for _, rotatorMerges := range []bool{false, true} {
+		t.Run(map[bool]string{false: "the other side merges", true: "the rotating side merges"}[rotatorMerges], func(t *testing.T) {
+			url := fileRemote(t)
+			a, b := pairIn(t, url, newClock(time.Second), true)
+			extra, err := age.GenerateX25519Identity()
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, a, "/memories/notes/one.md", "one\ntwo\nthree\n")
+			write(t, a, "/memories/notes/two.md", "two\n")
+			if _, err := a.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{extra.Recipient().String()}}); err != nil {
+				t.Fatal(err)
+			}
+			mustSync(t, a)
+			syncAccept(t, b)
+
+			// a rotates; b writes under the old key.
+			if _, err := a.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{extra.Recipient().String()}}); err != nil {
+				t.Fatal(err)
+			}
+			write(t, a, "/memories/notes/one.md", "one from a\ntwo\nthree\n")
+			write(t, b, "/memories/notes/one.md", "one\ntwo\nthree from b\n")
+			write(t, b, "/memories/notes/b.md", "b's\n")
+			rename(t, b, "/memories/notes/two.md", "/memories/notes/deux.md")
+			first, second := a, b
+			if rotatorMerges {
+				first, second = b, a
+			}
+			syncAccept(t, first)
+			if res := syncAccept(t, second); res.Action != "merge" {
+				t.Fatalf("Sync = %+v, want a merge", res)
+			}
+			if res := syncAccept(t, first); res.Action != "fast-forward" {
+				t.Fatalf("Sync after the merge = %+v, want a fast-forward", res)
+			}
+			for _, v := range []*vault.Vault{a, b} {
+				s, err := v.Snapshot(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files, err := s.Files(ctx)
+				if err != nil || strings.Join(files, " ") != "/memories/notes/b.md /memories/notes/deux.md /memories/notes/one.md" {
+					t.Errorf("Files = %v, %v", files, err)
+				}
+				for p, want := range map[string]string{
+					"/memories/notes/one.md":  "one from a\ntwo\nthree from b\n",
+					"/memories/notes/b.md":    "b's\n",
+					"/memories/notes/deux.md": "two\n",
+				} {
+					if got, err := read(t, v, p); err != nil || got != want {
+						t.Errorf("read %s = %q, %v; want %q", p, got, err, want)
+					}
+				}
+				es, err := s.List(ctx, "/memories/notes")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range es {
+					if e.Err != nil {
+						t.Errorf("List entry %s: %v", e.Name, e.Err)
+					}
+				}
+			}
+		})
+	}
+}
+
+func syncAccept(t *testing.T, v *vault.Vault) exchange.SyncResult {
+	t.Helper()
+	res, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test", AcceptRecipients: true})
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return res
 }
