@@ -540,3 +540,38 @@ func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]
 	}
 	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf}), nil
 }
+
+// sealInfo seals the message and author of a commit of changes on top of
+// parent, as writeCommitAt does, when the commit's tree is sealed (see
+// commitKey); a commit of the plain format is left as it is.
+func (v *Vault) sealInfo(parent gitlog.Hash, changes []gitlog.Change, info *gitlog.CommitInfo) error {
+	k, err := v.commitKey(parent, changes)
+	if err != nil || k == nil {
+		return err
+	}
+	msg, err := k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
+	if err != nil {
+		return fmt.Errorf("vault: commit: %w", err)
+	}
+	info.Message = msg
+	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
+	return nil
+}
+
+// openedMessage returns commit c's message as memvault wrote it: opened with
+// the key of c's tree in the sealed format, and "" for one that does not open
+// there (see record: such a message is not believed).
+func (v *Vault) openedMessage(c *gitlog.Commit) (string, error) {
+	if !seal.IsSealed(c.Message) && !v.seals.seen() {
+		return c.Message, nil
+	}
+	k, err := v.sealKeyAt(c.TreeHash)
+	if err != nil || k == nil {
+		return c.Message, err
+	}
+	m, err := k.OpenMessage(c.Message)
+	if err != nil {
+		return "", nil
+	}
+	return m.Text, nil
+}

@@ -213,10 +213,6 @@ func TestSealedRefusals(t *testing.T) {
 		"show":   func() error { _, err := v.Show(ctx, head); return err },
 		"diff":   func() error { _, err := v.Diff(ctx, head, head, ""); return err },
 		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
-		"import": func() error {
-			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
-			return err
-		},
 		"fsck": func() error { _, err := v.Fsck(ctx); return err },
 	} {
 		err := call()
@@ -328,5 +324,62 @@ func TestSealedRekey(t *testing.T) {
 	}
 	if got, err := read(t, v, "/memories/a/b.md"); err != nil || got != "b\n" {
 		t.Errorf("read after Rekey = %q, %v", got, err)
+	}
+}
+
+// Import and ImportHistory into a sealed vault: files land at sealed names
+// with size headers, a re-run changes nothing, a name too long to seal is
+// skipped, and each replayed commit's message is sealed; a second replay
+// passes over the commits the first brought in, read from the opened
+// messages.
+func TestSealedImport(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	files := []vault.ImportFile{
+		{Path: "/memories/imported/a.md", Data: []byte("a\n")},
+		{Path: "/memories/imported/b.md", Data: []byte(strings.Repeat("b", 2000))},
+		{Path: "/memories/" + strings.Repeat("n", 200) + ".md", Data: []byte("long\n")},
+	}
+	res, err := v.Import(ctx, files, vault.ImportOptions{})
+	if err != nil || len(res.Added) != 2 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "143") {
+		t.Fatalf("Import = %+v, %v; want 2 added and the long name skipped", res, err)
+	}
+	if res, err := v.Import(ctx, files[:2], vault.ImportOptions{}); err != nil || res.Changed() || res.Unchanged != 2 {
+		t.Errorf("Import again = %+v, %v; want nothing changed", res, err)
+	}
+	s, _ := v.Snapshot(ctx)
+	es, err := s.List(ctx, "/memories/imported")
+	if err != nil || len(es) != 2 || es[1].Size != 2000 || es[1].Err != nil {
+		t.Errorf("List(imported) = %+v, %v", es, err)
+	}
+
+	src := gittest.Bare(t, t.TempDir(), "source")
+	h := gittest.Damage(t, src)
+	one := h.Commit(h.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "canary-note.md", Hash: h.Blob([]byte("one\n"))}}), "one\n")
+	two := h.Commit(h.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "canary-note.md", Hash: h.Blob([]byte("two\n"))}}), "two\n", one)
+	h.Push(two)
+	hist, err := v.ImportHistory(ctx, src, vault.HistoryOptions{To: "/memories/claude"})
+	if err != nil || hist.Replayed != 2 {
+		t.Fatalf("ImportHistory = %+v, %v; want 2 commits replayed", hist, err)
+	}
+	if got, err := read(t, v, "/memories/claude/canary-note.md"); err != nil || got != "two\n" {
+		t.Errorf("the replayed file = %q, %v", got, err)
+	}
+	recs := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})
+	if recs[0].Command != "import" || !strings.HasPrefix(recs[0].Subject, "import /memories/claude/canary-note.md") {
+		t.Errorf("the last import's record = %+v, want it opened", recs[0])
+	}
+	// Even with Overwrite, a commit brought in before is passed over: an
+	// edit made since stays.
+	write(t, v, "/memories/claude/canary-note.md", "edited\n")
+	if hist, err := v.ImportHistory(ctx, src, vault.HistoryOptions{To: "/memories/claude", Overwrite: true}); err != nil || hist.Replayed != 0 {
+		t.Errorf("ImportHistory again = %+v, %v; want nothing replayed", hist, err)
+	}
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, needle := range []string{"canary", "imported", "Import-Commit", "Imported-Files"} {
+		if found := vaulttest.FindInObjects(t, dir, []byte(needle)); len(found) > 0 {
+			t.Errorf("the vault's objects hold %q in %v", needle, found)
+		}
 	}
 }
