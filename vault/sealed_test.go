@@ -213,7 +213,7 @@ func TestSealedRefusals(t *testing.T) {
 		"show":   func() error { _, err := v.Show(ctx, head); return err },
 		"diff":   func() error { _, err := v.Diff(ctx, head, head, ""); return err },
 		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
-		"fsck": func() error { _, err := v.Fsck(ctx); return err },
+		"fsck":   func() error { _, err := v.Fsck(ctx); return err },
 	} {
 		err := call()
 		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {
