@@ -43,14 +43,9 @@ type fleet struct {
 }
 
 // newFleet makes a vault holding fleetShared with a line for each of n agents,
-// pushes it to url and clones it n times.
-func newFleet(t testing.TB, url string, n int) *fleet {
-	t.Helper()
-	return newFleetIn(t, url, n, false)
-}
-
-// newFleetIn is newFleet, its vault in the sealed format when sealed.
-func newFleetIn(t testing.TB, url string, n int, sealed bool) *fleet {
+// pushes it to url and clones it n times; the vault is in the sealed format
+// when sealed.
+func newFleet(t testing.TB, url string, n int, sealed bool) *fleet {
 	t.Helper()
 	dir := t.TempDir()
 	newAt := vaulttest.NewAt
@@ -233,7 +228,7 @@ func TestSyncFleet(t *testing.T) {
 		{"git daemon sealed", daemonRemote, true},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
-			f := newFleetIn(t, srv.url(t), agents, srv.sealed)
+			f := newFleet(t, srv.url(t), agents, srv.sealed)
 			run := f.run(writes, every, timeout)
 			for _, err := range run.failed {
 				t.Error(err)
