@@ -99,8 +99,7 @@ func (a *admission) sameKey(es, pe []gitlog.Entry) bool {
 // enterRoot starts the check of a commit's root tree root, whose entries are es.
 func (a *admission) enterRoot(root gitlog.Hash, es []gitlog.Entry) {
 	a.root, a.metaTree = root, metaHash(es)
-	a.keyRead, a.keyBroken, a.key = false, false, nil
-	a.plain = map[string]string{memDir: Root}
+	a.keyRead, a.keyBroken, a.key, a.plain = false, false, nil, nil
 }
 
 // treeKey returns the vault key of the tree being checked, read once per
@@ -123,7 +122,7 @@ func (a *admission) treeKey(c gitlog.Hash) (*seal.Key, error) {
 	k, err := a.openKey(h, a.root)
 	switch {
 	case err == nil:
-		a.key = k
+		a.key, a.plain = k, map[string]string{memDir: Root}
 	case errors.Is(err, ErrDecrypt), errors.Is(err, ErrBadEntry):
 		a.keyBroken = true
 		a.refuseKey(c, h, "a vault key that does not open for this identity")
