@@ -77,6 +77,7 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	SealKey:   (*Vault).sealKeyAt,
 	CommitKey: (*Vault).commitKey,
 	SealBlob:  sealBlob,
+	KeyFile:   (*Vault).keyFile,
 
 	CheckWriters: (*Vault).checkWriters,
 	MergeWriters: (*Vault).mergeWriters,

@@ -504,11 +504,10 @@ func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]
 			return nil, err
 		}
 	}
-	kf, err := encrypt(k.Marshal(), rs)
+	kf, err := v.keyFile(k, rs)
 	if err != nil {
 		return nil, err
 	}
-	v.seals.put(gitlog.BlobHash(kf), k)
 	changes := make([]gitlog.Change, 0, len(files)+2)
 	if rotate {
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
@@ -574,4 +573,16 @@ func (v *Vault) openedMessage(c *gitlog.Commit) (string, error) {
 		return "", nil
 	}
 	return m.Text, nil
+}
+
+// keyFile returns the key file of vault key k, encrypted to rs, and caches k
+// under its blob's hash: a commit that puts it seals its message with k
+// before the blob is in the repository (see commitKey).
+func (v *Vault) keyFile(k *seal.Key, rs []ageRecipient) ([]byte, error) {
+	kf, err := encrypt(k.Marshal(), rs)
+	if err != nil {
+		return nil, err
+	}
+	v.seals.put(gitlog.BlobHash(kf), k)
+	return kf, nil
 }

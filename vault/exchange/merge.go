@@ -78,6 +78,9 @@ func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 		return nil, nil, nil, err
 	}
 	handled := map[string]bool{lent.RecipientsPath: true}
+	if err := m.settleKeyFile(handled); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := m.mergeWriters(paths, handled); err != nil {
 		return nil, nil, nil, err
 	}

@@ -33,36 +33,32 @@ import (
 type rotation struct {
 	old    *seal.Key    // the key of the side that did not rotate, and of the base
 	keyEnt gitlog.Entry // the key file of the rotated side
+	theirs bool         // theirs is the side that rotated
 	prefix []gitlog.Change
 }
 
-// mergeKeys sets m.key for a merge whose sides may hold different keys; hs are
-// the key blobs of the base, ours and theirs.
-func (m *merger) mergeKeys(hs [3]gitlog.Hash) error {
+// mergeKeys sets m.key for a merge whose sides hold different keys; fps are
+// the fingerprints of the keys ks of the base, ours and theirs ("" and nil for
+// the plain format).
+func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
 	var rotated, other *gitlog.Hash // the root trees of each side
 	switch {
-	case hs[0].IsZero() || hs[1].IsZero() || hs[2].IsZero():
+	case fps[0] == "" || fps[1] == "" || fps[2] == "":
 		return fmt.Errorf("vault: merge: a sealed side with a plain one: %w", errKeysDiffer)
-	case hs[0] == hs[2] && hs[1] != hs[0]:
+	case fps[0] == fps[2] && fps[1] != fps[0]:
 		rotated, other = &m.oursT, &m.theirsT
-	case hs[0] == hs[1] && hs[2] != hs[0]:
+		m.key = ks[1]
+	case fps[0] == fps[1] && fps[2] != fps[0]:
 		rotated, other = &m.theirsT, &m.oursT
+		m.key = ks[2]
 	default:
 		return fmt.Errorf("vault: merge: both sides rotated the vault key since they parted: %w", errKeysDiffer)
-	}
-	var err error
-	if m.key, err = lent.SealKey(m.v.v, *rotated); err != nil {
-		return err
-	}
-	old, err := lent.SealKey(m.v.v, m.baseT)
-	if err != nil {
-		return err
 	}
 	ke, err := m.v.repo.Lookup(*rotated, lent.KeyPath)
 	if err != nil {
 		return fmt.Errorf("vault: merge: %s: %w", lent.KeyPath, err)
 	}
-	m.rot = &rotation{old: old, keyEnt: ke}
+	m.rot = &rotation{old: ks[0], keyEnt: ke, theirs: rotated == &m.theirsT}
 	oursTranslated := other == &m.oursT
 	for _, t := range []*gitlog.Hash{&m.baseT, other} {
 		if *t, err = m.translate(*t, t == &m.oursT && oursTranslated); err != nil {

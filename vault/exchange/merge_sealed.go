@@ -38,27 +38,66 @@ func (m *merger) keyBlob(t gitlog.Hash) (gitlog.Hash, error) {
 
 // mergeKey sets m.key, the key the merge's names are sealed with: the one key
 // of base, ours and theirs, or nil when all three are of the plain format.
-// Sides of different keys are brought under one by mergeKeys
-// (merge_rotated.go), or refused with an error wrapping errKeysDiffer.
+// Key files that differ may hold one key (a recipient added re-encrypts the
+// file, not the key); sides of different keys are brought under one by
+// mergeKeys (merge_rotated.go), or refused with an error wrapping
+// errKeysDiffer.
 func (m *merger) mergeKey() error {
+	trees := [3]gitlog.Hash{m.baseT, m.oursT, m.theirsT}
 	var hs [3]gitlog.Hash
-	for i, t := range []gitlog.Hash{m.baseT, m.oursT, m.theirsT} {
+	for i, t := range trees {
 		var err error
 		if hs[i], err = m.keyBlob(t); err != nil {
 			return err
 		}
 	}
-	if hs[0] != hs[1] || hs[1] != hs[2] {
-		return m.mergeKeys(hs)
+	if hs[0] == hs[1] && hs[1] == hs[2] {
+		if hs[1].IsZero() {
+			return nil
+		}
+		k, err := lent.SealKey(m.v.v, m.oursT)
+		m.key = k
+		return err
 	}
-	if hs[1].IsZero() {
+	var ks [3]*seal.Key
+	var fps [3]string
+	for i, t := range trees {
+		k, err := lent.SealKey(m.v.v, t)
+		if err != nil {
+			return err
+		}
+		if ks[i] = k; k != nil {
+			fps[i] = k.Fingerprint()
+		}
+	}
+	if fps[0] == fps[1] && fps[1] == fps[2] && fps[1] != "" {
+		m.key = ks[1]
 		return nil
 	}
-	k, err := lent.SealKey(m.v.v, m.oursT)
+	return m.mergeKeys(fps, ks)
+}
+
+// settleKeyFile makes sure the merge's tree holds a key file the merged
+// recipients open: the one the result keeps when it is encrypted to them
+// (ours's, or across a rotation the rotated side's), else the merge's key
+// encrypted to them anew. It is never merged by lines.
+func (m *merger) settleKeyFile(handled map[string]bool) error {
+	if m.key == nil {
+		return nil
+	}
+	handled[lent.KeyPath] = true
+	ok := m.oursRecips
+	if m.rot != nil && m.rot.theirs {
+		ok = m.theirsRecips
+	}
+	if ok {
+		return nil
+	}
+	ct, err := lent.KeyFile(m.v.v, m.key, m.recipients)
 	if err != nil {
 		return err
 	}
-	m.key = k
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: lent.KeyPath, Data: ct})
 	return nil
 }
 

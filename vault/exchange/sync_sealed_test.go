@@ -1,14 +1,18 @@
 package exchange_test
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"filippo.io/age"
 
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/exchange"
+	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -152,4 +156,51 @@ func syncAccept(t *testing.T, v *vault.Vault) exchange.SyncResult {
 		t.Fatalf("Sync: %v", err)
 	}
 	return res
+}
+
+// TestSyncSealedRecipientsAddedOnBothSides: each clone adds a recipient of
+// its own. The key stays (adding re-encrypts the key file, not the key), so
+// the merge is one of one key; the key file, which no merge by lines could
+// keep readable, is encrypted to the merged recipients, and each added
+// identity opens it.
+func TestSyncSealedRecipientsAddedOnBothSides(t *testing.T) {
+	url := fileRemote(t)
+	a, b := pairIn(t, url, newClock(time.Second), true)
+	write(t, a, "/memories/one.md", "one\n")
+	mustSync(t, a)
+	mustSync(t, b)
+	var ids []string
+	for i, v := range []*vault.Vault{a, b} {
+		path := filepath.Join(t.TempDir(), "id")
+		info, err := keys.CreateIdentity(path, keys.IdentityOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, path)
+		if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{info.Recipients[0].Key}}); err != nil {
+			t.Fatalf("ChangeRecipients %d: %v", i, err)
+		}
+	}
+	write(t, b, "/memories/two.md", "two\n")
+	syncAccept(t, a)
+	if res := syncAccept(t, b); res.Action != "merge" || len(res.Conflicts) != 0 {
+		t.Fatalf("Sync = %+v, want a merge with no conflict", res)
+	}
+	if err := b.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gittest.Git(t), "--git-dir", b.Dir(), "cat-file", "blob", "main:.memvault/key").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := vault.Decrypt(vault.Options{IdentityFile: id}, out); err != nil {
+			t.Errorf("the merged key file does not open for %s: %v", id, err)
+		}
+	}
+	for _, p := range []string{"/memories/one.md", "/memories/two.md"} {
+		if _, err := read(t, b, p); err != nil {
+			t.Errorf("read %s: %v", p, err)
+		}
+	}
 }

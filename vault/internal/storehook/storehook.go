@@ -75,11 +75,13 @@ type Store[V, O, R any] struct {
 	// the plain format); CommitKey the key a commit of changes on top of
 	// parent seals its message with; SealBlob a memory file's blob in the
 	// sealed format (size header, then the age file of the padded
-	// plaintext).
+	// plaintext); KeyFile the key file of a key, encrypted to rs, which
+	// CommitKey then knows before its blob is written.
 	KeyPath   string
 	SealKey   func(v *V, root gitlog.Hash) (*seal.Key, error)
 	CommitKey func(v *V, parent gitlog.Hash, changes []gitlog.Change) (*seal.Key, error)
 	SealBlob  func(k *seal.Key, plain []byte, rs []age.Recipient) ([]byte, error)
+	KeyFile   func(v *V, k *seal.Key, rs []age.Recipient) ([]byte, error)
 
 	// The writers a sync would leave this clone with, against those it holds
 	// now (an error wrapping vault.ErrWritersChanged unless accept), and the
