@@ -40,6 +40,15 @@ func (r *Repo) consolidate(ctx context.Context) error {
 	return r.mergeAway(ctx, merge)
 }
 
+// packsOver tells whether the repository has more than n packs (n ≤ 0: true).
+func (r *Repo) packsOver(n int) bool {
+	if n <= 0 {
+		return true
+	}
+	names, err := filepath.Glob(filepath.Join(r.dir, "objects", "pack", "pack-*.pack"))
+	return err != nil || len(names) > n
+}
+
 // mergeAway merges packs into one and removes them. The caller holds the pack
 // lock.
 func (r *Repo) mergeAway(ctx context.Context, merge []packFile) error {

@@ -159,6 +159,25 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			out = append(out, h)
 		}
 	}
+	// Commits are walked newest first, so the trees a commit's walk reads as
+	// the old side are mostly the next commit's new side: the trees of the
+	// last two commits are kept (a source need not cache; the local-path
+	// server's decoded each of them twice).
+	cur, prev := map[Hash][]Entry{}, map[Hash][]Entry{}
+	tree := func(h Hash) ([]Entry, error) {
+		if es, ok := cur[h]; ok {
+			return es, nil
+		}
+		es, ok := prev[h]
+		if !ok {
+			var err error
+			if es, err = src.tree(h); err != nil {
+				return nil, err
+			}
+		}
+		cur[h] = es
+		return es, nil
+	}
 	// walk sends tree a and what in it differs from tree b, the one it replaces.
 	// A tree met before is walked again: its entries equal to the old tree there
 	// were left to that commit's parent, which need not be this commit's.
@@ -168,11 +187,11 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			return nil
 		}
 		add(a)
-		as, err := src.tree(a)
+		as, err := tree(a)
 		if err != nil {
 			return err
 		}
-		bs, err := src.tree(b)
+		bs, err := tree(b)
 		if err != nil {
 			return err
 		}
@@ -204,6 +223,8 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			continue
 		}
 		add(fromGG(n.c.Hash))
+		prev, cur = cur, prev
+		clear(cur)
 		var base Hash
 		if len(n.c.ParentHashes) > 0 {
 			if p, ok := nodes[fromGG(n.c.ParentHashes[0])]; ok {
@@ -297,21 +318,155 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 }
 
 // writePack writes the objects hs to w as one pack (see packBuilder). A pack
-// of a whole vault costs a buffer, whatever it holds: a history may hold a
-// blob of a gigabyte that a megabyte of zlib inflates to.
-func writePack(w io.Writer, hs []Hash, read objectReader) error {
+// of a whole vault costs a buffer and the trees compared for deltas (at most
+// sendBudget), whatever it holds: a history may hold a blob of a gigabyte
+// that a megabyte of zlib inflates to. Objects that reuse
+// finds packed are copied as stored (see packReuse), the rest read through
+// read and compressed; reuse may be nil. The trees sent whole are compared
+// for deltas against each other (see sendDeltas) when window is above 0. A
+// delta comes after its base, as git writes them.
+func writePack(ctx context.Context, w io.Writer, hs []Hash, read objectReader, reuse *packReuse, window, depth int) error {
 	b := newPackEncoder(w, len(hs))
-	for _, h := range hs {
+	plan := make([]reusable, len(hs))
+	copied := make([]bool, len(hs))
+	bases := map[Hash]bool{} // of the deltas copied
+	for i, h := range hs {
+		if reuse == nil {
+			break
+		}
+		if plan[i], copied[i] = reuse.entry(h); copied[i] && plan[i].delta {
+			bases[plan[i].base] = true
+		}
+	}
+	held, found, err := sendDeltas(ctx, hs, plan, copied, bases, read, window, depth)
+	if err != nil {
+		return err
+	}
+	// waiting holds the deltas to write once their base is written.
+	waiting := map[Hash][]Hash{}
+	queued := map[Hash]bool{}
+	at := make(map[Hash]int, len(hs))
+	for i, h := range hs {
+		at[h] = i
+	}
+	write := func(h Hash) error {
+		i := at[h]
+		if d, ok := found[h]; ok {
+			b.delta(h, d)
+			return nil
+		}
+		if copied[i] {
+			return plan[i].copyTo(b, h)
+		}
+		if o, ok := held[h]; ok {
+			return b.object(o)
+		}
 		t, size, rd, err := read(plumbing.AnyObject, h)
 		if err != nil {
 			return err
 		}
-		err = b.stream(h, t, size, rd)
-		rd.Close()
-		if err != nil {
-			return fmt.Errorf("gitlog: pack %w", err)
+		defer rd.Close()
+		return b.stream(h, t, size, rd)
+	}
+	// emit writes h, then the deltas waiting for it, and theirs, in turn.
+	emit := func(h Hash) error {
+		todo := []Hash{h}
+		for len(todo) > 0 {
+			next := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			if err := write(next); err != nil {
+				return fmt.Errorf("gitlog: pack %w", err)
+			}
+			todo = append(todo, waiting[next]...)
+			delete(waiting, next)
+		}
+		return nil
+	}
+	for i, h := range hs {
+		if b.seen[h] || queued[h] {
+			continue
+		}
+		base, delta := found[h].base, false
+		if _, ok := found[h]; ok {
+			delta = true
+		} else if copied[i] && plan[i].delta {
+			base, delta = plan[i].base, true
+		}
+		if delta && !b.seen[base] {
+			waiting[base] = append(waiting[base], h)
+			queued[h] = true
+			continue
+		}
+		if err := emit(h); err != nil {
+			return err
 		}
 	}
-	_, err := b.trailer()
+	if len(waiting) > 0 {
+		// Every base is one of hs, written by now.
+		return fmt.Errorf("gitlog: pack: %d deltas whose base was never written", len(waiting))
+	}
+	_, err = b.trailer()
 	return err
+}
+
+// sendBudget bounds the trees a pack being sent holds in memory to compare
+// them for deltas; past it, the rest are sent as they are.
+const sendBudget = 32 << 20
+
+// sendDeltas reads the trees of hs that are not copied as deltas (those
+// packed whole, the journal's, those whose stored delta has its base on the
+// other side) and compares them for deltas as a pack merge does (see
+// searchDeltas): without it the remote's packs held every new tree whole, and
+// each fetch read them so. The trees are read into held, to be written from
+// memory when they stay whole, within sendBudget; a base of a copied delta is
+// left as it is, so no chain grows past the depth it had. A delta's base is
+// always one of hs.
+func sendDeltas(ctx context.Context, hs []Hash, plan []reusable, copied []bool, bases map[Hash]bool, read objectReader, window, depth int) (map[Hash]rawObject, map[Hash]deltaOut, error) {
+	held := map[Hash]rawObject{}
+	if window <= 0 {
+		return held, nil, nil
+	}
+	var cands []deltaCand
+	contents := map[Hash][]byte{}
+	budget := int64(sendBudget)
+	for i, h := range hs {
+		if bases[h] || copied[i] && plan[i].typ != plumbing.TreeObject {
+			continue
+		}
+		var data []byte
+		if copied[i] {
+			if !mayDelta(plan[i].typ, plan[i].size) || plan[i].size > budget {
+				continue
+			}
+			var err error
+			if data, err = plan[i].load(); err != nil {
+				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
+			}
+		} else {
+			t, size, rd, err := read(plumbing.AnyObject, h)
+			if err != nil {
+				return nil, nil, err
+			}
+			if t != plumbing.TreeObject || !mayDelta(t, size) || size > budget {
+				rd.Close()
+				continue
+			}
+			data = make([]byte, size)
+			_, err = io.ReadFull(rd, data)
+			rd.Close()
+			if err != nil {
+				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
+			}
+			held[h] = rawObject{typ: t, hash: h, data: data}
+		}
+		budget -= int64(len(data))
+		contents[h] = data
+		cands = append(cands, deltaCand{hash: h, typ: plumbing.TreeObject, size: int64(len(data)), name: nameHash(plumbing.TreeObject, data[:min(len(data), nameHashPrefix)]), order: i})
+	}
+
+	found, err := searchDeltas(ctx, cands, func(h Hash) ([]byte, error) { return contents[h], nil }, window, depth)
+	if err != nil {
+		return nil, nil, err
+	}
+	return held, found.deltas, nil
 }

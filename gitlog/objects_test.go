@@ -173,7 +173,7 @@ func TestPackSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pack bytes.Buffer
-	if err := writePack(&pack, objs, src.openObject); err != nil {
+	if err := writePack(ctx, &pack, objs, src.openObject, nil, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 
@@ -264,7 +264,7 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pack bytes.Buffer
-	if err := writePack(&pack, objs, src.openObject); err != nil {
+	if err := writePack(ctx, &pack, objs, src.openObject, nil, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)

@@ -64,6 +64,7 @@ type Repo struct {
 	closed     bool        // under bgMu
 
 	autoPack   int            // gc.auto: see maybeAutoPack
+	mergeAbove int            // Close merges packs only past this many; 0: as geometricSplit finds
 	packing    atomic.Bool    // a background pack of loose objects runs
 	merging    atomic.Bool    // a background merge of packs runs
 	background sync.WaitGroup // the background pack and indexing, waited for by Close
@@ -186,7 +187,7 @@ func (r *Repo) Close() error {
 		}
 		// A short-lived process (memvault tool) adds a pack each time: merge
 		// them as they accumulate, unless another process is merging.
-		if r.autoPack > 0 {
+		if r.autoPack > 0 && r.packsOver(r.mergeAbove) {
 			if unlock, ok, _ := r.packLock(context.Background(), "pack-merge.lock", false); ok {
 				r.consolidate(context.Background())
 				unlock()

@@ -282,7 +282,10 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	encoded := make(chan error, 1)
 	m := newMeter(lines.source(), "Sending")
 	go func() {
-		err := writePack(meteredWriter{pw, m}, objs, r.openObject)
+		reuse := openReuse(r.dir, objs)
+		defer reuse.close()
+		window, depth := r.deltaConfig()
+		err := writePack(ctx, meteredWriter{pw, m}, objs, r.openObject, reuse, window, depth)
 		pw.CloseWithError(err)
 		encoded <- err
 	}()

@@ -48,7 +48,7 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 		return nil, err
 	}
 	sto, err := loadLocal(ep, sess, openPacks)
-	return &localUpload{UploadPackSession: sess, sto: sto}, err
+	return &localUpload{UploadPackSession: sess, dir: ep.Path, sto: sto}, err
 }
 
 // NewReceivePackSession serves a push to a local repository with localReceive.
@@ -127,6 +127,11 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 // explorer hooks it.
 var localDisk = osDisk
 
+// receivedPacks is how many packs a repository that takes pushes from a
+// local path holds before the pushes start merging them (geometrically, see
+// consolidate): under the ten a vault keeps at most.
+const receivedPacks = 8
+
 type localReceive struct {
 	transport.ReceivePackSession
 	dir string
@@ -143,6 +148,12 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 	if err != nil {
 		return nil, err
 	}
+	// The pushed pack is merged with the others only once they are many, as
+	// git's receive-pack runs gc --auto, which packs past gc.autoPackLimit:
+	// a geometric merge at every push made the pusher wait for a search for
+	// deltas in the remote's packs, which reads and compares what it just
+	// sent.
+	r.mergeAbove = receivedPacks
 	defer func() {
 		if cerr := r.Close(); err == nil && cerr != nil {
 			rs, err = nil, cerr
@@ -191,6 +202,7 @@ func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpda
 
 type localUpload struct {
 	transport.UploadPackSession
+	dir string
 	sto journaled // its pack files stay open until Close
 
 	pr   *io.PipeReader // the pack being sent
@@ -231,7 +243,9 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	u.pr, u.done = pr, make(chan struct{})
 	go func() {
 		defer close(u.done)
-		pw.CloseWithError(writePack(pw, objs, storerReader(u.sto)))
+		reuse := openReuse(u.dir, objs)
+		defer reuse.close()
+		pw.CloseWithError(writePack(ctx, pw, objs, storerReader(u.sto), reuse, defaultDeltaWindow, defaultDeltaDepth))
 	}()
 	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }

@@ -146,10 +146,8 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 			return p, err
 		}
 		from := renamedFrom(names{k, &v.seals}, r, p)
-		if from == p && k != nil {
-			if from, err = v.acrossKeys(c, k, p); err != nil {
-				return p, err
-			}
+		if from == p {
+			from = v.pathInParent(c, k, p)
 		}
 		scope := p
 		if from != p {
@@ -160,7 +158,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		} else if full {
 			return p, gitlog.ErrStop
 		}
-		return from, nil
+		return v.pathInParent(c, k, from), nil
 	})
 	return rest(err)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,26 +199,6 @@ func lsName(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "memories/")
-}
-
-// What does not handle a sealed vault yet says so, rather than mishandle it.
-func TestSealedRefusals(t *testing.T) {
-	v, _, _ := newSealed(t)
-	write(t, v, "/memories/a.md", "x\n")
-	head, _ := v.Head()
-	for name, call := range map[string]func() error{
-		"blame":  func() error { _, err := v.Blame(ctx, "/memories/a.md", ""); return err },
-		"grep":   func() error { _, err := v.Grep(ctx, regexp.MustCompile("x"), vault.GrepOptions{}); return err },
-		"show":   func() error { _, err := v.Show(ctx, head); return err },
-		"diff":   func() error { _, err := v.Diff(ctx, head, head, ""); return err },
-		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
-		"fsck":   func() error { _, err := v.Fsck(ctx); return err },
-	} {
-		err := call()
-		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {
-			t.Errorf("%s on a sealed vault = %v, want ErrSealedUnsupported", name, err)
-		}
-	}
 }
 
 // storedNames lists the tree paths under memories/ of main, as the host sees

@@ -124,3 +124,17 @@ func MustSync(tb testing.TB, v *vault.Vault) exchange.SyncResult {
 	}
 	return res
 }
+
+// NewFormat is New, in the sealed format when sealed is true: a test run on
+// both formats names its vault once.
+func NewFormat(tb testing.TB, sealed bool) *vault.Vault {
+	tb.Helper()
+	dir := tb.TempDir()
+	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"),
+		vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
+	if err != nil {
+		tb.Fatalf("vault.Init(Sealed: %v): %v", sealed, err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v
+}

@@ -1,0 +1,187 @@
+package gitlog
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// A pack sent to another repository holds objects this one has packed
+// already, most of them compressed and many of them stored as deltas. Read
+// through the object storage, each was inflated (a delta resolved) only to be
+// compressed again: most of what a push or a fetch from a local path cost.
+// As git's pack-objects does, packReuse copies such an entry as it stands:
+// its zlib stream is checked against the CRC-32 of the pack's index as it is
+// copied, never inflated. A delta keeps its form only when its base is sent
+// too, from the same pack, so the pack sent is never thin (gitlog's indexPack
+// refuses thin packs) and its deltas cannot name each other (they follow the
+// chains of one pack, which its indexing found free of loops); else the object
+// is read and sent whole, as are objects in no pack (the journal's, loose
+// ones, a pack made after the listing).
+
+// reuseShare: a send reuses packed entries when it holds at least
+// 1/reuseShare of the objects in the repository's packs (see openReuse).
+const reuseShare = 64
+
+// packReuse is where the objects to send stand in a repository's packs.
+type packReuse struct {
+	files   []*os.File
+	entries [][]packEntry       // each pack's, by offset
+	at      map[Hash]reuseEntry // the objects to send that a pack holds
+}
+
+// reuseEntry is an entry of one of packReuse's packs.
+type reuseEntry struct {
+	pack, k int // packReuse.entries[pack][k]
+}
+
+// openReuse lists where the objects hs stand in the packs of the repository
+// at dir. A pack that cannot be read is left out: its objects are then read
+// through the storage. It never fails; close releases its files.
+//
+// Listing reads every entry of every pack's index: a send much smaller than
+// the repository (a commit or a few, pushed from a long history) would pay
+// more for the listing than it saves, and so reuses nothing.
+func openReuse(dir string, hs []Hash) *packReuse {
+	u := &packReuse{at: make(map[Hash]reuseEntry, len(hs))}
+	names, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "pack-*.pack"))
+	if len(names) == 0 || len(hs) == 0 {
+		return u
+	}
+	var total int64
+	for _, name := range names {
+		n, _ := packCount(name)
+		total += int64(n)
+	}
+	if int64(len(hs))*reuseShare < total {
+		return u
+	}
+	want := make(map[Hash]bool, len(hs))
+	for _, h := range hs {
+		want[h] = true
+	}
+	for _, name := range names {
+		p := packFile{base: strings.TrimSuffix(name, ".pack")}
+		f, err := os.Open(name)
+		if err != nil {
+			continue // merged away meanwhile
+		}
+		// The index is read after the pack is open: the file open is the
+		// one the index describes, even if the pack is merged away now.
+		es, err := packEntries(p)
+		if err != nil {
+			f.Close()
+			continue
+		}
+		i := len(u.files)
+		u.files = append(u.files, f)
+		u.entries = append(u.entries, es)
+		for k, e := range es {
+			if _, dup := u.at[e.hash]; want[e.hash] && !dup {
+				u.at[e.hash] = reuseEntry{pack: i, k: k}
+			}
+		}
+	}
+	return u
+}
+
+func (u *packReuse) close() {
+	for _, f := range u.files {
+		f.Close()
+	}
+}
+
+// reusable is how an object's entry is copied: its header as stored (src),
+// the header it is sent with (dst: a delta that names its base by offset is
+// sent naming it by hash, since offsets change), and for a delta its base.
+type reusable struct {
+	e        packEntry
+	file     *os.File
+	src, dst []byte
+	typ      plumbing.ObjectType // as stored
+	size     int64               // as stored: a delta's is the delta's
+	delta    bool
+	base     Hash
+}
+
+// entry returns how h can be copied, and false when it is read and sent
+// whole: in no pack, a damaged header, or a delta whose base is not sent
+// from the same pack.
+func (u *packReuse) entry(h Hash) (reusable, bool) {
+	loc, ok := u.at[h]
+	if !ok {
+		return reusable{}, false
+	}
+	es := u.entries[loc.pack]
+	e := es[loc.k]
+	var head [64]byte
+	n := min(e.end-e.off, int64(len(head)))
+	if n <= 0 {
+		return reusable{}, false
+	}
+	f := u.files[loc.pack]
+	if _, err := f.ReadAt(head[:n], e.off); err != nil && err != io.EOF {
+		return reusable{}, false
+	}
+	t, size, ofs, base, hn, err := parseEntryHead(head[:n])
+	if err != nil {
+		return reusable{}, false
+	}
+	r := reusable{e: e, file: f, src: append([]byte(nil), head[:hn]...), typ: t, size: size}
+	r.dst = r.src
+	switch t {
+	case plumbing.OFSDeltaObject:
+		k := sort.Search(len(es), func(k int) bool { return es[k].off >= e.off-ofs })
+		if ofs <= 0 || k == len(es) || es[k].off != e.off-ofs {
+			return reusable{}, false
+		}
+		base = es[k].hash
+		r.dst = append(entryHeader(plumbing.REFDeltaObject, size), base[:]...)
+		fallthrough
+	case plumbing.REFDeltaObject:
+		if b, ok := u.at[base]; !ok || b.pack != loc.pack {
+			return reusable{}, false
+		}
+		r.delta, r.base = true, base
+	}
+	return r, true
+}
+
+// copyTo appends the entry of h to b as it is stored.
+func (r reusable) copyTo(b *packBuilder, h Hash) error {
+	rest := io.NewSectionReader(r.file, r.e.off+int64(len(r.src)), r.e.end-r.e.off-int64(len(r.src)))
+	if err := b.copy(h, r.src, r.dst, rest, r.e.crc); err != nil {
+		return fmt.Errorf("%s: %w", r.file.Name(), err)
+	}
+	return nil
+}
+
+// load inflates an entry stored whole, no further than its header's size,
+// once its bytes match the CRC-32 of the pack's index.
+func (r reusable) load() ([]byte, error) {
+	z := make([]byte, r.e.end-r.e.off-int64(len(r.src)))
+	if _, err := r.file.ReadAt(z, r.e.off+int64(len(r.src))); err != nil {
+		return nil, err
+	}
+	if crc32.Update(crc32.ChecksumIEEE(r.src), crc32.IEEETable, z) != r.e.crc {
+		return nil, fmt.Errorf("the entry of %s does not match its checksum", r.e.hash)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	data := make([]byte, r.size)
+	if _, err := io.ReadFull(zr, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
