@@ -39,10 +39,20 @@ func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 	for _, p := range problems {
 		out = append(out, p.String())
 	}
+	rs, err := v.historyRefusals(ctx, mustHead(v.repo))
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil && len(problems) == 0:
+		out = append(out, fmt.Sprintf("the history could not be checked as sync checks what arrives: %v", err))
+	}
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
 	if k, err := v.currentKey(); err == nil && k != nil {
-		// Admission does not read the sealed format yet (it refuses every
-		// sealed blob and format 2), so a sealed history is checked for what
-		// the format adds: keys, names, size headers, messages.
+		// Beyond what admission checks of each commit's changes, a sealed
+		// history is checked for what the format adds in every commit: keys,
+		// messages, and each size header against its padded frame.
 		sealed, err := v.sealedProblems(ctx, mustHead(v.repo))
 		switch {
 		case ctx.Err() != nil:
@@ -51,17 +61,6 @@ func (v *Vault) Fsck(ctx context.Context) ([]string, error) {
 			out = append(out, fmt.Sprintf("the sealed history could not be checked: %v", err))
 		}
 		out = append(out, sealed...)
-	} else {
-		rs, err := v.historyRefusals(ctx, mustHead(v.repo))
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case err != nil && len(problems) == 0:
-			out = append(out, fmt.Sprintf("the history could not be checked as sync checks what arrives: %v", err))
-		}
-		for _, r := range rs {
-			out = append(out, r.String())
-		}
 	}
 	unsigned, err := v.unsignedCommits(ctx, mustHead(v.repo))
 	if err != nil {

@@ -126,8 +126,8 @@ func TestFsckSealed(t *testing.T) {
 	}
 	problems, err := v.Fsck(ctx)
 	want := []string{
-		`"memories/leak.md": a name that does not open`,
-		"/memories/flip.md: a size not sealed under this vault's key",
+		`"memories/leak.md": a name not sealed under this vault's key`,
+		"a size header not sealed under this vault's key",
 		"/memories/lie.md: a size header of 5000 bytes over a padded frame of 1088 bytes",
 		"a message in the clear in a sealed tree",
 		"a message that does not open under its tree's key",

@@ -67,6 +67,14 @@ func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
 	return k, ok
 }
 
+// seen says whether any vault key has been opened: never, in a vault of the
+// plain format.
+func (s *sealKeys) seen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID) > 0
+}
+
 func (s *sealKeys) put(h gitlog.Hash, k *seal.Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -312,24 +320,6 @@ func sealedPlainSize(k *seal.Key, p string, head []byte) (int64, error) {
 	return n, nil
 }
 
-// refuseSealed returns an error wrapping ErrSealedUnsupported when the vault's
-// current tree is sealed and op (a verb: "sync", "blame") does not handle
-// that format yet, and nil for a plain vault.
-func (v *Vault) refuseSealed(op string) error {
-	head, err := v.repo.Head()
-	if err != nil || head.IsZero() {
-		return nil // the operation reports its own trouble with the branch
-	}
-	root, err := v.repo.RootTree(head)
-	if err != nil {
-		return nil
-	}
-	if _, err := v.repo.Lookup(root, keyPath); err != nil {
-		return nil
-	}
-	return fmt.Errorf("vault: this memvault cannot yet %s a sealed vault: %w", op, ErrSealedUnsupported)
-}
-
 // sealedInit turns the first commit's changes into a sealed vault's: format 2,
 // and a new vault key encrypted to the recipients. The key is cached under its
 // blob's hash, so the first commit's message is sealed with it.
@@ -454,6 +444,105 @@ func (s *sealKeys) all() []*seal.Key {
 		out = append(out, k)
 	}
 	return out
+}
+
+// resealed returns the changes that put the re-encrypted files of a sealed
+// vault in a commit: each blob's size header sealed again (it is bound to the
+// age header, which re-encryption changes) and, when rotate, every name sealed
+// under a new vault key, the old tree of names deleted; the key file,
+// encrypted to rs, is among them. old is the key of the files' tree; done maps
+// each file's old blob to its new age file (of the padded plaintext, as
+// reencryption.one makes it). The new key is cached under its blob's hash,
+// so the commit's message is sealed with it.
+func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]byte, rs []ageRecipient, rotate bool) ([]gitlog.Change, error) {
+	k := old
+	if rotate {
+		var err error
+		if k, err = seal.NewKey(); err != nil {
+			return nil, err
+		}
+	}
+	kf, err := v.keyFile(k, rs)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]gitlog.Change, 0, len(files)+2)
+	if rotate {
+		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
+	}
+	from, to := names{key: old}, names{key: k}
+	for _, f := range files {
+		p, err := from.memPath(f.path)
+		if err != nil {
+			return nil, err
+		}
+		size, err := v.sealedBlobSize(old, p, f.hash)
+		if err != nil {
+			return nil, err
+		}
+		ct := done[f.hash]
+		hdr, err := age.ExtractHeader(bytes.NewReader(ct))
+		if err != nil {
+			return nil, fmt.Errorf("vault: encrypt: %w", err)
+		}
+		sh, err := k.SealSize(size, hdr)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := to.treePath(p)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: append(sh, ct...)})
+	}
+	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf}), nil
+}
+
+// sealInfo seals the message and author of a commit of changes on top of
+// parent, as writeCommitAt does, when the commit's tree is sealed (see
+// commitKey); a commit of the plain format is left as it is.
+func (v *Vault) sealInfo(parent gitlog.Hash, changes []gitlog.Change, info *gitlog.CommitInfo) error {
+	k, err := v.commitKey(parent, changes)
+	if err != nil || k == nil {
+		return err
+	}
+	msg, err := k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
+	if err != nil {
+		return fmt.Errorf("vault: commit: %w", err)
+	}
+	info.Message = msg
+	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
+	return nil
+}
+
+// openedMessage returns commit c's message as memvault wrote it: opened with
+// the key of c's tree in the sealed format, and "" for one that does not open
+// there (see record: such a message is not believed).
+func (v *Vault) openedMessage(c *gitlog.Commit) (string, error) {
+	if !seal.IsSealed(c.Message) && !v.seals.seen() {
+		return c.Message, nil
+	}
+	k, err := v.sealKeyAt(c.TreeHash)
+	if err != nil || k == nil {
+		return c.Message, err
+	}
+	m, err := k.OpenMessage(c.Message)
+	if err != nil {
+		return "", nil
+	}
+	return m.Text, nil
+}
+
+// keyFile returns the key file of vault key k, encrypted to rs, and caches k
+// under its blob's hash: a commit that puts it seals its message with k
+// before the blob is in the repository (see commitKey).
+func (v *Vault) keyFile(k *seal.Key, rs []ageRecipient) ([]byte, error) {
+	kf, err := encrypt(k.Marshal(), rs)
+	if err != nil {
+		return nil, err
+	}
+	v.seals.put(gitlog.BlobHash(kf), k)
+	return kf, nil
 }
 
 // touchesKey reports whether any of changes may change what is at
@@ -748,9 +837,9 @@ func (v *Vault) stagedPlainSize(root gitlog.Hash, p string, blob []byte) (int64,
 // message is sealed in a sealed tree (and only there) and opens under its
 // tree's key; each memory file new in a commit against its first parent (every
 // file, where the commit changed the key) has a name that opens under the
-// tree's key, and a size header that opens under it and matches the length of
-// the padded frame its age file holds. No blob is decrypted, and each is read
-// no further than its headers. The error is ctx's, or an I/O error.
+// tree's key (admission's check of the history reports those that do not), and
+// a size header that matches the length of the padded frame its age file
+// holds. No blob is decrypted, and each is read no further than its headers. The error is ctx's, or an I/O error.
 func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string, error) {
 	var out []string
 	seen := map[gitlog.Hash]string{} // the reason found for each blob read
@@ -808,8 +897,7 @@ func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string,
 		for _, f := range files {
 			p, err := ns.memPath(f.path)
 			if err != nil {
-				say("%q: a name that does not open under its tree's key", f.path)
-				continue
+				continue // admission's check of the history names it
 			}
 			reason, ok := seen[f.hash]
 			if !ok {
@@ -835,8 +923,8 @@ func (v *Vault) sealedBlobReason(k *seal.Key, p string, h gitlog.Hash) string {
 		if err != nil {
 			return err.Error()
 		}
-		if limit := v.repo.BlobLimit(); size > limit {
-			return fmt.Sprintf("a blob of %d bytes, over the vault's limit of %d", size, limit)
+		if size > v.repo.BlobLimit() {
+			return "" // admission's check of the history names it
 		}
 		if reason = sealedFrameReason(k, p, head, size); reason == "" || int64(len(head)) >= size {
 			return reason
@@ -850,11 +938,7 @@ func (v *Vault) sealedBlobReason(k *seal.Key, p string, h gitlog.Hash) string {
 func sealedFrameReason(k *seal.Key, p string, head []byte, size int64) string {
 	n, err := sealedPlainSize(k, p, head)
 	if err != nil {
-		var ee *EntryError
-		if errors.As(err, &ee) {
-			return ee.Reason
-		}
-		return err.Error()
+		return "" // a size header that does not open: admission's check of the history names it
 	}
 	frame, err := plainSizeOf(head[seal.SizeHeaderLen:], size-int64(seal.SizeHeaderLen))
 	if err != nil {
