@@ -116,8 +116,18 @@ func (x *tmux) waitExit() {
 // reads the screen: navigation, a file's content, a commit made by another
 // process showing up live, the history of one file, and quitting.
 func TestEndToEnd(t *testing.T) {
+	for _, sealed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "sealed"}[sealed], func(t *testing.T) {
+			endToEnd(t, sealed)
+		})
+	}
+}
+
+// endToEnd browses, reads and restores through the real binary in tmux; a
+// sealed vault must look the same to a person as a plain one.
+func endToEnd(t *testing.T, sealed bool) {
 	bin := memvaultBinary(t)
-	v, opts := newVault(t)
+	v, opts := newVaultFormat(t, sealed)
 	seed(t, v)
 	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
 

@@ -46,9 +46,16 @@ func (c *clock) now() time.Time {
 // with the options that open it again.
 func newVault(tb testing.TB) (*vault.Vault, vault.Options) {
 	tb.Helper()
+	return newVaultFormat(tb, false)
+}
+
+// newVaultFormat is newVault, in the sealed format when sealed is true: the
+// UI must draw a sealed vault's frames as it draws a plain one's.
+func newVaultFormat(tb testing.TB, sealed bool) (*vault.Vault, vault.Options) {
+	tb.Helper()
 	dir := tb.TempDir()
 	c := &clock{t: epoch}
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now}
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now, Sealed: sealed}
 	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), opts)
 	if err != nil {
 		tb.Fatalf("vault.Init: %v", err)
@@ -231,4 +238,11 @@ func (d *driver) golden(name string) {
 	if got != string(want) {
 		d.tb.Errorf("frame %s differs from %s; got:\n%s\nwant:\n%s", name, path, got, want)
 	}
+}
+
+// bothFormats runs test on a plain vault, then on a sealed one (as the
+// subtest "sealed"), against the same golden frames.
+func bothFormats(t *testing.T, test func(t *testing.T, sealed bool)) {
+	t.Run("plain", func(t *testing.T) { test(t, false) })
+	t.Run("sealed", func(t *testing.T) { test(t, true) })
 }

@@ -10,8 +10,10 @@ import (
 
 // TestBlameFrames: b on a file shows who wrote each line; moving down and
 // enter opens the commit of the selected line.
-func TestBlameFrames(t *testing.T) {
-	v, _ := newVault(t)
+func TestBlameFrames(t *testing.T) { bothFormats(t, testBlameFrames) }
+
+func testBlameFrames(t *testing.T, sealed bool) {
+	v, _ := newVaultFormat(t, sealed)
 	seed(t, v)
 	write(t, v, vault.Meta{Command: "str_replace", Agent: "bob", ToolUseID: "toolu_07Stu"}, "/memories/user/preferences.md",
 		"# Preferences\n\n- Answers in British English\n- Tabs, not spaces\n")
@@ -37,8 +39,10 @@ func TestBlameFrames(t *testing.T) {
 
 // TestSearchFrames: s searches every file's content; enter opens the file at
 // the line.
-func TestSearchFrames(t *testing.T) {
-	v, _ := newVault(t)
+func TestSearchFrames(t *testing.T) { bothFormats(t, testSearchFrames) }
+
+func testSearchFrames(t *testing.T, sealed bool) {
+	v, _ := newVaultFormat(t, sealed)
 	seed(t, v)
 	d := newDriver(t, v, 100, 30)
 	d.keys("s")
@@ -58,8 +62,10 @@ func TestSearchFrames(t *testing.T) {
 
 // TestPickaxeFrames: S keeps the commits whose change adds or removes a text;
 // esc shows every commit again.
-func TestPickaxeFrames(t *testing.T) {
-	v, _ := newVault(t)
+func TestPickaxeFrames(t *testing.T) { bothFormats(t, testPickaxeFrames) }
+
+func testPickaxeFrames(t *testing.T, sealed bool) {
+	v, _ := newVaultFormat(t, sealed)
 	seed(t, v)
 	d := newDriver(t, v, 100, 30)
 	d.keys("S")

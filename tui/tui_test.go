@@ -107,15 +107,22 @@ func TestFrames(t *testing.T) {
 			d.golden("empty")
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, _ := newVault(t)
-			if !tt.empty {
-				seed(t, v)
+	// A sealed vault draws the same frames: names, messages and sizes opened.
+	for _, sealed := range []bool{false, true} {
+		for _, tt := range tests {
+			name := tt.name
+			if sealed {
+				name = "sealed/" + name
 			}
-			d := newDriver(t, v, 80, 24)
-			tt.steps(t, d)
-		})
+			t.Run(name, func(t *testing.T) {
+				v, _ := newVaultFormat(t, sealed)
+				if !tt.empty {
+					seed(t, v)
+				}
+				d := newDriver(t, v, 80, 24)
+				tt.steps(t, d)
+			})
+		}
 	}
 }
 
@@ -221,10 +228,12 @@ func readMemory(t *testing.T, v *vault.Vault, p string) string {
 // TestUndo restores a file, reverts a commit and rolls the vault back, each
 // after a confirmation that says what will change, and each a new commit that
 // the history shows at once, selected.
-func TestUndo(t *testing.T) {
+func TestUndo(t *testing.T) { bothFormats(t, testUndo) }
+
+func testUndo(t *testing.T, sealed bool) {
 	const prefs = "/memories/user/preferences.md"
 	t.Run("restore", func(t *testing.T) {
-		v, _ := newVault(t)
+		v, _ := newVaultFormat(t, sealed)
 		seed(t, v)
 		d := newDriver(t, v, 80, 24)
 		d.keys("G", "l", "j", "tab", "j", "j", "j", "j", "j", "r")
@@ -242,7 +251,7 @@ func TestUndo(t *testing.T) {
 		}
 	})
 	t.Run("revert", func(t *testing.T) {
-		v, _ := newVault(t)
+		v, _ := newVaultFormat(t, sealed)
 		seed(t, v)
 		d := newDriver(t, v, 80, 24)
 		d.keys("tab", "j", "j", "j", "t")
@@ -256,7 +265,7 @@ func TestUndo(t *testing.T) {
 		}
 	})
 	t.Run("rollback", func(t *testing.T) {
-		v, _ := newVault(t)
+		v, _ := newVaultFormat(t, sealed)
 		seed(t, v)
 		d := newDriver(t, v, 80, 24)
 		d.keys("tab", "j", "j", "j", "j", "R")
@@ -274,8 +283,10 @@ func TestUndo(t *testing.T) {
 }
 
 // TestCheckpoint names a commit from the UI and shows the name in the history.
-func TestCheckpoint(t *testing.T) {
-	v, _ := newVault(t)
+func TestCheckpoint(t *testing.T) { bothFormats(t, testCheckpoint) }
+
+func testCheckpoint(t *testing.T, sealed bool) {
+	v, _ := newVaultFormat(t, sealed)
 	seed(t, v)
 	d := newDriver(t, v, 80, 24)
 	d.keys("tab", "j", "j", "c")

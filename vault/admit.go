@@ -53,6 +53,7 @@ type admission struct {
 	names   []string // of the entry being checked
 	writers *writersCache
 	sigs    map[gitlog.Hash]error // signed's answers found ahead (see verifyAll)
+	sealing                       // the sealed format's checks (admit_sealed.go)
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
@@ -64,18 +65,24 @@ type admission struct {
 // file whose size, read from the object header before anything is inflated,
 // fits the vault's maxFileSize; and .memvault/format names the format this
 // memvault reads.
-func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash) ([]Refusal, error) {
-	return admitting(ctx, repo, limits, base, theirs, &writersCache{})
+//
+// In a tree of the sealed format (one with .memvault/key, format 2) the key
+// must open with openKey, every stored name under memories/ must open under
+// it within its folder, and every memory blob must carry a size header that
+// opens (see admit_sealed.go).
+func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, base, theirs gitlog.Hash) ([]Refusal, error) {
+	return admitting(ctx, repo, limits, openKey, base, theirs, &writersCache{})
 }
 
 // admitting is admit; writers, when not nil, also refuses with ErrUnsigned a
 // commit no writer signed (see signed). A check of history this clone holds
 // already (fsck) leaves writers nil and lists such commits itself.
-func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, base, theirs gitlog.Hash, writers *writersCache) ([]Refusal, error) {
+func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, base, theirs gitlog.Hash, writers *writersCache) ([]Refusal, error) {
 	if skipAdmission.Load() {
 		return nil, nil
 	}
 	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}, writers: writers}
+	a.openKey = openKey
 	// What is new is found once, in one walk over both sides (newCommits),
 	// never by asking, commit by commit, whether base reaches it.
 	var fresh map[gitlog.Hash]*gitlog.Commit
@@ -173,7 +180,13 @@ func (a *admission) tree(c gitlog.Hash, dir string, names []string, h gitlog.Has
 		if err != nil {
 			return fmt.Errorf("vault: admit %s: %w", c, err)
 		}
+		if dir == "" && !a.sameKey(es, pe) {
+			continue // names sealed under another key: all of this is new
+		}
 		pes = append(pes, newParentTree(pe))
+	}
+	if dir == "" {
+		a.enterRoot(h, es)
 	}
 	for _, e := range es {
 		var same bool
@@ -257,7 +270,7 @@ func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []g
 		}
 		return a.meta(c, p, e)
 	case dir == memDir || strings.HasPrefix(dir, memDir+"/"):
-		return a.memory(c, p, e, subs)
+		return a.memory(c, dir, p, e, subs)
 	}
 	return nil
 }
@@ -265,8 +278,13 @@ func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []g
 // top checks an entry of the root tree.
 func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.Hash) error {
 	switch {
-	case p == memDir && e.IsDir(), p == ".memvault" && e.IsDir():
+	case p == memDir && e.IsDir():
 		return a.tree(c, p, a.names, e.Hash, subs)
+	case p == ".memvault" && e.IsDir():
+		if err := a.tree(c, p, a.names, e.Hash, subs); err != nil {
+			return err
+		}
+		return a.formatAndKey(c, e.Hash)
 	case p == ".gitattributes" && e.Mode == gitlog.ModeRegular:
 		return a.meta(c, p, e)
 	case p == memDir || p == ".memvault":
@@ -278,8 +296,18 @@ func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.H
 }
 
 // memory checks an entry under memories/.
-func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.Hash) error {
-	if _, err := CleanPath("/" + p); err != nil {
+func (a *admission) memory(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []gitlog.Hash) error {
+	k, err := a.treeKey(c)
+	if err != nil || a.keyBroken {
+		return err // a key that does not open is refused, and its names with it
+	}
+	if k != nil {
+		// The stored path is longer than the memory path it seals: the
+		// memory tool's rules hold for the opened one.
+		if !a.openStored(c, k, dir, p, e) {
+			return nil
+		}
+	} else if _, err := CleanPath("/" + p); err != nil {
 		var pe *PathError
 		if errors.As(err, &pe) {
 			a.refuse(c, p, pe.Reason)
@@ -304,6 +332,9 @@ func (a *admission) memory(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlo
 	default:
 		a.refuse(c, p, fmt.Sprintf("unknown mode %o", uint32(e.Mode)))
 		return nil
+	}
+	if k != nil {
+		return a.sealedBlob(c, k, p, e)
 	}
 	// The size from the header, then age's header, parsed as age parses it
 	// (stanzas, MAC line): the payload is never read.
@@ -377,8 +408,13 @@ func (a *admission) meta(c gitlog.Hash, p string, e gitlog.Entry) error {
 		}
 		return err
 	}
-	if p == formatPath && strings.TrimSpace(string(data)) != formatVersion {
-		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads format %s", strings.TrimSpace(string(data)), formatVersion))
+	switch f := strings.TrimSpace(string(data)); {
+	case p == formatPath && f != formatVersion && f != sealedFormatVersion:
+		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads formats %s and %s", f, formatVersion, sealedFormatVersion))
+	case p == keyPath:
+		if reason := ageReason(data, int64(len(data))); reason != "" {
+			a.refuse(c, p, reason)
+		}
 	}
 	return nil
 }

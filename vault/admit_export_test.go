@@ -35,7 +35,7 @@ func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error
 	if err != nil {
 		return 0, err
 	}
-	rs, err := admit(ctx, v.repo, v.limits, base, theirs)
+	rs, err := admit(ctx, v.repo, v.limits, v.sealKeyBlob, base, theirs)
 	return len(rs), err
 }
 
@@ -55,6 +55,6 @@ func ArrivalTreeFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int,
 	if err != nil {
 		return 0, err
 	}
-	rs, err := refusedIn(ctx, v.repo, v.limits, theirs, theirsT, oursT)
+	rs, err := refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, theirs, theirsT, oursT)
 	return len(rs), err
 }

@@ -23,18 +23,29 @@ type hostileCase struct {
 	reason string
 }
 
-func hostileCases() []hostileCase {
+// sealedReasons are the phrases of the refusals a sealed vault gives in other
+// words, by case name: its blobs start with a size header.
+var sealedReasons = map[string]string{
+	"plaintext":                "no sealed size header",
+	"age magic over plaintext": "no sealed size header",
+}
+
+func hostileCases() []hostileCase { return hostileCasesIn(hostileNames{}) }
+
+// hostileCasesIn is hostileCases with memory paths stored as n stores them:
+// in a sealed vault, sealed with its key, as a writer gone bad would.
+func hostileCasesIn(n hostileNames) []hostileCase {
 	age := func(h *gittest.Hostile) string {
 		return h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
 	}
 	set := func(p, mode string, blob func(h *gittest.Hostile) string) func(h *gittest.Hostile) string {
 		return func(h *gittest.Hostile) string {
-			return h.Set(h.Head()+"^{tree}", p, gittest.TreeEntry{Mode: mode, Hash: blob(h)})
+			return h.Set(h.Head()+"^{tree}", n.path(p), gittest.TreeEntry{Mode: mode, Hash: blob(h)})
 		}
 	}
 	named := func(name string) func(h *gittest.Hostile) string {
 		return func(h *gittest.Hostile) string {
-			return h.Set(h.Head()+"^{tree}", "memories/x", gittest.TreeEntry{Mode: "100644", Name: name, Hash: age(h)})
+			return h.Set(h.Head()+"^{tree}", n.path("memories/x"), gittest.TreeEntry{Mode: "100644", Name: n.name(vault.Root, name), Hash: age(h)})
 		}
 	}
 	plain := func(h *gittest.Hostile) string { return h.Blob([]byte("plaintext\n")) }
@@ -66,12 +77,12 @@ func hostileCases() []hostileCase {
 		{"duplicate entries", func(h *gittest.Hostile) string {
 			a, b := h.Blob([]byte("one")), h.Blob([]byte("two"))
 			sub := h.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "secret.md", Hash: a}, {Mode: "100644", Name: "secret.md", Hash: b}})
-			return h.Set(h.Head()+"^{tree}", "memories/x", gittest.TreeEntry{Mode: "40000", Hash: sub})
+			return h.Set(h.Head()+"^{tree}", n.path("memories/x"), gittest.TreeEntry{Mode: "40000", Hash: sub})
 		}, "duplicateEntries"},
 		{"unsorted entries", func(h *gittest.Hostile) string {
 			a := h.Blob([]byte("one"))
 			sub := h.Loose("tree", rawTree(gittest.TreeEntry{Mode: "100644", Name: "b.md", Hash: a}, gittest.TreeEntry{Mode: "100644", Name: "a.md", Hash: a}))
-			return h.Set(h.Head()+"^{tree}", "memories/x", gittest.TreeEntry{Mode: "40000", Hash: sub})
+			return h.Set(h.Head()+"^{tree}", n.path("memories/x"), gittest.TreeEntry{Mode: "40000", Hash: sub})
 		}, "treeNotSorted"},
 		{"too big", set("memories/big.md", "100644", func(h *gittest.Hostile) string {
 			return h.Blob(append([]byte("age-encryption.org/v1\n"), make([]byte, 2<<20)...))
@@ -97,14 +108,26 @@ func rawTree(es ...gittest.TreeEntry) []byte {
 // reason, moves nothing, and syncs again once the remote's branch is back at
 // the last good commit.
 func TestSyncRefusesHostile(t *testing.T) {
-	for _, tc := range hostileCases() {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, sealed := range []bool{false, true} {
+		t.Run(formatName(sealed), func(t *testing.T) { syncRefusesHostile(t, sealed) })
+	}
+}
+
+func syncRefusesHostile(t *testing.T, sealed bool) {
+	// The cases are made per vault; their names and number are the same.
+	for i := range hostileCasesIn(hostileNames{}) {
+		t.Run(hostileCases()[i].name, func(t *testing.T) {
 			url := gittest.Bare(t, t.TempDir(), "remote")
-			a, b, opts := hostilePair(t, url)
+			a, b, opts := hostilePairIn(t, url, sealed)
 			write(t, a, "/memories/x/keep.md", "kept\n")
 			mustSync(t, a)
 			h := gittest.NewHostile(t, url)
 			h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
+			tc := hostileCasesIn(namesOf(t, h, opts, sealed))[i]
+			reason := tc.reason
+			if r, ok := sealedReasons[tc.name]; ok && sealed {
+				reason = r
+			}
 			good := h.Head()
 			bad := h.Commit(tc.change(h), "hostile\n", good)
 			h.Push(bad)
@@ -113,8 +136,8 @@ func TestSyncRefusesHostile(t *testing.T) {
 			if !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Sync = %v, want ErrRefused", err)
 			}
-			if !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), tc.reason) {
-				t.Errorf("Sync error %q does not name commit %s and %q", err, bad, tc.reason)
+			if !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), reason) {
+				t.Errorf("Sync error %q does not name commit %s and %q", err, bad, reason)
 			}
 			if got := head(t, b); got != before {
 				t.Errorf("head moved from %s to %s", before, got)
@@ -160,5 +183,14 @@ func TestMergeRefusesHostile(t *testing.T) {
 // hostilePair is pair that also returns the options (the identity) of both.
 func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Options) {
 	t.Helper()
+	return vaulttest.Pair(t, url)
+}
+
+// hostilePairIn is hostilePair, in the sealed format when sealed.
+func hostilePairIn(t *testing.T, url string, sealed bool) (a, b *vault.Vault, opts vault.Options) {
+	t.Helper()
+	if sealed {
+		return vaulttest.PairSealed(t, url)
+	}
 	return vaulttest.Pair(t, url)
 }

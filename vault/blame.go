@@ -54,10 +54,7 @@ type Blame struct {
 // was at path then, ErrIsDir for a directory, and ErrNoIdentity or ErrDecrypt
 // when a version cannot be decrypted.
 func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
-	if err := v.refuseSealed("blame"); err != nil {
-		return nil, err
-	}
-	tp, err := treePath(path)
+	cp, err := CleanPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,29 +62,39 @@ func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
 	if err != nil {
 		return nil, err
 	}
+	ns, err := v.namesOfRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	tp, err := ns.treePath(cp)
+	if unsealable(err) {
+		return nil, fmt.Errorf("vault: blame %s: no file there at %s: %w", cp, shortHash(h), ErrNotExist)
+	} else if err != nil {
+		return nil, err
+	}
 	e, err := v.repo.Lookup(root, tp)
 	switch {
 	case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
-		return nil, fmt.Errorf("vault: blame %s: no file there at %s: %w", memPath(tp), shortHash(h), ErrNotExist)
+		return nil, fmt.Errorf("vault: blame %s: no file there at %s: %w", cp, shortHash(h), ErrNotExist)
 	case err != nil:
-		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+		return nil, fmt.Errorf("vault: blame %s: %w", cp, err)
 	case e.IsDir():
-		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), ErrIsDir)
+		return nil, fmt.Errorf("vault: blame %s: %w", cp, ErrIsDir)
 	}
 	b := &blamer{v: v, memo: map[memoKey]*blameState{}, index: map[gitlog.Hash]int32{}}
 	st, err := b.blame(ctx, h, tp, 0)
 	if err != nil {
 		return nil, err
 	}
-	out := &Blame{Path: memPath(tp), Commit: h.String(), Lines: make([]BlameLine, len(st.lines)), Commits: map[string]Record{}}
+	out := &Blame{Path: cp, Commit: h.String(), Lines: make([]BlameLine, len(st.lines)), Commits: map[string]Record{}}
 	for i, l := range st.lines {
 		a := st.attrs[i]
 		c := b.commits[a.c]
-		bl := BlameLine{Number: i + 1, Text: strings.TrimSuffix(l, "\n"), Commit: c.rec.Commit, Path: memPath(c.path)}
+		bl := BlameLine{Number: i + 1, Text: strings.TrimSuffix(l, "\n"), Commit: c.rec.Commit, Path: c.path}
 		out.Commits[c.rec.Commit] = c.rec
 		if a.o >= 0 {
 			o := b.commits[a.o]
-			bl.Origin, bl.OriginPath = o.rec.Commit, memPath(o.path)
+			bl.Origin, bl.OriginPath = o.rec.Commit, o.path
 			out.Commits[o.rec.Commit] = o.rec
 		}
 		out.Lines[i] = bl
@@ -95,7 +102,7 @@ func (v *Vault) Blame(ctx context.Context, path, rev string) (*Blame, error) {
 	for h, r := range out.Commits {
 		recs := []Record{r}
 		if err := v.checkRecords(recs); err != nil {
-			return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+			return nil, fmt.Errorf("vault: blame %s: %w", cp, err)
 		}
 		out.Commits[h] = recs[0]
 	}
@@ -126,7 +133,7 @@ type blameState struct {
 
 type blameCommit struct {
 	rec  Record
-	path string // tree path of the file in this commit
+	path string // memory path of the file in this commit
 }
 
 // blamer holds one Blame call's commits and the states it has worked out, so
@@ -147,7 +154,9 @@ const maxMergeDepth = 4
 type blameVersion struct {
 	hash   gitlog.Hash
 	c      *gitlog.Commit
-	path   string
+	rec    Record      // c's, opened
+	plain  string      // the memory path of the file in c
+	path   string      // its tree path in c
 	parent gitlog.Hash // the merged side (second parent) of a merge
 	blob   gitlog.Hash // zero: no file here
 }
@@ -170,15 +179,28 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 		} else if err != nil && !errors.Is(err, gitlog.ErrNotFound) && !errors.Is(err, gitlog.ErrNotDir) {
 			return p, err
 		}
-		vers = append(vers, ver)
-		rec := record(c)
-		if q := renamedFrom(names{}, rec, p); q != p { // blame refuses a sealed vault
-			return q, nil
+		rec, err := b.v.record(c)
+		if err != nil {
+			return p, err
 		}
-		return b.movedBack(c, rec, p, ver.blob), nil
+		k, err := b.v.sealKeyAt(c.TreeHash)
+		if err != nil {
+			return p, err
+		}
+		ns := names{k, &b.v.seals}
+		ver.rec = rec
+		if ver.plain, err = ns.memPath(p); err != nil {
+			return p, err
+		}
+		vers = append(vers, ver)
+		q := renamedFrom(ns, rec, p)
+		if q == p {
+			q = b.movedBack(c, rec, p, ver.blob)
+		}
+		return b.v.pathInParent(c, k, q), nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), err)
+		return nil, fmt.Errorf("vault: blame %s: %w", b.memPath(from, tp), err)
 	}
 	// States are kept for a merge's other side to stop at; a history without
 	// merges keeps only the current one. Versions are decrypted a window at a
@@ -194,7 +216,7 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 			lo = max(i-blameWindow+1, 0)
 			refs := make([]fileRef, i+1-lo)
 			for j := range refs {
-				refs[j] = fileRef{path: vers[lo+j].path, hash: vers[lo+j].blob}
+				refs[j] = fileRef{path: vers[lo+j].plain[1:], hash: vers[lo+j].blob}
 			}
 			var err error
 			if texts, err = b.v.readAll(ctx, refs); err != nil {
@@ -268,7 +290,7 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 		remember(ver, cur)
 	}
 	if base == nil && len(vers) == 0 {
-		return nil, fmt.Errorf("vault: blame %s: %w", memPath(tp), ErrNotExist)
+		return nil, fmt.Errorf("vault: blame %s: %w", b.memPath(from, tp), ErrNotExist)
 	}
 	return cur, nil
 }
@@ -299,7 +321,7 @@ func (b *blamer) commit(ver blameVersion) int32 {
 		return i
 	}
 	i := int32(len(b.commits))
-	b.commits = append(b.commits, blameCommit{rec: record(ver.c), path: ver.path})
+	b.commits = append(b.commits, blameCommit{rec: ver.rec, path: ver.plain})
 	b.index[ver.hash] = i
 	return i
 }
@@ -343,4 +365,15 @@ func (b *blamer) findBlob(tree gitlog.Hash, prefix string, blob gitlog.Hash) (st
 		}
 	}
 	return "", false
+}
+
+// memPath names the tree path tp of commit from's tree in an error: opened
+// when it opens.
+func (b *blamer) memPath(from gitlog.Hash, tp string) string {
+	if ns, err := b.v.namesAt(from); err == nil {
+		if p, err := ns.memPath(tp); err == nil {
+			return p
+		}
+	}
+	return memPath(tp)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Checkpoint is a named point in the vault's history: an annotated git tag
@@ -29,9 +30,6 @@ type Checkpoint struct {
 // the checkpoint exists (checkpoints are never moved), and ErrUnknownRevision for
 // a bad rev.
 func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoint, error) {
-	if err := v.refuseSealed("checkpoint"); err != nil {
-		return Checkpoint{}, err
-	}
 	if err := gitlog.CheckRefName(name); err != nil {
 		return Checkpoint{}, fmt.Errorf("vault: checkpoint name: %w: %w", err, ErrInvalid)
 	}
@@ -54,25 +52,52 @@ func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoi
 	}
 	defer w.Unlock()
 	tagger := gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: v.opts.Now()}
-	t, err := w.CreateTag(name, h, tagger, msg+"\n")
+	// A sealed vault's host sees the tag's name and message sealed, under
+	// the key of the current tree.
+	ref, message := name, msg+"\n"
+	k, err := v.currentKey()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	if k != nil {
+		if ref, err = sealedTagName(k, name); err != nil {
+			return Checkpoint{}, fmt.Errorf("vault: checkpoint name: %w: %w", err, ErrInvalid)
+		}
+		if message, err = k.SealMessage(seal.Message{Text: msg}); err != nil {
+			return Checkpoint{}, fmt.Errorf("vault: checkpoint %q: %w", name, err)
+		}
+	}
+	t, err := w.CreateTag(ref, h, tagger, message)
 	if errors.Is(err, fs.ErrExist) {
 		return Checkpoint{}, existsError(fmt.Sprintf("vault: checkpoint %q already exists", name))
 	}
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("vault: checkpoint %q: %w", name, err)
 	}
-	return checkpointOf(t), nil
+	cp := checkpointOf(t)
+	cp.Name, cp.Message = name, msg
+	return cp, nil
 }
 
-// Checkpoints returns every checkpoint, oldest first (then by name).
+// Checkpoints returns every checkpoint, oldest first (then by name). In a
+// sealed vault each name and message is opened under the current key, or
+// else under the key of its commit's tree; one that opens under neither is
+// listed as it is stored.
 func (v *Vault) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	tags, err := v.repo.Tags()
 	if err != nil {
 		return nil, fmt.Errorf("vault: checkpoints: %w", err)
 	}
+	k, err := v.currentKey()
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Checkpoint, len(tags))
 	for i, t := range tags {
 		out[i] = checkpointOf(t)
+		if k != nil {
+			v.openCheckpoint(&out[i], k, t.Target)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out, nil

@@ -22,6 +22,13 @@ func (v *Vault) commit(w *gitlog.Writer, parent gitlog.Hash, path, newPath strin
 
 // commitMessage is commit, with msg (when not nil) shaping the message.
 func (v *Vault) commitMessage(w *gitlog.Writer, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, meta Meta, msg messageFunc) error {
+	return v.commitStaged(w, parent, path, newPath, changes, len(changes), meta, msg)
+}
+
+// commitStaged is commitMessage for changes that make ops operations: the
+// subject counts operations, not the tree edits each took (a sealed folder's
+// move is one operation, and a deletion and a link per file).
+func (v *Vault) commitStaged(w *gitlog.Writer, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, ops int, meta Meta, msg messageFunc) error {
 	subject := meta.Command
 	if path != "" {
 		subject += " " + path
@@ -29,8 +36,8 @@ func (v *Vault) commitMessage(w *gitlog.Writer, parent gitlog.Hash, path, newPat
 	if newPath != "" {
 		subject += " -> " + newPath
 	}
-	if len(changes) > 1 && path != "" {
-		subject += fmt.Sprintf(" (+%d more)", len(changes)-1)
+	if ops > 1 && path != "" {
+		subject += fmt.Sprintf(" (+%d more)", ops-1)
 	}
 	trailers := metaTrailers(meta, path, newPath)
 	if msg != nil {
@@ -66,7 +73,8 @@ func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject stri
 	author := gitlog.Signature{Name: signatureName(agent), Email: "agent@memvault", When: authored}
 	// A sealed vault's host sees one constant subject and author; the real
 	// ones travel sealed in the message's one trailer.
-	if k, err := v.commitKey(parent, changes); err != nil {
+	k, err := v.commitKey(parent, changes)
+	if err != nil {
 		return gitlog.ZeroHash, err
 	} else if k != nil {
 		if message, err = k.SealMessage(seal.Message{Text: message, AuthorName: author.Name, AuthorEmail: author.Email}); err != nil {
@@ -83,6 +91,7 @@ func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject stri
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}
+	v.inheritSealKey(h, k, changes)
 	return h, nil
 }
 

@@ -55,9 +55,6 @@ var (
 	ErrInvalid = errors.New("invalid operation")
 	// ErrConflict: a revert's change and a later one touch the same lines.
 	ErrConflict = errors.New("conflicts with later changes")
-	// ErrSealedUnsupported: an operation this memvault cannot yet do on a
-	// vault in the sealed format; it refuses rather than mishandle it.
-	ErrSealedUnsupported = errors.New("not yet supported on a sealed vault")
 
 	// Of opening a vault, and of its keys and identities.
 

@@ -133,9 +133,6 @@ type unused struct {
 // now - unusedFor. With dryRun it only returns what it would delete. It returns
 // the files, sorted by path, and the commit made ("" when none).
 func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]unused, string, error) {
-	if err := v.refuseSealed("expire files of"); err != nil {
-		return nil, "", err
-	}
 	if unusedFor <= 0 {
 		return nil, "", fmt.Errorf("vault: expire: the unused period must be positive")
 	}
@@ -144,9 +141,11 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 	meta := Meta{Command: "expire"}
 	err := v.updateWith(ctx, meta, func(tx *Tx) error {
 		// Paths only: the tree says what files there are, no blob is read.
-		refs, err := v.memoryFiles(tx.root)
-		if err != nil {
-			return err
+		var refs []fileRef
+		if e, err := v.repo.Lookup(tx.root, memDir); err == nil {
+			if refs, err = v.openedFilesUnder(tx.names, memDir, e.Hash); err != nil {
+				return err
+			}
 		}
 		files := make(map[string]bool, len(refs))
 		for _, f := range refs {
@@ -225,7 +224,10 @@ func (v *Vault) lastChanges(ctx context.Context, cutoff time.Time, last map[stri
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := record(c)
+		r, err := v.record(c)
+		if err != nil {
+			return fmt.Errorf("vault: expire: %w", err)
+		}
 		if r.Time.Before(cutoff) || reencryptions[r.Command] {
 			return nil
 		}
@@ -237,7 +239,7 @@ func (v *Vault) lastChanges(ctx context.Context, cutoff time.Time, last map[stri
 			}
 			parent = pt
 		}
-		tcs, err := v.repo.DiffTrees(parent, c.TreeHash, memDir)
+		tcs, err := v.diffOpened(parent, c.TreeHash, "")
 		if err != nil {
 			return fmt.Errorf("vault: expire: %w", err)
 		}

@@ -50,39 +50,46 @@ type GrepResult struct {
 // ErrNotExist for a path with nothing there, and ErrNoIdentity or ErrDecrypt
 // when a file cannot be decrypted.
 func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (*GrepResult, error) {
-	if err := v.refuseSealed("search"); err != nil {
-		return nil, err
-	}
-	tps := []string{memDir}
+	ps := []string{Root}
 	if len(opts.Paths) > 0 {
-		tps = tps[:0]
+		ps = ps[:0]
 		for _, p := range opts.Paths {
-			tp, err := treePath(p)
+			cp, err := CleanPath(p)
 			if err != nil {
 				return nil, err
 			}
-			tps = append(tps, tp)
+			ps = append(ps, cp)
 		}
 	}
 	h, root, err := v.revisionRoot(opts.Rev)
 	if err != nil {
 		return nil, err
 	}
+	ns, err := v.namesOfRoot(root)
+	if err != nil {
+		return nil, err
+	}
 	var refs []fileRef
 	seen := map[string]bool{}
-	for _, tp := range tps {
+	for _, p := range ps {
+		tp, err := ns.treePath(p)
+		if unsealable(err) {
+			return nil, fmt.Errorf("vault: grep %s: %w", p, ErrNotExist)
+		} else if err != nil {
+			return nil, err
+		}
 		e, err := v.repo.Lookup(root, tp)
 		switch {
 		case tp == memDir && errors.Is(err, gitlog.ErrNotFound):
 			continue // an empty vault
 		case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
-			return nil, fmt.Errorf("vault: grep %s: %w", memPath(tp), ErrNotExist)
+			return nil, fmt.Errorf("vault: grep %s: %w", p, ErrNotExist)
 		case err != nil:
-			return nil, fmt.Errorf("vault: grep %s: %w", memPath(tp), err)
+			return nil, fmt.Errorf("vault: grep %s: %w", p, err)
 		}
-		found := []fileRef{{path: tp, hash: e.Hash}}
+		found := []fileRef{{path: p[1:], hash: e.Hash}} // its plaintext tree path
 		if e.IsDir() {
-			if found, err = v.filesUnder(tp, e.Hash); err != nil {
+			if found, err = v.openedFilesUnder(ns, tp, e.Hash); err != nil {
 				return nil, err
 			}
 		}

@@ -131,9 +131,6 @@ func (v *Vault) maxImport() int64 {
 // (maxVaultSize, or DefaultMaxImport when the vault sets none), found before
 // a byte past that bound is read.
 func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptions) (ImportResult, error) {
-	if err := v.refuseSealed("import into"); err != nil {
-		return ImportResult{}, err
-	}
 	var res ImportResult
 	w, err := v.repo.Lock(ctx)
 	if err != nil {
@@ -153,7 +150,7 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, opts ImportOptio
 		return res, err
 	}
 	for _, p := range res.Deleted {
-		tp, _ := treePath(p)
+		tp, _ := snap.names.treePath(p) // it is in the vault: its path seals
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
 	}
 	h, err := v.commitImport(ctx, w, snap.commit, changes, opts, &res)
@@ -365,7 +362,12 @@ func parentIn(p string, incoming map[string]bool) string {
 // compareExisting says what is at f.Path now: "" (nothing), "same", "differs"
 // (with the old size), or why f cannot go there.
 func (v *Vault) compareExisting(ctx context.Context, snap *Snapshot, f ImportFile) (string, int64, error) {
-	tp, _ := treePath(f.Path)
+	tp, err := snap.names.treePath(f.Path)
+	if unsealable(err) {
+		var pe *PathError
+		errors.As(err, &pe)
+		return "not a valid memory path: " + pe.Reason, 0, nil
+	}
 	e, err := v.repo.Lookup(snap.root, tp)
 	switch {
 	case errors.Is(err, gitlog.ErrNotFound):
@@ -377,7 +379,7 @@ func (v *Vault) compareExisting(ctx context.Context, snap *Snapshot, f ImportFil
 	case e.IsDir():
 		return "a folder of that name is in the vault", 0, nil
 	}
-	n, err := v.fileSize(f.Path, e.Hash)
+	n, err := v.fileSizeIn(snap.names, f.Path, e.Hash)
 	if err != nil {
 		return "", 0, err
 	}
@@ -451,7 +453,11 @@ func (v *Vault) encryptImport(ctx context.Context, w *gitlog.Writer, snap *Snaps
 					data, err = v.reread(ctx, plan[i], opts)
 				}
 				var ct []byte
-				if err == nil {
+				switch {
+				case err != nil:
+				case snap.names.key != nil:
+					ct, err = sealBlob(snap.names.key, data, rs)
+				default:
 					ct, err = encrypt(data, rs)
 				}
 				select {
@@ -490,7 +496,7 @@ func (v *Vault) encryptImport(ctx context.Context, w *gitlog.Writer, snap *Snaps
 		if err == nil {
 			var h gitlog.Hash
 			h, err = bp.Add(s.ct)
-			tp, _ := treePath(plan[s.i].Path)
+			tp, _ := snap.names.treePath(plan[s.i].Path) // planned: its path seals
 			changes[s.i] = gitlog.Change{Op: gitlog.Link, Path: tp, Hash: h}
 		}
 		if err != nil {
@@ -540,12 +546,16 @@ func (v *Vault) commitImport(ctx context.Context, w *gitlog.Writer, parent gitlo
 	if err != nil {
 		return gitlog.ZeroHash, err
 	}
-	h, err := w.CommitPacked(ctx, parent, changes, gitlog.CommitInfo{
+	info := gitlog.CommitInfo{
 		Message:   formatMessage(subject, trailers),
 		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: when},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Sign:      sign,
-	})
+	}
+	if err := v.sealInfo(parent, changes, &info); err != nil {
+		return gitlog.ZeroHash, err
+	}
+	h, err := w.CommitPacked(ctx, parent, changes, info)
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}
@@ -568,12 +578,19 @@ func (v *Vault) importedCommits(ctx context.Context) (map[string]bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
+	if _, err := v.namesAt(head); err != nil { // a sealed vault's key, known before its messages
+		return nil, err
+	}
 	seen := map[string]bool{}
 	err = v.repo.Walk(head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		_, ts := parseMessage(c.Message)
+		msg, err := v.openedMessage(c)
+		if err != nil {
+			return err
+		}
+		_, ts := parseMessage(msg)
 		for _, t := range ts {
 			if t.key == trImportCommit {
 				seen[t.value] = true

@@ -53,23 +53,31 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	Encrypt:         encrypt,
 
 	Admit: func(ctx context.Context, v *Vault, base, theirs gitlog.Hash) ([]Refusal, error) {
-		return admit(ctx, v.repo, v.limits, base, theirs)
+		return admit(ctx, v.repo, v.limits, v.sealKeyBlob, base, theirs)
 	},
-	AdmitNew: func(ctx context.Context, repo *gitlog.Repo, theirs gitlog.Hash) ([]Refusal, error) {
+	AdmitNew: func(ctx context.Context, repo *gitlog.Repo, opts Options, theirs gitlog.Hash) ([]Refusal, error) {
 		limits := readLimits(repo)
 		repo.SetBlobLimit(blobLimit(limits))
-		return admit(ctx, repo, limits, gitlog.ZeroHash, theirs)
+		// Not a vault yet: a sealed tree's key is opened with the
+		// identity the clone will read with.
+		keysOnly := &Vault{repo: repo, opts: opts, limits: limits, keys: newKeyring(opts, repo)}
+		return admit(ctx, repo, limits, keysOnly.sealKeyBlob, gitlog.ZeroHash, theirs)
 	},
 	RefusedIn: func(ctx context.Context, v *Vault, c, tree, base gitlog.Hash) ([]Refusal, error) {
-		return refusedIn(ctx, v.repo, v.limits, c, tree, base)
+		return refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, c, tree, base)
 	},
 	SkipAdmission: func() bool { return skipAdmission.Load() || skipArrivalTree.Load() },
-	RefuseSealed:  (*Vault).refuseSealed,
 	NewCommits:    newCommits,
 	LeaveOut:      (*Vault).leaveOut,
 	WithLeftOut:   withLeftOut,
 	AddRefusals:   addRefusals,
 	RefusedError:  refusedError,
+
+	KeyPath:   keyPath,
+	SealKey:   (*Vault).sealKeyAt,
+	CommitKey: (*Vault).commitKey,
+	SealBlob:  sealBlob,
+	KeyFile:   (*Vault).keyFile,
 
 	CheckWriters: (*Vault).checkWriters,
 	MergeWriters: (*Vault).mergeWriters,

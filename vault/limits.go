@@ -259,7 +259,7 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 		case gitlog.Delete:
 			deleted = append(deleted, c.Path)
 		case gitlog.Put:
-			n, err := plainSizeOf(c.Data, int64(len(c.Data)))
+			n, err := v.stagedPlainSize(root, p, c.Data)
 			if err != nil {
 				return g, fmt.Errorf("vault: %s: %w", p, err)
 			}

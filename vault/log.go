@@ -24,12 +24,14 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The head's names, read first: a sealed vault's key is then known, and
+	// a message in the clear is not believed in its trees (see record).
+	ns, err := v.namesAt(head)
+	if err != nil {
+		return nil, err
+	}
 	tp := ""
 	if opts.Path != "" {
-		ns, err := v.namesAt(head)
-		if err != nil {
-			return nil, err
-		}
 		if tp, err = ns.treePath(opts.Path); err != nil {
 			return nil, err
 		}
@@ -144,6 +146,9 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 			return p, err
 		}
 		from := renamedFrom(names{k, &v.seals}, r, p)
+		if from == p {
+			from = v.pathInParent(c, k, p)
+		}
 		scope := p
 		if from != p {
 			scope = memDir // see the move whole, so that it is no change
@@ -153,7 +158,7 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		} else if full {
 			return p, gitlog.ErrStop
 		}
-		return from, nil
+		return v.pathInParent(c, k, from), nil
 	})
 	return rest(err)
 }
@@ -241,17 +246,26 @@ func renamedFrom(ns names, r Record, p string) string {
 // sealed message that does not open is believed in nothing: the record has
 // no trailers, and its subject says so. The error is the key's (ErrDecrypt
 // and the like), never the message's.
+//
+// A message in the clear in a sealed tree is not believed either: memvault
+// seals every message there, so someone else wrote it. Whether a tree is
+// sealed is asked only once this vault has opened a vault key, so a log of
+// the plain format looks up nothing more per commit.
 func (v *Vault) record(c *gitlog.Commit) (Record, error) {
-	if !seal.IsSealed(c.Message) {
+	if !seal.IsSealed(c.Message) && !v.seals.seen() {
 		return record(c), nil
 	}
 	k, err := v.sealKeyAt(c.TreeHash)
 	if err != nil {
 		return Record{}, err
 	}
+	if !seal.IsSealed(c.Message) && k == nil {
+		return record(c), nil
+	}
 	opened := *c
-	opened.Message = sealedUnopened
-	if k != nil {
+	// Nor is its author, which names the agent in a record.
+	opened.Message, opened.Author.Name, opened.Author.Email = sealedUnopened, "", ""
+	if k != nil && seal.IsSealed(c.Message) {
 		if m, err := k.OpenMessage(c.Message); err == nil {
 			opened.Message, opened.Author.Name, opened.Author.Email = m.Text, m.AuthorName, m.AuthorEmail
 		}
@@ -259,8 +273,9 @@ func (v *Vault) record(c *gitlog.Commit) (Record, error) {
 	return record(&opened), nil
 }
 
-// sealedUnopened is the subject of a commit whose sealed message does not
-// open under the key of its tree: written by someone without the key.
+// sealedUnopened is the subject of a commit of a sealed tree whose message
+// does not open under the key of its tree: written by someone without the
+// key, or in the clear.
 const sealedUnopened = "(a sealed message that does not open under this vault's key)"
 
 // namesAt returns how memory paths are stored in the tree of commit h.

@@ -136,9 +136,13 @@ func (re *reencryption) start(ctx context.Context, todo []fileRef) <-chan reencr
 
 // one decrypts the ciphertext of the file at tree path tp and encrypts its
 // plaintext to the new recipients. The plaintext lives only in memory, and is
-// cleared before returning.
+// cleared before returning. A blob of the sealed format gives the age file of
+// its padded plaintext, padded as it was: its size header, sealed with the
+// key the commit's tree holds, is put in front when the commit is made
+// (resealed).
 func (re *reencryption) one(tp string, ct []byte) ([]byte, error) {
 	p := memPath(tp)
+	ct, _ = unsealBlob(ct)
 	plain, err := re.v.keys.decrypt(p, ct)
 	if err != nil {
 		return nil, err

@@ -51,9 +51,6 @@ type rekeyResult struct {
 // (rotate those yourself, then add and remove recipients), and otherwise what
 // ChangeRecipients returns.
 func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyResult, error) {
-	if err := v.refuseSealed("rekey"); err != nil {
-		return rekeyResult{}, err
-	}
 	var res rekeyResult
 	path := v.opts.IdentityFile
 	if rekeyUnfinished(path) {

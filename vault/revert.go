@@ -26,9 +26,6 @@ import (
 // ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when files
 // cannot be decrypted.
 func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
-	if err := v.refuseSealed("revert a commit of"); err != nil {
-		return nil, err
-	}
 	h, err := v.resolve(rev)
 	if err != nil {
 		return nil, err
@@ -43,16 +40,21 @@ func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult,
 			return nil, fmt.Errorf("vault: revert: %w", err)
 		}
 	}
-	files, err := v.repo.DiffTrees(before, c.TreeHash, memDir)
+	// The commit's changes by plaintext path, in either format.
+	files, err := v.diffOpened(before, c.TreeHash, "")
 	if err != nil {
 		return nil, fmt.Errorf("vault: revert: %w", err)
 	}
-	path := record(c).Path
+	rec, err := v.record(c)
+	if err != nil {
+		return nil, fmt.Errorf("vault: revert: %w", err)
+	}
+	path := rec.Path
 	if path == "" && len(files) > 0 {
 		path = memPath(files[0].Path)
 	}
 	// The content to take back comes from the parent: link it as is when the
-	// recipients then are the current ones.
+	// recipients (and the key) then are the current ones.
 	from := h
 	if len(c.ParentHashes) > 0 {
 		from = c.ParentHashes[0]
@@ -61,8 +63,8 @@ func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult,
 	if err != nil {
 		return nil, err
 	}
-	if tp, err := treePath(path); err == nil && path != "" {
-		path = memPath(moves.follow(tp)) // where the file is now
+	if cp, err := CleanPath(path); err == nil && path != "" {
+		path = moves.follow(cp) // where the file is now
 	}
 	// A file the commit renamed goes back as a move of what is there now, so
 	// edits made to it since are kept.
@@ -73,22 +75,32 @@ func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult,
 			if isTarget[i] {
 				continue // undone with the deletion it pairs with
 			}
-			var where string
-			var err error
+			var where, shown string
 			if j, ok := renamedTo[i]; ok {
-				to := moves.follow(files[j].Path)
-				if where, err = u.revertMove(f.Path, to); err == nil && where != "" {
-					f.Path = to // the conflict is where the file is now
+				to := moves.follow(memPath(files[j].Path))
+				old, err := u.names.treePath(memPath(f.Path))
+				if err != nil {
+					return err
 				}
+				now, err := u.names.treePath(to)
+				if err != nil {
+					return err
+				}
+				if where, err = u.revertMove(old, now); err != nil {
+					return err
+				}
+				shown = to // the conflict is where the file is now
 			} else {
-				f.Path = moves.follow(f.Path)
-				where, err = u.revertFile(f)
-			}
-			if err != nil {
-				return err
+				shown = moves.follow(memPath(f.Path))
+				if f.Path, err = u.names.treePath(shown); err != nil {
+					return err
+				}
+				if where, err = u.revertFile(f); err != nil {
+					return err
+				}
 			}
 			if where != "" {
-				ce.Paths = append(ce.Paths, memPath(f.Path))
+				ce.Paths = append(ce.Paths, shown)
 				ce.Where = append(ce.Where, where)
 			}
 		}
@@ -115,7 +127,7 @@ func (u *undoer) revertMove(old, now string) (where string, err error) {
 	case blocked:
 		return inTheWay, nil
 	case !there.IsZero():
-		return "re-created since at " + memPath(old), nil
+		return "re-created since at " + u.memPath(old), nil
 	}
 	// The blob is in the current tree, so it is encrypted to the current
 	// recipients already: it moves as it is.
@@ -133,7 +145,7 @@ const inTheWay = "a folder or a file above it is in the way"
 // way ("" when nothing is): the lines of the file now that a later change
 // touched, or how the file changed since.
 func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
-	p := memPath(f.Path)
+	p := u.memPath(f.Path)
 	now, blocked := u.fileAt(f.Path)
 	if blocked {
 		return inTheWay, nil
@@ -141,10 +153,12 @@ func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
 	switch {
 	case now == f.From:
 		return "", nil // undone already
-	case now == f.To:
+	case now == f.To && u.reuse:
 		return "", u.takeBack(f)
 	}
-	// The file changed since, or was re-encrypted: compare plaintexts.
+	// The file changed since, or was re-encrypted, or its content must be
+	// encrypted anew (when it is the commit's still, and the commit changed
+	// no plaintext, there is nothing to take back): compare plaintexts.
 	text := func(h gitlog.Hash) ([]byte, error) {
 		if h.IsZero() {
 			return nil, nil
@@ -164,10 +178,10 @@ func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
 		return "", err
 	}
 	switch {
+	case !now.IsZero() && !f.From.IsZero() && bytes.Equal(ours, theirs):
+		return "", nil // as it was before: a commit that changed no plaintext (a re-encryption) has nothing to undo
 	case !now.IsZero() && !f.To.IsZero() && bytes.Equal(ours, base):
 		return "", u.takeBack(f)
-	case !now.IsZero() && !f.From.IsZero() && bytes.Equal(ours, theirs):
-		return "", nil
 	case now.IsZero():
 		return "deleted since", nil // deleted on one side, changed on the other
 	case f.To.IsZero():
@@ -230,7 +244,7 @@ func (u *undoer) takeBack(f gitlog.TreeChange) error {
 		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Link, Path: f.Path, Hash: f.From})
 		return nil
 	}
-	plain, err := u.v.readBlob(memPath(f.Path), f.From)
+	plain, err := u.v.readBlob(u.memPath(f.Path), f.From)
 	if err != nil {
 		return err
 	}
@@ -250,10 +264,12 @@ func (u *undoer) fileAt(tp string) (blob gitlog.Hash, blocked bool) {
 	return gitlog.ZeroHash, u.fileAbove(tp) != ""
 }
 
-// renames are the moves made by rename commands, oldest first, as tree paths.
+// renames are the moves made by rename commands, oldest first, as memory
+// paths (in the sealed format a folder's move stores every name below it
+// anew, so only plaintext paths follow a file through it).
 type renames [][2]string
 
-// follow returns where the file at tree path p went through the moves.
+// follow returns where the file at memory path p went through the moves.
 func (rs renames) follow(p string) string {
 	for _, r := range rs {
 		if rest, ok := strings.CutPrefix(p, r[0]); ok && (rest == "" || rest[0] == '/') {
@@ -278,13 +294,16 @@ func (v *Vault) renamesAfter(ctx context.Context, h gitlog.Hash) (renames, error
 		if c.Hash == h {
 			return gitlog.ErrStop
 		}
-		r := record(c)
+		r, err := v.record(c)
+		if err != nil {
+			return err
+		}
 		if r.Command != "rename" {
 			return nil
 		}
-		from, err1 := treePath(r.Path)
-		to, err2 := treePath(r.NewPath)
-		if err1 == nil && err2 == nil && from != memDir && to != memDir {
+		from, err1 := CleanPath(r.Path)
+		to, err2 := CleanPath(r.NewPath)
+		if err1 == nil && err2 == nil && from != Root && to != Root {
 			rs = append(rs, [2]string{from, to})
 		}
 		return nil

@@ -161,6 +161,13 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 		}
 		return h, "", nil
 	}
+	if k, err := v.currentKey(); err == nil && k != nil {
+		if ref, err := sealedTagName(k, base); err == nil {
+			if t, err := v.repo.LookupTag(ref); err == nil {
+				return t.Target, "", nil
+			}
+		}
+	}
 	t, err := v.repo.LookupTag(base)
 	if err == nil {
 		return t.Target, "", nil

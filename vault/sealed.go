@@ -2,8 +2,10 @@ package vault
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -63,6 +65,14 @@ func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
 	defer s.mu.Unlock()
 	k, ok := s.byID[h]
 	return k, ok
+}
+
+// seen says whether any vault key has been opened: never, in a vault of the
+// plain format.
+func (s *sealKeys) seen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID) > 0
 }
 
 func (s *sealKeys) put(h gitlog.Hash, k *seal.Key) {
@@ -310,24 +320,6 @@ func sealedPlainSize(k *seal.Key, p string, head []byte) (int64, error) {
 	return n, nil
 }
 
-// refuseSealed returns an error wrapping ErrSealedUnsupported when the vault's
-// current tree is sealed and op (a verb: "sync", "blame") does not handle
-// that format yet, and nil for a plain vault.
-func (v *Vault) refuseSealed(op string) error {
-	head, err := v.repo.Head()
-	if err != nil || head.IsZero() {
-		return nil // the operation reports its own trouble with the branch
-	}
-	root, err := v.repo.RootTree(head)
-	if err != nil {
-		return nil
-	}
-	if _, err := v.repo.Lookup(root, keyPath); err != nil {
-		return nil
-	}
-	return fmt.Errorf("vault: this memvault cannot yet %s a sealed vault: %w", op, ErrSealedUnsupported)
-}
-
 // sealedInit turns the first commit's changes into a sealed vault's: format 2,
 // and a new vault key encrypted to the recipients. The key is cached under its
 // blob's hash, so the first commit's message is sealed with it.
@@ -424,6 +416,7 @@ func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) er
 			return err
 		}
 	}
+	tx.folded += len(changes) // one move, as the plain format's one Move change
 	return nil
 }
 
@@ -451,4 +444,508 @@ func (s *sealKeys) all() []*seal.Key {
 		out = append(out, k)
 	}
 	return out
+}
+
+// resealed returns the changes that put the re-encrypted files of a sealed
+// vault in a commit: each blob's size header sealed again (it is bound to the
+// age header, which re-encryption changes) and, when rotate, every name sealed
+// under a new vault key, the old tree of names deleted; the key file,
+// encrypted to rs, is among them. old is the key of the files' tree; done maps
+// each file's old blob to its new age file (of the padded plaintext, as
+// reencryption.one makes it). The new key is cached under its blob's hash,
+// so the commit's message is sealed with it.
+func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]byte, rs []ageRecipient, rotate bool) ([]gitlog.Change, error) {
+	k := old
+	if rotate {
+		var err error
+		if k, err = seal.NewKey(); err != nil {
+			return nil, err
+		}
+	}
+	kf, err := v.keyFile(k, rs)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]gitlog.Change, 0, len(files)+2)
+	if rotate {
+		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
+	}
+	from, to := names{key: old}, names{key: k}
+	for _, f := range files {
+		p, err := from.memPath(f.path)
+		if err != nil {
+			return nil, err
+		}
+		size, err := v.sealedBlobSize(old, p, f.hash)
+		if err != nil {
+			return nil, err
+		}
+		ct := done[f.hash]
+		hdr, err := age.ExtractHeader(bytes.NewReader(ct))
+		if err != nil {
+			return nil, fmt.Errorf("vault: encrypt: %w", err)
+		}
+		sh, err := k.SealSize(size, hdr)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := to.treePath(p)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: append(sh, ct...)})
+	}
+	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf}), nil
+}
+
+// sealInfo seals the message and author of a commit of changes on top of
+// parent, as writeCommitAt does, when the commit's tree is sealed (see
+// commitKey); a commit of the plain format is left as it is.
+func (v *Vault) sealInfo(parent gitlog.Hash, changes []gitlog.Change, info *gitlog.CommitInfo) error {
+	k, err := v.commitKey(parent, changes)
+	if err != nil || k == nil {
+		return err
+	}
+	msg, err := k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
+	if err != nil {
+		return fmt.Errorf("vault: commit: %w", err)
+	}
+	info.Message = msg
+	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
+	return nil
+}
+
+// openedMessage returns commit c's message as memvault wrote it: opened with
+// the key of c's tree in the sealed format, and "" for one that does not open
+// there (see record: such a message is not believed).
+func (v *Vault) openedMessage(c *gitlog.Commit) (string, error) {
+	if !seal.IsSealed(c.Message) && !v.seals.seen() {
+		return c.Message, nil
+	}
+	k, err := v.sealKeyAt(c.TreeHash)
+	if err != nil || k == nil {
+		return c.Message, err
+	}
+	m, err := k.OpenMessage(c.Message)
+	if err != nil {
+		return "", nil
+	}
+	return m.Text, nil
+}
+
+// keyFile returns the key file of vault key k, encrypted to rs, and caches k
+// under its blob's hash: a commit that puts it seals its message with k
+// before the blob is in the repository (see commitKey).
+func (v *Vault) keyFile(k *seal.Key, rs []ageRecipient) ([]byte, error) {
+	kf, err := encrypt(k.Marshal(), rs)
+	if err != nil {
+		return nil, err
+	}
+	v.seals.put(gitlog.BlobHash(kf), k)
+	return kf, nil
+}
+
+// touchesKey reports whether any of changes may change what is at
+// .memvault/key: one at that path, at a folder above it, or moving one there.
+func touchesKey(changes []gitlog.Change) bool {
+	on := func(p string) bool {
+		return p == "" || p == keyPath || strings.HasPrefix(keyPath, p+"/")
+	}
+	for _, c := range changes {
+		if on(c.Path) || c.Op == gitlog.Move && on(c.NewPath) {
+			return true
+		}
+	}
+	return false
+}
+
+// inheritSealKey records k (nil: the plain format) as the key of the tree of
+// commit h, just written with changes on top of a tree whose key was k, when
+// the changes leave .memvault/key alone. The next snapshot and the next
+// commit then find the key without looking up the key file in the new tree:
+// a plain vault pays nothing per write for the sealed format.
+func (v *Vault) inheritSealKey(h gitlog.Hash, k *seal.Key, changes []gitlog.Change) {
+	if touchesKey(changes) {
+		return
+	}
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return
+	}
+	v.seals.mu.Lock()
+	if v.seals.byRoot == nil || len(v.seals.byRoot) >= maxRootKeys {
+		v.seals.byRoot = map[gitlog.Hash]*seal.Key{}
+	}
+	v.seals.byRoot[root] = k
+	v.seals.mu.Unlock()
+}
+
+// namesOfRoot returns how memory paths are stored in the tree root (zero: no
+// tree yet, which holds nothing in either format).
+func (v *Vault) namesOfRoot(root gitlog.Hash) (names, error) {
+	if root.IsZero() {
+		return names{}, nil
+	}
+	k, err := v.sealKeyAt(root)
+	return names{k, &v.seals}, err
+}
+
+// sameKey reports whether two trees whose keys are a and b (nil: the plain
+// format) store every memory path under the same name.
+func sameKey(a, b *seal.Key) bool {
+	return a == b || a != nil && b != nil && bytes.Equal(a.Marshal(), b.Marshal())
+}
+
+// plainTreePath maps the tree path tp of a tree whose names are ns to the
+// tree path it would have in the plain format ("memories/notes/a.md"). The
+// error wraps ErrBadEntry when a sealed component does not open.
+func (n names) plainTreePath(tp string) (string, error) {
+	if n.key == nil {
+		return tp, nil
+	}
+	p, err := n.memPath(tp)
+	if err != nil {
+		return "", err
+	}
+	return p[1:], nil
+}
+
+// diffOpened is DiffTrees of the root trees a and b at or under the memory
+// path p ("" for all of /memories), with each change's Path the plaintext
+// tree path ("memories/notes/a.md") in either format, in the order DiffTrees
+// gives a plain tree's changes (byte order of path). Where both trees store
+// names the same way (the same key, or both plain) only the subtrees that
+// differ are read; across formats or keys every file of both trees is paired
+// by its plaintext path. The error is a *PathError for an invalid p, and
+// wraps ErrBadEntry for a stored name that does not open.
+func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, error) {
+	na, err := v.namesOfRoot(a)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := v.namesOfRoot(b)
+	if err != nil {
+		return nil, err
+	}
+	if p != "" {
+		if p, err = CleanPath(p); err != nil {
+			return nil, err
+		}
+	}
+	if sameKey(na.key, nb.key) || a.IsZero() || b.IsZero() {
+		ns := nb
+		if b.IsZero() {
+			ns = na
+		}
+		tp := memDir
+		if p != "" {
+			if tp, err = ns.treePath(p); unsealable(err) {
+				return nil, nil // neither tree can hold it
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		tcs, err := v.repo.DiffTrees(a, b, tp)
+		if err != nil || ns.key == nil {
+			return tcs, err
+		}
+		for i := range tcs {
+			if tcs[i].Path, err = ns.plainTreePath(tcs[i].Path); err != nil {
+				return nil, err
+			}
+		}
+		sort.SliceStable(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
+		return tcs, nil
+	}
+	files := func(root gitlog.Hash, ns names) (map[string]gitlog.Hash, error) {
+		e, err := v.repo.Lookup(root, memDir)
+		if err != nil {
+			return nil, nil // no memory there
+		}
+		refs, err := v.openedFilesUnder(ns, memDir, e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]gitlog.Hash, len(refs))
+		for _, r := range refs {
+			if mp := memPath(r.path); p == "" || mp == p || strings.HasPrefix(mp, p+"/") {
+				out[r.path] = r.hash
+			}
+		}
+		return out, nil
+	}
+	fa, err := files(a, na)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := files(b, nb)
+	if err != nil {
+		return nil, err
+	}
+	var tcs []gitlog.TreeChange
+	for tp, h := range fa {
+		if fb[tp] != h {
+			tcs = append(tcs, gitlog.TreeChange{Path: tp, From: h, To: fb[tp]})
+		}
+	}
+	for tp, h := range fb {
+		if _, ok := fa[tp]; !ok {
+			tcs = append(tcs, gitlog.TreeChange{Path: tp, To: h})
+		}
+	}
+	sort.Slice(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
+	return tcs, nil
+}
+
+// openedFilesUnder is filesUnder for a tree whose names are ns: each file's
+// path is its plaintext tree path ("memories/notes/a.md"), each stored name
+// opened once (see openName), in byte order of path. dir is the memory path
+// of the folder at tree path tp, whose tree is h. The error wraps ErrBadEntry
+// for a name that does not open.
+func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef, error) {
+	if ns.key == nil {
+		return v.filesUnder(tp, h)
+	}
+	dir, err := ns.memPath(tp)
+	if err != nil {
+		return nil, err
+	}
+	var out []fileRef
+	var walk func(dir string, h gitlog.Hash) error
+	walk = func(dir string, h gitlog.Hash) error {
+		es, err := v.repo.ReadTree(h)
+		if err != nil {
+			return fmt.Errorf("vault: list %s: %w", dir, err)
+		}
+		for _, c := range es {
+			name, err := v.openName(ns, h, dir, c.Name)
+			if err != nil {
+				return err
+			}
+			p := dir + "/" + name
+			if c.IsDir() {
+				if err := walk(p, c.Hash); err != nil {
+					return err
+				}
+				continue
+			}
+			out = append(out, fileRef{path: p[1:], hash: c.Hash})
+		}
+		return nil
+	}
+	if err := walk(dir, h); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+// pathInParent maps the tree path tp, stored under the key of commit c's
+// tree (k, nil for the plain format), to where the same memory path is stored
+// in the tree of c's first parent: the same unless c changed the key (a
+// rotation, or the conversion of a plain vault), when it is opened under k
+// and sealed again under the parent's key. A path that does not map stays as
+// it is: the walk then finds nothing there.
+func (v *Vault) pathInParent(c *gitlog.Commit, k *seal.Key, tp string) string {
+	// A plain tree's parent is plain: a vault is converted from the plain
+	// format to the sealed one, never back, so a plain history pays nothing.
+	if k == nil || len(c.ParentHashes) == 0 {
+		return tp
+	}
+	root, err := v.repo.RootTree(c.ParentHashes[0])
+	if err != nil {
+		return tp
+	}
+	pk, err := v.sealKeyAt(root)
+	if err != nil || sameKey(k, pk) {
+		return tp
+	}
+	mp, err := names{k, &v.seals}.memPath(tp)
+	if err != nil {
+		return tp
+	}
+	if q, err := (names{pk, &v.seals}).treePath(mp); err == nil {
+		return q
+	}
+	return tp
+}
+
+// currentKey returns the key of the tree at main (nil: the plain format, or
+// no commit yet).
+func (v *Vault) currentKey() (*seal.Key, error) {
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	ns, err := v.namesAt(head)
+	return ns.key, err
+}
+
+// tagsDir is what a sealed checkpoint's name is sealed under, as a memory
+// file's name is sealed under its folder: no memory folder has this path.
+const tagsDir = "refs/tags"
+
+// sealedTagName returns the tag name a sealed vault stores checkpoint name
+// under: each part of it between slashes sealed under k.
+func sealedTagName(k *seal.Key, name string) (string, error) {
+	return k.SealPath(tagsDir, tagsDir+"/"+name)
+}
+
+// openCheckpoint opens the name and message of a sealed vault's checkpoint
+// c, whose tag points at commit target, under k (the current key) or else
+// the key of target's tree. What opens under neither stays as stored.
+func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) {
+	keys := []*seal.Key{k}
+	if ns, err := v.namesAt(target); err == nil && ns.key != nil && !sameKey(ns.key, k) {
+		keys = append(keys, ns.key)
+	}
+	for _, k := range keys {
+		p, err := k.OpenPath(tagsDir, c.Name)
+		if err != nil {
+			continue
+		}
+		c.Name = strings.TrimPrefix(p, tagsDir+"/")
+		if raw := c.Message + "\n"; seal.IsSealed(raw) {
+			c.Message = sealedUnopened
+			if m, err := k.OpenMessage(raw); err == nil {
+				c.Message = strings.TrimRight(m.Text, "\n")
+			}
+		}
+		return
+	}
+}
+
+// stagedPlainSize is the plaintext size of blob, a memory file's blob staged
+// on top of the tree root: read from its age header in the plain format, from
+// its sealed size header (under root's key) in the sealed one.
+func (v *Vault) stagedPlainSize(root gitlog.Hash, p string, blob []byte) (int64, error) {
+	if !seal.HasSizeHeader(blob) {
+		return plainSizeOf(blob, int64(len(blob)))
+	}
+	k, err := v.sealKeyAt(root)
+	if err != nil {
+		return 0, err
+	}
+	if k == nil {
+		return 0, badEntry(p, "a sealed blob in a tree of the plain format")
+	}
+	return sealedPlainSize(k, p, blob)
+}
+
+// sealedProblems checks the sealed format in every commit of the history from
+// head, one sentence per problem: each tree's key file opens; each commit's
+// message is sealed in a sealed tree (and only there) and opens under its
+// tree's key; each memory file new in a commit against its first parent (every
+// file, where the commit changed the key) has a name that opens under the
+// tree's key (admission's check of the history reports those that do not), and
+// a size header that matches the length of the padded frame its age file
+// holds. No blob is decrypted, and each is read no further than its headers. The error is ctx's, or an I/O error.
+func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string, error) {
+	var out []string
+	seen := map[gitlog.Hash]string{} // the reason found for each blob read
+	if head.IsZero() {
+		return nil, nil
+	}
+	err := v.repo.Walk(head, func(c *gitlog.Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		say := func(format string, args ...any) {
+			out = append(out, fmt.Sprintf("commit %s: ", c.Hash)+fmt.Sprintf(format, args...))
+		}
+		k, err := v.sealKeyAt(c.TreeHash)
+		if err != nil {
+			say("%s does not open: %v", keyPath, err)
+			return nil
+		}
+		switch {
+		case k == nil && seal.IsSealed(c.Message):
+			say("a sealed message in a tree of the plain format")
+		case k != nil && !seal.IsSealed(c.Message):
+			say("a message in the clear in a sealed tree")
+		case k != nil:
+			if _, err := k.OpenMessage(c.Message); err != nil {
+				say("a message that does not open under its tree's key")
+			}
+		}
+		if k == nil {
+			return nil
+		}
+		var parent gitlog.Hash
+		var pk *seal.Key
+		if len(c.ParentHashes) > 0 {
+			if parent, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
+				return err
+			}
+			pk, _ = v.sealKeyAt(parent)
+		}
+		var files []fileRef
+		if sameKey(k, pk) {
+			tcs, err := v.repo.DiffTrees(parent, c.TreeHash, memDir)
+			if err != nil {
+				return err
+			}
+			for _, tc := range tcs {
+				if !tc.To.IsZero() {
+					files = append(files, fileRef{path: tc.Path, hash: tc.To})
+				}
+			}
+		} else if files, err = v.memoryFiles(c.TreeHash); err != nil {
+			return err
+		}
+		ns := names{k, &v.seals}
+		for _, f := range files {
+			p, err := ns.memPath(f.path)
+			if err != nil {
+				continue // admission's check of the history names it
+			}
+			reason, ok := seen[f.hash]
+			if !ok {
+				reason = v.sealedBlobReason(k, p, f.hash)
+				seen[f.hash] = reason
+			}
+			if reason != "" {
+				say("%s: %s", p, reason)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// sealedBlobReason says what is wrong with the blob h of memory file p in a
+// tree sealed under k, or "": its size header must open under k, and the size
+// it seals must be what the padded frame in its age file was made of.
+func (v *Vault) sealedBlobReason(k *seal.Key, p string, h gitlog.Hash) string {
+	var reason string
+	for _, want := range []int{sizePrefix + seal.SizeHeaderLen, ageHeaderSlack + seal.SizeHeaderLen} {
+		head, size, err := v.repo.BlobPrefix(h, want)
+		if err != nil {
+			return err.Error()
+		}
+		if size > v.repo.BlobLimit() {
+			return "" // admission's check of the history names it
+		}
+		if reason = sealedFrameReason(k, p, head, size); reason == "" || int64(len(head)) >= size {
+			return reason
+		}
+	}
+	return reason
+}
+
+// sealedFrameReason is sealedBlobReason for a blob of size bytes that
+// starts with head.
+func sealedFrameReason(k *seal.Key, p string, head []byte, size int64) string {
+	n, err := sealedPlainSize(k, p, head)
+	if err != nil {
+		return "" // a size header that does not open: admission's check of the history names it
+	}
+	frame, err := plainSizeOf(head[seal.SizeHeaderLen:], size-int64(seal.SizeHeaderLen))
+	if err != nil {
+		return "a damaged age file (" + err.Error() + ")"
+	}
+	if frame != seal.PaddedLen(n) {
+		return fmt.Sprintf("a size header of %d bytes over a padded frame of %d bytes (%d expected)", n, frame, seal.PaddedLen(n))
+	}
+	return ""
 }

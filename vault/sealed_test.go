@@ -5,14 +5,14 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"filippo.io/age"
+
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -201,28 +201,164 @@ func lsName(t *testing.T, dir string) string {
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "memories/")
 }
 
-// What does not handle a sealed vault yet says so, rather than mishandle it.
-func TestSealedRefusals(t *testing.T) {
-	v, _, _ := newSealed(t)
-	write(t, v, "/memories/a.md", "x\n")
-	head, _ := v.Head()
-	for name, call := range map[string]func() error{
-		"blame":  func() error { _, err := v.Blame(ctx, "/memories/a.md", ""); return err },
-		"grep":   func() error { _, err := v.Grep(ctx, regexp.MustCompile("x"), vault.GrepOptions{}); return err },
-		"show":   func() error { _, err := v.Show(ctx, head); return err },
-		"diff":   func() error { _, err := v.Diff(ctx, head, head, ""); return err },
-		"revert": func() error { _, err := v.Revert(ctx, vault.Meta{}, head); return err },
-		"import": func() error {
-			_, err := v.Import(ctx, []vault.ImportFile{{Path: "/memories/b.md", Data: []byte("y")}}, vault.ImportOptions{})
-			return err
-		},
-		"rekey": func() error { _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); return err },
-		"fsck":  func() error { _, err := v.Fsck(ctx); return err },
-		"sync":  func() error { _, err := exchange.Sync(ctx, v, exchange.SyncOptions{}); return err },
-	} {
-		err := call()
-		if !errors.Is(err, vault.ErrSealedUnsupported) || !strings.Contains(err.Error(), "cannot yet") {
-			t.Errorf("%s on a sealed vault = %v, want ErrSealedUnsupported", name, err)
+// storedNames lists the tree paths under memories/ of main, as the host sees
+// them.
+func storedNames(t *testing.T, v *vault.Vault, dir string) string {
+	t.Helper()
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gittest.Git(t), "--git-dir", dir, "ls-tree", "-r", "--name-only", "main", "memories/").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Key rotation: adding a recipient keeps the vault key (the key file is
+// encrypted to the new set, every size header sealed again for its new age
+// file); removing one writes a new key and re-seals every current name and
+// size header in the commit that re-encrypts the files. A file's history
+// crosses that commit; the files read and list with exact sizes after each.
+func TestSealedRotation(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	write(t, v, "/memories/clients/acme/notes.md", "hello\n")
+	write(t, v, "/memories/top.md", strings.Repeat("t", 3000))
+	write(t, v, "/memories/clients/acme/notes.md", "hello again\n")
+	before := storedNames(t, v, dir)
+	other, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		s, err := v.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, want := range map[string]string{"/memories/clients/acme/notes.md": "hello again\n", "/memories/top.md": strings.Repeat("t", 3000)} {
+			if got, err := s.ReadFile(ctx, p); err != nil || string(got) != want {
+				t.Errorf("%s: ReadFile(%s) = %d bytes, %v", when, p, len(got), err)
+			}
+		}
+		es, err := s.List(ctx, "/memories")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range es {
+			got = append(got, e.Name+":"+strconv.FormatInt(e.Size, 10))
+		}
+		if strings.Join(got, " ") != "clients:0 top.md:3000" && !strings.Contains(strings.Join(got, " "), "top.md:3000") {
+			t.Errorf("%s: List = %v, want top.md of 3000 bytes", when, got)
+		}
+	}
+	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{other.Recipient().String()}}); err != nil {
+		t.Fatalf("ChangeRecipients(add): %v", err)
+	}
+	check("after an addition")
+	if got := storedNames(t, v, dir); got != before {
+		t.Errorf("an addition changed the stored names:\n%s\nwant\n%s", got, before)
+	}
+	res, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{other.Recipient().String()}})
+	if err != nil || res.Files != 2 {
+		t.Fatalf("ChangeRecipients(remove) = %+v, %v", res, err)
+	}
+	check("after a removal")
+	after := storedNames(t, v, dir)
+	for n := range strings.SplitSeq(before, "\n") {
+		if strings.Contains(after, strings.TrimPrefix(n, "memories/")[:20]) {
+			t.Errorf("the removal kept the stored name %s", n)
+		}
+	}
+	var cmds []string
+	for _, r := range vaulttest.Log(t, v, vault.LogOptions{Path: "/memories/clients/acme/notes.md"}) {
+		cmds = append(cmds, r.Command)
+	}
+	if strings.Join(cmds, " ") != "recipients-remove recipients-add create create" {
+		t.Errorf("Log(notes.md) = %v, want its history through both re-encryptions", cmds)
+	}
+	recs := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})
+	if recs[0].Command != "recipients-remove" {
+		t.Errorf("the rotation's record = %+v, want it opened under the new key", recs[0])
+	}
+	// Writes after the rotation seal under the new key.
+	write(t, v, "/memories/clients/acme/new.md", "new\n")
+	s, _ := v.Snapshot(ctx)
+	if files, err := s.Files(ctx); err != nil || len(files) != 3 {
+		t.Errorf("Files after a write = %v, %v", files, err)
+	}
+}
+
+// Rekey rotates the vault key with the identity.
+func TestSealedRekey(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	write(t, v, "/memories/a/b.md", "b\n")
+	before := storedNames(t, v, dir)
+	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+		t.Fatalf("Rekey: %v", err)
+	}
+	if storedNames(t, v, dir) == before {
+		t.Errorf("Rekey kept the stored names")
+	}
+	if got, err := read(t, v, "/memories/a/b.md"); err != nil || got != "b\n" {
+		t.Errorf("read after Rekey = %q, %v", got, err)
+	}
+}
+
+// Import and ImportHistory into a sealed vault: files land at sealed names
+// with size headers, a re-run changes nothing, a name too long to seal is
+// skipped, and each replayed commit's message is sealed; a second replay
+// passes over the commits the first brought in, read from the opened
+// messages.
+func TestSealedImport(t *testing.T) {
+	v, dir, _ := newSealed(t)
+	files := []vault.ImportFile{
+		{Path: "/memories/imported/a.md", Data: []byte("a\n")},
+		{Path: "/memories/imported/b.md", Data: []byte(strings.Repeat("b", 2000))},
+		{Path: "/memories/" + strings.Repeat("n", 200) + ".md", Data: []byte("long\n")},
+	}
+	res, err := v.Import(ctx, files, vault.ImportOptions{})
+	if err != nil || len(res.Added) != 2 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "143") {
+		t.Fatalf("Import = %+v, %v; want 2 added and the long name skipped", res, err)
+	}
+	if res, err := v.Import(ctx, files[:2], vault.ImportOptions{}); err != nil || res.Changed() || res.Unchanged != 2 {
+		t.Errorf("Import again = %+v, %v; want nothing changed", res, err)
+	}
+	s, _ := v.Snapshot(ctx)
+	es, err := s.List(ctx, "/memories/imported")
+	if err != nil || len(es) != 2 || es[1].Size != 2000 || es[1].Err != nil {
+		t.Errorf("List(imported) = %+v, %v", es, err)
+	}
+
+	src := gittest.Bare(t, t.TempDir(), "source")
+	h := gittest.Damage(t, src)
+	one := h.Commit(h.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "canary-note.md", Hash: h.Blob([]byte("one\n"))}}), "one\n")
+	two := h.Commit(h.Tree([]gittest.TreeEntry{{Mode: "100644", Name: "canary-note.md", Hash: h.Blob([]byte("two\n"))}}), "two\n", one)
+	h.Push(two)
+	hist, err := v.ImportHistory(ctx, src, vault.HistoryOptions{To: "/memories/claude"})
+	if err != nil || hist.Replayed != 2 {
+		t.Fatalf("ImportHistory = %+v, %v; want 2 commits replayed", hist, err)
+	}
+	if got, err := read(t, v, "/memories/claude/canary-note.md"); err != nil || got != "two\n" {
+		t.Errorf("the replayed file = %q, %v", got, err)
+	}
+	recs := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})
+	if recs[0].Command != "import" || !strings.HasPrefix(recs[0].Subject, "import /memories/claude/canary-note.md") {
+		t.Errorf("the last import's record = %+v, want it opened", recs[0])
+	}
+	// Even with Overwrite, a commit brought in before is passed over: an
+	// edit made since stays.
+	write(t, v, "/memories/claude/canary-note.md", "edited\n")
+	if hist, err := v.ImportHistory(ctx, src, vault.HistoryOptions{To: "/memories/claude", Overwrite: true}); err != nil || hist.Replayed != 0 {
+		t.Errorf("ImportHistory again = %+v, %v; want nothing replayed", hist, err)
+	}
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, needle := range []string{"canary", "imported", "Import-Commit", "Imported-Files"} {
+		if found := vaulttest.FindInObjects(t, dir, []byte(needle)); len(found) > 0 {
+			t.Errorf("the vault's objects hold %q in %v", needle, found)
 		}
 	}
 }

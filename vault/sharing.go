@@ -53,9 +53,6 @@ type RecipientsResult struct {
 // longer be part of; ErrNoIdentity, ErrPassphrase or ErrDecrypt when the
 // identity cannot read the files; ErrBusy when another re-encryption runs.
 func (v *Vault) ChangeRecipients(ctx context.Context, meta Meta, ch RecipientChange) (RecipientsResult, error) {
-	if err := v.refuseSealed("change the recipients of"); err != nil {
-		return RecipientsResult{}, err
-	}
 	id, err := v.keys.identity()
 	if err != nil {
 		return RecipientsResult{}, err
@@ -209,9 +206,18 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	if err != nil {
 		return "", 0, err
 	}
-	changes := make([]gitlog.Change, 0, len(files)+1)
-	for _, f := range files {
-		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: f.path, Data: re.done[f.hash]})
+	var changes []gitlog.Change
+	if k := snap.names.key; k != nil {
+		// A removed recipient holds the vault key too: a new one seals
+		// every current name and size in this commit.
+		if changes, err = v.resealed(k, files, re.done, re.rs, len(latest.Removed) > 0); err != nil {
+			return "", 0, err
+		}
+	} else {
+		changes = make([]gitlog.Change, 0, len(files)+1)
+		for _, f := range files {
+			changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: f.path, Data: re.done[f.hash]})
+		}
 	}
 	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.Bytes()})
 	trailers := recipientTrailers(latest, len(files))

@@ -53,9 +53,6 @@ const diffContext = 3
 // ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when the
 // files cannot be decrypted.
 func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
-	if err := v.refuseSealed("show a commit of"); err != nil {
-		return nil, err
-	}
 	h, err := v.resolve(rev)
 	if err != nil {
 		return nil, err
@@ -70,11 +67,14 @@ func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
 			return nil, fmt.Errorf("vault: show: %w", err)
 		}
 	}
-	files, err := v.fileChanges(ctx, parentTree, c.TreeHash, memDir, true)
+	files, err := v.fileChanges(ctx, parentTree, c.TreeHash, "", true)
 	if err != nil {
 		return nil, err
 	}
-	rec := record(c)
+	rec, err := v.record(c)
+	if err != nil {
+		return nil, fmt.Errorf("vault: show: %w", err)
+	}
 	if err := v.checkTrailers(&rec, c); err != nil {
 		return nil, fmt.Errorf("vault: show: %w", err)
 	}
@@ -85,13 +85,8 @@ func (v *Vault) Show(ctx context.Context, rev string) (*Change, error) {
 // to revision toRev, of every file, or with path those at that memory path or
 // under it. Errors are Show's, and a *PathError for an invalid path.
 func (v *Vault) Diff(ctx context.Context, fromRev, toRev, path string) ([]FileChange, error) {
-	if err := v.refuseSealed("diff"); err != nil {
-		return nil, err
-	}
-	tp := memDir
 	if path != "" {
-		var err error
-		if tp, err = treePath(path); err != nil {
+		if _, err := CleanPath(path); err != nil {
 			return nil, err
 		}
 	}
@@ -105,15 +100,16 @@ func (v *Vault) Diff(ctx context.Context, fromRev, toRev, path string) ([]FileCh
 			return nil, fmt.Errorf("vault: diff: %w", err)
 		}
 	}
-	return v.fileChanges(ctx, trees[0], trees[1], tp, true)
+	return v.fileChanges(ctx, trees[0], trees[1], path, true)
 }
 
 // fileChanges lists the memory files that differ between root trees a and b at
-// or under tree path tp, pairing a deleted and an added file with the same
+// or under memory path p ("": everywhere), by their plaintext paths in either
+// format (see diffOpened), pairing a deleted and an added file with the same
 // ciphertext as a rename. With withDiff it decrypts both sides of each change to
 // render its diff, and leaves out files whose plaintext did not change.
-func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, tp string, withDiff bool) ([]FileChange, error) {
-	tcs, err := v.repo.DiffTrees(a, b, tp)
+func (v *Vault) fileChanges(ctx context.Context, a, b gitlog.Hash, p string, withDiff bool) ([]FileChange, error) {
+	tcs, err := v.diffOpened(a, b, p)
 	if err != nil {
 		return nil, fmt.Errorf("vault: diff: %w", err)
 	}

@@ -57,8 +57,9 @@ func withLeftOut(msg string, rs []Refusal) string {
 // refusedIn checks tree (of commit c) against the tree base, as admission
 // checks a commit against its parent: the entries of tree that differ from
 // base's and would be refused.
-func refusedIn(ctx context.Context, repo *gitlog.Repo, limits Limits, c, tree, base gitlog.Hash) ([]Refusal, error) {
+func refusedIn(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, c, tree, base gitlog.Hash) ([]Refusal, error) {
 	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}}
+	a.openKey = openKey
 	var parents []gitlog.Hash
 	if !base.IsZero() {
 		parents = []gitlog.Hash{base}
@@ -141,7 +142,7 @@ func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 // still in the tree was not (a merge with a refused commit brings its
 // entries back as "the same as in a parent").
 func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusal, error) {
-	rs, err := admitting(ctx, v.repo, v.limits, gitlog.ZeroHash, head, nil)
+	rs, err := admitting(ctx, v.repo, v.limits, v.sealKeyBlob, gitlog.ZeroHash, head, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusa
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	now, err := refusedIn(ctx, v.repo, v.limits, head, tree, gitlog.ZeroHash)
+	now, err := refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, head, tree, gitlog.ZeroHash)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	now, err := refusedIn(ctx, v.repo, v.limits, head, tree, gitlog.ZeroHash)
+	now, err := refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, head, tree, gitlog.ZeroHash)
 	if err != nil {
 		return nil, err
 	}

@@ -82,9 +82,6 @@ var (
 // identity cannot read leaves the conflicts unknown (ConflictsUnknown says
 // why) rather than failing; the error is for a vault that cannot be read.
 func (v *Vault) Status(ctx context.Context) (*Status, error) {
-	if err := v.refuseSealed("tell the status of"); err != nil {
-		return nil, err
-	}
 	head, err := v.repo.Head()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
@@ -93,7 +90,11 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
-	st := &Status{Branch: "main", Head: record(c), Remotes: []remoteStatus{}, Conflicts: []conflictFile{}}
+	rec, err := v.record(c)
+	if err != nil {
+		return nil, fmt.Errorf("vault: status: %w", err)
+	}
+	st := &Status{Branch: "main", Head: rec, Remotes: []remoteStatus{}, Conflicts: []conflictFile{}}
 	remotes, err := v.repo.Remotes()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
@@ -126,16 +127,22 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	if err != nil {
 		return fmt.Errorf("vault: status: %w", err)
 	}
-	files, err := v.memoryFiles(root)
+	ns, err := v.namesOfRoot(root)
 	if err != nil {
-		return err
+		return fmt.Errorf("vault: status: %w", err)
+	}
+	var files []fileRef
+	if e, err := v.repo.Lookup(root, memDir); err == nil {
+		if files, err = v.openedFilesUnder(ns, memDir, e.Hash); err != nil {
+			return err
+		}
 	}
 	for _, f := range files {
 		if movedAside.MatchString(f.path) {
 			st.Conflicts = append(st.Conflicts, conflictFile{Path: memPath(f.path), Kind: conflictMovedAside})
 		}
 	}
-	res, err := v.Grep(ctx, oursMarker, GrepOptions{})
+	res, err := v.Grep(ctx, oursMarker, GrepOptions{Rev: head.String()})
 	if err != nil {
 		if errors.Is(err, ErrNoIdentity) || errors.Is(err, ErrDecrypt) || errors.Is(err, ErrPassphrase) || errors.Is(err, ErrBadEntry) {
 			st.ConflictsUnknown = "the files cannot all be read with this identity"
@@ -144,7 +151,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 		return err
 	}
 	for _, f := range res.Files {
-		plain, err := v.readFileAt(ctx, root, f.Path)
+		plain, err := v.readFileAt(ctx, root, ns, f.Path)
 		if err != nil {
 			return err
 		}
@@ -156,8 +163,8 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	return nil
 }
 
-func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, p string) ([]byte, error) {
-	s := &Snapshot{v: v, root: root}
+func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, ns names, p string) ([]byte, error) {
+	s := &Snapshot{v: v, root: root, names: ns}
 	return s.ReadFile(ctx, p)
 }
 

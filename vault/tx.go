@@ -22,6 +22,7 @@ type Tx struct {
 	newPath string
 	grow    growth        // what the staged changes add to the vault, when it has limits
 	written []writtenBlob // plaintext of the blobs staged, for the cache once committed
+	folded  int           // changes staged as parts of the one before them (a sealed folder's move)
 }
 
 // writtenBlob is a blob a Tx staged and its plaintext.
@@ -61,7 +62,7 @@ func (v *Vault) updateWith(ctx context.Context, meta Meta, fn func(tx *Tx) error
 	if len(tx.changes) == 0 {
 		return nil
 	}
-	if err := v.commitMessage(w, snap.commit, tx.path, tx.newPath, tx.changes, meta, msg); err != nil {
+	if err := v.commitStaged(w, snap.commit, tx.path, tx.newPath, tx.changes, len(tx.changes)-tx.folded, meta, msg); err != nil {
 		return err
 	}
 	// What was just encrypted is not decrypted again: the next read of these

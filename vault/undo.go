@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,30 +62,36 @@ type UndoResult struct {
 // *LimitError when the restored files would take the vault over its limits (as
 // a write would: see Tx.WriteFile).
 func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*UndoResult, error) {
-	if err := v.refuseSealed("restore a file of"); err != nil {
-		return nil, err
-	}
-	tp, err := treePath(path)
+	cp, err := CleanPath(path)
 	if err != nil {
 		return nil, err
 	}
-	p := memPath(tp)
 	src, err := v.resolve(rev)
 	if err != nil {
 		return nil, err
 	}
-	return v.undo(ctx, meta, "restore", p, src, src, func(u *undoer) error {
+	return v.undo(ctx, meta, "restore", cp, src, src, func(u *undoer) error {
+		nothing := fmt.Errorf("vault: restore %s: nothing was there at %s: %w", cp, shortHash(u.src), ErrNotExist)
+		if !sameKey(u.names.key, u.srcNames.key) {
+			return u.reconcileOpened(cp, nothing)
+		}
+		tp, err := u.names.treePath(cp)
+		if unsealable(err) {
+			return nothing // a sealed tree cannot hold it
+		} else if err != nil {
+			return err
+		}
 		want, err := u.v.repo.Lookup(u.srcRoot, tp)
 		switch {
 		case tp == memDir && errors.Is(err, gitlog.ErrNotFound):
 			return u.reconcile(tp, u.at(tp), nil) // an empty vault then
 		case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
-			return fmt.Errorf("vault: restore %s: nothing was there at %s: %w", p, shortHash(u.src), ErrNotExist)
+			return nothing
 		case err != nil:
-			return fmt.Errorf("vault: restore %s: %w", p, err)
+			return fmt.Errorf("vault: restore %s: %w", cp, err)
 		}
 		if parent := u.fileAbove(tp); parent != "" {
-			return fmt.Errorf("vault: restore %s: %s is a file now (restore it, or its directory, instead): %w", p, memPath(parent), ErrNotDir)
+			return fmt.Errorf("vault: restore %s: %s is a file now (restore it, or its directory, instead): %w", cp, u.memPath(parent), ErrNotDir)
 		}
 		return u.reconcile(tp, u.at(tp), &want)
 	})
@@ -94,14 +102,14 @@ func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*Undo
 // (.memvault/, such as its recipients) are not rolled back. Otherwise it is
 // Restore of /memories, with its errors.
 func (v *Vault) Rollback(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
-	if err := v.refuseSealed("roll back"); err != nil {
-		return nil, err
-	}
 	src, err := v.resolve(rev)
 	if err != nil {
 		return nil, err
 	}
 	return v.undo(ctx, meta, "rollback", Root, src, src, func(u *undoer) error {
+		if !sameKey(u.names.key, u.srcNames.key) {
+			return u.reconcileOpened(Root, nil)
+		}
 		want, err := u.v.repo.Lookup(u.srcRoot, memDir)
 		if errors.Is(err, gitlog.ErrNotFound) {
 			return u.reconcile(memDir, u.at(memDir), nil)
@@ -119,8 +127,12 @@ type undoer struct {
 	src      gitlog.Hash // the commit the undo names as its source
 	srcRoot  gitlog.Hash // the tree the content comes from
 	headRoot gitlog.Hash
-	reuse    bool // the recipients are what they were at src: ciphertext can be linked as is
+	// reuse: the recipients, and the key that seals names and sizes, are
+	// what they were at srcRoot: ciphertext can be linked as is.
+	reuse    bool
 	rs       []age.Recipient
+	names    names // how paths are stored now, and what new blobs are sealed with
+	srcNames names // how paths are stored in srcRoot
 	changes  []gitlog.Change
 }
 
@@ -137,13 +149,17 @@ func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, 
 	if err != nil {
 		return nil, err
 	}
-	u := &undoer{v: v, src: src, headRoot: head.root}
+	u := &undoer{v: v, src: src, headRoot: head.root, names: head.names}
 	if u.srcRoot, err = v.repo.RootTree(content); err != nil {
 		return nil, fmt.Errorf("vault: %s: %w", command, err)
+	}
+	if u.srcNames, err = v.namesOfRoot(u.srcRoot); err != nil {
+		return nil, err
 	}
 	if err := u.recipients(head); err != nil {
 		return nil, err
 	}
+	u.reuse = u.reuse && sameKey(u.names.key, u.srcNames.key)
 	if err := plan(u); err != nil {
 		return nil, err
 	}
@@ -173,7 +189,7 @@ func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, 
 	res.Commit = h.String()
 	newRoot, err := v.repo.RootTree(h)
 	if err == nil {
-		res.Files, err = v.fileChanges(ctx, head.root, newRoot, memDir, false)
+		res.Files, err = v.fileChanges(ctx, head.root, newRoot, "", false)
 	}
 	return res, err
 }
@@ -284,12 +300,12 @@ func (u *undoer) reconcile(tp string, have, want *gitlog.Entry) error {
 // putFile stages blob's plaintext, re-encrypted to the current recipients, at
 // tp, unless the file there (have, if any) holds that plaintext already.
 func (u *undoer) putFile(tp string, have *gitlog.Entry, blob gitlog.Hash) error {
-	plain, err := u.v.readBlob(memPath(tp), blob)
+	plain, err := u.v.readBlob(u.memPath(tp), blob)
 	if err != nil {
 		return err
 	}
 	if have != nil {
-		cur, err := u.v.readBlob(memPath(tp), have.Hash)
+		cur, err := u.v.readBlob(u.memPath(tp), have.Hash)
 		if err != nil {
 			return err
 		}
@@ -301,10 +317,109 @@ func (u *undoer) putFile(tp string, have *gitlog.Entry, blob gitlog.Hash) error 
 }
 
 func (u *undoer) put(tp string, plain []byte) error {
-	ct, err := encrypt(plain, u.rs)
+	var ct []byte
+	var err error
+	if u.names.key != nil {
+		ct, err = sealBlob(u.names.key, plain, u.rs)
+	} else {
+		ct, err = encrypt(plain, u.rs)
+	}
 	if err != nil {
 		return err
 	}
 	u.changes = append(u.changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: ct})
+	return nil
+}
+
+// memPath names the current tree's path tp for an error: opened when it
+// opens.
+func (u *undoer) memPath(tp string) string {
+	if p, err := u.names.memPath(tp); err == nil {
+		return p
+	}
+	return memPath(tp)
+}
+
+// reconcileOpened is reconcile of the memory path cp (a file or a folder)
+// when the source tree stores names otherwise than the current one (another
+// key, or the other format): each file is paired with the current one by its
+// plaintext path, and its plaintext is sealed again under the current key
+// unless the file there holds it already. notThere (nil: nothing) is the
+// error when the source had nothing at cp.
+func (u *undoer) reconcileOpened(cp string, notThere error) error {
+	files := func(root gitlog.Hash, ns names) (map[string]gitlog.Hash, error) {
+		tp, err := ns.treePath(cp)
+		if unsealable(err) {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+		e, err := u.v.repo.Lookup(root, tp)
+		switch {
+		case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("vault: restore %s: %w", cp, err)
+		case !e.IsDir():
+			return map[string]gitlog.Hash{cp: e.Hash}, nil
+		}
+		refs, err := u.v.openedFilesUnder(ns, tp, e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]gitlog.Hash, len(refs))
+		for _, r := range refs {
+			out[memPath(r.path)] = r.hash
+		}
+		return out, nil
+	}
+	want, err := files(u.srcRoot, u.srcNames)
+	if err != nil {
+		return err
+	}
+	if len(want) == 0 && notThere != nil {
+		return notThere
+	}
+	have, err := files(u.headRoot, u.names)
+	if err != nil {
+		return err
+	}
+	if tp, err := u.names.treePath(cp); err == nil && len(want) > 0 {
+		if parent := u.fileAbove(tp); parent != "" {
+			return fmt.Errorf("vault: restore %s: %s is a file now (restore it, or its directory, instead): %w", cp, u.memPath(parent), ErrNotDir)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(have)) {
+		if _, ok := want[p]; ok {
+			continue
+		}
+		tp, err := u.names.treePath(p)
+		if err != nil {
+			return err
+		}
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
+	}
+	for _, p := range slices.Sorted(maps.Keys(want)) {
+		tp, err := u.names.treePath(p)
+		if err != nil {
+			return err
+		}
+		plain, err := u.v.readBlob(p, want[p])
+		if err != nil {
+			return err
+		}
+		if h, ok := have[p]; ok {
+			cur, err := u.v.readBlob(p, h)
+			if err != nil {
+				return err
+			}
+			if string(cur) == string(plain) {
+				continue
+			}
+		}
+		if err := u.put(tp, plain); err != nil {
+			return err
+		}
+	}
 	return nil
 }

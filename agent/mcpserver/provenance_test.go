@@ -26,8 +26,15 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name, args string) (string, b
 	return resultText(t, res), res.IsError
 }
 
+// TestMCPSearchAndBlame runs on both formats: a sealed vault's search and
+// blame give the same answers, with names and messages opened.
 func TestMCPSearchAndBlame(t *testing.T) {
-	v := vaulttest.New(t)
+	for _, sealed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sealed=%v", sealed), func(t *testing.T) { testMCPSearchAndBlame(t, vaulttest.NewFormat(t, sealed)) })
+	}
+}
+
+func testMCPSearchAndBlame(t *testing.T, v *vault.Vault) {
 	cs := connectMCP(t, v, "prov-client", mcpserver.Options{Poll: -1}, nil)
 	for i, in := range []string{
 		`{"command":"create","path":"/memories/people/ada.md","file_text":"Ada prefers tea.\nAda works on the compiler.\n"}`,

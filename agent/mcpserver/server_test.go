@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -176,8 +177,15 @@ func TestMCPCommitTrailers(t *testing.T) {
 	}
 }
 
+// TestMCPHistory runs on both formats: a sealed vault's history reads opened.
 func TestMCPHistory(t *testing.T) {
-	cs := connectMCP(t, vaulttest.New(t), "claude-code", mcpserver.Options{Poll: -1}, nil)
+	for _, sealed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sealed=%v", sealed), func(t *testing.T) { testMCPHistory(t, vaulttest.NewFormat(t, sealed)) })
+	}
+}
+
+func testMCPHistory(t *testing.T, v *vault.Vault) {
+	cs := connectMCP(t, v, "claude-code", mcpserver.Options{Poll: -1}, nil)
 	callMemory(t, cs, `{"command":"create","path":"/memories/a.md","file_text":"a"}`, "toolu_1")
 	callMemory(t, cs, `{"command":"create","path":"/memories/b.md","file_text":"b"}`, "toolu_2")
 	for _, tc := range []struct {

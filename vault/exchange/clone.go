@@ -93,7 +93,7 @@ func clone(ctx context.Context, url, dir string, opts vault.Options, auth Creden
 			removeClone(dir, existed)
 		}
 	}()
-	h, err := cloneFetch(ctx, repo, url, auth, progress, skip)
+	h, err := cloneFetch(ctx, repo, url, opts, id, auth, progress, skip)
 	if err != nil {
 		return nil, err
 	}
@@ -123,16 +123,55 @@ func clone(ctx context.Context, url, dir string, opts vault.Options, auth Creden
 		}
 		return v, trust(found) // on an error v is closed and dir removed on the way out
 	}
+	return v, notRecipient(url, h, opts, id)
+}
+
+// notRecipient is the error of a clone of url, at h, that the identity id
+// (at opts.IdentityFile) cannot read.
+func notRecipient(url string, h gitlog.Hash, opts vault.Options, id *keys.File) error {
 	mine := "(unknown)"
 	if len(id.Recipients) > 0 {
 		mine = id.Recipients[0].Key
 	}
-	return v, fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
+	return fmt.Errorf("vault: clone %s at %s: your identity %s (recipient %s) cannot read it: %w",
 		gitlog.Redact(url), h, opts.IdentityFile, mine, vault.ErrNotRecipient)
 }
 
+// readableBy says whether id is one of the recipients the tree of commit h
+// names, or true when that cannot be told (admission then says what is
+// wrong with the tree). A sealed vault's names open only with its key, which
+// only a recipient opens: asked before admission, the answer is "add this
+// key", not a refusal of every name.
+func readableBy(repo *gitlog.Repo, h gitlog.Hash, id *keys.File) bool {
+	root, err := repo.RootTree(h)
+	if err != nil {
+		return true
+	}
+	e, err := repo.Lookup(root, lent.RecipientsPath)
+	if err != nil || e.IsDir() {
+		return true
+	}
+	if n, err := repo.ObjectSize(e.Hash); err != nil || n > 1<<20 {
+		return true
+	}
+	content, err := repo.ReadBlob(e.Hash)
+	if err != nil {
+		return true
+	}
+	f, err := keys.ParseRecipientsFile(content)
+	if err != nil {
+		return true
+	}
+	for _, r := range id.Recipients {
+		if f.Index(r.Key) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // cloneFetch fetches url's main branch into repo and points main at it.
-func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, opts vault.Options, id *keys.File, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
 	defer repo.Close()
 	if err := repo.AddRemote(DefaultRemote, url); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
@@ -144,7 +183,10 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, auth Credent
 	if h.IsZero() {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone %s: the remote is empty: %w", gitlog.Redact(url), vault.ErrNotVault)
 	}
-	refused, err := lent.AdmitNew(ctx, repo, h)
+	if !readableBy(repo, h, id) {
+		return gitlog.ZeroHash, notRecipient(url, h, opts, id)
+	}
+	refused, err := lent.AdmitNew(ctx, repo, opts, h)
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}

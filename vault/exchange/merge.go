@@ -12,6 +12,7 @@ import (
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // A merge of diverged histories is done on plaintext, path by path: a path that
@@ -37,6 +38,8 @@ type merger struct {
 	recipients               []age.Recipient
 	oursRecips, theirsRecips bool // whether each side's files are already encrypted to recipients
 	renames                  map[gitlog.Hash][][2]string
+	key                      *seal.Key // the vault key of the sealed format; nil for the plain one
+	rot                      *rotation // a merge across a rotation of the key (merge_rotated.go)
 }
 
 // side is one path's blob in the base and on each side; ZeroHash where absent.
@@ -64,6 +67,9 @@ func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 	if !theirsT.IsZero() {
 		m.theirsT = theirsT
 	}
+	if err := m.mergeKey(); err != nil {
+		return nil, nil, nil, err
+	}
 	paths, err := m.changedPaths()
 	if err != nil {
 		return nil, nil, nil, err
@@ -72,6 +78,9 @@ func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 		return nil, nil, nil, err
 	}
 	handled := map[string]bool{lent.RecipientsPath: true}
+	if err := m.settleKeyFile(handled); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := m.mergeWriters(paths, handled); err != nil {
 		return nil, nil, nil, err
 	}
@@ -96,6 +105,15 @@ func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 	sort.SliceStable(m.changes, func(i, j int) bool {
 		return m.changes[i].Op == gitlog.Delete && m.changes[j].Op != gitlog.Delete
 	})
+	if err := m.finishRotation(); err != nil {
+		return nil, nil, nil, err
+	}
+	if m.conflicts, err = m.memoryPaths(m.conflicts); err != nil {
+		return nil, nil, nil, err
+	}
+	if m.movedAside, err = m.memoryPaths(m.movedAside); err != nil {
+		return nil, nil, nil, err
+	}
 	sort.Strings(m.conflicts)
 	sort.Strings(m.movedAside)
 	return m.changes, m.conflicts, m.movedAside, nil
@@ -227,7 +245,7 @@ func (m *merger) take(p string, h gitlog.Hash) error {
 	if err != nil {
 		return err
 	}
-	ct, err := lent.Encrypt(plain, m.recipients)
+	ct, err := m.encrypt(plain)
 	if err != nil {
 		return err
 	}
@@ -245,7 +263,7 @@ func (m *merger) put(p string, s side) error {
 		m.conflicts = append(m.conflicts, "/"+p)
 	}
 	if isMemory(p) {
-		if merged, err = lent.Encrypt(merged, m.recipients); err != nil {
+		if merged, err = m.encrypt(merged); err != nil {
 			return err
 		}
 	}
@@ -298,7 +316,7 @@ func (m *merger) reencryptOurs() error {
 		if err != nil {
 			return err
 		}
-		ct, err := lent.Encrypt(plain, m.recipients)
+		ct, err := m.encrypt(plain)
 		if err != nil {
 			return err
 		}

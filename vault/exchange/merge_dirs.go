@@ -210,11 +210,18 @@ func (l *layout) moveAside(p string) error {
 
 // freeName is the first of p's aside names (asideName) that is a valid path
 // and that nothing in the merged tree takes.
-func (l *layout) freeName(p, side string) (string, error) {
+func (l *layout) freeName(stored, side string) (string, error) {
+	p, err := l.m.openTree(stored)
+	if err != nil {
+		return "", err
+	}
 	for n := 1; n <= 1000; n++ {
 		q := asideName(p, side, n)
 		if _, err := vault.CleanPath("/" + q); err != nil {
 			continue
+		}
+		if q, err = l.m.sealTree(q); err != nil {
+			continue // longer than a sealed name may be
 		}
 		t, err := l.taken(q)
 		if err != nil {

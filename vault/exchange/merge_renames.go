@@ -71,7 +71,11 @@ func (m *merger) followRenames(paths map[string]side, handled map[string]bool) e
 // follow returns where tree path p went through the rename commits on the side
 // whose head is head since the merge base, or "" if a delete commit removed it
 // on the way.
-func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
+//
+// In the sealed format the renames are plaintext tree paths (a folder's move
+// re-seals every name below it, so stored names cannot be followed by their
+// prefix): p is opened first, and where it went sealed again.
+func (m *merger) follow(head gitlog.Hash, stored string) (string, error) {
 	rs, ok := m.renames[head]
 	if !ok {
 		var err error
@@ -80,11 +84,29 @@ func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 		}
 		m.renames[head] = rs
 	}
+	p, err := m.openTree(stored)
+	if err != nil {
+		return "", err
+	}
+	p = followIn(rs, p)
+	if p == "" {
+		return "", nil
+	}
+	q, err := m.sealTree(p)
+	if err != nil {
+		return stored, nil // moved to a name the format cannot store: not followed
+	}
+	return q, nil
+}
+
+// followIn returns where tree path p went through the renames and deletes
+// rs, or "" when one removed it.
+func followIn(rs [][2]string, p string) string {
 	for _, r := range rs {
 		switch {
 		case r[1] == "": // a delete
 			if p == r[0] || strings.HasPrefix(p, r[0]+"/") {
-				return "", nil
+				return ""
 			}
 		case p == r[0]:
 			p = r[1]
@@ -92,11 +114,11 @@ func (m *merger) follow(head gitlog.Hash, p string) (string, error) {
 			p = r[1] + p[len(r[0]):]
 		}
 	}
-	return p, nil
+	return p
 }
 
-// sideRenames lists, oldest first, the renames (tree paths, from and to) and the
-// deletes (the path and "") of the commits reachable from head and not from the
+// sideRenames lists, oldest first, the renames (tree paths, from and to, in
+// plaintext) and the deletes (the path and "") of the commits reachable from head and not from the
 // merge base.
 func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	cs, err := m.sideCommits(head)
@@ -105,7 +127,11 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	}
 	var rs [][2]string
 	for _, c := range cs {
-		tr := lent.TrailerValues(c.Message, lent.TrCommand, lent.TrPath, lent.TrNewPath)
+		msg, err := m.openMessage(c)
+		if err != nil {
+			return nil, err
+		}
+		tr := lent.TrailerValues(msg, lent.TrCommand, lent.TrPath, lent.TrNewPath)
 		switch tr[0] {
 		case "rename":
 			from, err1 := lent.TreePath(tr[1])

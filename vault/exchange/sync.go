@@ -99,9 +99,6 @@ func Sync(ctx context.Context, v *vault.Vault, opts SyncOptions) (SyncResult, er
 }
 
 func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) {
-	if err := lent.RefuseSealed(v.v, "sync"); err != nil {
-		return SyncResult{}, err
-	}
 	if opts.Remote == "" {
 		opts.Remote = DefaultRemote
 	}
@@ -294,6 +291,14 @@ func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Ha
 	} else if removed {
 		commit = w.CommitSquash
 		info.Message += lent.TrSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
+	}
+	// A sealed vault's merge seals its message with the key its tree holds.
+	k, err := lent.CommitKey(v.v, ours, changes)
+	if err != nil {
+		return ours, err
+	}
+	if info, err = sealInfo(k, info); err != nil {
+		return ours, err
 	}
 	h, err := commit(ours, theirs, changes, info)
 	if err != nil {

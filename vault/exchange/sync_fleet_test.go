@@ -43,11 +43,16 @@ type fleet struct {
 }
 
 // newFleet makes a vault holding fleetShared with a line for each of n agents,
-// pushes it to url and clones it n times.
-func newFleet(t testing.TB, url string, n int) *fleet {
+// pushes it to url and clones it n times; the vault is in the sealed format
+// when sealed.
+func newFleet(t testing.TB, url string, n int, sealed bool) *fleet {
 	t.Helper()
 	dir := t.TempDir()
-	seed, opts := vaulttest.NewAt(t, dir)
+	newAt := vaulttest.NewAt
+	if sealed {
+		newAt = vaulttest.NewSealedAt
+	}
+	seed, opts := newAt(t, dir)
 	var shared strings.Builder
 	for i := range n {
 		shared.WriteString(fleetLine(i, 0) + "--\n")
@@ -214,14 +219,16 @@ func TestSyncFleet(t *testing.T) {
 	}
 	const timeout = 2 * time.Minute
 	for _, srv := range []struct {
-		name string
-		url  func(testing.TB) string
+		name   string
+		url    func(testing.TB) string
+		sealed bool
 	}{
-		{"git daemon", daemonRemote},
-		{"http-backend", quietHTTPRemote},
+		{"git daemon", daemonRemote, false},
+		{"http-backend", quietHTTPRemote, false},
+		{"git daemon sealed", daemonRemote, true},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
-			f := newFleet(t, srv.url(t), agents)
+			f := newFleet(t, srv.url(t), agents, srv.sealed)
 			run := f.run(writes, every, timeout)
 			for _, err := range run.failed {
 				t.Error(err)

@@ -105,8 +105,18 @@ func TestSyncRemoteFailures(t *testing.T) {
 // TestCloneNotRecipient: cloning with an identity the vault is not encrypted to
 // fails, says which key to add, and leaves no directory behind.
 func TestCloneNotRecipient(t *testing.T) {
+	for _, sealed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "sealed"}[sealed], func(t *testing.T) { cloneNotRecipient(t, sealed) })
+	}
+}
+
+func cloneNotRecipient(t *testing.T, sealed bool) {
 	url := fileRemote(t)
-	a, _ := vaultAt(t, t.TempDir())
+	newAt := vaulttest.NewAt
+	if sealed {
+		newAt = vaulttest.NewSealedAt
+	}
+	a, _ := newAt(t, t.TempDir())
 	exchange.AddRemote(a, "origin", url)
 	mustSync(t, a)
 	stranger := filepath.Join(t.TempDir(), "stranger")

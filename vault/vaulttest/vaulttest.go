@@ -25,9 +25,20 @@ func New(tb testing.TB) *vault.Vault {
 // b, a clone of it with the same identity; b is closed when the test ends.
 func Pair(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
 	tb.Helper()
+	return pair(tb, url, false)
+}
+
+// PairSealed is Pair with vault a in the sealed format.
+func PairSealed(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
+	tb.Helper()
+	return pair(tb, url, true)
+}
+
+func pair(tb testing.TB, url string, sealed bool) (a, b *vault.Vault, opts vault.Options) {
+	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
-	a, opts = NewAt(tb, dir)
+	a, opts = newAt(tb, dir, sealed)
 	if err := exchange.AddRemote(a, "origin", url); err != nil {
 		tb.Fatalf("AddRemote: %v", err)
 	}
@@ -46,7 +57,18 @@ func Pair(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
 // returns it with the options that open it again.
 func NewAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
 	tb.Helper()
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity")}
+	return newAt(tb, dir, false)
+}
+
+// NewSealedAt is NewAt for a vault in the sealed format.
+func NewSealedAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
+	tb.Helper()
+	return newAt(tb, dir, true)
+}
+
+func newAt(tb testing.TB, dir string, sealed bool) (*vault.Vault, vault.Options) {
+	tb.Helper()
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed}
 	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), opts)
 	if err != nil {
 		tb.Fatalf("vault.Init: %v", err)
@@ -101,4 +123,18 @@ func MustSync(tb testing.TB, v *vault.Vault) exchange.SyncResult {
 		tb.Fatalf("Sync: %v", err)
 	}
 	return res
+}
+
+// NewFormat is New, in the sealed format when sealed is true: a test run on
+// both formats names its vault once.
+func NewFormat(tb testing.TB, sealed bool) *vault.Vault {
+	tb.Helper()
+	dir := tb.TempDir()
+	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"),
+		vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
+	if err != nil {
+		tb.Fatalf("vault.Init(Sealed: %v): %v", sealed, err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v
 }

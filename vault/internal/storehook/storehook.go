@@ -14,6 +14,7 @@ import (
 	"filippo.io/age"
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Store is what vault lends, generic in vault's own types so that this
@@ -52,16 +53,14 @@ type Store[V, O, R any] struct {
 
 	// Admission (see vault's admit.go): Admit checks every commit from base
 	// to theirs; AdmitNew does the same for a repository a clone has just
-	// fetched, before it is a vault; RefusedIn checks commit c's tree against
+	// fetched, before it is a vault (opts name the identity that opens a
+	// sealed tree's key); RefusedIn checks commit c's tree against
 	// the tree base. SkipAdmission is a benchmark's switch.
 	Admit         func(ctx context.Context, v *V, base, theirs gitlog.Hash) ([]R, error)
-	AdmitNew      func(ctx context.Context, repo *gitlog.Repo, theirs gitlog.Hash) ([]R, error)
+	AdmitNew      func(ctx context.Context, repo *gitlog.Repo, opts O, theirs gitlog.Hash) ([]R, error)
 	RefusedIn     func(ctx context.Context, v *V, c, tree, base gitlog.Hash) ([]R, error)
 	SkipAdmission func() bool
-	// RefuseSealed is an error wrapping vault.ErrSealedUnsupported when v is
-	// a sealed vault, whose names and messages exchange cannot merge yet.
-	RefuseSealed func(v *V, op string) error
-	NewCommits   func(ctx context.Context, repo *gitlog.Repo, base, head gitlog.Hash) ([]*gitlog.Commit, error)
+	NewCommits    func(ctx context.Context, repo *gitlog.Repo, base, head gitlog.Hash) ([]*gitlog.Commit, error)
 	// LeaveOut writes tree with each refused entry replaced by base's;
 	// WithLeftOut names them in a message's trailers.
 	LeaveOut    func(v *V, ctx context.Context, tree, base gitlog.Hash, rs []R) (gitlog.Hash, error)
@@ -70,6 +69,19 @@ type Store[V, O, R any] struct {
 	// RefusedError names every refused entry, wrapping vault.ErrRefused.
 	AddRefusals  func(rs, more []R) []R
 	RefusedError func(op string, rs []R) error
+
+	// The sealed format (see vault's sealed.go): KeyPath is where a tree
+	// keeps its vault key; SealKey returns the key of a root tree (nil for
+	// the plain format); CommitKey the key a commit of changes on top of
+	// parent seals its message with; SealBlob a memory file's blob in the
+	// sealed format (size header, then the age file of the padded
+	// plaintext); KeyFile the key file of a key, encrypted to rs, which
+	// CommitKey then knows before its blob is written.
+	KeyPath   string
+	SealKey   func(v *V, root gitlog.Hash) (*seal.Key, error)
+	CommitKey func(v *V, parent gitlog.Hash, changes []gitlog.Change) (*seal.Key, error)
+	SealBlob  func(k *seal.Key, plain []byte, rs []age.Recipient) ([]byte, error)
+	KeyFile   func(v *V, k *seal.Key, rs []age.Recipient) ([]byte, error)
 
 	// The writers a sync would leave this clone with, against those it holds
 	// now (an error wrapping vault.ErrWritersChanged unless accept), and the

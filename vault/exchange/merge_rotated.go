@@ -1,0 +1,199 @@
+package exchange
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"filippo.io/age"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/seal"
+)
+
+// A merge across a key rotation. One side rotated the vault key since the
+// base (a recipient was removed, or an identity rekeyed), so every stored name
+// and size header differs between it and the other side. The rotated side's
+// key is the merge's: the base and the other side are translated to it first,
+// as trees written for the merge alone (each name opened under the old key and
+// sealed under the new one, blobs as they are, the key file the new one), and
+// the merge is planned on those as on any merge of one key. When the side
+// translated is ours, the commit's changes start with the same translation of
+// ours's tree, its blobs' size headers sealed again; a blob the plan links
+// from a translated tree gets its size header sealed again too. The rest is
+// done by the merge as it is: a rotation removed a recipient, so the files of
+// the other side are encrypted again to the merged recipients.
+//
+// Two sides that each rotated since the base, or a sealed side and a plain
+// one, are refused (errKeysDiffer): the first has no key to prefer, and
+// the second is a conversion, which this memvault does not make.
+
+// rotation is what a merge across a rotation translated.
+type rotation struct {
+	old    *seal.Key    // the key of the side that did not rotate, and of the base
+	keyEnt gitlog.Entry // the key file of the rotated side
+	theirs bool         // theirs is the side that rotated
+	prefix []gitlog.Change
+}
+
+// mergeKeys sets m.key for a merge whose sides hold different keys; fps are
+// the fingerprints of the keys ks of the base, ours and theirs ("" and nil for
+// the plain format).
+func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
+	var rotated, other *gitlog.Hash // the root trees of each side
+	switch {
+	case fps[0] == "" || fps[1] == "" || fps[2] == "":
+		return fmt.Errorf("vault: merge: a sealed side with a plain one: %w", errKeysDiffer)
+	case fps[0] == fps[2] && fps[1] != fps[0]:
+		rotated, other = &m.oursT, &m.theirsT
+		m.key = ks[1]
+	case fps[0] == fps[1] && fps[2] != fps[0]:
+		rotated, other = &m.theirsT, &m.oursT
+		m.key = ks[2]
+	default:
+		return fmt.Errorf("vault: merge: both sides rotated the vault key since they parted: %w", errKeysDiffer)
+	}
+	ke, err := m.v.repo.Lookup(*rotated, lent.KeyPath)
+	if err != nil {
+		return fmt.Errorf("vault: merge: %s: %w", lent.KeyPath, err)
+	}
+	m.rot = &rotation{old: ks[0], keyEnt: ke, theirs: rotated == &m.theirsT}
+	oursTranslated := other == &m.oursT
+	for _, t := range []*gitlog.Hash{&m.baseT, other} {
+		if *t, err = m.translate(*t, t == &m.oursT && oursTranslated); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// translate writes root's tree with every stored name under memories/ opened
+// with the old key and sealed with the merge's, and the rotated side's key
+// file, and returns it. When prefix, the changes that make the same tree
+// from root, each blob's size header sealed again, go to m.rot.prefix.
+func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
+	var repl []gitlog.Replacement
+	if prefix {
+		m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Delete, Path: lent.MemDir})
+	}
+	var walk func(plain string, newNames []string, h gitlog.Hash) error
+	walk = func(plain string, newNames []string, h gitlog.Hash) error {
+		es, err := m.v.repo.ReadTree(h)
+		if err != nil {
+			return fmt.Errorf("vault: merge: %w", err)
+		}
+		for _, e := range es {
+			name, err := m.rot.old.OpenName(plain, e.Name)
+			if err != nil {
+				return fmt.Errorf("vault: merge: a name not sealed under the vault's old key: %w", vault.ErrBadEntry)
+			}
+			sealed, err := m.key.SealName(plain, name)
+			if err != nil {
+				return fmt.Errorf("vault: merge: %w", err)
+			}
+			at := append(newNames[:len(newNames):len(newNames)], e.Name)
+			to := append(newNames[:len(newNames):len(newNames)], sealed)
+			ne := e
+			repl = append(repl, gitlog.Replacement{Names: at}, gitlog.Replacement{Names: to, Entry: &ne})
+			if e.IsDir() {
+				if err := walk(plain+"/"+name, to, e.Hash); err != nil {
+					return err
+				}
+				continue
+			}
+			if prefix {
+				data, err := m.reheader(e.Hash)
+				if err != nil {
+					return err
+				}
+				m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Put, Path: joinNames(to), Data: data})
+			}
+		}
+		return nil
+	}
+	if e, err := m.v.repo.Lookup(root, lent.MemDir); err == nil {
+		if err := walk(vault.Root, []string{lent.MemDir}, e.Hash); err != nil {
+			return gitlog.ZeroHash, err
+		}
+	} else if !errors.Is(err, gitlog.ErrNotFound) {
+		return gitlog.ZeroHash, fmt.Errorf("vault: merge: %w", err)
+	}
+	ke := m.rot.keyEnt
+	repl = append(repl, gitlog.Replacement{Names: []string{".memvault", "key"}, Entry: &ke})
+	if prefix {
+		m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Link, Path: lent.KeyPath, Hash: ke.Hash})
+	}
+	h, err := m.v.repo.ReplaceEntries(m.ctx, root, repl)
+	if err != nil {
+		return gitlog.ZeroHash, fmt.Errorf("vault: merge: %w", err)
+	}
+	return h, nil
+}
+
+func joinNames(ns []string) string {
+	var b bytes.Buffer
+	for i, n := range ns {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// reheader returns memory blob h with its size header, sealed under the old
+// key, sealed again under the merge's: the age file stays as it is.
+func (m *merger) reheader(h gitlog.Hash) ([]byte, error) {
+	blob, err := m.v.repo.ReadBlob(h)
+	if err != nil {
+		return nil, fmt.Errorf("vault: merge: %w", err)
+	}
+	bad := fmt.Errorf("vault: merge: a blob with no size header that opens: %w", vault.ErrBadEntry)
+	if !seal.HasSizeHeader(blob) {
+		return nil, bad
+	}
+	hdr, err := age.ExtractHeader(bytes.NewReader(blob[seal.SizeHeaderLen:]))
+	if err != nil {
+		return nil, bad
+	}
+	size, err := m.rot.old.OpenSize(blob, hdr)
+	if err != nil {
+		return nil, bad
+	}
+	sh, err := m.key.SealSize(size, hdr)
+	if err != nil {
+		return nil, fmt.Errorf("vault: merge: %w", err)
+	}
+	return append(sh, blob[seal.SizeHeaderLen:]...), nil
+}
+
+// finishRotation puts the translation of ours first, and turns each link of
+// a memory blob whose size header is sealed under the old key into a put of
+// the blob with its header sealed again.
+func (m *merger) finishRotation() error {
+	if m.rot == nil {
+		return nil
+	}
+	for i, c := range m.changes {
+		if c.Op != gitlog.Link || !isMemory(c.Path) {
+			continue
+		}
+		head, _, err := m.v.repo.BlobPrefix(c.Hash, seal.SizeHeaderLen+64<<10)
+		if err != nil {
+			return fmt.Errorf("vault: merge: %w", err)
+		}
+		if hdr, err := age.ExtractHeader(bytes.NewReader(head[min(len(head), seal.SizeHeaderLen):])); err == nil {
+			if _, err := m.key.OpenSize(head, hdr); err == nil {
+				continue
+			}
+		}
+		data, err := m.reheader(c.Hash)
+		if err != nil {
+			return err
+		}
+		m.changes[i] = gitlog.Change{Op: gitlog.Put, Path: c.Path, Data: data}
+	}
+	m.changes = append(m.rot.prefix, m.changes...)
+	return nil
+}

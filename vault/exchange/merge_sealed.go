@@ -1,0 +1,190 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/seal"
+)
+
+// A merge of sealed vaults works on stored names: under one key a path has one
+// stored name, so git's trees line up as they do in the plain format, and a
+// path changed on both sides is found by its stored name. What needs the
+// plaintext is opened and sealed again under the merge's key: the merged
+// files' blobs (a size header and padding), the paths the merge names as
+// conflicts, where a moved file went (renames are read from the opened
+// messages, and a folder's move re-seals every name below it), the name a
+// file moved aside takes, and the merge commit's own message.
+
+// errKeysDiffer is wrapped by a merge of sides whose trees hold different
+// vault keys and that mergeKeys cannot bring under one.
+var errKeysDiffer = errors.New("the two sides are sealed with different vault keys")
+
+// keyBlob returns the hash of the vault key file of root tree t, or ZeroHash
+// for a tree of the plain format.
+func (m *merger) keyBlob(t gitlog.Hash) (gitlog.Hash, error) {
+	e, err := m.v.repo.Lookup(t, lent.KeyPath)
+	switch {
+	case errors.Is(err, gitlog.ErrNotFound):
+		return gitlog.ZeroHash, nil
+	case err != nil:
+		return gitlog.ZeroHash, fmt.Errorf("vault: merge: %s: %w", lent.KeyPath, err)
+	}
+	return e.Hash, nil
+}
+
+// mergeKey sets m.key, the key the merge's names are sealed with: the one key
+// of base, ours and theirs, or nil when all three are of the plain format.
+// Key files that differ may hold one key (a recipient added re-encrypts the
+// file, not the key); sides of different keys are brought under one by
+// mergeKeys (merge_rotated.go), or refused with an error wrapping
+// errKeysDiffer.
+func (m *merger) mergeKey() error {
+	trees := [3]gitlog.Hash{m.baseT, m.oursT, m.theirsT}
+	var hs [3]gitlog.Hash
+	for i, t := range trees {
+		var err error
+		if hs[i], err = m.keyBlob(t); err != nil {
+			return err
+		}
+	}
+	if hs[0] == hs[1] && hs[1] == hs[2] {
+		if hs[1].IsZero() {
+			return nil
+		}
+		k, err := lent.SealKey(m.v.v, m.oursT)
+		m.key = k
+		return err
+	}
+	var ks [3]*seal.Key
+	var fps [3]string
+	for i, t := range trees {
+		k, err := lent.SealKey(m.v.v, t)
+		if err != nil {
+			return err
+		}
+		if ks[i] = k; k != nil {
+			fps[i] = k.Fingerprint()
+		}
+	}
+	if fps[0] == fps[1] && fps[1] == fps[2] && fps[1] != "" {
+		m.key = ks[1]
+		return nil
+	}
+	return m.mergeKeys(fps, ks)
+}
+
+// settleKeyFile makes sure the merge's tree holds a key file the merged
+// recipients open: the one the result keeps when it is encrypted to them
+// (ours's, or across a rotation the rotated side's), else the merge's key
+// encrypted to them anew. It is never merged by lines.
+func (m *merger) settleKeyFile(handled map[string]bool) error {
+	if m.key == nil {
+		return nil
+	}
+	handled[lent.KeyPath] = true
+	ok := m.oursRecips
+	if m.rot != nil && m.rot.theirs {
+		ok = m.theirsRecips
+	}
+	if ok {
+		return nil
+	}
+	ct, err := lent.KeyFile(m.v.v, m.key, m.recipients)
+	if err != nil {
+		return err
+	}
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: lent.KeyPath, Data: ct})
+	return nil
+}
+
+// encrypt makes the blob of memory file p from its plaintext: an age file to
+// the merged recipients, in the sealed format under the merge's key.
+func (m *merger) encrypt(plain []byte) ([]byte, error) {
+	if m.key != nil {
+		return lent.SealBlob(m.key, plain, m.recipients)
+	}
+	return lent.Encrypt(plain, m.recipients)
+}
+
+// openTree returns the plaintext tree path ("memories/a/b.md") of tree path
+// tp under the merge's key; tp itself in the plain format. The error wraps
+// vault.ErrBadEntry when a stored name does not open.
+func (m *merger) openTree(tp string) (string, error) {
+	if m.key == nil || !isMemory(tp) {
+		return tp, nil
+	}
+	p, err := m.key.OpenPath(vault.Root, strings.TrimPrefix(tp, lent.MemDir+"/"))
+	if err != nil {
+		return "", fmt.Errorf("vault: merge: a name not sealed under this vault's key: %w", vault.ErrBadEntry)
+	}
+	return p[1:], nil
+}
+
+// sealTree is openTree undone: the tree path that stores the plaintext tree
+// path p. The error wraps seal.ErrNameTooLong for a name the format cannot
+// store.
+func (m *merger) sealTree(p string) (string, error) {
+	if m.key == nil || !isMemory(p) {
+		return p, nil
+	}
+	s, err := m.key.SealPath(vault.Root, "/"+p)
+	if err != nil {
+		return "", err
+	}
+	return lent.MemDir + "/" + s, nil
+}
+
+// memoryPaths turns the tree paths of conflicts ("/memories/X/Y") into the
+// memory paths they store.
+func (m *merger) memoryPaths(ps []string) ([]string, error) {
+	if m.key == nil {
+		return ps, nil
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		q, err := m.openTree(strings.TrimPrefix(p, "/"))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = "/" + q
+	}
+	return out, nil
+}
+
+// openMessage returns commit c's message as memvault wrote it: opened with
+// the key of c's tree when it is sealed. A sealed message that does not open
+// reads as empty (it says nothing a merge may believe), and so does a
+// message in the clear in a sealed tree (memvault seals every one there).
+func (m *merger) openMessage(c *gitlog.Commit) (string, error) {
+	k, err := lent.SealKey(m.v.v, c.TreeHash)
+	if err != nil {
+		return "", err
+	}
+	if k == nil {
+		return c.Message, nil
+	}
+	msg, err := k.OpenMessage(c.Message)
+	if err != nil {
+		return "", nil
+	}
+	return msg.Text, nil
+}
+
+// sealInfo seals a merge commit's message and author under k (nil: the
+// plain format, info as it is).
+func sealInfo(k *seal.Key, info gitlog.CommitInfo) (gitlog.CommitInfo, error) {
+	if k == nil {
+		return info, nil
+	}
+	msg, err := k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
+	if err != nil {
+		return info, fmt.Errorf("vault: merge: %w", err)
+	}
+	info.Message = msg
+	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
+	return info, nil
+}
