@@ -2,10 +2,12 @@ package vault_test
 
 import (
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault/exchange"
+	"github.com/memvault/memvault/vault/vaulttest"
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
@@ -44,7 +46,7 @@ func TestSyncSkipRefused(t *testing.T) {
 			if res.Action != "merge" || !res.Pushed || len(res.LeftOut) == 0 || res.LeftOut[0].Commit.String() != bad || !strings.Contains(res.LeftOut[0].Reason, tc.reason) {
 				t.Fatalf("Sync(SkipRefused) = %+v, want a pushed merge that left out commit %s's entry (%s)", res, bad, tc.reason)
 			}
-			if msg := headMessage(t, a); !strings.Contains(msg, "Memory-Left-Out: "+bad) {
+			if msg := vaulttest.HeadMessage(t, a); !strings.Contains(msg, "Memory-Left-Out: "+bad) {
 				t.Errorf("merge message %q names no Memory-Left-Out of %s", msg, bad)
 			}
 

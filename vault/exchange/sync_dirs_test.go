@@ -1,15 +1,13 @@
 package exchange_test
 
 import (
-	"context"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // TestSyncFileAndDirectory: when one side makes /memories/x a file and
@@ -178,7 +176,7 @@ func TestSyncFileAndDirectory(t *testing.T) {
 				if fmt.Sprint(res.MovedAside) != fmt.Sprint(aside) {
 					t.Errorf("MovedAside = %q, want %q", res.MovedAside, aside)
 				}
-				msg := headMessage(t, a)
+				msg := vaulttest.HeadMessage(t, a)
 				for _, p := range aside {
 					if !strings.Contains(msg, "\nMemory-Conflict: "+p+"\n") {
 						t.Errorf("the merge commit's message %q does not name %s as a conflict", msg, p)
@@ -196,22 +194,4 @@ func sortedPaths(m map[string]string) []string {
 	}
 	sort.Strings(ps)
 	return ps
-}
-
-// headMessage returns the message of the commit at v's main branch, read with
-// git straight from the repository.
-func headMessage(t *testing.T, v *vault.Vault) string {
-	t.Helper()
-	if err := v.Flush(context.Background()); err != nil { // for git to see its objects
-		t.Fatal(err)
-	}
-	out, err := exec.Command(gittest.Git(t), "--git-dir", v.Dir(), "cat-file", "commit", "refs/heads/main").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, msg, ok := strings.Cut(string(out), "\n\n")
-	if !ok {
-		t.Fatalf("git cat-file commit main: no message in %q", out)
-	}
-	return msg
 }

@@ -2,7 +2,6 @@ package exchange_test
 
 import (
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,24 +9,14 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// pair makes vault a at url's remote (pushed) and vault b cloned from it, both
-// with the same identity.
+// pair is vaulttest.Pair without the options.
 func pair(t *testing.T, url string) (a, b *vault.Vault) {
 	t.Helper()
-	dir := t.TempDir()
-	a, opts := vaulttest.NewAt(t, dir)
-	if err := exchange.AddRemote(a, "origin", url); err != nil {
-		t.Fatalf("AddRemote: %v", err)
-	}
-	mustSync(t, a)
-	b, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
-	if err != nil {
-		t.Fatalf("Clone(%s): %v", url, err)
-	}
-	t.Cleanup(func() { b.Close() })
+	a, b, _ = vaulttest.Pair(t, url)
 	return a, b
 }
 

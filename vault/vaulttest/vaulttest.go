@@ -4,11 +4,14 @@ package vaulttest
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/exchange"
 )
@@ -137,4 +140,22 @@ func NewFormat(tb testing.TB, sealed bool) *vault.Vault {
 	}
 	tb.Cleanup(func() { v.Close() })
 	return v
+}
+
+// HeadMessage returns the message of the commit at v's main branch, read with
+// git straight from the repository: what a host holds, not what memvault shows.
+func HeadMessage(tb testing.TB, v *vault.Vault) string {
+	tb.Helper()
+	if err := v.Flush(context.Background()); err != nil { // for git to see its objects
+		tb.Fatal(err)
+	}
+	out, err := exec.Command(gittest.Git(tb), "--git-dir", v.Dir(), "cat-file", "commit", "refs/heads/main").Output()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, msg, ok := strings.Cut(string(out), "\n\n")
+	if !ok {
+		tb.Fatalf("git cat-file commit main: no message in %q", out)
+	}
+	return msg
 }
