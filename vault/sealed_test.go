@@ -155,7 +155,14 @@ func TestSealedHostSeesNothing(t *testing.T) {
 	if err := v.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, canary := range []string{"canary", "folder", "five", "create", "toolu", "memories/f", "Memory-Path", "Tool-Use-Id"} {
+	// Each canary holds a character that neither a sealed name (base32, lower
+	// case) nor a sealed trailer (base64) uses, so none can turn up by chance.
+	canaries := []string{"folder-canary", "toolu_canary01", "agent-canary", "session-canary",
+		"create /memories", "memories/f", "Memory-Path", "Tool-Use-Id"}
+	for name := range sizes {
+		canaries = append(canaries, name+"-canary")
+	}
+	for _, canary := range canaries {
 		if found := vaulttest.FindInObjects(t, dir, []byte(canary)); len(found) > 0 {
 			t.Errorf("the host can read %q in %v", canary, found)
 		}
