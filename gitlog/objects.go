@@ -383,6 +383,7 @@ func writePack(ctx context.Context, w io.Writer, hs []Hash, read objectReader, r
 			return nil
 		}
 		if copied[i] {
+			reuse.copied++
 			return plan[i].copyTo(b, h)
 		}
 		if o, ok := held[h]; ok {

@@ -36,6 +36,7 @@ type packReuse struct {
 	files   []*os.File
 	entries [][]packEntry       // each pack's, by offset
 	at      map[Hash]reuseEntry // the objects to send that a pack holds
+	copied  int                 // the entries writePack copied as stored
 }
 
 // reuseEntry is an entry of one of packReuse's packs.
@@ -167,7 +168,14 @@ func (r reusable) copyTo(b *packBuilder, h Hash) error {
 // load inflates an entry stored whole, no further than its header's size,
 // once its bytes match the CRC-32 of the pack's index.
 func (r reusable) load() ([]byte, error) {
-	z := make([]byte, r.e.end-r.e.off-int64(len(r.src)))
+	// The span is the distance to the next entry in the index of a pack that
+	// may be another repository's: never allocate past what zlib could make of
+	// the header's size, however far that entry stands.
+	span := r.e.end - r.e.off - int64(len(r.src))
+	if span < 0 || span > 2*r.size+1024 {
+		return nil, fmt.Errorf("the entry of %s spans %d bytes, more than %d bytes deflate to", r.e.hash, span, r.size)
+	}
+	z := make([]byte, span)
 	if _, err := r.file.ReadAt(z, r.e.off+int64(len(r.src))); err != nil {
 		return nil, err
 	}

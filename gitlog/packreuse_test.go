@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -92,6 +93,9 @@ func TestWritePackReuse(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatalf("%s: writePack: %v", name, err)
+			}
+			if reuse != nil && len(objs) > 0 && reuse.copied == 0 {
+				t.Errorf("%s: no entry was copied as stored", name)
 			}
 			x := &packIndexer{budget: deltaCacheBudget}
 			idx, _, err := x.index(ctx, bytes.NewReader(pack.Bytes()))
@@ -251,5 +255,14 @@ func TestReuseSmallSend(t *testing.T) {
 			t.Errorf("openReuse of %d of %d objects read the packs: %v, want %v", len(c.hs), len(all), got, c.want)
 		}
 		u.close()
+	}
+}
+
+// An entry whose index puts the next entry far away (a pack served by another
+// repository may say anything) is refused before its span is allocated.
+func TestReuseLoadBoundsSpan(t *testing.T) {
+	r := reusable{e: packEntry{off: 12, end: 12 + 1<<40}, src: []byte{0x20}, size: 10}
+	if _, err := r.load(); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("load of a 1 TiB span for a 10-byte tree = %v, want a refusal", err)
 	}
 }
