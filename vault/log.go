@@ -141,9 +141,13 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		if err != nil {
 			return p, err
 		}
-		k, err := v.sealKeyAt(c.TreeHash)
-		if err != nil {
-			return p, err
+		// A plain head's history is plain: a vault becomes sealed, never
+		// plain again, so its commits need no look for a key.
+		var k *seal.Key
+		if ns.key != nil {
+			if k, err = v.sealKeyAt(c.TreeHash); err != nil {
+				return p, err
+			}
 		}
 		from := renamedFrom(names{k, &v.seals}, r, p)
 		if from == p {

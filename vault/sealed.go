@@ -593,7 +593,7 @@ func (v *Vault) namesOfRoot(root gitlog.Hash) (names, error) {
 // sameKey reports whether two trees whose keys are a and b (nil: the plain
 // format) store every memory path under the same name.
 func sameKey(a, b *seal.Key) bool {
-	return a == b || a != nil && b != nil && bytes.Equal(a.Marshal(), b.Marshal())
+	return a == b || a != nil && b != nil && a.Equal(b)
 }
 
 // plainTreePath maps the tree path tp of a tree whose names are ns to the

@@ -5,6 +5,7 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	cryptosubtle "crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -72,6 +73,11 @@ func newKey(raw [KeySize]byte) (*Key, error) {
 // Fingerprint names the key without revealing it: 16 hex digits, the same on
 // every clone, different for a rotated key. It is for messages and logs.
 func (k *Key) Fingerprint() string { return k.fingerprint }
+
+// Equal reports whether k and o are the same vault key, in constant time.
+func (k *Key) Equal(o *Key) bool {
+	return cryptosubtle.ConstantTimeCompare(k.raw[:], o.raw[:]) == 1
+}
 
 // Marshal returns the key's file form, the plaintext of `.memvault/key`: a
 // version line, then the key in base64 on one line. The caller encrypts it to

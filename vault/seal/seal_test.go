@@ -375,3 +375,22 @@ func TestSize(t *testing.T) {
 		t.Errorf("SealSize(-1) = nil error")
 	}
 }
+
+// A key equals its own file form read back, and no other key.
+func TestKeyEqual(t *testing.T) {
+	k, err := NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseKey(k.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !k.Equal(back) || k.Equal(other) {
+		t.Errorf("k.Equal(ParseKey(k)) = %v, k.Equal(another key) = %v; want true, false", k.Equal(back), k.Equal(other))
+	}
+}
