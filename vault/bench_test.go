@@ -42,12 +42,17 @@ func benchDir(b *testing.B) string {
 
 // seededVault returns a vault of files 1 KB files and commits commits.
 func seededVault(b *testing.B, files, commits int) *vault.Vault {
-	key := fmt.Sprint(files, commits)
+	return seededVaultIn(b, files, commits, false)
+}
+
+// seededVaultIn is seededVault in the plain or the sealed format.
+func seededVaultIn(b *testing.B, files, commits int, sealed bool) *vault.Vault {
+	key := fmt.Sprint(files, commits, sealed)
 	if v, ok := benchVaults.Load(key); ok {
 		return v.(*vault.Vault)
 	}
 	dir := benchDir(b)
-	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity")})
+	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
 	if err != nil {
 		b.Fatal(err)
 	}

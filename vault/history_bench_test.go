@@ -18,19 +18,26 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// longHistory is built once per process: 100,000 commits take seconds to pack
-// and index, and are not what is measured.
+// longHistory is built once per process and format: 100,000 commits take
+// seconds to pack and index, and are not what is measured.
 var (
-	historyOnce sync.Once
-	history     vaulttest.History
+	historyOnce [2]sync.Once
+	history     [2]vaulttest.History
 )
 
-func longHistory(b *testing.B) vaulttest.History {
-	historyOnce.Do(func() { history = vaulttest.BuildHistory(b, benchDir(b), 100_000, 100) })
-	if history.Dir == "" {
+func longHistory(b *testing.B) vaulttest.History { return longHistoryIn(b, false) }
+
+// longHistoryIn is longHistory in the plain or the sealed format.
+func longHistoryIn(b *testing.B, sealed bool) vaulttest.History {
+	i, build := 0, vaulttest.BuildHistory
+	if sealed {
+		i, build = 1, vaulttest.BuildSealedHistory
+	}
+	historyOnce[i].Do(func() { history[i] = build(b, benchDir(b), 100_000, 100) })
+	if history[i].Dir == "" {
 		b.Fatal("building the history failed")
 	}
-	return history
+	return history[i]
 }
 
 // BenchmarkHistory walks a history of 100,000 commits (100 files, each commit

@@ -20,16 +20,23 @@ func cpuPerOp(b *testing.B, start time.Duration) {
 }
 
 var (
-	blameOnce  sync.Once
-	blameVault struct{ dir, identity string }
+	blameOnce  [2]sync.Once
+	blameVault [2]struct{ dir, identity string }
 )
 
 // blameHistory is a vault whose /memories/long.md has 500 lines and 2,000
 // versions, built once per process.
-func blameHistory(b *testing.B) (string, vault.Options) {
-	blameOnce.Do(func() {
+func blameHistory(b *testing.B) (string, vault.Options) { return blameHistoryIn(b, false) }
+
+// blameHistoryIn is blameHistory in the plain or the sealed format.
+func blameHistoryIn(b *testing.B, sealed bool) (string, vault.Options) {
+	i := 0
+	if sealed {
+		i = 1
+	}
+	blameOnce[i].Do(func() {
 		dir := benchDir(b)
-		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity")}
+		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed}
 		v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), opts)
 		if err != nil {
 			b.Fatal(err)
@@ -37,12 +44,12 @@ func blameHistory(b *testing.B) (string, vault.Options) {
 		vaulttest.EditedFile(b, v, "/memories/long.md", 500, 2000)
 		v.Close()
 		vaulttest.Writeback()
-		blameVault.dir, blameVault.identity = filepath.Join(dir, "vault.git"), opts.IdentityFile
+		blameVault[i].dir, blameVault[i].identity = filepath.Join(dir, "vault.git"), opts.IdentityFile
 	})
-	if blameVault.dir == "" {
+	if blameVault[i].dir == "" {
 		b.Fatal("building the history failed")
 	}
-	return blameVault.dir, vault.Options{IdentityFile: blameVault.identity}
+	return blameVault[i].dir, vault.Options{IdentityFile: blameVault[i].identity}
 }
 
 // BenchmarkBlame blames a 500-line file with 2,000 versions in a freshly opened

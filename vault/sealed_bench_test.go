@@ -2,83 +2,164 @@ package vault_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// BenchmarkSealed puts the sealed format against the plain one, in one run, on
-// vaults of 1,000 files of 1 KB in 10 folders: a durable write, a warm view of
-// a file, the listing of /memories two levels deep (every name and size), and
-// the first 100 records of the log. Compare each sealed figure with the plain
-// one beside it:
+// BenchmarkSealed puts the sealed format against the plain one, each item in
+// both formats one after the other, in one run:
 //
-//	go test ./vault -run '^$' -bench BenchmarkSealed -count 5
+//   - write, view, list, log100: a vault of 1,000 files of 1 KB in 10
+//     folders: a durable write, a warm view of a file, the listing of
+//     /memories two levels deep (every name and size), the first 100 records
+//     of the log;
+//   - history/first100, history/file: BenchmarkHistory's log of 100,000
+//     commits (its first page, and one file's 1,001 commits), in an open vault;
+//   - blame: BenchmarkBlame's 500-line file of 2,000 versions, in a freshly
+//     opened vault;
+//   - grep/cold, grep/warm: BenchmarkGrep's 10,000 files;
+//   - sync: BenchmarkSyncDiverged1000's 1,000 x 1,000 diverged sync through a
+//     local path.
+//
+// The sealed format's target is at most 1.1 times the plain one's for each.
+// The histories are built once per process; sync builds its clones for each
+// operation, outside the timing, so give it a count rather than a time:
+//
+//	go test ./vault -run '^$' -bench '^BenchmarkSealed$/^(write|view|list|log100|history|blame|grep)/' -count 5
+//	go test ./vault -run '^$' -bench '^BenchmarkSealed$/^sync/' -benchtime 3x -count 3
 func BenchmarkSealed(b *testing.B) {
 	ctx := context.Background()
 	const files = 1000
-	for _, sealed := range []bool{false, true} {
-		name := map[bool]string{false: "plain", true: "sealed"}[sealed]
-		key := fmt.Sprint("sealed-bench", sealed)
-		var v *vault.Vault
-		if got, ok := benchVaults.Load(key); ok {
-			v = got.(*vault.Vault)
-		} else {
-			dir := benchDir(b)
-			var err error
-			v, _, err = vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
+	formats := []bool{false, true}
+	each := func(item string, f func(b *testing.B, sealed bool)) {
+		for _, sealed := range formats {
+			b.Run(item+"/"+formatName(sealed), func(b *testing.B) { f(b, sealed) })
+		}
+	}
+	each("write", func(b *testing.B, sealed bool) {
+		v := seededVaultIn(b, files, 200, sealed)
+		rng := rand.New(rand.NewPCG(1, 2))
+		i := 0
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			vaulttest.Write(b, v, vaulttest.FilePath(rng.IntN(files)), vaulttest.Content(i))
+			i++
+		}
+	})
+	each("view", func(b *testing.B, sealed bool) {
+		v := seededVaultIn(b, files, 200, sealed)
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			s, err := v.Snapshot(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
-			vaulttest.Seed(b, v, files, 200)
-			benchVaults.Store(key, v)
+			if _, err := s.ReadFile(ctx, vaulttest.FilePath(42)); err != nil {
+				b.Fatal(err)
+			}
 		}
-		b.Run("write/"+name, func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 2))
-			i := 0
-			for b.Loop() {
-				vaulttest.Write(b, v, vaulttest.FilePath(rng.IntN(files)), vaulttest.Content(i))
-				i++
+	})
+	each("list", func(b *testing.B, sealed bool) {
+		v := seededVaultIn(b, files, 200, sealed)
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			s, err := v.Snapshot(ctx)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-		b.Run("view/"+name, func(b *testing.B) {
-			for b.Loop() {
-				s, err := v.Snapshot(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := s.ReadFile(ctx, vaulttest.FilePath(42)); err != nil {
-					b.Fatal(err)
-				}
+			top, err := s.List(ctx, "/memories")
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
-		b.Run("list/"+name, func(b *testing.B) {
-			for b.Loop() {
-				s, err := v.Snapshot(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				top, err := s.List(ctx, "/memories")
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, e := range top {
-					if _, err := s.List(ctx, "/memories/"+e.Name); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-		b.Run("log100/"+name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := v.Log(ctx, vault.LogOptions{Limit: 100}); err != nil {
+			for _, e := range top {
+				if _, err := s.List(ctx, "/memories/"+e.Name); err != nil {
 					b.Fatal(err)
 				}
 			}
-		})
+		}
+	})
+	each("log100", func(b *testing.B, sealed bool) {
+		v := seededVaultIn(b, files, 200, sealed)
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			if _, err := v.Log(ctx, vault.LogOptions{Limit: 100}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	history := func(b *testing.B, sealed bool, o func(h vaulttest.History) (vault.LogOptions, int)) {
+		h := longHistoryIn(b, sealed)
+		v, err := vault.Open(ctx, h.Dir, vault.Options{IdentityFile: h.IdentityFile})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer v.Close()
+		opts, want := o(h)
+		log := func() {
+			recs, err := v.Log(ctx, opts)
+			if err != nil || len(recs) != want {
+				b.Fatalf("Log(%+v) = %d records, %v; want %d", opts, len(recs), err, want)
+			}
+		}
+		log() // the history index and the packs' indexes loaded, in both formats
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			log()
+		}
 	}
+	each("history/first100", func(b *testing.B, sealed bool) {
+		history(b, sealed, func(vaulttest.History) (vault.LogOptions, int) { return vault.LogOptions{Limit: 100}, 100 })
+	})
+	each("history/file", func(b *testing.B, sealed bool) {
+		history(b, sealed, func(h vaulttest.History) (vault.LogOptions, int) {
+			return vault.LogOptions{Path: h.File}, 100_000/h.Files + 1
+		})
+	})
+	each("blame", func(b *testing.B, sealed bool) {
+		dir, opts := blameHistoryIn(b, sealed)
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			v, err := vault.Open(ctx, dir, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bl, err := v.Blame(ctx, "/memories/long.md", "")
+			if err != nil || len(bl.Lines) != 500 {
+				b.Fatalf("Blame = %v lines, %v; want 500", len(bl.Lines), err)
+			}
+			v.Close()
+		}
+	})
+	re := regexp.MustCompile(`memory line 4242 about`)
+	grep := func(b *testing.B, v *vault.Vault) {
+		res, err := v.Grep(ctx, re, vault.GrepOptions{})
+		if err != nil || len(res.Files) != 1 || res.Files[0].Matches != 24 {
+			b.Fatalf("Grep = %+v, %v; want one file of 24 matches", res, err)
+		}
+	}
+	each("grep/cold", func(b *testing.B, sealed bool) {
+		v := seededVaultIn(b, 10000, 1, sealed)
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			v2, err := vault.Open(ctx, v.Dir(), vault.Options{IdentityFile: v.IdentityFile()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			grep(b, v2)
+			v2.Close()
+		}
+	})
+	each("grep/warm", func(b *testing.B, sealed bool) {
+		v := seededVaultIn(b, 10000, 1, sealed)
+		grep(b, v)
+		defer cpuPerOp(b, vaulttest.CPUTime())
+		for b.Loop() {
+			grep(b, v)
+		}
+	})
+	each("sync", func(b *testing.B, sealed bool) { benchSyncDivergedIn(b, fileRemote, sealed) })
 }

@@ -1,14 +1,22 @@
 package vaulttest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"filippo.io/age"
+
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // History is a vault with a long history, made by BuildHistory.
@@ -36,9 +44,23 @@ func HistoryFile(i, files int) string {
 // hold tiny blobs, not age ciphertext: the history can be walked, not read.
 func BuildHistory(tb testing.TB, dir string, commits, files int) History {
 	tb.Helper()
+	return buildHistory(tb, dir, commits, files, false)
+}
+
+// BuildSealedHistory is BuildHistory for a vault of the sealed format: every
+// name sealed under the vault's key, every message and author sealed, as
+// memvault writes them. The blobs are tiny as in BuildHistory, with no sealed
+// size header: the history can be walked, not read or listed.
+func BuildSealedHistory(tb testing.TB, dir string, commits, files int) History {
+	tb.Helper()
+	return buildHistory(tb, dir, commits, files, true)
+}
+
+func buildHistory(tb testing.TB, dir string, commits, files int, sealed bool) History {
+	tb.Helper()
 	h := History{Dir: filepath.Join(dir, "vault.git"), IdentityFile: filepath.Join(dir, "identity"), Files: files}
 	h.File = HistoryFile(42%files, files)
-	v, _, err := vault.Init(context.Background(), h.Dir, vault.Options{IdentityFile: h.IdentityFile})
+	v, _, err := vault.Init(context.Background(), h.Dir, vault.Options{IdentityFile: h.IdentityFile, Sealed: sealed})
 	if err != nil {
 		tb.Fatalf("build history: %v", err)
 	}
@@ -47,7 +69,14 @@ func BuildHistory(tb testing.TB, dir string, commits, files int) History {
 	if err != nil {
 		tb.Fatalf("build history: %v", err)
 	}
-	head, err := buildPack(r, commits, files)
+	var key *seal.Key
+	if sealed {
+		if key, err = vaultKey(r, h.IdentityFile); err != nil {
+			r.Close()
+			tb.Fatalf("build history: %v", err)
+		}
+	}
+	head, err := buildPack(r, commits, files, key)
 	r.Close()
 	if err != nil {
 		tb.Fatalf("build history: %v", err)
@@ -75,7 +104,71 @@ func BuildHistory(tb testing.TB, dir string, commits, files int) History {
 	return h
 }
 
-func buildPack(r *gitlog.Repo, commits, files int) (gitlog.Hash, error) {
+// vaultKey opens the vault key of r's main tree with the identity in
+// identityFile, as a reader holding that identity does.
+func vaultKey(r *gitlog.Repo, identityFile string) (*seal.Key, error) {
+	head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	root, err := r.RootTree(head)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.Lookup(root, ".memvault/key")
+	if err != nil {
+		return nil, err
+	}
+	ct, err := r.ReadBlob(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	idf, err := os.ReadFile(identityFile)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := age.ParseIdentities(bytes.NewReader(idf))
+	if err != nil {
+		return nil, err
+	}
+	pr, err := age.Decrypt(bytes.NewReader(ct), ids...)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := io.ReadAll(pr)
+	if err != nil {
+		return nil, err
+	}
+	return seal.ParseKey(plain)
+}
+
+// historyNames stores names as a vault of its format does: as they are (key
+// nil), or sealed under key in their folder.
+type historyNames struct{ key *seal.Key }
+
+func (n historyNames) name(dir, name string) string {
+	if n.key == nil {
+		return name
+	}
+	s, err := n.key.SealName(dir, name)
+	if err != nil {
+		panic(err) // the names made here are short and valid
+	}
+	return s
+}
+
+// sortTree puts es in git's order: by name, a folder's name as if it ended in "/".
+func sortTree(es []gitlog.Entry) {
+	key := func(e gitlog.Entry) string {
+		if e.IsDir() {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	slices.SortFunc(es, func(a, b gitlog.Entry) int { return strings.Compare(key(a), key(b)) })
+}
+
+func buildPack(r *gitlog.Repo, commits, files int, key *seal.Key) (gitlog.Hash, error) {
 	parent, err := r.Head()
 	if err != nil {
 		return parent, err
@@ -94,15 +187,32 @@ func buildPack(r *gitlog.Repo, commits, files int) (gitlog.Hash, error) {
 		return parent, err
 	}
 	tree := func(es []gitlog.Entry) gitlog.Hash { return p.add(objTree, encodeTree(es)) }
+	ns := historyNames{key}
 	dirs := make([][]gitlog.Entry, 10)
 	for i := range files {
 		d := i % 10
 		blob := p.add(objBlob, fmt.Appendf(nil, "f%d v0\n", i))
-		dirs[d] = append(dirs[d], gitlog.Entry{Name: fmt.Sprintf("f%04d.md", i), Mode: gitlog.ModeRegular, Hash: blob})
+		dirs[d] = append(dirs[d], gitlog.Entry{Name: ns.name(fmt.Sprintf("/memories/d%d", d), fmt.Sprintf("f%04d.md", i)), Mode: gitlog.ModeRegular, Hash: blob})
+	}
+	// at[f] is where file f is in its folder's entries, once they are in git's order.
+	at := make([]int, files)
+	for d := range dirs {
+		order := slices.Clone(dirs[d])
+		sortTree(dirs[d])
+		for j, e := range order {
+			at[j*10+d] = slices.IndexFunc(dirs[d], func(o gitlog.Entry) bool { return o.Name == e.Name })
+		}
 	}
 	mem := make([]gitlog.Entry, 10)
+	// memAt[d] is where folder d is in memories/.
+	memAt := make([]int, 10)
 	for d := range mem {
-		mem[d] = gitlog.Entry{Name: fmt.Sprintf("d%d", d), Mode: gitlog.ModeDir, Hash: tree(dirs[d])}
+		mem[d] = gitlog.Entry{Name: ns.name("/memories", fmt.Sprintf("d%d", d)), Mode: gitlog.ModeDir, Hash: tree(dirs[d])}
+	}
+	order := slices.Clone(mem)
+	sortTree(mem)
+	for d, e := range order {
+		memAt[d] = slices.IndexFunc(mem, func(o gitlog.Entry) bool { return o.Name == e.Name })
 	}
 	when := time.Now().Add(-time.Duration(commits) * time.Second)
 	for i := range commits {
@@ -110,10 +220,18 @@ func buildPack(r *gitlog.Repo, commits, files int) (gitlog.Hash, error) {
 		if i > 0 {
 			f := i % files
 			d := f % 10
-			dirs[d][f/10].Hash = p.add(objBlob, fmt.Appendf(nil, "f%d v%d\n", f, i))
-			mem[d].Hash = tree(dirs[d])
+			dirs[d][at[f]].Hash = p.add(objBlob, fmt.Appendf(nil, "f%d v%d\n", f, i))
+			mem[memAt[d]].Hash = tree(dirs[d])
 			path := HistoryFile(f, files)
 			msg = fmt.Sprintf("str_replace %s\n\nMemory-Command: str_replace\nMemory-Path: %s\nTool-Use-Id: toolu_%06d\n", path, path, i)
+		}
+		author := "agent <agent@memvault>"
+		if key != nil {
+			var err error
+			if msg, err = key.SealMessage(seal.Message{Text: msg, AuthorName: "agent", AuthorEmail: "agent@memvault"}); err != nil {
+				return parent, err
+			}
+			author = seal.Author + " <" + seal.AuthorEmail + ">"
 		}
 		rootEntries := []gitlog.Entry{}
 		for _, e := range base {
@@ -122,8 +240,8 @@ func buildPack(r *gitlog.Repo, commits, files int) (gitlog.Hash, error) {
 			}
 		}
 		rootEntries = append(rootEntries, gitlog.Entry{Name: "memories", Mode: gitlog.ModeDir, Hash: tree(mem)})
-		sig := fmt.Sprintf("agent <agent@memvault> %d +0000", when.Add(time.Duration(i)*time.Second).Unix())
-		data := fmt.Appendf(nil, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree(rootEntries), parent, sig, sig, msg)
+		stamp := fmt.Sprintf(" %d +0000", when.Add(time.Duration(i)*time.Second).Unix())
+		data := fmt.Appendf(nil, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree(rootEntries), parent, author+stamp, "agent <agent@memvault>"+stamp, msg)
 		parent = p.add(objCommit, data)
 	}
 	return parent, p.finish(count)
