@@ -270,7 +270,7 @@ func (v *Vault) record(c *gitlog.Commit) (Record, error) {
 	// Nor is its author, which names the agent in a record.
 	opened.Message, opened.Author.Name, opened.Author.Email = sealedUnopened, "", ""
 	if k != nil && seal.IsSealed(c.Message) {
-		if m, err := k.OpenMessage(c.Message); err == nil {
+		if m, err := v.openMessage(k, c); err == nil {
 			opened.Message, opened.Author.Name, opened.Author.Email = m.Text, m.AuthorName, m.AuthorEmail
 		}
 	}

@@ -41,6 +41,10 @@ type sealKeys struct {
 	opened map[openedKey]map[string]string
 	// paths remembers memory paths sealed lately, so a view seals each once.
 	paths map[pathKey]string
+	// msgs remembers the messages opened lately, by commit: a commit never
+	// changes, nor does the key of its tree, so a log opens each once, as a
+	// plain log decodes each commit once (gitlog caches the commits).
+	msgs map[gitlog.Hash]seal.Message
 }
 
 type pathKey struct {
@@ -58,6 +62,7 @@ const (
 	maxRootKeys      = 4096
 	maxOpenedFolders = 1024
 	maxSealedPaths   = 16384
+	maxOpenedMsgs    = 16384
 )
 
 func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
@@ -526,11 +531,37 @@ func (v *Vault) openedMessage(c *gitlog.Commit) (string, error) {
 	if err != nil || k == nil {
 		return c.Message, err
 	}
-	m, err := k.OpenMessage(c.Message)
+	m, err := v.openMessage(k, c)
 	if err != nil {
 		return "", nil
 	}
 	return m.Text, nil
+}
+
+// openMessage opens the sealed message of commit c under k, the key of c's
+// tree, once per commit: a message opened before comes from the cache. The
+// error wraps seal.ErrBadMessage.
+func (v *Vault) openMessage(k *seal.Key, c *gitlog.Commit) (seal.Message, error) {
+	if c.Hash.IsZero() { // not read from the repository: nothing to cache it by
+		return k.OpenMessage(c.Message)
+	}
+	v.seals.mu.Lock()
+	m, ok := v.seals.msgs[c.Hash]
+	v.seals.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := k.OpenMessage(c.Message)
+	if err != nil {
+		return m, err
+	}
+	v.seals.mu.Lock()
+	if v.seals.msgs == nil || len(v.seals.msgs) >= maxOpenedMsgs {
+		v.seals.msgs = map[gitlog.Hash]seal.Message{}
+	}
+	v.seals.msgs[c.Hash] = m
+	v.seals.mu.Unlock()
+	return m, nil
 }
 
 // keyFile returns the key file of vault key k, encrypted to rs, and caches k
