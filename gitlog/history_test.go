@@ -420,3 +420,40 @@ func TestWalkPathMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestChanged checks Changed against the trees, for a file changed, one left
+// alone, one under a folder added whole, and a file deleted; and in a freshly
+// opened repository, whose index must be read or completed first.
+func TestChanged(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := Init(dir)
+	first := commit(t, r, Change{Op: Put, Path: ".k/key", Data: []byte("k1")}, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	edit := commit(t, r, Change{Op: Put, Path: "m/a", Data: []byte("2")})
+	added := commit(t, r, Change{Op: Put, Path: "m/d/e/f", Data: []byte("3")})
+	rotate := commit(t, r, Change{Op: Put, Path: ".k/key", Data: []byte("k2")}, Change{Op: Delete, Path: "m/a"})
+	cases := []struct {
+		c    Hash
+		p    string
+		want bool
+	}{
+		{first, ".k/key", true}, {first, "m/a", true}, {first, "m/b", false},
+		{edit, "m/a", true}, {edit, ".k/key", false}, {edit, "m", true},
+		{added, "m/d/e/f", true}, {added, "m/d/e/g", false}, {added, "m/a", false},
+		{rotate, ".k/key", true}, {rotate, "m/a", true}, {rotate, "m/d/e/f", false},
+	}
+	check := func(r *Repo, when string) {
+		for _, tc := range cases {
+			if got, err := r.Changed(tc.c, tc.p); err != nil || got != tc.want {
+				t.Errorf("%s: Changed(%s, %q) = %v, %v; want %v", when, tc.c, tc.p, got, err, tc.want)
+			}
+		}
+	}
+	check(r, "as made")
+	r.Close()
+	r2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	check(r2, "reopened")
+}

@@ -82,6 +82,22 @@ func (r *Repo) WalkPath(ctx context.Context, from Hash, p string, fn func(c *Com
 	return nil
 }
 
+// Changed tells whether commit h's tree holds another entry at tree path p
+// than its first parent's (any entry, for a commit with no parent), from the
+// history index when it knows: that reads no commit but h, at most, where
+// comparing the trees would read the parent's.
+func (r *Repo) Changed(h Hash, p string) (bool, error) {
+	n, err := r.index.node(r, h)
+	if err != nil {
+		return false, fmt.Errorf("gitlog: changed: %w", err)
+	}
+	hit, sure := n.touches(p)
+	if hit && !sure {
+		return r.entryChanged(h, n.parents, p)
+	}
+	return hit, nil
+}
+
 // entryChanged tells whether commit h's tree and its first parent's hold different
 // entries at tree path p.
 func (r *Repo) entryChanged(h Hash, parents []Hash, p string) (bool, error) {

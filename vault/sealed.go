@@ -783,6 +783,11 @@ func (v *Vault) pathInParent(c *gitlog.Commit, k *seal.Key, tp string) string {
 	if k == nil || len(c.ParentHashes) == 0 {
 		return tp
 	}
+	// The parent's key is the same unless c changed the key file; the
+	// history index tells that without reading the parent.
+	if changed, err := v.repo.Changed(c.Hash, keyPath); err == nil && !changed {
+		return tp
+	}
 	root, err := v.repo.RootTree(c.ParentHashes[0])
 	if err != nil {
 		return tp
