@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
-	"strings"
 	"sync"
 )
 
@@ -53,13 +52,19 @@ func (n *ixNode) touches(p string) (hit, sure bool) {
 	maybe := false
 	for _, o := range n.ops {
 		switch {
-		case p == "" || o == p || strings.HasPrefix(o, p+"/"):
+		case p == "" || o == p || under(o, p):
 			return true, true
-		case strings.HasPrefix(p, o+"/"):
+		case under(p, o):
 			maybe = true
 		}
 	}
 	return maybe, !maybe
+}
+
+// under tells whether tree path p lies below dir: strings.HasPrefix(p, dir+"/")
+// with no string built, as a walk asks it of every commit's changes.
+func under(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
 type historyIndex struct {
