@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,9 +37,10 @@ type sealKeys struct {
 	// plain format): a log opens one message per commit, and need not look
 	// for the key file in each tree again.
 	byRoot map[gitlog.Hash]*seal.Key
-	// opened remembers the names opened in each folder's tree: trees never
-	// change, so a listing opens each sealed name once.
-	opened map[openedKey]map[string]string
+	// opened remembers each folder's tree with its names opened (see
+	// openedTree): trees never change, so a listing opens each sealed name
+	// once, and puts them in order once.
+	opened map[openedKey][]openedEntry
 	// paths remembers memory paths sealed lately, so a view seals each once.
 	paths map[pathKey]string
 	// msgs remembers the messages opened lately, by commit: a commit never
@@ -55,6 +57,7 @@ type pathKey struct {
 type openedKey struct {
 	tree gitlog.Hash
 	dir  string
+	key  *seal.Key
 }
 
 // Bounds of the caches above: a few MB at most.
@@ -119,35 +122,75 @@ func (v *Vault) sealKeyAt(root gitlog.Hash) (*seal.Key, error) {
 	return k, nil
 }
 
-// openName opens the stored name of an entry of the memory folder dir, whose
-// tree is h, once per tree: a name opened before comes from the cache.
-func (v *Vault) openName(ns names, h gitlog.Hash, dir, stored string) (string, error) {
-	if ns.key == nil {
-		return stored, nil
+// openedEntry is an entry of a memory folder's tree with its name opened;
+// err says why it did not open (Name is then the stored name).
+type openedEntry struct {
+	gitlog.Entry
+	err error
+}
+
+// openedTree returns the entries of the memory folder dir, whose tree is h,
+// with their names opened under ns, in git's order of the opened names (a
+// folder's name as if it ended in "/"), which is the byte order of the paths
+// below them. A sealed tree is opened once: trees never change, so the result
+// comes from the cache after that; the caller must not change it. The error
+// is the tree's read error.
+func (v *Vault) openedTree(ns names, h gitlog.Hash, dir string) ([]openedEntry, error) {
+	k := openedKey{h, dir, ns.key}
+	if ns.key != nil {
+		v.seals.mu.Lock()
+		es, ok := v.seals.opened[k]
+		v.seals.mu.Unlock()
+		if ok {
+			return es, nil
+		}
 	}
-	k := openedKey{h, dir}
-	v.seals.mu.Lock()
-	name, ok := v.seals.opened[k][stored]
-	v.seals.mu.Unlock()
-	if ok {
-		return name, nil
-	}
-	name, err := ns.child(dir, stored)
+	es, err := v.repo.ReadTree(h)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
+	out := make([]openedEntry, len(es))
+	for i, e := range es {
+		out[i].Entry = e
+	}
+	if ns.key == nil {
+		return out, nil // stored as they are, and in git's order already
+	}
+	for i := range out {
+		if name, err := ns.child(dir, out[i].Name); err != nil {
+			out[i].err = err
+		} else {
+			out[i].Name = name
+		}
+	}
+	slices.SortFunc(out, func(a, b openedEntry) int { return gitCompare(a.Entry, b.Entry) })
 	v.seals.mu.Lock()
 	if v.seals.opened == nil || len(v.seals.opened) >= maxOpenedFolders {
-		v.seals.opened = map[openedKey]map[string]string{}
+		v.seals.opened = map[openedKey][]openedEntry{}
 	}
-	m := v.seals.opened[k]
-	if m == nil {
-		m = map[string]string{}
-		v.seals.opened[k] = m
-	}
-	m[stored] = name
+	v.seals.opened[k] = out
 	v.seals.mu.Unlock()
-	return name, nil
+	return out, nil
+}
+
+// gitCompare orders tree entries as git does: by name, a folder's name as if
+// it ended in "/".
+func gitCompare(a, b gitlog.Entry) int {
+	an, bn := a.Name, b.Name
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	end := func(e gitlog.Entry, name string) int {
+		switch {
+		case len(name) > n:
+			return int(name[n])
+		case e.IsDir():
+			return '/'
+		}
+		return 0
+	}
+	return end(a, an) - end(b, bn)
 }
 
 func (v *Vault) sealKeyBlob(h, root gitlog.Hash) (*seal.Key, error) {
@@ -744,16 +787,15 @@ func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef,
 	var out []fileRef
 	var walk func(dir string, h gitlog.Hash) error
 	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.repo.ReadTree(h)
+		es, err := v.openedTree(ns, h, dir)
 		if err != nil {
 			return fmt.Errorf("vault: list %s: %w", dir, err)
 		}
 		for _, c := range es {
-			name, err := v.openName(ns, h, dir, c.Name)
-			if err != nil {
-				return err
+			if c.err != nil {
+				return c.err
 			}
-			p := dir + "/" + name
+			p := dir + "/" + c.Name
 			if c.IsDir() {
 				if err := walk(p, c.Hash); err != nil {
 					return err
@@ -764,11 +806,9 @@ func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef,
 		}
 		return nil
 	}
-	if err := walk(dir, h); err != nil {
-		return nil, err
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, nil
+	// Each folder in git's order of its opened names: the paths come in
+	// byte order.
+	return out, walk(dir, h)
 }
 
 // pathInParent maps the tree path tp, stored under the key of commit c's

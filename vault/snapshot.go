@@ -152,20 +152,17 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 	case !e.IsDir():
 		return nil, fmt.Errorf("vault: list %s: %w", p, ErrNotDir)
 	}
-	es, err := s.v.repo.ReadTree(e.Hash)
+	p, _ = CleanPath(p) // sealed names are bound to the canonical path of their folder
+	es, err := s.v.openedTree(s.names, e.Hash, p)
 	if err != nil {
 		return nil, s.v.blobError(p, err)
 	}
 	out := make([]Entry, 0, len(es))
-	p, _ = CleanPath(p) // sealed names are bound to the canonical path of their folder
-	for _, c := range es {
+	for _, oe := range es {
+		c := oe.Entry
 		ent := Entry{Name: c.Name, Dir: c.IsDir()}
-		name, err := s.v.openName(s.names, e.Hash, p, c.Name)
-		if err == nil {
-			ent.Name, c.Name = name, name
-		}
-		if err != nil {
-			ent.Dir, ent.Err = false, err
+		if oe.err != nil {
+			ent.Dir, ent.Err = false, oe.err
 		} else if reason := entryReason(p, c); reason != "" {
 			ent.Dir, ent.Err = false, badEntry(entryPath(p, c.Name), reason)
 		} else if !ent.Dir {
