@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"filippo.io/age"
-
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/seal"
 )
@@ -210,13 +208,10 @@ func (a *admission) sealedBlob(c gitlog.Hash, k *seal.Key, p string, e gitlog.En
 			}
 			continue
 		}
-		hdr, err := age.ExtractHeader(bytes.NewReader(body))
-		if err != nil {
-			a.refuse(c, p, "a damaged age file (no complete header)")
-			return nil
-		}
-		size, err := k.OpenSize(head, hdr)
+		size, err := k.OpenBlobSize(head)
 		switch {
+		case errors.Is(err, seal.ErrNoAgeHeader):
+			a.refuse(c, p, "a damaged age file (no complete header)")
 		case err != nil:
 			a.refuse(c, p, "a size header not sealed under this vault's key")
 		case size > a.limits.MaxFileSize:

@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"filippo.io/age"
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/seal"
@@ -329,15 +326,11 @@ func sealBlob(k *seal.Key, plain []byte, rs []ageRecipient) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr, err := age.ExtractHeader(bytes.NewReader(ct))
+	blob, err := k.SealBlob(int64(len(plain)), ct)
 	if err != nil {
 		return nil, fmt.Errorf("vault: encrypt: %w", err)
 	}
-	sh, err := k.SealSize(int64(len(plain)), hdr)
-	if err != nil {
-		return nil, err
-	}
-	return append(sh, ct...), nil
+	return blob, nil
 }
 
 // unsealBlob splits a memory blob into its age file and whether it is sealed
@@ -357,12 +350,11 @@ func sealedPlainSize(k *seal.Key, p string, head []byte) (int64, error) {
 	if !seal.HasSizeHeader(head) {
 		return 0, badEntry(p, "no sealed size header")
 	}
-	hdr, err := age.ExtractHeader(bytes.NewReader(head[seal.SizeHeaderLen:]))
-	if err != nil {
+	n, err := k.OpenBlobSize(head)
+	switch {
+	case errors.Is(err, seal.ErrNoAgeHeader):
 		return 0, badEntry(p, "a damaged age file (no complete header)")
-	}
-	n, err := k.OpenSize(head, hdr)
-	if err != nil {
+	case err != nil:
 		return 0, badEntry(p, "a size not sealed under this vault's key")
 	}
 	return n, nil
@@ -528,20 +520,15 @@ func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]
 		if err != nil {
 			return nil, err
 		}
-		ct := done[f.hash]
-		hdr, err := age.ExtractHeader(bytes.NewReader(ct))
+		blob, err := k.SealBlob(size, done[f.hash])
 		if err != nil {
 			return nil, fmt.Errorf("vault: encrypt: %w", err)
-		}
-		sh, err := k.SealSize(size, hdr)
-		if err != nil {
-			return nil, err
 		}
 		tp, err := to.treePath(p)
 		if err != nil {
 			return nil, err
 		}
-		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: append(sh, ct...)})
+		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: blob})
 	}
 	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf}), nil
 }

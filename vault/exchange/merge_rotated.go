@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"filippo.io/age"
-
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/seal"
@@ -149,23 +147,14 @@ func (m *merger) reheader(h gitlog.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: merge: %w", err)
 	}
-	bad := fmt.Errorf("vault: merge: a blob with no size header that opens: %w", vault.ErrBadEntry)
-	if !seal.HasSizeHeader(blob) {
-		return nil, bad
-	}
-	hdr, err := age.ExtractHeader(bytes.NewReader(blob[seal.SizeHeaderLen:]))
-	if err != nil {
-		return nil, bad
-	}
-	size, err := m.rot.old.OpenSize(blob, hdr)
-	if err != nil {
-		return nil, bad
-	}
-	sh, err := m.key.SealSize(size, hdr)
-	if err != nil {
+	out, err := m.key.ResealBlob(m.rot.old, blob)
+	switch {
+	case errors.Is(err, seal.ErrBadSize), errors.Is(err, seal.ErrNoAgeHeader):
+		return nil, fmt.Errorf("vault: merge: a blob with no size header that opens: %w", vault.ErrBadEntry)
+	case err != nil:
 		return nil, fmt.Errorf("vault: merge: %w", err)
 	}
-	return append(sh, blob[seal.SizeHeaderLen:]...), nil
+	return out, nil
 }
 
 // finishRotation puts the translation of ours first, and turns each link of
@@ -183,10 +172,8 @@ func (m *merger) finishRotation() error {
 		if err != nil {
 			return fmt.Errorf("vault: merge: %w", err)
 		}
-		if hdr, err := age.ExtractHeader(bytes.NewReader(head[min(len(head), seal.SizeHeaderLen):])); err == nil {
-			if _, err := m.key.OpenSize(head, hdr); err == nil {
-				continue
-			}
+		if _, err := m.key.OpenBlobSize(head); err == nil {
+			continue
 		}
 		data, err := m.reheader(c.Hash)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"filippo.io/age"
 )
 
 // testKey returns a key with fixed bytes, so a failure can be reproduced.
@@ -392,5 +394,61 @@ func TestKeyEqual(t *testing.T) {
 	}
 	if !k.Equal(back) || k.Equal(other) {
 		t.Errorf("k.Equal(ParseKey(k)) = %v, k.Equal(another key) = %v; want true, false", k.Equal(back), k.Equal(other))
+	}
+}
+
+// TestSealBlob checks the blob helpers on a real age file: the size opens
+// from the blob's head, a reseal opens under the new key only and keeps the
+// age file, and a head cut inside the age header, a blob with no size header
+// and a header moved onto another age file are refused.
+func TestSealBlob(t *testing.T) {
+	k, _ := NewKey()
+	other, _ := NewKey()
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ageFile := func(plain string) []byte {
+		var b bytes.Buffer
+		w, err := age.Encrypt(&b, id.Recipient())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(Pad([]byte(plain)))
+		w.Close()
+		return b.Bytes()
+	}
+	af := ageFile("hello")
+	blob, err := k.SealBlob(5, af)
+	if err != nil || !bytes.Equal(blob[SizeHeaderLen:], af) {
+		t.Fatalf("SealBlob = %d bytes, %v; want the size header and the age file", len(blob), err)
+	}
+	if n, err := k.OpenBlobSize(blob[:SizeHeaderLen+200]); err != nil || n != 5 {
+		t.Errorf("OpenBlobSize = %d, %v; want 5", n, err)
+	}
+	if _, err := k.OpenBlobSize(blob[:SizeHeaderLen+20]); !errors.Is(err, ErrNoAgeHeader) {
+		t.Errorf("OpenBlobSize of a head cut in the age header = %v, want ErrNoAgeHeader", err)
+	}
+	if _, err := k.OpenBlobSize(af); !errors.Is(err, ErrBadSize) {
+		t.Errorf("OpenBlobSize of a plain age file = %v, want ErrBadSize", err)
+	}
+	if _, err := k.OpenBlobSize(append(blob[:SizeHeaderLen:SizeHeaderLen], ageFile("hello")...)); !errors.Is(err, ErrBadSize) {
+		t.Errorf("OpenBlobSize of a header moved onto another age file = %v, want ErrBadSize", err)
+	}
+	re, err := other.ResealBlob(k, blob)
+	if err != nil || !bytes.Equal(re[SizeHeaderLen:], af) {
+		t.Fatalf("ResealBlob = %d bytes, %v; want a new header on the same age file", len(re), err)
+	}
+	if n, err := other.OpenBlobSize(re); err != nil || n != 5 {
+		t.Errorf("OpenBlobSize of the resealed blob = %d, %v; want 5", n, err)
+	}
+	if _, err := k.OpenBlobSize(re); !errors.Is(err, ErrBadSize) {
+		t.Errorf("OpenBlobSize of the resealed blob under the old key = %v, want ErrBadSize", err)
+	}
+	if _, err := other.ResealBlob(other, blob); !errors.Is(err, ErrBadSize) {
+		t.Errorf("ResealBlob from the wrong key = %v, want ErrBadSize", err)
+	}
+	if _, err := k.SealBlob(5, []byte("not age")); !errors.Is(err, ErrNoAgeHeader) {
+		t.Errorf("SealBlob of no age file = %v, want ErrNoAgeHeader", err)
 	}
 }

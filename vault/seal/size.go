@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"filippo.io/age"
 )
 
 // A memory file's plaintext is padded before it is age-encrypted: a frame of
@@ -145,4 +147,51 @@ func (k *Key) OpenSize(blob, ageHeader []byte) (int64, error) {
 		return 0, fmt.Errorf("seal: open size: %w (out of range)", ErrBadSize)
 	}
 	return int64(n), nil
+}
+
+// ErrNoAgeHeader is wrapped by the error [Key.OpenBlobSize] returns for a blob
+// whose size header is not followed by a complete age header (of which the
+// caller may have read too little).
+var ErrNoAgeHeader = errors.New("no complete age header after the size header")
+
+// SealBlob returns a sealed memory file's blob: the size header of an age
+// file whose plaintext is size bytes, then ageFile itself.
+func (k *Key) SealBlob(size int64, ageFile []byte) ([]byte, error) {
+	hdr, err := age.ExtractHeader(bytes.NewReader(ageFile))
+	if err != nil {
+		return nil, fmt.Errorf("seal: size: %w", ErrNoAgeHeader)
+	}
+	sh, err := k.SealSize(size, hdr)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(sh)+len(ageFile))
+	return append(append(out, sh...), ageFile...), nil
+}
+
+// OpenBlobSize returns the plaintext size sealed in the header of a sealed
+// memory file's blob, of which head holds at least the first bytes through
+// the age header. The error wraps [ErrBadSize] when head has no size header
+// or it does not open under k for that age file, and [ErrNoAgeHeader] when
+// no complete age header follows it in head.
+func (k *Key) OpenBlobSize(head []byte) (int64, error) {
+	if !HasSizeHeader(head) {
+		return 0, fmt.Errorf("seal: open size: %w (no size header)", ErrBadSize)
+	}
+	hdr, err := age.ExtractHeader(bytes.NewReader(head[SizeHeaderLen:]))
+	if err != nil {
+		return 0, fmt.Errorf("seal: open size: %w", ErrNoAgeHeader)
+	}
+	return k.OpenSize(head, hdr)
+}
+
+// ResealBlob returns blob, a sealed memory file's blob whose size header
+// opens under old, with that header sealed under k instead; the age file
+// stays as it is. The error is OpenBlobSize's.
+func (k *Key) ResealBlob(old *Key, blob []byte) ([]byte, error) {
+	size, err := old.OpenBlobSize(blob)
+	if err != nil {
+		return nil, err
+	}
+	return k.SealBlob(size, blob[SizeHeaderLen:])
 }
