@@ -172,7 +172,20 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 		}
 		best, bestBase, bestDepth := []byte(nil), -1, 0
 		limit := maxDepth - c.height
+		tried := false
 		for k := len(win) - 1; k >= 0 && limit > 0 && kept < deltaMemory; k-- {
+			if tried && c.typ == plumbing.CommitObject {
+				// Commits are all one group, and each differs from every
+				// other in the same places (its tree, parents, times, path
+				// and signature, which shares nothing with another): the
+				// nearest one's delta is about the best, and where it is
+				// too big (a sealed commit's message shares nothing either)
+				// the others' are too. Trying the whole window for each
+				// commit was half the time a push spent merging a remote's
+				// packs, and comparing bytes that match nowhere is the
+				// delta encoder's slowest case.
+				break
+			}
 			w := win[k]
 			if w.depth >= limit {
 				continue
@@ -194,6 +207,7 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				continue
 			}
 			d := packfile.DiffDelta(w.data, data)
+			tried = true
 			if int64(len(d)) >= maxSize {
 				continue
 			}
@@ -205,15 +219,6 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				// Good enough: the nearest version of a folder almost always
 				// gives the smallest delta, and trying the rest of the window
 				// was most of the search's time.
-				break
-			}
-			if c.typ == plumbing.CommitObject {
-				// Commits are all one group, and each differs from every
-				// other in the same places (its tree, parents, times, path
-				// and signature, which shares nothing with another): the
-				// nearest one's delta is about the best, and trying the
-				// whole window for each commit was half the time a push
-				// spent merging a remote's packs.
 				break
 			}
 		}
