@@ -67,7 +67,7 @@ func (s *Snapshot) treeUsage(ctx context.Context, sized bool) (usage, error) {
 	if err != nil || !found || e.Hash.IsZero() {
 		return usage{}, err
 	}
-	return s.v.treeUsage(ctx, Root, e.Hash, sized)
+	return s.v.treeUsage(ctx, s.names, Root, e.Hash, sized)
 }
 
 // treeStats remembers the usage of trees by hash. A tree's hash fixes its
@@ -104,10 +104,11 @@ func (c *treeStats) put(h gitlog.Hash, st treeStat) {
 	}
 }
 
-// treeUsage counts the files under the tree h at p, and with sized adds up
-// their plaintext sizes, which reads each blob's header; without, it reads only
-// trees.
-func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bool) (usage, error) {
+// treeUsage counts the files under the tree h at p, in a tree whose names
+// are ns, and with sized adds up their plaintext sizes, which reads each
+// blob's header (the sealed size header under ns's key, in the sealed
+// format); without, it reads only trees.
+func (v *Vault) treeUsage(ctx context.Context, ns names, p string, h gitlog.Hash, sized bool) (usage, error) {
 	if u, ok := v.trees.get(h, sized); ok {
 		return u, nil
 	}
@@ -125,7 +126,7 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bo
 	for _, e := range es {
 		cp := p + "/" + e.Name
 		if e.IsDir() {
-			sub, err := v.treeUsage(ctx, cp, e.Hash, sized)
+			sub, err := v.treeUsage(ctx, ns, cp, e.Hash, sized)
 			if err != nil {
 				return u, err
 			}
@@ -135,7 +136,7 @@ func (v *Vault) treeUsage(ctx context.Context, p string, h gitlog.Hash, sized bo
 		}
 		u.Files++
 		if sized {
-			n, err := v.fileSize(cp, e.Hash)
+			n, err := v.fileSizeIn(ns, cp, e.Hash)
 			if err != nil && !errors.Is(err, ErrBadEntry) {
 				return u, err
 			}
@@ -171,15 +172,15 @@ func (g *growth) add(p string, files int, bytes int64) {
 // and so whether changes must be counted at all.
 func (l Limits) limited() bool { return l.MaxFiles > 0 || l.MaxVaultSize > 0 }
 
-// entryUsage is what entry e holds: a file, or a directory's files. The sizes
-// are read only when the vault limits its size.
-func (v *Vault) entryUsage(ctx context.Context, p string, e gitlog.Entry) (usage, error) {
+// entryUsage is what entry e holds, in a tree whose names are ns: a file, or
+// a directory's files. The sizes are read only when the vault limits its size.
+func (v *Vault) entryUsage(ctx context.Context, ns names, p string, e gitlog.Entry) (usage, error) {
 	if e.IsDir() {
-		return v.treeUsage(ctx, p, e.Hash, v.limits.MaxVaultSize > 0)
+		return v.treeUsage(ctx, ns, p, e.Hash, v.limits.MaxVaultSize > 0)
 	}
 	u := usage{Files: 1}
 	if v.limits.MaxVaultSize > 0 {
-		n, err := v.fileSize(p, e.Hash)
+		n, err := v.fileSizeIn(ns, p, e.Hash)
 		if err != nil {
 			return u, err
 		}
@@ -229,6 +230,10 @@ func (v *Vault) checkGrowth(ctx context.Context, base *Snapshot, g growth) error
 // a *LimitError.
 func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []gitlog.Change) (growth, error) {
 	var g growth
+	ns, err := v.namesOfRoot(root)
+	if err != nil {
+		return g, err
+	}
 	var deleted []string
 	gone := func(tp string) bool {
 		for _, d := range deleted {
@@ -248,7 +253,7 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 			e, err := v.repo.Lookup(root, c.Path)
 			switch {
 			case err == nil:
-				if old, err = v.entryUsage(ctx, p, e); err != nil {
+				if old, err = v.entryUsage(ctx, ns, p, e); err != nil {
 					return g, err
 				}
 			case !errors.Is(err, gitlog.ErrNotFound) && !errors.Is(err, gitlog.ErrNotDir):
@@ -269,11 +274,11 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 			if err != nil {
 				return g, fmt.Errorf("vault: %s: %w", p, err)
 			}
-			if nu, err = v.entryUsage(ctx, p, e); err != nil {
+			if nu, err = v.entryUsage(ctx, ns, p, e); err != nil {
 				return g, err
 			}
 			if !e.IsDir() {
-				if nu.Bytes, err = v.fileSize(p, e.Hash); err != nil {
+				if nu.Bytes, err = v.fileSizeIn(ns, p, e.Hash); err != nil {
 					return g, err
 				}
 			}

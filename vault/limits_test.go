@@ -48,9 +48,16 @@ func limitedUpdate(v *vault.Vault, fn func(tx *vault.Tx) error) error {
 
 // TestLimitsInTx: the vault's transaction enforces the file count and
 // size limits itself, counting everything the Tx staged, so a Tx that deletes
-// may use the room it made.
+// may use the room it made; in both formats (the sealed one's sizes are in
+// its sealed size headers).
 func TestLimitsInTx(t *testing.T) {
-	v := withLimits(t, vaulttest.New(t), "\tmaxFiles = 3\n\tmaxVaultSize = 100\n\tmaxFileSize = 60\n")
+	for _, sealed := range []bool{false, true} {
+		t.Run(formatName(sealed), func(t *testing.T) { limitsInTx(t, sealed) })
+	}
+}
+
+func limitsInTx(t *testing.T, sealed bool) {
+	v := withLimits(t, vaulttest.NewFormat(t, sealed), "\tmaxFiles = 3\n\tmaxVaultSize = 100\n\tmaxFileSize = 60\n")
 	write(t, v, "/memories/a.md", strings.Repeat("a", 40))
 	write(t, v, "/memories/b.md", strings.Repeat("b", 40))
 	write(t, v, "/memories/c.md", "c")

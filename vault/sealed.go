@@ -460,32 +460,6 @@ func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) er
 	return nil
 }
 
-// sealedBlobSizeAny is sealedBlobSize under whichever vault key read so far
-// opens the blob's size header, or notSealed (the plain format's refusal) when
-// the blob has no size header or none opens it.
-func (v *Vault) sealedBlobSizeAny(p string, h gitlog.Hash, notSealed error) (int64, error) {
-	head, _, err := v.repo.BlobPrefix(h, seal.SizeHeaderLen)
-	if err != nil || !seal.HasSizeHeader(head) {
-		return 0, notSealed
-	}
-	for _, k := range v.seals.all() {
-		if n, err := v.sealedBlobSize(k, p, h); err == nil {
-			return n, nil
-		}
-	}
-	return 0, notSealed
-}
-
-func (s *sealKeys) all() []*seal.Key {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*seal.Key, 0, len(s.byID))
-	for _, k := range s.byID {
-		out = append(out, k)
-	}
-	return out
-}
-
 // resealed returns the changes that put the re-encrypted files of a sealed
 // vault in a commit: each blob's size header sealed again (it is bound to the
 // age header, which re-encryption changes) and, when rotate, every name sealed

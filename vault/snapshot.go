@@ -178,11 +178,6 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 	return out, nil
 }
 
-// fileSize is the plaintext size of the plain-format memory file p in blob h.
-func (v *Vault) fileSize(p string, h gitlog.Hash) (int64, error) {
-	return v.fileSizeIn(names{}, p, h)
-}
-
 // fileSizeIn is the plaintext size of memory file p in blob h of a tree whose
 // names are ns: read from the age header and the blob's length in the plain
 // format, from the sealed size header in the sealed one, never decrypting.
@@ -194,10 +189,8 @@ func (v *Vault) fileSizeIn(ns names, p string, h gitlog.Hash) (int64, error) {
 	var err error
 	if ns.key != nil {
 		n, err = v.sealedBlobSize(ns.key, p, h)
-	} else if n, err = v.blobPlainSize(p, h); errors.Is(err, ErrBadEntry) {
-		// Counting a vault's usage walks trees without knowing their
-		// format; a sealed blob's size opens under a key already read.
-		n, err = v.sealedBlobSizeAny(p, h, err)
+	} else {
+		n, err = v.blobPlainSize(p, h)
 	}
 	if err != nil {
 		return 0, err

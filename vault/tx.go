@@ -102,7 +102,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 		cp, _ := CleanPath(p)
 		var old usage
 		if err == nil {
-			if old, err = tx.v.entryUsage(ctx, cp, e); err != nil {
+			if old, err = tx.v.entryUsage(ctx, tx.names, cp, e); err != nil {
 				return err
 			}
 		}
@@ -149,7 +149,7 @@ func (tx *Tx) Remove(p string) error {
 	if tx.v.limits.limited() {
 		// Counted so that later writes in the same Tx may use the room.
 		cp, _ := CleanPath(p)
-		u, err := tx.v.entryUsage(context.Background(), cp, e)
+		u, err := tx.v.entryUsage(context.Background(), tx.names, cp, e)
 		if err != nil {
 			return err
 		}
