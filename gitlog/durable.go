@@ -1,7 +1,10 @@
 package gitlog
 
 import (
+	"bytes"
 	"compress/zlib"
+	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"sync"
@@ -23,6 +26,40 @@ var zlibStored = sync.Pool{New: func() any {
 	zw, _ := zlib.NewWriterLevel(nil, zlib.NoCompression)
 	return zw
 }}
+
+// zlibReaders are reused, as zlibWriters are: a new zlib reader allocates
+// about 40 KB of window and tables, more than most objects it inflates. A
+// push that read a few thousand trees from packs one new reader each spent
+// as long collecting them as inflating.
+var zlibReaders sync.Pool
+
+var errTrailingData = errors.New("zlib data past the object's size")
+
+// inflateInto inflates z into out, filling it exactly; when exact, z must
+// hold no more than that.
+func inflateInto(z, out []byte, exact bool) error {
+	br := bytes.NewReader(z)
+	zr, _ := zlibReaders.Get().(io.ReadCloser)
+	if zr == nil {
+		var err error
+		if zr, err = zlib.NewReader(br); err != nil {
+			return err
+		}
+	} else if err := zr.(zlib.Resetter).Reset(br, nil); err != nil {
+		return err // the reader is dropped: it holds the error
+	}
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return err
+	}
+	if exact {
+		var one [1]byte
+		if n, _ := zr.Read(one[:]); n != 0 {
+			return errTrailingData
+		}
+	}
+	zlibReaders.Put(zr)
+	return nil
+}
 
 func (r *Repo) loosePath(h Hash) string {
 	s := h.String()

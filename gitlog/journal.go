@@ -474,16 +474,8 @@ func maxInflate(n int) int64 { return int64(n)*1032 + 64 }
 
 // inflateExactly inflates z, which must hold exactly size bytes.
 func inflateExactly(z []byte, size int) ([]byte, bool) {
-	zr, err := zlib.NewReader(bytes.NewReader(z))
-	if err != nil {
-		return nil, false
-	}
 	data := make([]byte, size)
-	if _, err := io.ReadFull(zr, data); err != nil {
-		return nil, false
-	}
-	var one [1]byte
-	if n, _ := zr.Read(one[:]); n != 0 {
+	if err := inflateInto(z, data, true); err != nil {
 		return nil, false
 	}
 	return data, true

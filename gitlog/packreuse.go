@@ -1,8 +1,6 @@
 package gitlog
 
 import (
-	"bytes"
-	"compress/zlib"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -182,13 +180,8 @@ func (r reusable) load() ([]byte, error) {
 	if crc32.Update(crc32.ChecksumIEEE(r.src), crc32.IEEETable, z) != r.e.crc {
 		return nil, fmt.Errorf("the entry of %s does not match its checksum", r.e.hash)
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(z))
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
 	data := make([]byte, r.size)
-	if _, err := io.ReadFull(zr, data); err != nil {
+	if err := inflateInto(z, data, false); err != nil {
 		return nil, err
 	}
 	return data, nil
