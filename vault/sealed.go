@@ -429,17 +429,13 @@ func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) er
 	k := tx.names.key
 	oldClean, _ := CleanPath(oldPath)
 	newClean, _ := CleanPath(newPath)
-	files, err := tx.v.filesUnder(from, h)
+	files, err := tx.v.openedFilesUnder(tx.names, from, h) // each folder opened once, and cached
 	if err != nil {
 		return err
 	}
 	changes := make([]gitlog.Change, 0, len(files)+1)
 	for _, f := range files {
-		rel := strings.TrimPrefix(f.path, from+"/")
-		p, err := k.OpenPath(oldClean, rel)
-		if err != nil {
-			return badEntry(oldClean+"/?", "a name not sealed under this vault's key")
-		}
+		p := "/" + f.path
 		sealed, err := k.SealPath(newClean, newClean+strings.TrimPrefix(p, oldClean))
 		if err != nil {
 			return &PathError{Path: newClean + strings.TrimPrefix(p, oldClean), Kind: PathInvalid, Reason: reasonSealedSegment}
