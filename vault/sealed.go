@@ -688,44 +688,62 @@ func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, err
 		sort.SliceStable(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
 		return tcs, nil
 	}
-	files := func(root gitlog.Hash, ns names) (map[string]gitlog.Hash, error) {
-		e, err := v.repo.Lookup(root, memDir)
-		if err != nil {
-			return nil, nil // no memory there
-		}
-		refs, err := v.openedFilesUnder(ns, memDir, e.Hash)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[string]gitlog.Hash, len(refs))
-		for _, r := range refs {
-			if mp := memPath(r.path); p == "" || mp == p || strings.HasPrefix(mp, p+"/") {
-				out[r.path] = r.hash
-			}
-		}
-		return out, nil
+	cp := Root
+	if p != "" {
+		cp = p
 	}
-	fa, err := files(a, na)
+	fa, err := v.openedFilesAt(a, na, cp)
 	if err != nil {
 		return nil, err
 	}
-	fb, err := files(b, nb)
+	fb, err := v.openedFilesAt(b, nb, cp)
 	if err != nil {
 		return nil, err
 	}
 	var tcs []gitlog.TreeChange
-	for tp, h := range fa {
-		if fb[tp] != h {
-			tcs = append(tcs, gitlog.TreeChange{Path: tp, From: h, To: fb[tp]})
+	for mp, h := range fa {
+		if fb[mp] != h {
+			tcs = append(tcs, gitlog.TreeChange{Path: mp[1:], From: h, To: fb[mp]})
 		}
 	}
-	for tp, h := range fb {
-		if _, ok := fa[tp]; !ok {
-			tcs = append(tcs, gitlog.TreeChange{Path: tp, To: h})
+	for mp, h := range fb {
+		if _, ok := fa[mp]; !ok {
+			tcs = append(tcs, gitlog.TreeChange{Path: mp[1:], To: h})
 		}
 	}
 	sort.Slice(tcs, func(i, j int) bool { return tcs[i].Path < tcs[j].Path })
 	return tcs, nil
+}
+
+// openedFilesAt returns the files at or below the memory path cp in the root
+// tree root, whose names are ns, by their memory paths: cp itself when it is
+// a file, nothing when nothing is there or ns cannot store cp. The error
+// wraps ErrBadEntry for a name that does not open.
+func (v *Vault) openedFilesAt(root gitlog.Hash, ns names, cp string) (map[string]gitlog.Hash, error) {
+	tp, err := ns.treePath(cp)
+	if unsealable(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	e, err := v.repo.Lookup(root, tp)
+	switch {
+	case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("vault: %s: %w", cp, err)
+	case !e.IsDir():
+		return map[string]gitlog.Hash{cp: e.Hash}, nil
+	}
+	refs, err := v.openedFilesUnder(ns, tp, e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]gitlog.Hash, len(refs))
+	for _, r := range refs {
+		out[memPath(r.path)] = r.hash
+	}
+	return out, nil
 }
 
 // openedFilesUnder is filesUnder for a tree whose names are ns: each file's

@@ -347,40 +347,14 @@ func (u *undoer) memPath(tp string) string {
 // unless the file there holds it already. notThere (nil: nothing) is the
 // error when the source had nothing at cp.
 func (u *undoer) reconcileOpened(cp string, notThere error) error {
-	files := func(root gitlog.Hash, ns names) (map[string]gitlog.Hash, error) {
-		tp, err := ns.treePath(cp)
-		if unsealable(err) {
-			return nil, nil
-		} else if err != nil {
-			return nil, err
-		}
-		e, err := u.v.repo.Lookup(root, tp)
-		switch {
-		case errors.Is(err, gitlog.ErrNotFound) || errors.Is(err, gitlog.ErrNotDir):
-			return nil, nil
-		case err != nil:
-			return nil, fmt.Errorf("vault: restore %s: %w", cp, err)
-		case !e.IsDir():
-			return map[string]gitlog.Hash{cp: e.Hash}, nil
-		}
-		refs, err := u.v.openedFilesUnder(ns, tp, e.Hash)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[string]gitlog.Hash, len(refs))
-		for _, r := range refs {
-			out[memPath(r.path)] = r.hash
-		}
-		return out, nil
-	}
-	want, err := files(u.srcRoot, u.srcNames)
+	want, err := u.v.openedFilesAt(u.srcRoot, u.srcNames, cp)
 	if err != nil {
 		return err
 	}
 	if len(want) == 0 && notThere != nil {
 		return notThere
 	}
-	have, err := files(u.headRoot, u.names)
+	have, err := u.v.openedFilesAt(u.headRoot, u.names, cp)
 	if err != nil {
 		return err
 	}
