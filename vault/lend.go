@@ -73,11 +73,12 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	AddRefusals:   addRefusals,
 	RefusedError:  refusedError,
 
-	KeyPath:   keyPath,
-	SealKey:   (*Vault).sealKeyAt,
-	CommitKey: (*Vault).commitKey,
-	SealBlob:  sealBlob,
-	KeyFile:   (*Vault).keyFile,
+	KeyPath:       keyPath,
+	SealKey:       (*Vault).sealKeyAt,
+	SealInfo:      (*Vault).sealInfo,
+	OpenedMessage: (*Vault).openedMessage,
+	SealBlob:      sealBlob,
+	KeyFile:       (*Vault).keyFile,
 
 	CheckWriters: (*Vault).checkWriters,
 	MergeWriters: (*Vault).mergeWriters,

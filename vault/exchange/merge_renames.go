@@ -127,7 +127,7 @@ func (m *merger) sideRenames(head gitlog.Hash) ([][2]string, error) {
 	}
 	var rs [][2]string
 	for _, c := range cs {
-		msg, err := m.openMessage(c)
+		msg, err := lent.OpenedMessage(m.v.v, c)
 		if err != nil {
 			return nil, err
 		}

@@ -154,37 +154,3 @@ func (m *merger) memoryPaths(ps []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// openMessage returns commit c's message as memvault wrote it: opened with
-// the key of c's tree when it is sealed. A sealed message that does not open
-// reads as empty (it says nothing a merge may believe), and so does a
-// message in the clear in a sealed tree (memvault seals every one there).
-func (m *merger) openMessage(c *gitlog.Commit) (string, error) {
-	k, err := lent.SealKey(m.v.v, c.TreeHash)
-	if err != nil {
-		return "", err
-	}
-	if k == nil {
-		return c.Message, nil
-	}
-	msg, err := k.OpenMessage(c.Message)
-	if err != nil {
-		return "", nil
-	}
-	return msg.Text, nil
-}
-
-// sealInfo seals a merge commit's message and author under k (nil: the
-// plain format, info as it is).
-func sealInfo(k *seal.Key, info gitlog.CommitInfo) (gitlog.CommitInfo, error) {
-	if k == nil {
-		return info, nil
-	}
-	msg, err := k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
-	if err != nil {
-		return info, fmt.Errorf("vault: merge: %w", err)
-	}
-	info.Message = msg
-	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
-	return info, nil
-}

@@ -293,11 +293,7 @@ func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Ha
 		info.Message += lent.TrSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
 	}
 	// A sealed vault's merge seals its message with the key its tree holds.
-	k, err := lent.CommitKey(v.v, ours, changes)
-	if err != nil {
-		return ours, err
-	}
-	if info, err = sealInfo(k, info); err != nil {
+	if err := lent.SealInfo(v.v, ours, changes, &info); err != nil {
 		return ours, err
 	}
 	h, err := commit(ours, theirs, changes, info)

@@ -72,16 +72,19 @@ type Store[V, O, R any] struct {
 
 	// The sealed format (see vault's sealed.go): KeyPath is where a tree
 	// keeps its vault key; SealKey returns the key of a root tree (nil for
-	// the plain format); CommitKey the key a commit of changes on top of
-	// parent seals its message with; SealBlob a memory file's blob in the
-	// sealed format (size header, then the age file of the padded
-	// plaintext); KeyFile the key file of a key, encrypted to rs, which
-	// CommitKey then knows before its blob is written.
-	KeyPath   string
-	SealKey   func(v *V, root gitlog.Hash) (*seal.Key, error)
-	CommitKey func(v *V, parent gitlog.Hash, changes []gitlog.Change) (*seal.Key, error)
-	SealBlob  func(k *seal.Key, plain []byte, rs []age.Recipient) ([]byte, error)
-	KeyFile   func(v *V, k *seal.Key, rs []age.Recipient) ([]byte, error)
+	// the plain format); SealInfo seals the message and author of a commit
+	// of changes on top of parent with the key its tree will hold (the plain
+	// format's are left as they are); OpenedMessage opens a commit's message
+	// with its tree's key ("" for one that does not open there); SealBlob a
+	// memory file's blob in the sealed format (size header, then the age
+	// file of the padded plaintext); KeyFile the key file of a key,
+	// encrypted to rs, which SealInfo then knows before its blob is written.
+	KeyPath       string
+	SealKey       func(v *V, root gitlog.Hash) (*seal.Key, error)
+	SealInfo      func(v *V, parent gitlog.Hash, changes []gitlog.Change, info *gitlog.CommitInfo) error
+	OpenedMessage func(v *V, c *gitlog.Commit) (string, error)
+	SealBlob      func(k *seal.Key, plain []byte, rs []age.Recipient) ([]byte, error)
+	KeyFile       func(v *V, k *seal.Key, rs []age.Recipient) ([]byte, error)
 
 	// The writers a sync would leave this clone with, against those it holds
 	// now (an error wrapping vault.ErrWritersChanged unless accept), and the
