@@ -41,6 +41,12 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 }
 
 func benchSyncDivergedIn(b *testing.B, remote func(testing.TB) string, sealed bool) {
+	benchSyncDivergedWith(b, remote, sealed, func(side string, i int) []byte { return fmt.Appendf(nil, "%s %d\n", side, i) })
+}
+
+// benchSyncDivergedWith is benchSyncDivergedIn with the i-th write of each
+// side (side "a" or "b") writing data(side, i).
+func benchSyncDivergedWith(b *testing.B, remote func(testing.TB) string, sealed bool, data func(side string, i int) []byte) {
 	const commits, files = 1000, 50
 	var cpu time.Duration // of the syncs timed: other processes' load moves it less than the wall clock
 	defer func() { b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op") }()
@@ -64,8 +70,8 @@ func benchSyncDivergedIn(b *testing.B, remote func(testing.TB) string, sealed bo
 			b.Fatal(err)
 		}
 		for i := range commits {
-			vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
-			vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
+			vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), data("a", i))
+			vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), data("b", i))
 		}
 		if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
 			b.Fatal(err)
