@@ -148,12 +148,20 @@ func encodeRecord(rec record) []byte {
 	p.Write(rec.new[:])
 	binary.Write(&p, binary.BigEndian, uint32(len(rec.objs)))
 	zw := zlibWriters.Get().(*zlib.Writer)
+	// A blob is an age ciphertext, which deflate cannot shrink: stored, as
+	// in packs (see zlibStored), it costs no search for matches on every
+	// write.
+	zs := zlibStored.Get().(*zlib.Writer)
 	var z bytes.Buffer
 	for _, o := range rec.objs {
+		w := zw
+		if o.typ == plumbing.BlobObject {
+			w = zs
+		}
 		z.Reset()
-		zw.Reset(&z)
-		zw.Write(o.data)
-		zw.Close()
+		w.Reset(&z)
+		w.Write(o.data)
+		w.Close()
 		p.Write(o.hash[:])
 		p.WriteByte(byte(o.typ))
 		binary.Write(&p, binary.BigEndian, uint32(len(o.data)))
@@ -161,6 +169,7 @@ func encodeRecord(rec record) []byte {
 		p.Write(z.Bytes())
 	}
 	zlibWriters.Put(zw)
+	zlibStored.Put(zs)
 	out := make([]byte, 12, 12+p.Len())
 	binary.BigEndian.PutUint32(out[0:], objRecordMagic)
 	binary.BigEndian.PutUint32(out[4:], uint32(p.Len()))
