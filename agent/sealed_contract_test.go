@@ -9,6 +9,7 @@ import (
 	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/agent/agenttest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // TestContractSealed runs the conformance suite through a Handler on a vault
@@ -21,13 +22,7 @@ func TestContractSealed(t *testing.T) {
 	const why = "a sealed vault refuses a segment over 143 bytes"
 	differs := map[string]string{"path/segment-255": why, "path/length-4096": why, "path/length-4096-slash": why}
 	agenttest.RunExcept(t, func(t *testing.T) agenttest.Target {
-		dir := t.TempDir()
-		v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"),
-			vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true})
-		if err != nil {
-			t.Fatalf("vault.Init(Sealed): %v", err)
-		}
-		t.Cleanup(func() { v.Close() })
+		v, _ := vaulttest.NewSealedAt(t, t.TempDir())
 		h := agent.New(v, agent.Options{})
 		return agenttest.Target{
 			Do: func(input, toolUseID string) (string, bool) {
@@ -47,7 +42,7 @@ func TestContractSealed(t *testing.T) {
 func TestSealedLongName(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true})
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity")})
 	if err != nil {
 		t.Fatal(err)
 	}

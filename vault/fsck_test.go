@@ -51,7 +51,7 @@ func TestFsckFindsPlaintext(t *testing.T) {
 func TestFsckSealed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := Init(ctx, dir+"/v.git", Options{IdentityFile: dir + "/id", Sealed: true})
+	v, _, err := Init(ctx, dir+"/v.git", Options{IdentityFile: dir + "/id"})
 	if err != nil {
 		t.Fatal(err)
 	}

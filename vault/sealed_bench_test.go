@@ -30,7 +30,7 @@ func BenchmarkSealed(b *testing.B) {
 		} else {
 			dir := benchDir(b)
 			var err error
-			v, _, err = vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
+			v, _, err = vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Plain: !sealed})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -47,7 +47,7 @@ func benchSyncDivergedIn(b *testing.B, remote func(testing.TB) string, sealed bo
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
-		newAt := vaulttest.NewAt
+		newAt := vaulttest.NewPlainAt
 		if sealed {
 			newAt = vaulttest.NewSealedAt
 		}
