@@ -238,11 +238,19 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 		}
 		return false
 	}
+	// A limit's error names the memory path, opened in a sealed tree.
+	ns, err := v.namesOfRoot(root)
+	if err != nil {
+		return g, err
+	}
 	for _, c := range changes {
 		if c.Op == gitlog.Move || !strings.HasPrefix(c.Path, memDir+"/") && c.Path != memDir {
 			continue
 		}
-		p := memPath(c.Path)
+		p, err := ns.memPath(c.Path)
+		if err != nil {
+			p = memPath(c.Path) // sealed under another key (a rotation): named as stored
+		}
 		var old, nu usage
 		if !gone(c.Path) {
 			e, err := v.repo.Lookup(root, c.Path)

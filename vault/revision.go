@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Resolve returns the full hash of the commit rev names. A revision is
@@ -167,6 +168,12 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 				return t.Target, "", nil
 			}
 		}
+		// A checkpoint made before the key rotated (a recipient removed, a
+		// rekey) is sealed under the key of its commit's tree, as
+		// Checkpoints opens it.
+		if h, ok := v.checkpointOpened(k, base); ok {
+			return h, "", nil
+		}
 	}
 	t, err := v.repo.LookupTag(base)
 	if err == nil {
@@ -188,6 +195,23 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 		return h, fmt.Sprintf("%d commits start with it; give more digits", len(hs)), nil
 	}
 	return hs[0], "", nil
+}
+
+// checkpointOpened finds the sealed checkpoint that opens, under k or the key
+// of its commit's tree, to name.
+func (v *Vault) checkpointOpened(k *seal.Key, name string) (gitlog.Hash, bool) {
+	tags, err := v.repo.Tags()
+	if err != nil {
+		return gitlog.Hash{}, false
+	}
+	for _, t := range tags {
+		c := checkpointOf(t)
+		v.openCheckpoint(&c, k, t.Target)
+		if c.Name != t.Name && c.Name == name {
+			return t.Target, true
+		}
+	}
+	return gitlog.Hash{}, false
 }
 
 func isHex(s string) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -40,6 +41,8 @@ Keep the identity safe and out of any repository: without it the memory cannot b
 		RunE: func(c *cobra.Command, _ []string) error {
 			flag := ""
 			switch {
+			case plain && sealed:
+				return &usageError{cmd: c.CommandPath(), err: errors.New("--plain and --sealed name two formats; give one")}
 			case plain:
 				flag = "--plain"
 			case sealed:
@@ -50,7 +53,6 @@ Keep the identity safe and out of any repository: without it the memory cannot b
 	}
 	c.Flags().BoolVar(&plain, "plain", false, "create the vault in the plain format (names, messages and exact sizes readable on its host)")
 	c.Flags().BoolVar(&sealed, "sealed", false, "create the vault in the sealed format, the default")
-	c.MarkFlagsMutuallyExclusive("plain", "sealed")
 	return c
 }
 
