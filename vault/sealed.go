@@ -102,7 +102,9 @@ func (v *Vault) sealKeyAt(root gitlog.Hash) (*seal.Key, error) {
 		return nil, fmt.Errorf("vault: %s: %w", keyPath, err)
 	default:
 		if k, err = v.sealKeyBlob(e.Hash, root); err != nil {
-			return nil, err
+			if k = v.sameKeyAs(root, err); k == nil {
+				return nil, err
+			}
 		}
 	}
 	v.seals.mu.Lock()
