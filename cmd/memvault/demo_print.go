@@ -84,7 +84,7 @@ func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity s
 	p.printf("The vault stays at %s. Look around:\n", dir)
 	p.printf("  memvault %s log %s\n", flags, progressPath)
 	p.printf("  memvault %s cat %s\n", flags, progressPath)
-	p.printf("  git --git-dir %s log --stat -3   %s\n", shellQuote(dir), st.dim("# what a git host sees: sealed names"))
+	p.printf("  git --git-dir %s ls-tree -r main   %s\n", shellQuote(dir), st.dim("# what a git host sees: sealed names"))
 	return nil
 }
 
