@@ -8,6 +8,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/keyhook"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -150,5 +151,57 @@ func TestSealConvertsInOneCommit(t *testing.T) {
 	}
 	if now := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit; now != head {
 		t.Errorf("a refused Seal moved main from %s to %s", head, now)
+	}
+}
+
+// A conversion stopped before its commit leaves the vault as it was, plain;
+// run again, it takes up what it had encrypted.
+func TestSealInterruptedResumes(t *testing.T) {
+	v, _ := vaulttest.NewAt(t, t.TempDir())
+	for _, p := range []string{"/memories/a", "/memories/b/c", "/memories/d", "/memories/e"} {
+		write(t, v, p, "content of "+p)
+	}
+	head := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit
+	vaulttest.FailReencryptionAfter(2)
+	_, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{})
+	vaulttest.FailReencryptionAfter(0)
+	if !errors.Is(err, keyhook.ErrInjected) {
+		t.Fatalf("Seal err = %v, want the injected interruption", err)
+	}
+	if now := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit; now != head {
+		t.Errorf("an interrupted Seal moved main from %s to %s", head, now)
+	}
+	if tree := gitOut(t, v, "ls-tree", "-r", "--name-only", "main"); strings.Contains(tree, ".memvault/key") || !strings.Contains(tree, "memories/b/c") {
+		t.Errorf("after an interrupted Seal git ls-tree -r main =\n%s\nwant the plain vault as it was", tree)
+	}
+	var calls, last int
+	res, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{Progress: func(done, total int) { calls++; last = done }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 4 || res.Resumed != 2 || calls == 0 || last != 4 {
+		t.Errorf("resumed Seal = %+v, progress %d calls ending at %d; want 4 files, 2 resumed, progress to 4", res, calls, last)
+	}
+	for _, p := range []string{"/memories/a", "/memories/b/c", "/memories/d", "/memories/e"} {
+		if got, err := read(t, v, p); err != nil || got != "content of "+p {
+			t.Errorf("read %s after the resumed Seal = %q, %v", p, got, err)
+		}
+	}
+}
+
+// A name too long to seal is refused before anything is encrypted: it must
+// be renamed first.
+func TestSealRefusesUnsealableName(t *testing.T) {
+	v := vaulttest.New(t)
+	long := "/memories/" + strings.Repeat("n", 200) + ".md"
+	write(t, v, long, "x")
+	head := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit
+	_, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{})
+	var pe *vault.PathError
+	if !errors.As(err, &pe) || pe.Path != long {
+		t.Errorf("Seal with a 203-byte name: err = %v, want a PathError naming it", err)
+	}
+	if now := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit; now != head {
+		t.Errorf("a refused Seal moved main")
 	}
 }
