@@ -192,3 +192,24 @@ func (v *Vault) commitSeal(ctx context.Context, meta Meta, k *seal.Key, re *reen
 	}
 	return h.String(), len(files), nil
 }
+
+// refuseRevertOfSeal refuses the revert of commit h, whose tree is after and
+// its first parent's before (zero: none), when h converted the vault to the
+// sealed format: it changed no memory, so a revert by lines would find
+// nothing to undo and say so, which is not what happened; and a vault is not
+// converted back.
+func (v *Vault) refuseRevertOfSeal(h, before, after gitlog.Hash) error {
+	if before.IsZero() {
+		return nil
+	}
+	was, err := v.sealKeyAt(before)
+	if err != nil || was != nil {
+		return err
+	}
+	now, err := v.sealKeyAt(after)
+	if err != nil || now == nil {
+		return err
+	}
+	return fmt.Errorf("vault: revert %s: that commit converted the vault to the sealed format and changed no memory; "+
+		"a vault is not converted back (restore or roll back to a revision before it to bring back what memory held then): %w", shortHash(h), ErrInvalid)
+}

@@ -138,6 +138,23 @@ func TestSealConvertsInOneCommit(t *testing.T) {
 		t.Errorf("Fsck after Seal = %v, %v", problems, err)
 	}
 
+	// Reverting the conversion is refused: it changed no memory, and a
+	// vault is not converted back. A rollback to before it brings back that
+	// content, sealed.
+	if _, err := v.Revert(ctx, vault.Meta{}, res.Commit); !errors.Is(err, vault.ErrInvalid) || !strings.Contains(err.Error(), "sealed format") {
+		t.Errorf("Revert(the conversion) = %v, want ErrInvalid saying why", err)
+	}
+	write(t, v, "/memories/topcanary.md", "changed\n")
+	if _, err := v.Rollback(ctx, vault.Meta{}, "beforecanary"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := read(t, v, "/memories/topcanary.md"); err != nil || got != want["/memories/topcanary.md"] {
+		t.Errorf("read after a rollback to before the conversion = %q, %v", got, err)
+	}
+	if tree := gitOut(t, v, "ls-tree", "-r", "--name-only", "main"); strings.Contains(tree, "canary") {
+		t.Errorf("a rollback to before the conversion shows names to the host:\n%s", tree)
+	}
+
 	// Writes go on sealed.
 	write(t, v, "/memories/clientcanary/new.md", "new\n")
 	if tree := gitOut(t, v, "ls-tree", "-r", "--name-only", "main"); strings.Contains(tree, "canary") {
@@ -203,5 +220,26 @@ func TestSealRefusesUnsealableName(t *testing.T) {
 	}
 	if now := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit; now != head {
 		t.Errorf("a refused Seal moved main")
+	}
+}
+
+// A file the identity cannot open stops the conversion before anything
+// changes: its plaintext cannot be padded, and no file is left behind.
+func TestSealRefusesFileItCannotOpen(t *testing.T) {
+	v := vaulttest.New(t)
+	write(t, v, "/memories/mine.md", "mine")
+	if err := vault.PutForeignFileForTest(v, "memories/foreign.md"); err != nil {
+		t.Fatal(err)
+	}
+	head := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit
+	_, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{})
+	if !errors.Is(err, vault.ErrDecrypt) || !strings.Contains(err.Error(), "/memories/foreign.md") {
+		t.Errorf("Seal with a file the identity cannot open: err = %v, want ErrDecrypt naming it", err)
+	}
+	if now := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit; now != head {
+		t.Errorf("a refused Seal moved main from %s to %s", head, now)
+	}
+	if tree := gitOut(t, v, "ls-tree", "-r", "--name-only", "main"); strings.Contains(tree, ".memvault/key") {
+		t.Errorf("a refused Seal left a key in the tree:\n%s", tree)
 	}
 }
