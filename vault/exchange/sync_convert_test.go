@@ -70,6 +70,7 @@ func TestSyncConversionDiverged(t *testing.T) {
 			url := fileRemote(t)
 			a, b := pairIn(t, url, newClock(time.Second), false)
 			write(t, a, "/memories/notes/one.md", "one\ntwo\nthree\n")
+			created := vaulttest.Log(t, a, vault.LogOptions{Limit: 1})[0].Commit
 			write(t, a, "/memories/notes/two.md", "two\n")
 			write(t, a, "/memories/gone.md", "gone\n")
 			mustSync(t, a)
@@ -120,6 +121,22 @@ func TestSyncConversionDiverged(t *testing.T) {
 				}
 				if problems, err := v.Fsck(ctx); err != nil || len(problems) != 0 {
 					t.Errorf("Fsck = %v, %v", problems, err)
+				}
+				// The file's history goes back through the merge and the
+				// conversion to its creation, and its blame too.
+				var cmds []string
+				found := map[string]bool{}
+				for _, r := range vaulttest.Log(t, v, vault.LogOptions{Path: "/memories/notes/one.md"}) {
+					cmds = append(cmds, r.Command)
+					found[r.Command] = true
+					found[r.Commit] = true
+				}
+				if !found["merge"] || !found["seal"] || !found[created] {
+					t.Errorf("Log(one.md) = %v, want the merge, the conversion and its creation", cmds)
+				}
+				b, err := v.Blame(ctx, "/memories/notes/one.md", "")
+				if err != nil || len(b.Lines) != 3 || b.Lines[1].Commit != created {
+					t.Errorf("Blame(one.md) = %+v, %v; want its middle line from its creation", b, err)
 				}
 			}
 			if err := first.Flush(ctx); err != nil {
