@@ -33,7 +33,9 @@ interrupted the vault stays as it was, and running seal again goes on from where
 stopped. A vault that is sealed already is left as it is.
 
 Other clones follow with their next sync: a clone with no changes of its own
-fast-forwards to the conversion; one with changes of its own merges them, sealed.`,
+fast-forwards to the conversion; one with plain commits of its own merges them, sealed,
+in one commit on top of the conversion, so that those commits stay on that clone and
+never reach the host.`,
 		Example: `  memvault seal
   memvault sync`,
 		Args: usageArgs(cobra.NoArgs),

@@ -146,6 +146,17 @@ func TestSyncConversionDiverged(t *testing.T) {
 			if err != nil || strings.Contains(string(tree), "notes") || strings.Contains(string(tree), ".md") {
 				t.Errorf("the remote's tree after the merge =\n%s%v\nwant no name in it", tree, err)
 			}
+			if !converterMerges {
+				// The plain clone's own commits, which name deux.md in
+				// the clear, stay on that clone: the merge goes on top
+				// of the conversion alone.
+				if found := vaulttest.FindInObjects(t, strings.TrimPrefix(url, "file://"), []byte("deux.md")); len(found) > 0 {
+					t.Errorf("the remote holds the plain clone's names in %v", found)
+				}
+				if recs := vaulttest.Log(t, b, vault.LogOptions{Limit: 1}); len(recs[0].Parents) != 1 {
+					t.Errorf("the plain clone's merge = %+v, want it on top of the conversion alone", recs[0])
+				}
+			}
 		})
 	}
 }
