@@ -48,8 +48,9 @@ type SealResult struct {
 // Nothing changes when the error wraps ErrSealed (the vault is sealed
 // already); ErrNoIdentity, ErrPassphrase or ErrDecrypt (a file the identity
 // cannot read); is a *PathError (a path whose segment is too long to seal:
-// rename it first); wraps ErrRecipients (the recipients changed meanwhile),
-// ErrBusy (another re-encryption runs), or the context's error. An interrupted
+// rename it first); wraps ErrNotWriter (this identity may not write the
+// vault), ErrRecipients (the recipients changed meanwhile), ErrBusy (another
+// re-encryption runs), or the context's error. An interrupted
 // run leaves the vault as it was; running Seal again goes on with what it had
 // encrypted.
 func (v *Vault) Seal(ctx context.Context, meta Meta, opts SealOptions) (SealResult, error) {
@@ -60,6 +61,10 @@ func (v *Vault) Seal(ctx context.Context, meta Meta, opts SealOptions) (SealResu
 	}
 	if snap.names.key != nil {
 		return res, fmt.Errorf("vault: seal: %w", ErrSealed)
+	}
+	// One who may not write this vault learns it before the work, not after.
+	if _, err := v.signerFor(snap.commit); err != nil {
+		return res, err
 	}
 	k, err := seal.NewKey()
 	if err != nil {
@@ -156,7 +161,9 @@ func (v *Vault) commitSeal(ctx context.Context, meta Meta, k *seal.Key, re *reen
 		return "", 0, err
 	}
 	changes := make([]gitlog.Change, 0, len(files)+3)
-	changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
+	if len(files) > 0 { // else there is no memories/ in the tree
+		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
+	}
 	to := names{key: k}
 	for _, f := range files {
 		p := memPath(f.path)

@@ -243,3 +243,19 @@ func TestSealRefusesFileItCannotOpen(t *testing.T) {
 		t.Errorf("a refused Seal left a key in the tree:\n%s", tree)
 	}
 }
+
+// A vault with no memory yet converts too: its next file is sealed.
+func TestSealEmptyVault(t *testing.T) {
+	v := vaulttest.New(t)
+	res, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{})
+	if err != nil || res.Files != 0 || res.Commit == "" {
+		t.Fatalf("Seal of an empty vault = %+v, %v", res, err)
+	}
+	write(t, v, "/memories/firstcanary.md", "first\n")
+	if got, err := read(t, v, "/memories/firstcanary.md"); err != nil || got != "first\n" {
+		t.Errorf("read after Seal of an empty vault = %q, %v", got, err)
+	}
+	if tree := gitOut(t, v, "ls-tree", "-r", "--name-only", "main"); strings.Contains(tree, "canary") || !strings.Contains(tree, ".memvault/key") {
+		t.Errorf("git ls-tree -r main =\n%s\nwant a key and no name", tree)
+	}
+}
