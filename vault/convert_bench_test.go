@@ -19,7 +19,7 @@ func BenchmarkSeal(b *testing.B) {
 		b.Run(op, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				v := vaulttest.New(b)
+				v, _ := newPlainAt(b, b.TempDir())
 				vaulttest.Seed(b, v, files, 1)
 				extra, err := age.GenerateX25519Identity()
 				if err != nil {

@@ -36,6 +36,14 @@ func plainHistory(t *testing.T, v *vault.Vault) map[string]string {
 	}
 }
 
+// newPlainAt makes the vault Seal converts: one of the plain format, at
+// dir/vault.git with its identity at dir/identity. Every test of the
+// conversion makes its vault here.
+func newPlainAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
+	tb.Helper()
+	return vaulttest.NewAt(tb, dir)
+}
+
 func gitOut(t *testing.T, v *vault.Vault, args ...string) string {
 	t.Helper()
 	if err := v.Flush(ctx); err != nil {
@@ -49,7 +57,7 @@ func gitOut(t *testing.T, v *vault.Vault, args ...string) string {
 }
 
 func TestSealConvertsInOneCommit(t *testing.T) {
-	v, opts := vaulttest.NewAt(t, t.TempDir())
+	v, opts := newPlainAt(t, t.TempDir())
 	want := plainHistory(t, v)
 	before := vaulttest.Log(t, v, vault.LogOptions{})
 
@@ -174,7 +182,7 @@ func TestSealConvertsInOneCommit(t *testing.T) {
 // A conversion stopped before its commit leaves the vault as it was, plain;
 // run again, it takes up what it had encrypted.
 func TestSealInterruptedResumes(t *testing.T) {
-	v, _ := vaulttest.NewAt(t, t.TempDir())
+	v, _ := newPlainAt(t, t.TempDir())
 	for _, p := range []string{"/memories/a", "/memories/b/c", "/memories/d", "/memories/e"} {
 		write(t, v, p, "content of "+p)
 	}
@@ -209,7 +217,7 @@ func TestSealInterruptedResumes(t *testing.T) {
 // A name too long to seal is refused before anything is encrypted: it must
 // be renamed first.
 func TestSealRefusesUnsealableName(t *testing.T) {
-	v := vaulttest.New(t)
+	v, _ := newPlainAt(t, t.TempDir())
 	long := "/memories/" + strings.Repeat("n", 200) + ".md"
 	write(t, v, long, "x")
 	head := vaulttest.Log(t, v, vault.LogOptions{Limit: 1})[0].Commit
@@ -226,7 +234,7 @@ func TestSealRefusesUnsealableName(t *testing.T) {
 // A file the identity cannot open stops the conversion before anything
 // changes: its plaintext cannot be padded, and no file is left behind.
 func TestSealRefusesFileItCannotOpen(t *testing.T) {
-	v := vaulttest.New(t)
+	v, _ := newPlainAt(t, t.TempDir())
 	write(t, v, "/memories/mine.md", "mine")
 	if err := vault.PutForeignFileForTest(v, "memories/foreign.md"); err != nil {
 		t.Fatal(err)
@@ -246,7 +254,7 @@ func TestSealRefusesFileItCannotOpen(t *testing.T) {
 
 // A vault with no memory yet converts too: its next file is sealed.
 func TestSealEmptyVault(t *testing.T) {
-	v := vaulttest.New(t)
+	v, _ := newPlainAt(t, t.TempDir())
 	res, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{})
 	if err != nil || res.Files != 0 || res.Commit == "" {
 		t.Fatalf("Seal of an empty vault = %+v, %v", res, err)
