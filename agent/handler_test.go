@@ -21,7 +21,9 @@ var _ agent.Store = (*vault.Vault)(nil)
 // TestContract runs the conformance suite through a Handler.
 func TestContract(t *testing.T) {
 	agenttest.Run(t, func(t *testing.T) agenttest.Target {
-		v := vaulttest.New(t)
+		// Plain: this run holds every case, the names of 144 to 255 bytes
+		// too, which a sealed vault refuses (TestContractSealed runs the rest).
+		v, _ := vaulttest.NewPlainAt(t, t.TempDir())
 		h := agent.New(v, agent.Options{})
 		return agenttest.Target{
 			Do: func(input, toolUseID string) (string, bool) {

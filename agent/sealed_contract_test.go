@@ -9,6 +9,7 @@ import (
 	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/agent/agenttest"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // TestContractSealed runs the conformance suite through a Handler on a vault
@@ -18,16 +19,8 @@ import (
 // in at most 255 bytes, so a longer name is an invalid path there (checked
 // below), where the plain format takes names of up to 255 bytes.
 func TestContractSealed(t *testing.T) {
-	const why = "a sealed vault refuses a segment over 143 bytes"
-	differs := map[string]string{"path/segment-255": why, "path/length-4096": why, "path/length-4096-slash": why}
 	agenttest.RunExcept(t, func(t *testing.T) agenttest.Target {
-		dir := t.TempDir()
-		v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"),
-			vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true})
-		if err != nil {
-			t.Fatalf("vault.Init(Sealed): %v", err)
-		}
-		t.Cleanup(func() { v.Close() })
+		v, _ := vaulttest.NewSealedAt(t, t.TempDir())
 		h := agent.New(v, agent.Options{})
 		return agenttest.Target{
 			Do: func(input, toolUseID string) (string, bool) {
@@ -41,13 +34,13 @@ func TestContractSealed(t *testing.T) {
 				return v.Log(context.Background(), vault.LogOptions{})
 			},
 		}
-	}, differs)
+	}, agenttest.SealedDiffers)
 }
 
 func TestSealedLongName(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true})
+	v, _, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -199,6 +199,25 @@ func (c *contentModel) onContent(msg contentMsg) {
 	c.set(msg.req, msg.title, msg.kind, msg.header, msg.lines)
 }
 
+// showHeadError puts in the content pane why the vault's newest state cannot
+// be read at all. A sealed vault's names and history open only under its key,
+// which the identity opens: without it nothing can be shown.
+func (c *contentModel) showHeadError(err error) {
+	lines := []string{"Cannot read the vault", "", sanitize(err.Error())}
+	if errors.Is(err, vault.ErrNoIdentity) || errors.Is(err, vault.ErrDecrypt) || errors.Is(err, vault.ErrPassphrase) {
+		lines = []string{
+			"Cannot open the vault: no usable identity",
+			"",
+			"The vault is sealed: its names, sizes and history open only with an",
+			"identity among its recipients, and " + c.v.IdentityFile() + " is missing,",
+			"unreadable or not one of them.",
+			"",
+			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
+		}
+	}
+	c.set(contentReq{}, "memvault", bodyError, nil, lines)
+}
+
 // showError puts an error in the content pane. A missing or wrong identity gets
 // a panel that says what still works and how to fix it.
 func (c *contentModel) showError(req contentReq, err error) {

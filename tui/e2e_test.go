@@ -164,23 +164,34 @@ func endToEnd(t *testing.T, sealed bool) {
 	x.waitExit()
 }
 
-// TestEndToEndNoIdentity starts the UI with the identity gone: the tree and
-// the history show, and the content pane says what is wrong.
+// TestEndToEndNoIdentity starts the UI with the identity gone. In a plain
+// vault the tree and the history show, and the content pane says what is
+// wrong; a sealed vault's names and messages open only under its key, which
+// the identity opens, so the UI says that the identity is missing.
 func TestEndToEndNoIdentity(t *testing.T) {
 	bin := memvaultBinary(t)
-	v, opts := newVault(t)
-	seed(t, v)
-	if err := os.Remove(opts.IdentityFile); err != nil {
-		t.Fatal(err)
+	for _, sealed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sealed=%v", sealed), func(t *testing.T) {
+			v, opts := newVaultFormat(t, sealed)
+			seed(t, v)
+			if err := os.Remove(opts.IdentityFile); err != nil {
+				t.Fatal(err)
+			}
+			x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
+			x.waitFor("History · all")
+			if sealed {
+				x.waitFor("Cannot open the vault: no usable identity")
+				x.waitFor("--identity FILE")
+			} else {
+				x.keys("G", "l")
+				x.waitFor("87B") // the file in the tree, not the history
+				x.keys("j")
+				x.waitFor("Cannot decrypt: no usable identity")
+			}
+			x.keys("q")
+			x.waitExit()
+		})
 	}
-	x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
-	x.waitFor("History · all")
-	x.keys("G", "l")
-	x.waitFor("87B") // the file in the tree, not the history
-	x.keys("j")
-	x.waitFor("Cannot decrypt: no usable identity")
-	x.keys("q")
-	x.waitExit()
 }
 
 // TestEndToEndDemo runs `memvault demo` on a terminal: it ends in the UI on

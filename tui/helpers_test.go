@@ -42,20 +42,21 @@ func (c *clock) now() time.Time {
 	return t
 }
 
-// newVault makes an empty vault whose commits have fixed times, and returns it
-// with the options that open it again.
+// newVault makes an empty vault in the default format (sealed) whose commits
+// have fixed times, and returns it with the options that open it again.
 func newVault(tb testing.TB) (*vault.Vault, vault.Options) {
 	tb.Helper()
-	return newVaultFormat(tb, false)
+	return newVaultFormat(tb, true)
 }
 
-// newVaultFormat is newVault, in the sealed format when sealed is true: the
-// UI must draw a sealed vault's frames as it draws a plain one's.
+// newVaultFormat is newVault, in the sealed format when sealed is true, else
+// the plain one: the UI must draw a sealed vault's frames as it draws a plain
+// one's.
 func newVaultFormat(tb testing.TB, sealed bool) (*vault.Vault, vault.Options) {
 	tb.Helper()
 	dir := tb.TempDir()
 	c := &clock{t: epoch}
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now, Sealed: sealed}
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now, Plain: !sealed}
 	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), opts)
 	if err != nil {
 		tb.Fatalf("vault.Init: %v", err)

@@ -129,7 +129,9 @@ func TestFrames(t *testing.T) {
 // TestNoIdentity shows a clear error, not a crash, when the identity is gone:
 // the tree, the sizes and the history still work.
 func TestNoIdentity(t *testing.T) {
-	v, opts := newVault(t)
+	// Plain: a sealed vault's tree opens only under its key, which needs the
+	// identity (TestEndToEndNoIdentity shows what the UI says then).
+	v, opts := newVaultFormat(t, false)
 	seed(t, v)
 	if err := os.Remove(opts.IdentityFile); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,9 @@ func (m *Model) onHead(msg headMsg) tea.Cmd {
 	m.headApplied = msg.seq
 	if msg.err != nil {
 		m.setStatus(fmt.Sprintf("read the head: %v", msg.err), true)
+		if m.snap == nil {
+			m.content.showHeadError(msg.err) // nothing else will replace "loading…"
+		}
 		return tea.Batch(cmds...)
 	}
 	if m.snap != nil && msg.snap.Commit() == m.snap.Commit() {

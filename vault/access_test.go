@@ -69,11 +69,11 @@ func TestOthersCanWriteRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	// A sealed vault reads its key, with the identity, at the snapshot.
 	s, err := w.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		_, err = s.ReadFile(context.Background(), "/memories/a")
 	}
-	_, err = s.ReadFile(context.Background(), "/memories/a")
 	if !errors.Is(err, vault.ErrOthersCanWrite) || !strings.Contains(err.Error(), "chmod 600 "+opts.IdentityFile) {
 		t.Errorf("a read with an identity at mode 0620 = %v; want ErrOthersCanWrite naming chmod 600", err)
 	}

@@ -181,9 +181,12 @@ func TestMergeRefusesHostile(t *testing.T) {
 }
 
 // hostilePair is pair that also returns the options (the identity) of both.
+// Its vaults are plain: the hostile entries are written at plain names, which
+// a sealed vault would refuse for not opening before the check under test
+// (hostilePairIn runs a case on both formats).
 func hostilePair(t *testing.T, url string) (a, b *vault.Vault, opts vault.Options) {
 	t.Helper()
-	return vaulttest.Pair(t, url)
+	return vaulttest.PairPlain(t, url)
 }
 
 // hostilePairIn is hostilePair, in the sealed format when sealed.
@@ -192,5 +195,5 @@ func hostilePairIn(t *testing.T, url string, sealed bool) (a, b *vault.Vault, op
 	if sealed {
 		return vaulttest.PairSealed(t, url)
 	}
-	return vaulttest.Pair(t, url)
+	return vaulttest.PairPlain(t, url)
 }

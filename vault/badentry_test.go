@@ -57,10 +57,24 @@ func damageCases() []damageCase {
 
 // damaged returns a vault holding keep.md, to which c's entry was then added
 // with git by hand, reopened; and the memory path of the entry.
+//
+// The vault is plain: the entries are put by hand at plain names, which a
+// sealed vault refuses first as names that do not open (damagedSealed).
 func damaged(t *testing.T, c damageCase) (*vault.Vault, string) {
 	t.Helper()
+	return damagedIn(t, c, vaulttest.NewPlainAt)
+}
+
+// damagedSealed is damaged on a sealed vault.
+func damagedSealed(t *testing.T, c damageCase) (*vault.Vault, string) {
+	t.Helper()
+	return damagedIn(t, c, vaulttest.NewSealedAt)
+}
+
+func damagedIn(t *testing.T, c damageCase, newAt func(testing.TB, string) (*vault.Vault, vault.Options)) (*vault.Vault, string) {
+	t.Helper()
 	dir := t.TempDir()
-	v, opts := vaulttest.NewAt(t, dir)
+	v, opts := newAt(t, dir)
 	write(t, v, "/memories/keep.md", "kept\n")
 	v.Close()
 	git := filepath.Join(dir, "vault.git")

@@ -52,7 +52,7 @@ func seededVaultIn(b *testing.B, files, commits int, sealed bool) *vault.Vault {
 		return v.(*vault.Vault)
 	}
 	dir := benchDir(b)
-	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
+	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity"), Plain: !sealed})
 	if err != nil {
 		b.Fatal(err)
 	}

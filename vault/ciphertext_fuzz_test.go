@@ -19,7 +19,9 @@ func tamperVault(tb testing.TB, size int) (v *Vault, plain, ct []byte) {
 	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
-	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id")})
+	// Plain: the damaged age files are staged at the plain tree path, bare,
+	// as the plain format stores them (a sealed blob adds a size header).
+	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id"), Plain: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -47,6 +47,8 @@ var (
 	ErrBadEntry = errors.New("not a memory file memvault reads")
 	// ErrBusy: another process or goroutine is re-encrypting the vault.
 	ErrBusy = errors.New("busy")
+	// ErrSealed: the vault is in the sealed format already (Seal).
+	ErrSealed = errors.New("the vault is sealed already")
 	// ErrUnknownRevision: a revision names no commit of the vault.
 	ErrUnknownRevision = errors.New("unknown revision")
 	// ErrRoot: the operation cannot apply to /memories itself.

@@ -17,7 +17,9 @@ import (
 func TestFsckFindsPlaintext(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := Init(ctx, dir+"/v.git", Options{IdentityFile: dir + "/id"})
+	// Plain: the blob is planted at a plain name with a plain message;
+	// TestFsckSealed plants its like in a sealed vault.
+	v, _, err := Init(ctx, dir+"/v.git", Options{IdentityFile: dir + "/id", Plain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestFsckFindsPlaintext(t *testing.T) {
 func TestFsckSealed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := Init(ctx, dir+"/v.git", Options{IdentityFile: dir + "/id", Sealed: true})
+	v, _, err := Init(ctx, dir+"/v.git", Options{IdentityFile: dir + "/id"})
 	if err != nil {
 		t.Fatal(err)
 	}

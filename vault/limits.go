@@ -230,6 +230,8 @@ func (v *Vault) checkGrowth(ctx context.Context, base *Snapshot, g growth) error
 // a *LimitError.
 func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []gitlog.Change) (growth, error) {
 	var g growth
+	// The names of root, opened in a sealed tree: a file's usage is read
+	// under its tree's key, and a limit's error names the memory path.
 	ns, err := v.namesOfRoot(root)
 	if err != nil {
 		return g, err
@@ -247,7 +249,10 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 		if c.Op == gitlog.Move || !strings.HasPrefix(c.Path, memDir+"/") && c.Path != memDir {
 			continue
 		}
-		p := memPath(c.Path)
+		p, err := ns.memPath(c.Path)
+		if err != nil {
+			p = memPath(c.Path) // sealed under another key (a rotation): named as stored
+		}
 		var old, nu usage
 		if !gone(c.Path) {
 			e, err := v.repo.Lookup(root, c.Path)

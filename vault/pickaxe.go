@@ -81,8 +81,11 @@ func (v *Vault) pickaxeBatch(ctx context.Context, items []pickaxeItem, px pickax
 }
 
 // changedPairs appends to refs, for each file commit c changed at or under
-// tree path tp against its first parent, its old and its new version (a zero
-// hash where there is none). A file moved without an edit is left out.
+// tree path tp (of c's tree) against its first parent, its old and its new
+// version (a zero hash where there is none). A file moved without an edit is
+// left out. Across a rotation of a sealed vault's key every stored name
+// changes: the files are then paired by their plaintext paths, so a file the
+// rotation only re-encrypted is no change.
 func (v *Vault) changedPairs(c *gitlog.Commit, tp string, refs []fileRef) ([]fileRef, error) {
 	var parentTree gitlog.Hash
 	if len(c.ParentHashes) > 0 {
@@ -91,7 +94,7 @@ func (v *Vault) changedPairs(c *gitlog.Commit, tp string, refs []fileRef) ([]fil
 			return nil, fmt.Errorf("vault: log: %w", err)
 		}
 	}
-	tcs, err := v.repo.DiffTrees(parentTree, c.TreeHash, tp)
+	tcs, err := v.changedTrees(parentTree, c.TreeHash, tp)
 	if err != nil {
 		return nil, fmt.Errorf("vault: log: %w", err)
 	}
@@ -103,6 +106,32 @@ func (v *Vault) changedPairs(c *gitlog.Commit, tp string, refs []fileRef) ([]fil
 		refs = append(refs, fileRef{tc.Path, tc.From}, fileRef{tc.Path, tc.To})
 	}
 	return refs, nil
+}
+
+// changedTrees is DiffTrees of a and b at or under b's tree path tp, by
+// plaintext path (diffOpened) when a and b seal names under different keys.
+func (v *Vault) changedTrees(a, b gitlog.Hash, tp string) ([]gitlog.TreeChange, error) {
+	if a.IsZero() || !v.seals.seen() { // no key read: a plain vault
+		return v.repo.DiffTrees(a, b, tp)
+	}
+	na, err := v.namesOfRoot(a)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := v.namesOfRoot(b)
+	if err != nil {
+		return nil, err
+	}
+	if sameKey(na.key, nb.key) {
+		return v.repo.DiffTrees(a, b, tp)
+	}
+	p := ""
+	if tp != memDir {
+		if p, err = nb.memPath(tp); err != nil {
+			return nil, err
+		}
+	}
+	return v.diffOpened(a, b, p)
 }
 
 // changes tells whether the pairs of old and new texts add or remove the

@@ -36,7 +36,7 @@ func blameHistoryIn(b *testing.B, sealed bool) (string, vault.Options) {
 	}
 	blameOnce[i].Do(func() {
 		dir := benchDir(b)
-		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed}
+		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Plain: !sealed}
 		v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), opts)
 		if err != nil {
 			b.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/internal/keyhook"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // reencryption turns the vault's files into ciphertexts for a new set of
@@ -23,6 +24,9 @@ type reencryption struct {
 	done     map[gitlog.Hash][]byte
 	progress *progressFile
 	report   func(done, total int)
+	// pad: the files are of the plain format and are being sealed, each
+	// plaintext padded (seal.Pad) before it is encrypted.
+	pad bool
 }
 
 // run re-encrypts the files not done yet, decrypting and encrypting on every
@@ -148,5 +152,10 @@ func (re *reencryption) one(tp string, ct []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer clear(plain)
+	if re.pad {
+		frame := seal.Pad(plain)
+		defer clear(frame)
+		return encrypt(frame, re.rs)
+	}
 	return encrypt(plain, re.rs)
 }

@@ -24,7 +24,8 @@ import (
 // re-created a file the commit changed, nothing is committed and the error is a
 // *ConflictError, wrapping ErrConflict, that names the files. Other errors wrap
 // ErrUnknownRevision for a bad rev, and ErrNoIdentity or ErrDecrypt when files
-// cannot be decrypted.
+// cannot be decrypted, and ErrInvalid for the commit that converted the vault
+// to the sealed format (see Seal), which changed no memory and is not undone.
 func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult, error) {
 	h, err := v.resolve(rev)
 	if err != nil {
@@ -39,6 +40,9 @@ func (v *Vault) Revert(ctx context.Context, meta Meta, rev string) (*UndoResult,
 		if before, err = v.repo.RootTree(c.ParentHashes[0]); err != nil {
 			return nil, fmt.Errorf("vault: revert: %w", err)
 		}
+	}
+	if err := v.refuseRevertOfSeal(h, before, c.TreeHash); err != nil {
+		return nil, err
 	}
 	// The commit's changes by plaintext path, in either format.
 	files, err := v.diffOpened(before, c.TreeHash, "")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Resolve returns the full hash of the commit rev names. A revision is
@@ -149,7 +150,7 @@ func splitRevision(rev string) (base string, steps int, ok bool) {
 // resolveBase names the commit of a revision without its "~N" part, or says
 // why it names none.
 func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err error) {
-	const none = "no commit or checkpoint of that name"
+	none := "no commit or checkpoint of that name"
 	switch {
 	case base == "HEAD" || base == "main" || base == "@":
 		h, err = v.repo.Head()
@@ -161,11 +162,24 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 		}
 		return h, "", nil
 	}
-	if k, err := v.currentKey(); err == nil && k != nil {
+	k, keyErr := v.currentKey()
+	if keyErr == nil && k != nil {
 		if ref, err := sealedTagName(k, base); err == nil {
 			if t, err := v.repo.LookupTag(ref); err == nil {
 				return t.Target, "", nil
 			}
+		}
+		// A checkpoint made before the key rotated (a recipient removed, a
+		// rekey) is sealed under the key of its commit's tree, as
+		// Checkpoints opens it.
+		if h, ok := v.checkpointOpened(k, base); ok {
+			return h, "", nil
+		}
+	} else if unreadable(keyErr) {
+		// Keys a rotation retired read the history before it, its
+		// checkpoints included, though not the current tree.
+		if h, ok := v.checkpointOpened(nil, base); ok {
+			return h, "", nil
 		}
 	}
 	t, err := v.repo.LookupTag(base)
@@ -175,19 +189,49 @@ func (v *Vault) resolveBase(base string) (h gitlog.Hash, unknown string, err err
 	if !errors.Is(err, gitlog.ErrNotFound) {
 		return h, "", fmt.Errorf("vault: checkpoint %q: %w", base, err)
 	}
-	if len(base) < 4 || !isHex(base) {
-		return h, none, nil
+	// A sealed vault's checkpoint names open under its key: an identity
+	// that cannot open it is told so, not that no such checkpoint exists.
+	err = nil
+	if unreadable(keyErr) {
+		none = ""
+		err = fmt.Errorf("vault: checkpoint %q: %w", base, keyErr)
 	}
-	hs, err := v.repo.CommitsWithPrefix(base)
+	if len(base) < 4 || !isHex(base) {
+		return h, none, err
+	}
+	hs, cerr := v.repo.CommitsWithPrefix(base)
 	switch {
-	case err != nil:
-		return h, "", fmt.Errorf("vault: revision %q: %w", base, err)
+	case cerr != nil:
+		return h, "", fmt.Errorf("vault: revision %q: %w", base, cerr)
 	case len(hs) == 0:
-		return h, none, nil
+		return h, none, err
 	case len(hs) > 1:
 		return h, fmt.Sprintf("%d commits start with it; give more digits", len(hs)), nil
 	}
 	return hs[0], "", nil
+}
+
+// checkpointOpened finds the sealed checkpoint that opens, under k (nil:
+// none) or the key of its commit's tree, to name.
+func (v *Vault) checkpointOpened(k *seal.Key, name string) (gitlog.Hash, bool) {
+	tags, err := v.repo.Tags()
+	if err != nil {
+		return gitlog.Hash{}, false
+	}
+	for _, t := range tags {
+		c := checkpointOf(t)
+		if k != nil {
+			v.openCheckpoint(&c, k, t.Target)
+		} else if ns, err := v.namesAt(t.Target); err == nil && ns.key != nil {
+			if p, err := ns.key.OpenPath(tagsDir, c.Name); err == nil {
+				c.Name = strings.TrimPrefix(p, tagsDir+"/")
+			}
+		}
+		if c.Name != t.Name && c.Name == name {
+			return t.Target, true
+		}
+	}
+	return gitlog.Hash{}, false
 }
 
 func isHex(s string) bool {

@@ -107,7 +107,9 @@ func (v *Vault) sealKeyAt(root gitlog.Hash) (*seal.Key, error) {
 		return nil, fmt.Errorf("vault: %s: %w", keyPath, err)
 	default:
 		if k, err = v.sealKeyBlob(e.Hash, root); err != nil {
-			return nil, err
+			if k = v.sameKeyAs(root, err); k == nil {
+				return nil, err
+			}
 		}
 	}
 	v.seals.mu.Lock()
@@ -213,11 +215,15 @@ func (v *Vault) sealKeyBlob(h, root gitlog.Hash) (*seal.Key, error) {
 
 // commitKey returns the key a commit of changes on top of parent seals its
 // message with: the key its own tree will hold, so a key file the changes put
-// (a new vault, a rotation) counts. nil means the plain format.
+// (a new vault, a rotation) or link (a merge that takes the other side's key)
+// counts. nil means the plain format.
 func (v *Vault) commitKey(parent gitlog.Hash, changes []gitlog.Change) (*seal.Key, error) {
 	for _, c := range changes {
-		if c.Path == keyPath && c.Op == gitlog.Put {
+		switch {
+		case c.Path == keyPath && c.Op == gitlog.Put:
 			return v.sealKeyBlob(gitlog.BlobHash(c.Data), gitlog.ZeroHash)
+		case c.Path == keyPath && c.Op == gitlog.Link:
+			return v.sealKeyBlob(c.Hash, gitlog.ZeroHash)
 		}
 	}
 	if parent.IsZero() {

@@ -43,7 +43,7 @@ func hostileCommit(t *testing.T, v *Vault, message string, changes ...gitlog.Cha
 func TestSealedHostileEntries(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id"), Sealed: true})
+	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 func TestSealedAcrossKeyChange(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id"), Sealed: true})
+	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,13 +34,13 @@ func newTwins(t *testing.T) *twins {
 	for i, sealed := range []bool{false, true} {
 		start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		n := 0
-		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed, Now: func() time.Time {
+		opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Plain: !sealed, Now: func() time.Time {
 			n++
 			return start.Add(time.Duration(n) * time.Minute)
 		}}
 		v, _, err := vault.Init(ctx, filepath.Join(dir, []string{"plain.git", "sealed.git"}[i]), opts)
 		if err != nil {
-			t.Fatalf("vault.Init(Sealed: %v): %v", sealed, err)
+			t.Fatalf("vault.Init(Plain: %v): %v", !sealed, err)
 		}
 		t.Cleanup(func() { v.Close() })
 		if sealed {

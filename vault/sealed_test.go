@@ -20,7 +20,7 @@ import (
 func newSealed(t *testing.T) (*vault.Vault, string, vault.Options) {
 	t.Helper()
 	dir := t.TempDir()
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: true}
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity")}
 	v, res, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), opts)
 	if err != nil || !res.VaultCreated {
 		t.Fatalf("vault.Init(Sealed) = %+v, %v", res, err)

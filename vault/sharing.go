@@ -72,7 +72,7 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 	if err != nil || len(res.Added)+len(res.Removed) == 0 {
 		return res, err
 	}
-	re, err := v.newReencryption(target, ch.Progress)
+	re, err := v.newReencryption(target, target.Fingerprint(), ch.Progress)
 	if err != nil {
 		return res, err
 	}
@@ -156,8 +156,9 @@ func describeKeys(rs []keys.Recipient) string {
 }
 
 // newReencryption prepares a re-encryption to target, taking what an
-// interrupted run to the same set left in the vault's local state.
-func (v *Vault) newReencryption(target *keys.RecipientsFile, report func(int, int)) (*reencryption, error) {
+// interrupted run of the same kind (fp: the set's fingerprint, or another
+// name of it for another kind of run) left in the vault's local state.
+func (v *Vault) newReencryption(target *keys.RecipientsFile, fp [32]byte, report func(int, int)) (*reencryption, error) {
 	if _, err := v.keys.identity(); err != nil {
 		return nil, err // unlock before starting the workers
 	}
@@ -168,11 +169,11 @@ func (v *Vault) newReencryption(target *keys.RecipientsFile, report func(int, in
 	if _, err := encrypt(nil, rs); err != nil { // a plugin may refuse, or mix labels
 		return nil, err
 	}
-	progress, done, err := openProgress(v.repo.StateDir(), target.Fingerprint())
+	progress, done, err := openProgress(v.repo.StateDir(), fp)
 	if err != nil {
 		return nil, err
 	}
-	return &reencryption{v: v, fp: target.Fingerprint(), rs: rs, done: done, progress: progress, report: report}, nil
+	return &reencryption{v: v, fp: fp, rs: rs, done: done, progress: progress, report: report}, nil
 }
 
 // commitReencryption takes the writer lock, re-plans the change on the latest

@@ -114,14 +114,19 @@ func entryAt(repo *gitlog.Repo, root gitlog.Hash, names []string) (*gitlog.Entry
 }
 
 // leftOutKeys gathers the entries the Memory-Left-Out trailers of every
-// commit reachable from head name.
+// commit reachable from head name: in a sealed tree, those of a message that
+// opens under its key, as memvault writes them.
 func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 	keys := map[string]bool{}
 	err := v.repo.Walk(head, func(c *gitlog.Commit) error {
-		if !strings.Contains(c.Message, trLeftOut+": ") {
+		msg, err := v.openedMessage(c)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(msg, trLeftOut+": ") {
 			return nil
 		}
-		_, trs := parseMessage(c.Message)
+		_, trs := parseMessage(msg)
 		for _, t := range trs {
 			if t.key != trLeftOut {
 				continue
@@ -208,7 +213,11 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.CommitTree([]gitlog.Hash{head}, clean, gitlog.CommitInfo{Message: msg, Author: sig, Committer: sig, Sign: sign}); err != nil {
+	info := gitlog.CommitInfo{Message: msg, Author: sig, Committer: sig, Sign: sign}
+	if err := v.sealInfo(head, nil, &info); err != nil { // a sealed vault's host reads no message
+		return nil, err
+	}
+	if _, err := w.CommitTree([]gitlog.Hash{head}, clean, info); err != nil {
 		return nil, fmt.Errorf("vault: repair: %w", err)
 	}
 	return rs, nil

@@ -44,6 +44,17 @@ func (v *Vault) snapshotAt(commit gitlog.Hash) (*Snapshot, error) {
 // Commit is the hash of the commit the snapshot shows.
 func (s *Snapshot) Commit() string { return s.commit.String() }
 
+// MaxName is the longest file or folder name, in bytes, that the snapshot's
+// format stores: 255 in the plain format, [seal.MaxName] (143) in the sealed
+// one, whose stored names are longer than the names they seal. A path with a
+// longer component is refused with a *PathError.
+func (s *Snapshot) MaxName() int {
+	if s.names.key != nil {
+		return seal.MaxName
+	}
+	return maxSegmentLen
+}
+
 // treePath maps a memory path to its place in the git tree:
 // "/memories/notes/a.md" -> "memories/notes/a.md".
 func treePath(p string) (string, error) {

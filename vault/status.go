@@ -91,6 +91,14 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
 	rec, err := v.record(c)
+	if unreadable(err) {
+		// A sealed vault's messages open under its key, which an identity
+		// that is not a recipient cannot open; status still says where the
+		// vault stands, and that this identity does not read it.
+		hidden := *c
+		hidden.Message, hidden.Author.Name, hidden.Author.Email = sealedKeyUnread, "", ""
+		rec, err = record(&hidden), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
@@ -117,6 +125,18 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 	return st, nil
 }
 
+// What status says of what the identity in use cannot read.
+const (
+	conflictsUnread = "the files cannot all be read with this identity"
+	sealedKeyUnread = "(a sealed message: this identity cannot open the vault's key)"
+)
+
+// unreadable reports whether err says the identity in use cannot read
+// something: none, a wrong one, or one whose passphrase was not given.
+func unreadable(err error) bool {
+	return errors.Is(err, ErrNoIdentity) || errors.Is(err, ErrDecrypt) || errors.Is(err, ErrPassphrase)
+}
+
 // findConflicts fills in st.Conflicts from the current files.
 func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	head, err := v.repo.Head()
@@ -128,6 +148,10 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 		return fmt.Errorf("vault: status: %w", err)
 	}
 	ns, err := v.namesOfRoot(root)
+	if unreadable(err) {
+		st.ConflictsUnknown = conflictsUnread
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("vault: status: %w", err)
 	}
@@ -144,8 +168,8 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	}
 	res, err := v.Grep(ctx, oursMarker, GrepOptions{Rev: head.String()})
 	if err != nil {
-		if errors.Is(err, ErrNoIdentity) || errors.Is(err, ErrDecrypt) || errors.Is(err, ErrPassphrase) || errors.Is(err, ErrBadEntry) {
-			st.ConflictsUnknown = "the files cannot all be read with this identity"
+		if unreadable(err) || errors.Is(err, ErrBadEntry) {
+			st.ConflictsUnknown = conflictsUnread
 			return nil
 		}
 		return err

@@ -53,7 +53,7 @@ func benchSyncDivergedWith(b *testing.B, remote func(testing.TB) string, sealed 
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
-		newAt := vaulttest.NewAt
+		newAt := vaulttest.NewPlainAt
 		if sealed {
 			newAt = vaulttest.NewSealedAt
 		}

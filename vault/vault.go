@@ -58,10 +58,15 @@ type Options struct {
 	Passphrase func(prompt string) ([]byte, error)
 	// Now gives commit times; nil means time.Now.
 	Now func() time.Time
-	// Sealed makes Init create the vault in the sealed format, which hides
-	// names, commit messages and exact sizes from the git host (see
-	// vault/seal). Open ignores it: a vault's tree says its format.
-	Sealed bool
+	// Plain makes Init create the vault in the plain format, whose git host
+	// reads every file and folder name, commit subject, trailer and exact
+	// size (only contents are encrypted). The zero value makes the sealed
+	// format, which hides them all (see vault/seal). Plain is for a vault
+	// whose names must be readable with git alone, or hold components of
+	// 144 to 255 bytes (the sealed format stores at most seal.MaxName); it
+	// is also a little faster. Open ignores it: a vault's tree says its
+	// format.
+	Plain bool
 }
 
 // initResult says what Init made.
@@ -191,7 +196,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, er
 		{Op: gitlog.Put, Path: keys.WritersPath, Data: writers},
 		{Op: gitlog.Put, Path: attributesPath, Data: []byte(memDir + "/** diff=memvault\n")},
 	}
-	if opts.Sealed {
+	if !opts.Plain {
 		if changes, err = v.sealedInit(changes, recipients); err != nil {
 			repo.Close()
 			return nil, res, fmt.Errorf("vault: init %s: %w", dir, err)

@@ -37,7 +37,9 @@ var mountDiffers = map[string]string{
 // (BetaLocalFilesystemMemoryTool, through testdata/sdkserve.js) on a mounted
 // vault and on a plain folder, side by side: every contract case (its setup,
 // then its input) must get the same answer from both, and whatever the case
-// leaves must be in the vault.
+// leaves must be in the vault. The vault is in the default format, sealed, so
+// a name over 143 bytes fails with ENAMETOOLONG where the folder takes it
+// (agenttest.SealedDiffers).
 func TestSDKOnMount(t *testing.T) {
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skipf("no /dev/fuse on this machine (%v): a vault cannot be mounted", err)
@@ -104,9 +106,14 @@ func TestSDKOnMount(t *testing.T) {
 				t.Logf("%s: differs as expected (%s)", c.Name, why)
 				continue
 			}
+			if why, ok := agenttest.SealedDiffers[c.Name]; ok && gotErr && strings.Contains(got, "ENAMETOOLONG") {
+				t.Logf("%s: differs as expected (%s: ENAMETOOLONG)", c.Name, why)
+				continue
+			}
 			t.Errorf("%s: %s\non the mount:   %q (is_error %v)\nplain folder:   %q (is_error %v)", c.Name, short(in), short(got), gotErr, short(want), wantErr)
 		}
-		if _, ok := mountDiffers[c.Name]; !ok {
+		_, sealedDiffers := agenttest.SealedDiffers[c.Name]
+		if _, ok := mountDiffers[c.Name]; !ok && !sealedDiffers {
 			// A file closed with nothing written (an empty create) is committed
 			// at its last close, which the kernel reports a moment after close
 			// returns.

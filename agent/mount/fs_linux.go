@@ -426,12 +426,28 @@ func errno(err error) syscall.Errno {
 	return syscall.EIO
 }
 
+// nameLimit is the longest name a file or folder called name may have: the
+// longest the vault's format stores (143 bytes in a sealed vault), so that a
+// longer name fails at create, mkdir or rename, as on any file system with
+// short names, not at close after the data was written. A scratch name is
+// never committed, and keeps the 255 bytes of a Linux file system; "" asks
+// for the vault's own limit.
+func (f *FS) nameLimit(name string) int {
+	if name != "" && Scratch(name) {
+		return 255
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap.MaxName()
+}
+
 // validChild returns the memory path of name in directory dir, or the error
-// of a name the memory tool's path rules refuse: ENAMETOOLONG for one over 255
-// bytes, as any Linux file system says, else refused, EINVAL (or ENOENT for a
-// lookup: no such name can exist).
-func validChild(dir, name string, refused syscall.Errno) (string, syscall.Errno) {
-	if len(name) > 255 {
+// of a name the memory tool's path rules refuse: ENAMETOOLONG for one over
+// limit bytes (255, or the vault's limit, see nameLimit), as any Linux file
+// system says, else refused, EINVAL (or ENOENT for a lookup: no such name can
+// exist).
+func validChild(dir, name string, limit int, refused syscall.Errno) (string, syscall.Errno) {
+	if len(name) > limit {
 		return "", syscall.ENAMETOOLONG
 	}
 	p := dir + "/" + name

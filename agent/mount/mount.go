@@ -10,7 +10,9 @@
 // scratch files (see [Scratch]) live in memory and are never committed; a
 // scratch file renamed over a memory file is one commit of that file. Names go
 // through the memory tool's path rules ([vault.CleanPath]); a name they refuse
-// cannot be created. The vault's secret policy judges what is committed, as it
+// cannot be created. A sealed vault stores names of at most 143 bytes (see
+// [vault.Snapshot.MaxName]; statfs says so too): a longer one fails at
+// create, mkdir and rename with ENAMETOOLONG. The vault's secret policy judges what is committed, as it
 // judges what an agent writes through the memory tool (Options.Screen).
 // Directories made with mkdir live in memory until a file
 // is written under them, since the vault keeps no empty directory. Changes made

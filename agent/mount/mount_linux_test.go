@@ -4,14 +4,17 @@ package mount_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault/exchange"
 
 	"github.com/memvault/memvault/agent/mount"
 	"github.com/memvault/memvault/vault"
@@ -357,5 +360,70 @@ func TestMountSync(t *testing.T) {
 	}
 	if got, err := readVault(t, b, "/memories/here.md"); err != nil || got != "from the folder\n" {
 		t.Errorf("the other clone's here.md = %q, %v; want the folder's write", got, err)
+	}
+}
+
+// TestMountNameLimit: a sealed vault stores names of at most 143 bytes, and
+// the folder says so where a program asks (statfs) and where it names a file:
+// a longer name fails at create, mkdir and rename with ENAMETOOLONG. Such a
+// create once succeeded and failed only at close with EINVAL, after the data
+// was written, and such a mkdir succeeded. The plain format takes 255 bytes.
+func TestMountNameLimit(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		newAt  func(testing.TB, string) (*vault.Vault, vault.Options)
+		limit  int
+	}{
+		{"sealed", vaulttest.NewSealedAt, 143},
+		{"plain", vaulttest.NewPlainAt, 255},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			v, _ := tc.newAt(t, t.TempDir())
+			dir := mountVault(t, v, mount.Options{}).Dir()
+			var st syscall.Statfs_t
+			if err := syscall.Statfs(dir, &st); err != nil || st.Namelen != int64(tc.limit) {
+				t.Errorf("Statfs(%s).Namelen = %d, %v; want %d", dir, st.Namelen, err, tc.limit)
+			}
+			longest, over := strings.Repeat("n", tc.limit), strings.Repeat("o", tc.limit+1)
+			before := len(vaulttest.Log(t, v, vault.LogOptions{}))
+			if err := os.WriteFile(filepath.Join(dir, longest), []byte("fits\n"), 0o600); err != nil {
+				t.Fatalf("WriteFile(a name of %d bytes): %v", tc.limit, err)
+			}
+			tooLong := func(op string, err error) {
+				t.Helper()
+				if !errors.Is(err, syscall.ENAMETOOLONG) {
+					t.Errorf("%s of a name of %d bytes = %v, want ENAMETOOLONG", op, tc.limit+1, err)
+				}
+			}
+			f, err := os.OpenFile(filepath.Join(dir, over), os.O_CREATE|os.O_WRONLY, 0o600)
+			if err == nil {
+				f.Close()
+			}
+			tooLong("create", err)
+			tooLong("mkdir", os.Mkdir(filepath.Join(dir, over), 0o700))
+			tooLong("rename", os.Rename(filepath.Join(dir, longest), filepath.Join(dir, over)))
+			if err := os.Mkdir(filepath.Join(dir, "d"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tooLong("create in a new folder", os.WriteFile(filepath.Join(dir, "d", over), []byte("x"), 0o600))
+			tooLong("rename into a folder", os.Rename(filepath.Join(dir, longest), filepath.Join(dir, "d", over)))
+			// A scratch file is never committed: its name may be as long as
+			// any Linux file system allows, as an editor's backup of the
+			// longest name is.
+			if err := os.WriteFile(filepath.Join(dir, longest+"~"), []byte("backup\n"), 0o600); tc.limit < 255 && err != nil {
+				t.Errorf("WriteFile(a scratch name of %d bytes): %v", tc.limit+1, err)
+			}
+			got := commitsSince(t, v, before)
+			if len(got) != 1 || got[0].Path != "/memories/"+longest {
+				var subj []string
+				for _, r := range got {
+					subj = append(subj, r.Subject)
+				}
+				t.Errorf("commits %q, want one: create of the name of %d bytes", subj, tc.limit)
+			}
+			if s, err := readVault(t, v, "/memories/"+longest); err != nil || s != "fits\n" {
+				t.Errorf("vault's file of the longest name = %q, %v; want %q", s, err, "fits\n")
+			}
+		})
 	}
 }

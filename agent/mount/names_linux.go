@@ -108,7 +108,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		return syscall.EINVAL
 	}
 	from := dir + "/" + name
-	to, e := validChild(newDir, newName, syscall.EINVAL)
+	to, e := validChild(newDir, newName, n.f.nameLimit(newName), syscall.EINVAL)
 	if e != 0 {
 		return e
 	}

@@ -97,7 +97,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	p, e := validChild(dir, name, syscall.ENOENT)
+	p, e := validChild(dir, name, 255, syscall.ENOENT)
 	if e != 0 {
 		return nil, e
 	}
@@ -234,7 +234,7 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	out.Bsize, out.Frsize = 4096, 4096
 	out.Blocks, out.Bfree, out.Bavail = 1<<20, 1<<20, 1<<20
 	out.Files, out.Ffree = 1<<20, 1<<20
-	out.NameLen = 255
+	out.NameLen = uint32(n.f.nameLimit(""))
 	return 0
 }
 
@@ -285,7 +285,7 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	if !ok {
 		return nil, nil, 0, syscall.ENOENT
 	}
-	p, e := validChild(dir, name, syscall.EINVAL)
+	p, e := validChild(dir, name, n.f.nameLimit(name), syscall.EINVAL)
 	if e != 0 {
 		return nil, nil, 0, e
 	}
@@ -326,7 +326,7 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	p, e := validChild(dir, name, syscall.EINVAL)
+	p, e := validChild(dir, name, n.f.nameLimit(name), syscall.EINVAL)
 	if e != 0 {
 		return nil, e
 	}

@@ -47,7 +47,7 @@ func TestZlibBombRSS(t *testing.T) {
 
 	// An ordinary vault a, pushed to two remotes; b and c clones of them.
 	a := filepath.Join(root, "a.git")
-	must(a, "", "init")
+	must(a, "", "init", "--plain") // the bomb is put at a plain name with git
 	for i, p := range []string{"/memories/a.md", "/memories/notes/b.md", "/memories/notes/c.md"} {
 		must(a, `{"command":"create","path":"`+p+`","file_text":"`+strings.Repeat("memory ", 100*(i+1))+`"}`, "tool")
 	}

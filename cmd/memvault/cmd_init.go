@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -11,7 +12,7 @@ import (
 )
 
 func newInitCommand(g *globalOptions) *cobra.Command {
-	var sealed bool
+	var plain, sealed bool
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create a vault, and an identity if there is none",
@@ -21,31 +22,48 @@ It is safe to run again: an existing vault or identity is left as it is and init
 Init is optional: tool, serve, mcp, chat, ui and import create a missing vault (and
 the identity, if there is none) on first use in the same way, and say so on stderr.
 
-With --sealed the new vault is in the sealed format: its git host (and anyone reading a
-clone without an identity) sees no file or folder name, commit subject, trailer, agent,
-session or exact size, only sealed names and sizes rounded up to a bucket. memvault
-shows everything opened. --sealed applies to a vault init creates; an existing vault
-keeps its format.
+A new vault is sealed: its git host (and anyone reading a clone without an identity)
+sees no file or folder name, commit subject, trailer, agent, session or exact size,
+only sealed names and sizes rounded up to a bucket. memvault shows everything opened.
+
+With --plain the new vault is in the plain format instead: contents are encrypted, but
+names, commit messages and exact sizes are readable on the host. Choose it when the
+names must be readable with git alone (a host's web view, git log in a clone without
+memvault), when a file or folder name is 144 to 255 bytes long (sealed names hold at
+most 143), or for a little more speed. --sealed, the default, is still accepted. Either
+flag applies to a vault init creates; an existing vault keeps its format.
 
 Keep the identity safe and out of any repository: without it the memory cannot be read.`,
 		Example: `  memvault init
-  memvault init --sealed
+  memvault init --plain
   memvault --vault ~/vaults/work.git --identity ~/.config/memvault/work-identity init`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return runInit(c.Context(), g, sealed, c.OutOrStdout())
+			flag := ""
+			switch {
+			case plain && sealed:
+				return &usageError{cmd: c.CommandPath(), err: errors.New("--plain and --sealed name two formats; give one")}
+			case plain:
+				flag = "--plain"
+			case sealed:
+				flag = "--sealed"
+			}
+			return runInit(c.Context(), g, plain, flag, c.OutOrStdout())
 		},
 	}
-	c.Flags().BoolVar(&sealed, "sealed", false, "create the vault in the sealed format (names, messages and exact sizes hidden from its host)")
+	c.Flags().BoolVar(&plain, "plain", false, "create the vault in the plain format (names, messages and exact sizes readable on its host)")
+	c.Flags().BoolVar(&sealed, "sealed", false, "create the vault in the sealed format, the default")
 	return c
 }
 
-func runInit(ctx context.Context, g *globalOptions, sealed bool, out io.Writer) error {
+// runInit creates the vault, plain or sealed; flag is the format flag given
+// ("" for none), named when it could not apply.
+func runInit(ctx context.Context, g *globalOptions, plain bool, flag string, out io.Writer) error {
 	dir, identity, err := g.paths()
 	if err != nil {
 		return err
 	}
-	v, res, err := vault.Init(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase, Sealed: sealed})
+	v, res, err := vault.Init(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase, Plain: plain})
 	if err != nil {
 		return err
 	}
@@ -54,12 +72,12 @@ func runInit(ctx context.Context, g *globalOptions, sealed bool, out io.Writer) 
 	}
 	vaultState, idState := "already exists", "already exists"
 	switch {
-	case res.VaultCreated && sealed:
-		vaultState = "created, sealed"
+	case res.VaultCreated && plain:
+		vaultState = "created, plain"
 	case res.VaultCreated:
-		vaultState = "created"
-	case sealed:
-		vaultState = "already exists; --sealed only applies to a new vault, so its format is unchanged"
+		vaultState = "created, sealed"
+	case flag != "":
+		vaultState = "already exists; " + flag + " only applies to a new vault, so its format is unchanged"
 	}
 	if res.IdentityCreated {
 		idState = "created"

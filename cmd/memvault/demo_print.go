@@ -35,7 +35,8 @@ func (p demoPrinter) intro(dir, identity string, kept bool) {
 	p.printf("  identity  %s\n\n", identity)
 	p.printf("%s\n", wrap("Each call shows what the model sent to the memory tool (in) and the answer "+
 		"memvault gave (out). Every successful change is one age-encrypted git commit; "+
-		"views and errors change nothing.", demoWidth, ""))
+		"views and errors change nothing. The vault is sealed, as new vaults are: "+
+		"its git host would see no file name, commit message or exact size.", demoWidth, ""))
 }
 
 func (p demoPrinter) conversation(i int, conv demoConversation) {
@@ -83,6 +84,7 @@ func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity s
 	p.printf("The vault stays at %s. Look around:\n", dir)
 	p.printf("  memvault %s log %s\n", flags, progressPath)
 	p.printf("  memvault %s cat %s\n", flags, progressPath)
+	p.printf("  git --git-dir %s ls-tree -r main   %s\n", shellQuote(dir), st.dim("# what a git host sees: sealed names"))
 	return nil
 }
 

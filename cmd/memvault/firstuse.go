@@ -30,7 +30,7 @@ func (g *globalOptions) openFace(ctx context.Context, errOut io.Writer, pass fun
 		return nil, err
 	}
 	if res.VaultCreated {
-		fmt.Fprintf(errOut, "memvault: first use: created the vault %s, as 'memvault init' would\n", dir)
+		fmt.Fprintf(errOut, "memvault: first use: created the vault %s (sealed), as 'memvault init' would\n", dir)
 	}
 	if res.IdentityCreated {
 		fmt.Fprintf(errOut, "memvault: created the identity %s (recipient %s)\n"+

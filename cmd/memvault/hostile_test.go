@@ -51,7 +51,10 @@ func newVictim(t *testing.T) *victim {
 	v.identity = filepath.Join(root, "identity")
 	v.flags = []string{"--vault", v.dir, "--identity", v.identity}
 	v.cli = cliFor(v.flags...)
-	v.must(t, "", "init")
+	// Plain: the hostile commits are made with git at plain names, which a
+	// sealed vault refuses first as names that do not open (vault's
+	// admit_sealed_test.go runs the hostile remote against sealed vaults).
+	v.must(t, "", "init", "--plain")
 	v.must(t, `{"command":"create","path":"/memories/notes.md","file_text":"hello\n"}`, "tool")
 	v.must(t, "", "remote", "add", "origin", v.url)
 	v.must(t, "", "sync")

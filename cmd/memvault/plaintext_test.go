@@ -18,9 +18,10 @@ import (
 
 // TestNoPlaintextAtRest writes unique markers through the memvault process, then looks
 // for them in every file the process could have written, raw and decompressed, and
-// in every git object, loose and packed. It finds none; the same scan does find the
-// memory file's name (paths are not secret), and cat does find the markers, so the
-// test would see plaintext if it were there.
+// in every git object, loose and packed. It finds none, nor the memory file's name
+// (the vault is sealed, as new vaults are); the same scan does find the vault's
+// recipient (public, in .memvault/recipients), and cat does find the markers, so
+// the test would see plaintext if it were there.
 func TestNoPlaintextAtRest(t *testing.T) {
 	root := t.TempDir()
 	mv := newProcess(t, root)
@@ -54,16 +55,17 @@ func TestNoPlaintextAtRest(t *testing.T) {
 		}
 	}
 	secret := identitySecret(t, mv.identity)
+	recipient := strings.TrimSpace(mv.run(t, "", "identity", "show"))
 
 	packed := filepath.Join(root, "packed.git")
 	copyDir(t, mv.vault, packed)
 	gitGC(t, packed)
 
 	for _, dir := range []string{mv.vault, packed} {
-		if len(vaulttest.FindInObjects(t, dir, []byte(name))) == 0 {
-			t.Fatalf("the object scan of %s did not find the file name %s: it is blind", dir, name)
+		if len(vaulttest.FindInObjects(t, dir, []byte(recipient))) == 0 {
+			t.Fatalf("the object scan of %s did not find the recipient %s: it is blind", dir, recipient)
 		}
-		for _, m := range markers {
+		for _, m := range append(markers, name) {
 			if found := vaulttest.FindInObjects(t, dir, []byte(m)); len(found) > 0 {
 				t.Errorf("plaintext marker in git objects of %s: %v", dir, found)
 			}
@@ -74,8 +76,8 @@ func TestNoPlaintextAtRest(t *testing.T) {
 			t.Errorf("plaintext or key material on disk: %v", found)
 		}
 	}
-	if len(vaulttest.FindInFiles(t, filepath.Join(mv.vault, "objects"), []byte(name))) == 0 {
-		t.Fatalf("the file scan did not find the file name %s in the loose objects: it is blind", name)
+	if len(vaulttest.FindInFiles(t, filepath.Join(mv.vault, "objects"), []byte(recipient))) == 0 {
+		t.Fatalf("the file scan did not find the recipient %s in the loose objects: it is blind", recipient)
 	}
 }
 

@@ -84,6 +84,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newWritersCommand(&g),
 		newIdentityCommand(&g),
 		newRekeyCommand(&g),
+		newSealCommand(&g),
 		newUICommand(&g),
 		newExpireCommand(&g),
 		newExportCommand(&g),

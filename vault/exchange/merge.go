@@ -205,6 +205,10 @@ func (m *merger) mergeRecipients(paths map[string]side) error {
 
 // mergePath resolves one path both or either side changed.
 func (m *merger) mergePath(p string, s side) error {
+	s, err := m.reencryptedOnly(p, s)
+	if err != nil {
+		return err
+	}
 	switch {
 	case s.o == s.t, s.t == s.b:
 		return nil // ours already holds the result

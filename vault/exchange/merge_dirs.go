@@ -11,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // A file and a directory of one name cannot both be in a tree, yet each side of
@@ -215,8 +216,12 @@ func (l *layout) freeName(stored, side string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	maxSegment := lent.MaxSegmentLen
+	if l.m.key != nil {
+		maxSegment = seal.MaxName // what a sealed name holds
+	}
 	for n := 1; n <= 1000; n++ {
-		q := asideName(p, side, n)
+		q := asideName(p, side, n, maxSegment)
 		if _, err := vault.CleanPath("/" + q); err != nil {
 			continue
 		}
@@ -249,10 +254,11 @@ func (m *merger) replaceDir(p string) {
 
 // asideName is the nth name tried for the file at tree path p moved aside from
 // a directory: p.conflict-side, then p.conflict-side-n, with p's last segment
-// cut short (at a character) so that the segment and the path stay within the
-// limits vault.CleanPath sets. Should p's directory leave no room, the name goes to
-// the top of the memory directory.
-func asideName(p, side string, n int) string {
+// cut short (at a character) so that the segment stays within maxSegment
+// bytes (vault.CleanPath's 255, or the 143 a sealed name holds) and the path
+// within vault.CleanPath's limit. Should p's directory leave no room, the name
+// goes to the top of the memory directory.
+func asideName(p, side string, n, maxSegment int) string {
 	dir, name := path.Split(p)
 	suffix := ".conflict-" + side
 	if n > 1 {
@@ -260,7 +266,7 @@ func asideName(p, side string, n int) string {
 	}
 	room := func(dir string) int {
 		// The memory path is "/" + the tree path.
-		return min(len(name), lent.MaxSegmentLen-len(suffix), lent.MaxPathLen-1-len(dir)-len(suffix))
+		return min(len(name), maxSegment-len(suffix), lent.MaxPathLen-1-len(dir)-len(suffix))
 	}
 	keep := room(dir)
 	if keep < 1 {

@@ -23,13 +23,21 @@ import (
 // done by the merge as it is: a rotation removed a recipient, so the files of
 // the other side are encrypted again to the merged recipients.
 //
-// Two sides that each rotated since the base, or a sealed side and a plain
-// one, are refused (errKeysDiffer): the first has no key to prefer, and
-// the second is a conversion, which this memvault does not make.
+// A conversion of a plain vault to the sealed format is crossed the same
+// way: the plain base and side are the side under an older key, with no key
+// (old is nil), their names taken as they are. Their blobs have no size
+// header and no padding, so each one the merge keeps from them is encrypted
+// again, padded and headed (resealBlob), instead of having its header sealed
+// again; the translation of ours links its blobs first, and only those the
+// plan does not replace are encrypted.
+//
+// Two sides that each rotated (or converted) since the base are refused
+// (errKeysDiffer): there is no key to prefer. So is a plain side whose base
+// is sealed: a vault is never converted back.
 
 // rotation is what a merge across a rotation translated.
 type rotation struct {
-	old    *seal.Key    // the key of the side that did not rotate, and of the base
+	old    *seal.Key    // the key of the side that did not rotate, and of the base; nil: the plain format
 	keyEnt gitlog.Entry // the key file of the rotated side
 	theirs bool         // theirs is the side that rotated
 	prefix []gitlog.Change
@@ -41,8 +49,6 @@ type rotation struct {
 func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
 	var rotated, other *gitlog.Hash // the root trees of each side
 	switch {
-	case fps[0] == "" || fps[1] == "" || fps[2] == "":
-		return fmt.Errorf("vault: merge: a sealed side with a plain one: %w", errKeysDiffer)
 	case fps[0] == fps[2] && fps[1] != fps[0]:
 		rotated, other = &m.oursT, &m.theirsT
 		m.key = ks[1]
@@ -50,7 +56,10 @@ func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
 		rotated, other = &m.theirsT, &m.oursT
 		m.key = ks[2]
 	default:
-		return fmt.Errorf("vault: merge: both sides rotated the vault key since they parted: %w", errKeysDiffer)
+		return fmt.Errorf("vault: merge: both sides rotated the vault key, or converted the vault to the sealed format, since they parted: %w", errKeysDiffer)
+	}
+	if m.key == nil {
+		return fmt.Errorf("vault: merge: a side of the plain format whose base is sealed: %w", errKeysDiffer)
 	}
 	ke, err := m.v.repo.Lookup(*rotated, lent.KeyPath)
 	if err != nil {
@@ -82,9 +91,11 @@ func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
 			return fmt.Errorf("vault: merge: %w", err)
 		}
 		for _, e := range es {
-			name, err := m.rot.old.OpenName(plain, e.Name)
-			if err != nil {
-				return fmt.Errorf("vault: merge: a name not sealed under the vault's old key: %w", vault.ErrBadEntry)
+			name := e.Name
+			if m.rot.old != nil {
+				if name, err = m.rot.old.OpenName(plain, e.Name); err != nil {
+					return fmt.Errorf("vault: merge: a name not sealed under the vault's old key: %w", vault.ErrBadEntry)
+				}
 			}
 			sealed, err := m.key.SealName(plain, name)
 			if err != nil {
@@ -100,7 +111,12 @@ func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
 				}
 				continue
 			}
-			if prefix {
+			switch {
+			case prefix && m.rot.old == nil:
+				// Encrypted again by finishRotation, unless the plan
+				// replaces it.
+				m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Link, Path: joinNames(to), Hash: e.Hash})
+			case prefix:
 				data, err := m.reheader(e.Hash)
 				if err != nil {
 					return err
@@ -164,6 +180,20 @@ func (m *merger) finishRotation() error {
 	if m.rot == nil {
 		return nil
 	}
+	replaced := map[string]bool{}
+	for _, c := range m.changes {
+		if c.Op == gitlog.Put || c.Op == gitlog.Link {
+			replaced[c.Path] = true
+		}
+	}
+	prefix := m.rot.prefix[:0:0]
+	for _, c := range m.rot.prefix {
+		if c.Op == gitlog.Link && isMemory(c.Path) && replaced[c.Path] {
+			continue // a plain blob the plan replaces: no need to seal it
+		}
+		prefix = append(prefix, c)
+	}
+	m.changes = append(prefix, m.changes...)
 	for i, c := range m.changes {
 		if c.Op != gitlog.Link || !isMemory(c.Path) {
 			continue
@@ -175,12 +205,67 @@ func (m *merger) finishRotation() error {
 		if _, err := m.key.OpenBlobSize(head); err == nil {
 			continue
 		}
-		data, err := m.reheader(c.Hash)
+		data, err := m.resealBlob(c.Path, c.Hash)
 		if err != nil {
 			return err
 		}
 		m.changes[i] = gitlog.Change{Op: gitlog.Put, Path: c.Path, Data: data}
 	}
-	m.changes = append(m.rot.prefix, m.changes...)
 	return nil
+}
+
+// resealBlob returns memory blob h, at tree path tp of the merge's tree, as
+// the merge's key holds it: its size header sealed again (reheader), or for
+// a blob of the plain format its plaintext padded and encrypted anew to the
+// merged recipients.
+func (m *merger) resealBlob(tp string, h gitlog.Hash) ([]byte, error) {
+	if m.rot.old != nil {
+		return m.reheader(h)
+	}
+	p, err := m.openTree(tp)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := lent.ReadBlob(m.v.v, "/"+p, h)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(plain)
+	return m.encrypt(plain)
+}
+
+// reencryptedOnly returns s with a side that deleted p and a side whose blob
+// differs from the base's only by its encryption seen as they are: across a
+// rotation or a conversion every file of the side that made it was encrypted
+// anew, which is no modification, so the deletion stands. The plaintexts are
+// compared only for a path one side deleted.
+func (m *merger) reencryptedOnly(p string, s side) (side, error) {
+	if m.rot == nil || !isMemory(p) || s.b.IsZero() || s.o.IsZero() == s.t.IsZero() {
+		return s, nil
+	}
+	kept := &s.o
+	if s.o.IsZero() {
+		kept = &s.t
+	}
+	if *kept == s.b {
+		return s, nil
+	}
+	mp, err := m.openTree(p)
+	if err != nil {
+		return s, err
+	}
+	before, err := lent.ReadBlob(m.v.v, "/"+mp, s.b)
+	if err != nil {
+		return s, err
+	}
+	defer clear(before)
+	now, err := lent.ReadBlob(m.v.v, "/"+mp, *kept)
+	if err != nil {
+		return s, err
+	}
+	defer clear(now)
+	if bytes.Equal(before, now) {
+		*kept = s.b
+	}
+	return s, nil
 }

@@ -284,6 +284,9 @@ func (v *store) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 // encrypted to it too, and a merge would push them as a parent the removed
 // key could read: the merge's content (re-encrypted to the recipients now)
 // goes on top of theirs alone instead, named in a Memory-Squashed trailer.
+// So too when the remote converted the vault to the sealed format and this
+// clone's own commits are plain: pushed as a parent, they would show the host
+// the names and messages the conversion hides.
 func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
 	commit := w.CommitMerge
 	if removed, err := v.recipientRemoved(base, theirs); err != nil {
@@ -291,6 +294,11 @@ func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Ha
 	} else if removed {
 		commit = w.CommitSquash
 		info.Message += lent.TrSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
+	} else if converted, err := v.sealedSince(ours, theirs); err != nil {
+		return ours, err
+	} else if converted {
+		commit = w.CommitSquash
+		info.Message += lent.TrSquashed + ": local commits since " + base.String() + ", sealed after the vault's conversion to the sealed format\n"
 	}
 	// A sealed vault's merge seals its message with the key its tree holds.
 	if err := lent.SealInfo(v.v, ours, changes, &info); err != nil {

@@ -48,7 +48,7 @@ type fleet struct {
 func newFleet(t testing.TB, url string, n int, sealed bool) *fleet {
 	t.Helper()
 	dir := t.TempDir()
-	newAt := vaulttest.NewAt
+	newAt := vaulttest.NewPlainAt
 	if sealed {
 		newAt = vaulttest.NewSealedAt
 	}

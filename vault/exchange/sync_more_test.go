@@ -112,7 +112,7 @@ func TestCloneNotRecipient(t *testing.T) {
 
 func cloneNotRecipient(t *testing.T, sealed bool) {
 	url := fileRemote(t)
-	newAt := vaulttest.NewAt
+	newAt := vaulttest.NewPlainAt
 	if sealed {
 		newAt = vaulttest.NewSealedAt
 	}

@@ -94,6 +94,7 @@ func TestSyncSealedAcrossRotation(t *testing.T) {
 			}
 			write(t, a, "/memories/notes/one.md", "one\ntwo\nthree\n")
 			write(t, a, "/memories/notes/two.md", "two\n")
+			write(t, a, "/memories/gone.md", "gone\n")
 			if _, err := a.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{extra.Recipient().String()}}); err != nil {
 				t.Fatal(err)
 			}
@@ -108,6 +109,11 @@ func TestSyncSealedAcrossRotation(t *testing.T) {
 			write(t, b, "/memories/notes/one.md", "one\ntwo\nthree from b\n")
 			write(t, b, "/memories/notes/b.md", "b's\n")
 			rename(t, b, "/memories/notes/two.md", "/memories/notes/deux.md")
+			// Deleted on the side that kept the key: the rotation only
+			// encrypted it anew, which does not bring it back.
+			if err := b.Update(ctx, vault.Meta{Command: "delete"}, func(tx *vault.Tx) error { return tx.Remove("/memories/gone.md") }); err != nil {
+				t.Fatal(err)
+			}
 			first, second := a, b
 			if rotatorMerges {
 				first, second = b, a
@@ -145,6 +151,10 @@ func TestSyncSealedAcrossRotation(t *testing.T) {
 					if e.Err != nil {
 						t.Errorf("List entry %s: %v", e.Name, e.Err)
 					}
+				}
+				// The merge's message opens under the key its tree holds.
+				if problems, err := v.Fsck(ctx); err != nil || len(problems) != 0 {
+					t.Errorf("Fsck = %v, %v", problems, err)
 				}
 			}
 		})

@@ -43,14 +43,15 @@ func (c *clock) now() time.Time {
 // pairAt is pair with commit times from c.
 func pairAt(t *testing.T, url string, c *clock) (a, b *vault.Vault) {
 	t.Helper()
-	return pairIn(t, url, c, false)
+	return pairIn(t, url, c, true)
 }
 
-// pairIn is pairAt, the first vault in the sealed format when sealed.
+// pairIn is pairAt, the first vault in the sealed format when sealed, else
+// in the plain one.
 func pairIn(t *testing.T, url string, c *clock, sealed bool) (a, b *vault.Vault) {
 	t.Helper()
 	dir := t.TempDir()
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now, Sealed: sealed}
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now, Plain: !sealed}
 	a, _, err := vault.Init(ctx, filepath.Join(dir, "a.git"), opts)
 	if err != nil {
 		t.Fatalf("Init: %v", err)

@@ -60,7 +60,7 @@ func buildHistory(tb testing.TB, dir string, commits, files int, sealed bool) Hi
 	tb.Helper()
 	h := History{Dir: filepath.Join(dir, "vault.git"), IdentityFile: filepath.Join(dir, "identity"), Files: files}
 	h.File = HistoryFile(42%files, files)
-	v, _, err := vault.Init(context.Background(), h.Dir, vault.Options{IdentityFile: h.IdentityFile, Sealed: sealed})
+	v, _, err := vault.Init(context.Background(), h.Dir, vault.Options{IdentityFile: h.IdentityFile, Plain: !sealed})
 	if err != nil {
 		tb.Fatalf("build history: %v", err)
 	}

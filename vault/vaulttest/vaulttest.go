@@ -24,24 +24,32 @@ func New(tb testing.TB) *vault.Vault {
 	return v
 }
 
-// Pair makes a vault a that has pushed to the remote at url (its origin), and
-// b, a clone of it with the same identity; b is closed when the test ends.
+// Pair makes a vault a, in the default format, that has pushed to the remote
+// at url (its origin), and b, a clone of it with the same identity; b is
+// closed when the test ends.
 func Pair(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
 	tb.Helper()
 	return pair(tb, url, false)
 }
 
-// PairSealed is Pair with vault a in the sealed format.
-func PairSealed(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
+// PairPlain is Pair with vault a in the plain format.
+func PairPlain(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
 	tb.Helper()
 	return pair(tb, url, true)
 }
 
-func pair(tb testing.TB, url string, sealed bool) (a, b *vault.Vault, opts vault.Options) {
+// PairSealed is Pair with vault a in the sealed format, named so for a test
+// about that format whatever the default.
+func PairSealed(tb testing.TB, url string) (a, b *vault.Vault, opts vault.Options) {
+	tb.Helper()
+	return pair(tb, url, false)
+}
+
+func pair(tb testing.TB, url string, plain bool) (a, b *vault.Vault, opts vault.Options) {
 	tb.Helper()
 	ctx := context.Background()
 	dir := tb.TempDir()
-	a, opts = newAt(tb, dir, sealed)
+	a, opts = newAt(tb, dir, plain)
 	if err := exchange.AddRemote(a, "origin", url); err != nil {
 		tb.Fatalf("AddRemote: %v", err)
 	}
@@ -56,22 +64,29 @@ func pair(tb testing.TB, url string, sealed bool) (a, b *vault.Vault, opts vault
 	return a, b, opts
 }
 
-// NewAt creates a vault at dir/vault.git with its identity at dir/identity, and
-// returns it with the options that open it again.
+// NewAt creates a vault in the default format at dir/vault.git with its
+// identity at dir/identity, and returns it with the options that open it again.
 func NewAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
 	tb.Helper()
 	return newAt(tb, dir, false)
 }
 
-// NewSealedAt is NewAt for a vault in the sealed format.
-func NewSealedAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
+// NewPlainAt is NewAt for a vault in the plain format.
+func NewPlainAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
 	tb.Helper()
 	return newAt(tb, dir, true)
 }
 
-func newAt(tb testing.TB, dir string, sealed bool) (*vault.Vault, vault.Options) {
+// NewSealedAt is NewAt for a vault in the sealed format, named so for a test
+// about that format whatever the default.
+func NewSealedAt(tb testing.TB, dir string) (*vault.Vault, vault.Options) {
 	tb.Helper()
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed}
+	return newAt(tb, dir, false)
+}
+
+func newAt(tb testing.TB, dir string, plain bool) (*vault.Vault, vault.Options) {
+	tb.Helper()
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Plain: plain}
 	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"), opts)
 	if err != nil {
 		tb.Fatalf("vault.Init: %v", err)
@@ -134,9 +149,9 @@ func NewFormat(tb testing.TB, sealed bool) *vault.Vault {
 	tb.Helper()
 	dir := tb.TempDir()
 	v, _, err := vault.Init(context.Background(), filepath.Join(dir, "vault.git"),
-		vault.Options{IdentityFile: filepath.Join(dir, "identity"), Sealed: sealed})
+		vault.Options{IdentityFile: filepath.Join(dir, "identity"), Plain: !sealed})
 	if err != nil {
-		tb.Fatalf("vault.Init(Sealed: %v): %v", sealed, err)
+		tb.Fatalf("vault.Init(Plain: %v): %v", !sealed, err)
 	}
 	tb.Cleanup(func() { v.Close() })
 	return v
