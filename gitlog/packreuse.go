@@ -1,12 +1,14 @@
 package gitlog
 
 import (
+	"crypto/sha1"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -35,6 +37,12 @@ type packReuse struct {
 	entries [][]packEntry       // each pack's, by offset
 	at      map[Hash]reuseEntry // the objects to send that a pack holds
 	copied  int                 // the entries writePack copied as stored
+
+	// read, when set, is where load first looks for the content of an
+	// entry stored whole: a reader that keeps what it resolved (packSet),
+	// so a tree the walk for what to send has just read is not inflated
+	// again for the delta search.
+	read func(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool)
 }
 
 // reuseEntry is an entry of one of packReuse's packs.
@@ -109,6 +117,7 @@ type reusable struct {
 	size     int64               // as stored: a delta's is the delta's
 	delta    bool
 	base     Hash
+	read     func(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool) // packReuse.read
 }
 
 // entry returns how h can be copied, and false when it is read and sent
@@ -134,7 +143,7 @@ func (u *packReuse) entry(h Hash) (reusable, bool) {
 	if err != nil {
 		return reusable{}, false
 	}
-	r := reusable{e: e, file: f, src: append([]byte(nil), head[:hn]...), typ: t, size: size}
+	r := reusable{e: e, file: f, src: append([]byte(nil), head[:hn]...), typ: t, size: size, read: u.read}
 	r.dst = r.src
 	switch t {
 	case plumbing.OFSDeltaObject:
@@ -164,8 +173,15 @@ func (r reusable) copyTo(b *packBuilder, h Hash) error {
 }
 
 // load inflates an entry stored whole, no further than its header's size,
-// once its bytes match the CRC-32 of the pack's index.
+// once its bytes match the CRC-32 of the pack's index. A content that r.read
+// has already resolved is taken as it is once its SHA-1 names the entry's
+// object, which checks more than the CRC-32 of its compressed bytes would.
 func (r reusable) load() ([]byte, error) {
+	if r.read != nil {
+		if data, ok := r.read(r.e.hash, r.typ, r.size); ok && int64(len(data)) == r.size && rawHash(r.typ, data) == r.e.hash {
+			return data, nil
+		}
+	}
 	// The span is the distance to the next entry in the index of a pack that
 	// may be another repository's: never allocate past what zlib could make of
 	// the header's size, however far that entry stands.
@@ -185,4 +201,21 @@ func (r reusable) load() ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// rawHash is the name of an object of type t holding data, by plain SHA-1:
+// it checks that a content read back from this repository's own packs is the
+// object asked for. Objects came into those packs under names computed with
+// collision detection (see computeHash); this only has to tell a wrong content
+// from the right one.
+func rawHash(t plumbing.ObjectType, data []byte) Hash {
+	d := sha1.New()
+	d.Write(t.Bytes())
+	d.Write([]byte{' '})
+	d.Write(strconv.AppendInt(nil, int64(len(data)), 10))
+	d.Write([]byte{0})
+	d.Write(data)
+	var h Hash
+	d.Sum(h[:0])
+	return h
 }

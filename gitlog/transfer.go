@@ -283,6 +283,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	m := newMeter(lines.source(), "Sending")
 	go func() {
 		reuse := openReuse(r.dir, objs)
+		reuse.read = r.packs.read
 		defer reuse.close()
 		window, depth := r.deltaConfig()
 		err := writePack(ctx, meteredWriter{pw, m}, objs, r.openObject, reuse, window, depth)
