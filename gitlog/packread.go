@@ -396,6 +396,40 @@ func (s *packSet) inflate(p *readPack, off, size int64) ([]byte, bool) {
 	return data, true
 }
 
+// packedObject is the content of a commit or tree just written at off in a
+// pack of this repository.
+type packedObject struct {
+	off  int64
+	t    plumbing.ObjectType
+	data []byte
+}
+
+// seed caches objs, the contents of commits and trees that the pack at base
+// (without ".pack") holds at their offsets, as resolve would have kept them
+// on reading them: a flush of the journal writes them from memory, and the
+// next reads of them (a push's walk and delta search, a merge base) need not
+// inflate them again. A pack that is not listed is left alone.
+func (s *packSet) seed(base string, objs []packedObject) {
+	if s == nil || len(objs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.relist()
+	for _, p := range s.packs {
+		if p.f.Name() != base+".pack" {
+			continue
+		}
+		for _, o := range objs {
+			s.keep(cacheKey{p, o.off}, cached{o.data, o.t})
+		}
+		return
+	}
+}
+
 // keep caches a resolved content, dropping the oldest past packReadCache.
 func (s *packSet) keep(k cacheKey, c cached) {
 	n := int64(len(c.data))

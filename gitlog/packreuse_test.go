@@ -266,3 +266,98 @@ func TestReuseLoadBoundsSpan(t *testing.T) {
 		t.Errorf("load of a 1 TiB span for a 10-byte tree = %v, want a refusal", err)
 	}
 }
+
+// TestReuseLoadChecksRead: a tree that a send loads for its delta search is
+// taken from the pack reader only when that content's SHA-1 names the tree;
+// anything else is read from the entry, against its CRC-32, as before.
+func TestReuseLoadChecksRead(t *testing.T) {
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h := commit(t, r, Change{Op: Put, Path: "m/a.md", Data: []byte("a")}, Change{Op: Put, Path: "m/b.md", Data: []byte("b")})
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.ReadCommit(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := openReuse(r.dir, []Hash{c.TreeHash})
+	defer u.close()
+	e, ok := u.entry(c.TreeHash)
+	if !ok || e.delta || e.typ != plumbing.TreeObject {
+		t.Fatalf("entry(%s) = %+v, %v; want a whole tree", c.TreeHash, e, ok)
+	}
+	want, err := e.load()
+	if err != nil || rawHash(plumbing.TreeObject, want) != c.TreeHash {
+		t.Fatalf("load() from the entry = %q, %v; want the tree %s", want, err, c.TreeHash)
+	}
+	var given []byte
+	reads := 0
+	e.read = func(got Hash, typ plumbing.ObjectType, limit int64) ([]byte, bool) {
+		reads++
+		if got != c.TreeHash || typ != plumbing.TreeObject || limit != int64(len(want)) {
+			t.Errorf("read(%s, %v, %d), want read(%s, tree, %d)", got, typ, limit, c.TreeHash, len(want))
+		}
+		return given, true
+	}
+	wrong := bytes.Clone(want)
+	wrong[len(wrong)-1] ^= 1
+	for _, tc := range []struct {
+		name   string
+		given  []byte
+		shared bool // load returns given itself
+	}{
+		{"the tree", bytes.Clone(want), true},
+		{"a byte changed", wrong, false},
+		{"cut short", want[:len(want)-1], false},
+		{"nothing", nil, false},
+	} {
+		given, reads = tc.given, 0
+		got, err := e.load()
+		if err != nil || !bytes.Equal(got, want) || reads != 1 {
+			t.Errorf("%s read: load() = %q, %v after %d reads; want %q after 1", tc.name, got, err, reads, want)
+			continue
+		}
+		if shared := len(tc.given) > 0 && &got[0] == &tc.given[0]; shared != tc.shared {
+			t.Errorf("%s read: load() returned what read gave: %v, want %v", tc.name, shared, tc.shared)
+		}
+	}
+}
+
+// TestFlushSeedsPackReads: a flush of the journal leaves the commits and
+// trees it packed resolved in the pack reader, at their entries, as reading
+// them would have; blobs are not kept.
+func TestFlushSeedsPackReads(t *testing.T) {
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	commit(t, r, Change{Op: Put, Path: "m/f/a.md", Data: []byte("a")})
+	commit(t, r, Change{Op: Put, Path: "m/f/b.md", Data: []byte("b")})
+	objs, _, _ := r.jobjs.snapshot()
+	if err := r.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) < 8 {
+		t.Fatalf("the journal held %d objects, want two commits' (8 or more)", len(objs))
+	}
+	r.packs.mu.Lock()
+	defer r.packs.mu.Unlock()
+	for _, o := range objs {
+		p, off, ok := r.packs.find(o.hash)
+		if !ok {
+			t.Fatalf("%v %s: in no pack after the flush", o.typ, o.hash)
+		}
+		c, kept := r.packs.cache[cacheKey{p, off}]
+		switch {
+		case o.typ == plumbing.BlobObject && kept:
+			t.Errorf("blob %s: kept by the pack reader", o.hash)
+		case o.typ != plumbing.BlobObject && (!kept || c.t != o.typ || !bytes.Equal(c.data, o.data)):
+			t.Errorf("%v %s: kept %v as %v %q, want %q", o.typ, o.hash, kept, c.t, c.data, o.data)
+		}
+	}
+}
