@@ -44,6 +44,10 @@ type sealKeys struct {
 	// changes, nor does the key of its tree, so a log opens each once, as a
 	// plain log decodes each commit once (gitlog caches the commits).
 	msgs map[gitlog.Hash]seal.Message
+	// sealedHead says the head's tree had a key file when the vault was
+	// opened: a new process has opened no key yet, and must not take a
+	// message in the clear at the head for the writer's.
+	sealedHead bool
 }
 
 type pathKey struct {
@@ -72,12 +76,13 @@ func (s *sealKeys) get(h gitlog.Hash) (*seal.Key, bool) {
 	return k, ok
 }
 
-// seen says whether any vault key has been opened: never, in a vault of the
-// plain format.
+// seen says whether this vault has met the sealed format: its head was
+// sealed when it was opened, or a vault key has been opened since. Never, in
+// a vault of the plain format, whose readers then look up no key.
 func (s *sealKeys) seen() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.byID) > 0
+	return s.sealedHead || len(s.byID) > 0
 }
 
 func (s *sealKeys) put(h gitlog.Hash, k *seal.Key) {

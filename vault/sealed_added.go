@@ -8,37 +8,43 @@ import (
 )
 
 // sameKeyAs finds the vault key of the sealed tree root, whose key file this
-// identity could not open (keyErr), among the keys it can open: those read
-// so far, and the current tree's. A recipient added to a vault reads the key
+// identity could not open (keyErr), among the keys it can open: the head's
+// first, then those read so far. A recipient added to a vault reads the key
 // file of the trees from then on, not of those before; adding a recipient
-// does not change the key, so the older trees are sealed under the very key
-// it holds, and their messages and names open with it as the plain format's
+// does not change the key, so the older trees are sealed under a key it
+// holds, and their messages and names open with it as the plain format's
 // history shows to every recipient. A key is taken only when it opens a name
 // of root's memory folder (names are authenticated, so no other key does);
-// a tree with no memory file is taken to share the current key. Nil when none
+// a tree with no memory file is taken to share the head's key. Nil when none
 // is found, or when keyErr is not a key file this identity cannot decrypt.
 //
-// This grants nothing the identity does not hold: a key removed from the
-// recipients is rotated away, and the trees after that are sealed under a new
-// key no older one opens.
+// The head's own tree is never read this way: its key must open from its key
+// file, so what this clone writes next is sealed under a key given to the
+// current recipients, never under a retired one a removed recipient holds.
+// An older tree may open under a retired key this identity read from an older
+// key file; that believes no more than the tree's own key file could (anyone
+// who can write the vault's folder can put there a key of their own,
+// encrypted to this identity): what a commit says is worth its signature,
+// which log shows, and sync admits only trees whose key file opens.
 func (v *Vault) sameKeyAs(root gitlog.Hash, keyErr error) *seal.Key {
 	if !errors.Is(keyErr, ErrDecrypt) {
 		return nil
 	}
-	candidates := v.seals.all()
-	if head, err := v.repo.Head(); err == nil && !head.IsZero() {
-		if hr, err := v.repo.RootTree(head); err == nil && hr != root {
-			if k, err := v.sealKeyAt(hr); err == nil && k != nil {
-				candidates = append([]*seal.Key{k}, candidates...)
-			}
-		}
+	head, err := v.repo.Head()
+	if err != nil || head.IsZero() {
+		return nil
 	}
-	if len(candidates) == 0 {
+	hr, err := v.repo.RootTree(head)
+	if err != nil || hr == root {
+		return nil
+	}
+	headKey, err := v.sealKeyAt(hr)
+	if err != nil || headKey == nil {
 		return nil
 	}
 	e, err := v.repo.Lookup(root, memDir)
 	if errors.Is(err, gitlog.ErrNotFound) {
-		return candidates[0] // no name to seal: the first commit's tree
+		return headKey // no name to seal: the first commit's tree
 	}
 	if err != nil || !e.IsDir() {
 		return nil
@@ -47,7 +53,7 @@ func (v *Vault) sameKeyAs(root gitlog.Hash, keyErr error) *seal.Key {
 	if err != nil || len(es) == 0 {
 		return nil
 	}
-	for _, k := range candidates {
+	for _, k := range append([]*seal.Key{headKey}, v.seals.all()...) {
 		if _, err := k.OpenName(Root, es[0].Name); err == nil {
 			return k
 		}

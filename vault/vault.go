@@ -254,6 +254,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 			err = fmt.Errorf("%w: %v", ErrDamaged, err)
 		} else if _, lerr := repo.Lookup(root, formatPath); lerr != nil {
 			err = ErrNotVault
+		} else if _, lerr := repo.Lookup(root, keyPath); lerr == nil {
+			v.seals.sealedHead = true
 		}
 	}
 	if err != nil {

@@ -102,23 +102,7 @@ func TestSyncConversionDiverged(t *testing.T) {
 				t.Fatalf("Sync after the merge = %+v, want a fast-forward", res)
 			}
 			for _, v := range []*vault.Vault{a, b} {
-				s, err := v.Snapshot(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				files, err := s.Files(ctx)
-				if err != nil || strings.Join(files, " ") != "/memories/notes/b.md /memories/notes/deux.md /memories/notes/one.md" {
-					t.Errorf("Files = %v, %v", files, err)
-				}
-				for p, want := range map[string]string{
-					"/memories/notes/one.md":  "one from a\ntwo\nthree from b\n",
-					"/memories/notes/b.md":    "b's\n",
-					"/memories/notes/deux.md": "two\n",
-				} {
-					if got, err := read(t, v, p); err != nil || got != want {
-						t.Errorf("read %s = %q, %v; want %q", p, got, err, want)
-					}
-				}
+				wantMergedNotes(t, v)
 				if problems, err := v.Fsck(ctx); err != nil || len(problems) != 0 {
 					t.Errorf("Fsck = %v, %v", problems, err)
 				}

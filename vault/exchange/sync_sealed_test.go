@@ -126,23 +126,7 @@ func TestSyncSealedAcrossRotation(t *testing.T) {
 				t.Fatalf("Sync after the merge = %+v, want a fast-forward", res)
 			}
 			for _, v := range []*vault.Vault{a, b} {
-				s, err := v.Snapshot(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				files, err := s.Files(ctx)
-				if err != nil || strings.Join(files, " ") != "/memories/notes/b.md /memories/notes/deux.md /memories/notes/one.md" {
-					t.Errorf("Files = %v, %v", files, err)
-				}
-				for p, want := range map[string]string{
-					"/memories/notes/one.md":  "one from a\ntwo\nthree from b\n",
-					"/memories/notes/b.md":    "b's\n",
-					"/memories/notes/deux.md": "two\n",
-				} {
-					if got, err := read(t, v, p); err != nil || got != want {
-						t.Errorf("read %s = %q, %v; want %q", p, got, err, want)
-					}
-				}
+				s := wantMergedNotes(t, v)
 				es, err := s.List(ctx, "/memories/notes")
 				if err != nil {
 					t.Fatal(err)
