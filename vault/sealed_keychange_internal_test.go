@@ -2,7 +2,6 @@ package vault
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -74,20 +73,9 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 // current key, and a file's history and blame cross the change.
 func TestSealedAcrossKeyChange(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, _ := newTestVault(t)
 	defer v.Close()
-	put := func(p, text string) string {
-		t.Helper()
-		if err := v.Update(ctx, Meta{Command: "create"}, func(tx *Tx) error { return tx.WriteFile(ctx, p, []byte(text)) }); err != nil {
-			t.Fatal(err)
-		}
-		h, _ := v.Head()
-		return h
-	}
+	put := func(p, text string) string { return mustCreate(t, v, p, text) }
 	first := put("/memories/a/notes.md", "one\ntwo\n")
 	put("/memories/b.md", "b\n")
 	before := put("/memories/a/notes.md", "one\ntwo\nthree\n")

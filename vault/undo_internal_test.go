@@ -16,20 +16,10 @@ import (
 // as the ciphertext of then, which the new recipient could not read.
 func TestUndoReencryptsToNewRecipients(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	v, _, err := Init(ctx, filepath.Join(dir, "v.git"), Options{IdentityFile: filepath.Join(dir, "id")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, _ := newTestVault(t)
 	defer v.Close()
-	write := func(p, s string) string {
-		err := v.Update(ctx, Meta{Command: "create"}, func(tx *Tx) error { return tx.WriteFile(ctx, p, []byte(s)) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, _ := v.repo.Head()
-		return h.String()
-	}
+	dir := filepath.Dir(v.Dir())
+	write := func(p, s string) string { return mustCreate(t, v, p, s) }
 	c1 := write("/memories/a", "one\n")
 	write("/memories/b", "b1\n")
 	mid := write("/memories/b", "b2\n")
@@ -41,7 +31,7 @@ func TestUndoReencryptsToNewRecipients(t *testing.T) {
 	content, _ := snap.recipientsContent()
 	w, _ := v.repo.Lock(ctx)
 	head, _ := v.repo.Head()
-	err = v.commit(w, head, "", "", []gitlog.Change{{Op: gitlog.Put, Path: recipientsPath, Data: append(content, other.Recipient().String()+"\n"...)}}, Meta{Command: "recipients"})
+	err := v.commit(w, head, "", "", []gitlog.Change{{Op: gitlog.Put, Path: recipientsPath, Data: append(content, other.Recipient().String()+"\n"...)}}, Meta{Command: "recipients"})
 	w.Unlock()
 	if err != nil {
 		t.Fatal(err)
