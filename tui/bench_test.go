@@ -72,7 +72,9 @@ func buildBigVault() (string, vault.Options, error) {
 		return "", vault.Options{}, err
 	}
 	c := &clock{t: epoch}
-	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now}
+	// Plain: fast-import below writes plain names and messages, which a
+	// sealed tree would refuse.
+	opts := vault.Options{IdentityFile: filepath.Join(dir, "identity"), Now: c.now, Plain: true}
 	ctx := context.Background()
 	v, res, err := vault.Init(ctx, filepath.Join(dir, "vault.git"), opts)
 	if err != nil {
