@@ -27,15 +27,6 @@ func BenchmarkSyncDiverged1000(b *testing.B) {
 	}
 }
 
-// BenchmarkSyncDivergedSealed is BenchmarkSyncDiverged1000 through a local
-// path in the plain and the sealed format, in one run: the sealed format's
-// target is at most 1.1 times the plain one's.
-func BenchmarkSyncDivergedSealed(b *testing.B) {
-	for _, sealed := range []bool{false, true} {
-		b.Run(formatName(sealed), func(b *testing.B) { benchSyncDivergedIn(b, fileRemote, sealed) })
-	}
-}
-
 func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 	benchSyncDivergedIn(b, remote, false)
 }
