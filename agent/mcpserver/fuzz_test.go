@@ -23,6 +23,7 @@ func FuzzMCPArguments(f *testing.F) {
 	v := vaulttest.New(f)
 	ctx := context.Background()
 	srv := mcpserver.New(v, mcpserver.Options{})
+	f.Cleanup(srv.Close) // before the vault closes: it polls the vault
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {

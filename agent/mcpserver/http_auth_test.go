@@ -18,7 +18,7 @@ import (
 // Authorization once read and wrote the vault of whoever started the server.
 func TestMCPHTTPNeedsToken(t *testing.T) {
 	srv := mcpserver.New(vaulttest.New(t), mcpserver.Options{Poll: -1})
-	h := mcpserver.Handler(srv, mcpserver.HTTPOptions{})
+	h := mcpserver.Handler(srv.Server, mcpserver.HTTPOptions{})
 	for _, auth := range []string{"", "Bearer ", "Bearer x"} {
 		req := httptest.NewRequest("POST", mcpserver.Path, strings.NewReader(
 			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"other-user","version":"1"}}}`))
@@ -41,7 +41,7 @@ func TestMCPHTTPNeedsToken(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Listen: %v", err)
 	}
-	if err := mcpserver.ServeHTTP(ctx, srv, ln, mcpserver.HTTPOptions{}); !errors.Is(err, mcpserver.ErrNoToken) {
+	if err := mcpserver.ServeHTTP(ctx, srv.Server, ln, mcpserver.HTTPOptions{}); !errors.Is(err, mcpserver.ErrNoToken) {
 		t.Errorf("ServeHTTP with no token = %v, want ErrNoToken", err)
 	}
 }

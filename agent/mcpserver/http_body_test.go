@@ -34,14 +34,14 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 		t.Fatalf("Listen: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() {
-		done <- mcpserver.ServeHTTP(ctx, mcpserver.New(v, mcpserver.Options{Poll: 100 * time.Millisecond}), ln, opts)
-	}()
+	srv := mcpserver.New(v, mcpserver.Options{Poll: 100 * time.Millisecond})
+	go func() { done <- mcpserver.ServeHTTP(ctx, srv.Server, ln, opts) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("ServeHTTP = %v", err)
 		}
+		srv.Close()
 	})
 	addr := ln.Addr().String()
 

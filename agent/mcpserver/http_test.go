@@ -26,7 +26,9 @@ func serveHTTP(t *testing.T, opts mcpserver.HTTPOptions) (string, *vault.Vault) 
 		t.Fatalf("Listen: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- mcpserver.ServeHTTP(ctx, mcpserver.New(v, mcpserver.Options{Poll: -1}), ln, opts) }()
+	go func() {
+		done <- mcpserver.ServeHTTP(ctx, mcpserver.New(v, mcpserver.Options{Poll: -1}).Server, ln, opts)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -79,7 +79,7 @@ func TestMCPStdioPipelinedInOrder(t *testing.T) {
 				want = append(want, fmt.Sprintf(`"c%d"`, i), fmt.Sprintf(`"v%d"`, i))
 			}
 			var out bytes.Buffer
-			if err := mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}), strings.NewReader(in.String()), &out, 0); err != nil {
+			if err := mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}).Server, strings.NewReader(in.String()), &out, 0); err != nil {
 				t.Fatalf("ServeStdio = %v", err)
 			}
 			ids, text := answers(t, out.Bytes())
@@ -118,7 +118,7 @@ func TestMCPStdioEndsWithListenOpen(t *testing.T) {
 	var out syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}), inR, &out, 0)
+		done <- mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}).Server, inR, &out, 0)
 	}()
 	if _, err := io.WriteString(inW, in); err != nil {
 		t.Fatal(err)

@@ -33,12 +33,14 @@ func serveStore(t *testing.T, store mcpserver.Store, sopts mcpserver.Options, ho
 		t.Fatalf("Listen: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- mcpserver.ServeHTTP(ctx, mcpserver.New(store, sopts), ln, hopts) }()
+	srv := mcpserver.New(store, sopts)
+	go func() { done <- mcpserver.ServeHTTP(ctx, srv.Server, ln, hopts) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("ServeHTTP = %v", err)
 		}
+		srv.Close()
 	})
 	return "http://" + ln.Addr().String() + mcpserver.Path
 }

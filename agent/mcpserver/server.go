@@ -126,7 +126,8 @@ var toolUseIDKeys = []string{"memvault/toolUseId", "claudecode/toolUseId"}
 // client's name (from initialize) in their Session and Agent trailers.
 // Serve it on stdio with ServeStdio, over streamable HTTP with ServeHTTP
 // (or Handler in a server of your own), or on any transport with its Run method.
-func New(store Store, opts Options) *mcp.Server {
+// Close it before closing store: it polls store in the background.
+func New(store Store, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
@@ -135,6 +136,7 @@ func New(store Store, opts Options) *mcp.Server {
 	}
 	m := &mcpServer{store: store, opts: opts, sessions: make(map[*mcp.ServerSession]string),
 		subs: make(map[*mcp.ServerSession]map[string]bool)}
+	m.life, m.end = context.WithCancel(context.Background())
 	m.srv = mcp.NewServer(&mcp.Implementation{Name: "memvault", Title: "memvault", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions:       "memvault is your persistent memory, through the memory tool.\n\n" + MemoryProtocol,
 		Logger:             opts.Logger,
@@ -165,7 +167,27 @@ func New(store Store, opts Options) *mcp.Server {
 			return res, err
 		}
 	})
-	return m.srv
+	return &Server{Server: m.srv, m: m}
+}
+
+// Server is an MCP server over a store, as New makes it: an *mcp.Server, and
+// the polling of the store for changes made elsewhere, which Close ends.
+type Server struct {
+	*mcp.Server
+	m *mcpServer
+}
+
+// Close stops the polling of the store, for good, and waits for a refresh in
+// progress: after it, the server's own work no longer touches the store, which
+// can then be closed. Requests still being served are the caller's to end
+// first (ServeStdio and ServeHTTP return when they have). Close is idempotent.
+func (s *Server) Close() {
+	m := s.m
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.end()
+	m.pollers.Wait()
 }
 
 // mcpServer is the state behind one MCP server.
@@ -178,6 +200,11 @@ type mcpServer struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string // session ids, while connected
 	polling  bool
+	closed   bool // by Close: no more polling
+
+	life    context.Context // the polling's, ended by Close
+	end     context.CancelFunc
+	pollers sync.WaitGroup // the poll goroutine, while it runs
 
 	subMu sync.Mutex // not mu: a subscription may wait for a refresh, tool calls must not
 	subs  map[*mcp.ServerSession]map[string]bool
@@ -292,9 +319,9 @@ func (m *mcpServer) watch() {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.polling {
+	if !m.polling && !m.closed {
 		m.polling = true
-		go m.poll()
+		m.pollers.Go(m.poll)
 	}
 }
 
@@ -307,7 +334,7 @@ type watcher interface {
 // poll refreshes the resources as soon as the store says the vault changed,
 // and every opts.Poll in case it cannot tell, while any session is connected.
 func (m *mcpServer) poll() {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(m.life)
 	defer cancel()
 	var changed <-chan struct{} // nil, never ready, when the store cannot watch
 	if w, ok := m.store.(watcher); ok {
@@ -320,6 +347,8 @@ func (m *mcpServer) poll() {
 	defer t.Stop()
 	for {
 		select {
+		case <-ctx.Done():
+			return // closed; polling stays off
 		case <-t.C:
 		case _, ok := <-changed:
 			if !ok {
@@ -340,7 +369,7 @@ func (m *mcpServer) poll() {
 
 // refresh brings the resources up to the vault, bounded in time.
 func (m *mcpServer) refresh() {
-	ctx, cancel := context.WithTimeout(context.Background(), m.opts.Poll+10*time.Second)
+	ctx, cancel := context.WithTimeout(m.life, m.opts.Poll+10*time.Second)
 	defer cancel()
 	m.res.refresh(ctx)
 }

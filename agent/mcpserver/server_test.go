@@ -43,6 +43,7 @@ func connectMCP(t *testing.T, store mcpserver.Store, name string, sopts mcpserve
 	t.Cleanup(func() {
 		cs.Close()
 		ss.Wait()
+		srv.Close() // before the store closes: it polls the store
 	})
 	return cs
 }
@@ -318,7 +319,7 @@ func TestServeMCPStdio(t *testing.T) {
 {"jsonrpc":"2.0","id":3,"method":"tools/list"}
 `)
 	var out bytes.Buffer
-	if err := mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}), in, &out, 0); err != nil {
+	if err := mcpserver.ServeStdio(context.Background(), mcpserver.New(v, mcpserver.Options{Poll: -1}).Server, in, &out, 0); err != nil {
 		t.Fatalf("ServeStdio = %v", err)
 	}
 	ids := map[string]bool{}

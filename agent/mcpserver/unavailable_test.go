@@ -31,7 +31,7 @@ func TestMCPUnavailable(t *testing.T) {
 		return cs
 	}
 	down := connect(mcpserver.NewUnavailable(downReason, mcpserver.Options{Version: "v9"}))
-	up := connect(mcpserver.New(vaulttest.New(t), mcpserver.Options{Poll: -1}))
+	up := connect(mcpserver.New(vaulttest.New(t), mcpserver.Options{Poll: -1}).Server)
 	downTools, err := down.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatalf("ListTools on the unavailable server = %v", err)

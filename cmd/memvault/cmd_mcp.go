@@ -110,7 +110,9 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		defer closeVault(v, &err)
 		v.IndexHistory() // a long-lived process: its first per-file history answers at once
 		defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
-		srv = mcpserver.New(v, mcpserver.Options{Version: buildVersion()})
+		ms := mcpserver.New(v, mcpserver.Options{Version: buildVersion()})
+		defer ms.Close() // before the vault closes: its polling reads the vault
+		srv = ms.Server
 		maxLine = v.Limits().MaxRequestLine
 	}
 	if opts.http == "" {

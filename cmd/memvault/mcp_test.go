@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -141,13 +142,23 @@ func startMCPHTTP(t *testing.T, ctx context.Context, config string, extra ...str
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
 	// The URL printed, as the README's, ends in /mcp: clients such as the MCP
 	// Inspector take a URL without it for the old SSE transport.
 	said = bufio.NewReader(stderr)
+	t.Cleanup(func() {
+		// Everything it says to the end is read: a server whose stderr
+		// pipe fills stops in its write (a race report at exit did, and the
+		// test waited for it for good). An interrupted server ends cleanly,
+		// within seconds.
+		cmd.Process.Signal(os.Interrupt)
+		kill := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+		rest, _ := io.ReadAll(said)
+		kill.Stop()
+		cmd.Wait() // ctx's error when the test's context ended first
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("memvault mcp --http, interrupted, exited with status %d; it said:\n%s", code, rest)
+		}
+	})
 	line, err := said.ReadString('\n')
 	url = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp$`).FindString(strings.TrimSuffix(line, "\n"))
 	if err != nil || url == "" {
