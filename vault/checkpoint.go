@@ -66,6 +66,17 @@ func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoi
 		if message, err = k.SealMessage(seal.Message{Text: msg}); err != nil {
 			return Checkpoint{}, fmt.Errorf("vault: checkpoint %q: %w", name, err)
 		}
+		// The tag name is new only under this key: the same name made
+		// before a rotation is sealed under the key of its time, and one
+		// made before the vault was sealed is stored as it is. A name is
+		// taken once, as in the plain format, by whatever Checkpoints lists.
+		taken, err := v.checkpointListed(k, name)
+		if err != nil {
+			return Checkpoint{}, err
+		}
+		if taken {
+			return Checkpoint{}, existsError(fmt.Sprintf("vault: checkpoint %q already exists", name))
+		}
 	}
 	t, err := w.CreateTag(ref, h, tagger, message)
 	if errors.Is(err, fs.ErrExist) {
@@ -101,6 +112,23 @@ func (v *Vault) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out, nil
+}
+
+// checkpointListed reports whether Checkpoints, in a sealed vault whose
+// current key is k, lists a checkpoint called name.
+func (v *Vault) checkpointListed(k *seal.Key, name string) (bool, error) {
+	tags, err := v.repo.Tags()
+	if err != nil {
+		return false, fmt.Errorf("vault: checkpoint %q: %w", name, err)
+	}
+	for _, t := range tags {
+		c := checkpointOf(t)
+		v.openCheckpoint(&c, k, t.Target)
+		if c.Name == name {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func checkpointOf(t gitlog.Tag) Checkpoint {
