@@ -159,3 +159,40 @@ func TestLimitsMergeExempt(t *testing.T) {
 		t.Errorf("deleting past the limit: %v", err)
 	}
 }
+
+// TestSealKeepsUsage: the conversion to the sealed format pads every file
+// (one of 20 bytes is stored as a 1 KiB frame), but the vault's limits count
+// plaintext, which padding does not change: a plain vault at exactly its size
+// limit is at exactly the same limit once sealed, and a write that adds a
+// byte is refused after as it was before.
+func TestSealKeepsUsage(t *testing.T) {
+	v := withLimits(t, vaulttest.NewFormat(t, false), "\tmaxFiles = 3\n\tmaxVaultSize = 100\n")
+	write(t, v, "/memories/a.md", strings.Repeat("a", 40))
+	write(t, v, "/memories/d/b.md", strings.Repeat("b", 40))
+	write(t, v, "/memories/c.md", strings.Repeat("c", 20))
+	grow := func(when string) {
+		t.Helper()
+		err := limitedUpdate(v, func(tx *vault.Tx) error {
+			return tx.WriteFile(ctx, "/memories/c.md", []byte(strings.Repeat("c", 21)))
+		})
+		wantLimit(t, "WriteFile(c.md) of 21 bytes "+when, err, "/memories/c.md", 101, 100, vault.ErrVaultFull)
+	}
+	grow("before the conversion")
+	if _, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{}); err != nil {
+		t.Fatalf("Seal of a vault at its size limit: %v", err)
+	}
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := snap.Usage(ctx); err != nil || u.Files != 3 || u.Bytes != 100 {
+		t.Errorf("Usage() once sealed = %+v, %v; want 3 files of 100 bytes, as before", u, err)
+	}
+	grow("once sealed")
+	err = limitedUpdate(v, func(tx *vault.Tx) error {
+		return tx.WriteFile(ctx, "/memories/c.md", []byte(strings.Repeat("C", 20)))
+	})
+	if err != nil {
+		t.Errorf("WriteFile(c.md) of 20 bytes once sealed, to exactly the limit: %v", err)
+	}
+}
