@@ -155,7 +155,7 @@ func (a *admission) openStored(c gitlog.Hash, k *seal.Key, dir, p string, e gitl
 	}
 	name, err := k.OpenName(parent, e.Name)
 	if err != nil {
-		a.refuse(c, p, "a name not sealed under this vault's key")
+		a.refuse(c, p, reasonUnopened)
 		return false
 	}
 	mp := parent + "/" + name

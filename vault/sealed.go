@@ -241,6 +241,9 @@ func (v *Vault) commitKey(parent gitlog.Hash, changes []gitlog.Change) (*seal.Ke
 	return v.sealKeyAt(root)
 }
 
+// reasonUnopened is what a read says of a stored name that does not open.
+const reasonUnopened = "a name not sealed under this vault's key"
+
 // reasonSealedSegment is the PathError reason for a path the sealed format
 // cannot store: nothing can be at it, and nothing can be written there.
 var reasonSealedSegment = fmt.Sprintf("segment over %d bytes, the longest a sealed vault stores", seal.MaxName)
@@ -313,7 +316,7 @@ func (n names) memPath(tp string) (string, error) {
 	}
 	p, err := n.key.OpenPath(Root, rest[1:])
 	if err != nil {
-		return "", badEntry(Root, "a name not sealed under this vault's key")
+		return "", badEntry(Root, reasonUnopened)
 	}
 	return p, nil
 }
@@ -325,7 +328,7 @@ func (n names) child(dir, stored string) (string, error) {
 	}
 	name, err := n.key.OpenName(dir, stored)
 	if err != nil {
-		return "", badEntry(dir+"/?", "a name not sealed under this vault's key")
+		return "", badEntry(dir+"/?", reasonUnopened)
 	}
 	return name, nil
 }

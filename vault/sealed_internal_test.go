@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,8 +108,30 @@ func TestSealedHostileEntries(t *testing.T) {
 	if _, err := snap.ReadFile(ctx, "/memories/noframe.md"); !errors.Is(err, ErrBadEntry) {
 		t.Errorf("ReadFile(noframe.md) = %v, want ErrBadEntry", err)
 	}
-	if _, err := snap.ReadFile(ctx, "/memories/clear.md"); !errors.Is(err, ErrNotExist) {
-		t.Errorf("ReadFile(clear.md) = %v, want ErrNotExist: a clear name is no sealed path", err)
+	// The listing shows the clear name as it is stored; a read of it says
+	// what is wrong with it, as a read of a bad entry does in a plain vault.
+	if _, err := snap.ReadFile(ctx, "/memories/clear.md"); !errors.Is(err, ErrBadEntry) || !strings.Contains(err.Error(), "/memories/clear.md: a name not sealed") {
+		t.Errorf("ReadFile(clear.md) = %v, want ErrBadEntry: a name not sealed under this vault's key", err)
+	}
+	// The sealed name of good.md, read as a path, is no bad entry: it opens,
+	// to another name.
+	if _, err := snap.ReadFile(ctx, "/memories/"+mustSeal(t, k, "/memories", "good.md")); !errors.Is(err, ErrNotExist) {
+		t.Errorf("ReadFile(good.md's sealed name) = %v, want ErrNotExist", err)
+	}
+	// Status reads the rest and names what a read refuses: the names that
+	// do not open, and the blob whose padding memvault did not write.
+	st, err := v.Status(ctx)
+	if err != nil {
+		t.Fatalf("Status = %v, want the vault's status", err)
+	}
+	var badNames []string
+	for _, b := range st.BadEntries {
+		badNames = append(badNames, b.Path+": "+b.Reason)
+	}
+	wantBad := []string{"/memories/" + elsewhere + ": a name not sealed under this vault's key", "/memories/clear.md: a name not sealed under this vault's key", "/memories/noframe.md: padding memvault did not write"}
+	slices.Sort(wantBad)
+	if !slices.Equal(badNames, wantBad) || st.ConflictsUnknown != "" {
+		t.Errorf("Status = bad entries %q, conflicts unknown %q; want %q and the conflicts known", badNames, st.ConflictsUnknown, wantBad)
 	}
 	if _, err := snap.Files(ctx); !errors.Is(err, ErrBadEntry) {
 		t.Errorf("Files = %v, want ErrBadEntry for a name that does not open", err)

@@ -112,6 +112,9 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	case !found:
+		if err := s.unopened(p); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("vault: read %s: %w", p, ErrNotExist)
 	case e.IsDir():
 		return nil, fmt.Errorf("vault: read %s: %w", p, ErrIsDir)
@@ -120,6 +123,35 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, badEntry(p, reason)
 	}
 	return s.v.readBlobAt(p, e.Hash, s.root)
+}
+
+// unopened returns the bad entry that memory path p, found nowhere, names
+// in a sealed tree: an entry of p's folder stored under p's last name as it
+// is, which does not open under the tree's key. A listing shows such an
+// entry by that name, so a read of it says what is wrong, as a read of a bad
+// entry does in the plain format, rather than that nothing is there. nil
+// when there is none.
+func (s *Snapshot) unopened(p string) error {
+	if s.names.key == nil {
+		return nil
+	}
+	cp, err := CleanPath(p)
+	if err != nil || cp == Root {
+		return nil
+	}
+	dir, name := path.Split(cp)
+	dir = strings.TrimSuffix(dir, "/")
+	tp, err := s.names.treePath(dir)
+	if err != nil {
+		return nil
+	}
+	if _, err := s.v.repo.Lookup(s.root, tp+"/"+name); err != nil {
+		return nil
+	}
+	if _, err := s.names.child(dir, name); err == nil {
+		return nil // the sealed name of another entry
+	}
+	return badEntry(cp, reasonUnopened)
 }
 
 func (v *Vault) readBlob(p string, h gitlog.Hash) ([]byte, error) {

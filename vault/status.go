@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
@@ -25,7 +26,20 @@ type Status struct {
 	// ConflictsUnknown is set when the files could not be read to tell.
 	Conflicts        []conflictFile `json:"conflicts"`
 	ConflictsUnknown string         `json:"conflicts_unknown,omitempty"`
-	Identity         identityStatus `json:"identity"`
+	// BadEntries are the entries of the current tree that are no memory
+	// file memvault reads (see ErrBadEntry), by path: a read of each fails
+	// alone, and the rest of the vault, conflicts included, is read as usual.
+	BadEntries []badEntryStatus `json:"bad_entries"`
+	Identity   identityStatus   `json:"identity"`
+}
+
+// badEntryStatus is one bad entry of the current tree.
+type badEntryStatus struct {
+	// Path is its memory path: for a name that is no memory path, or does
+	// not open in a sealed vault, the name as stored, escaped when it is no
+	// memory path.
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // remoteStatus is one remote's distance from the branch.
@@ -102,7 +116,7 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
-	st := &Status{Branch: "main", Head: rec, Remotes: []remoteStatus{}, Conflicts: []conflictFile{}}
+	st := &Status{Branch: "main", Head: rec, Remotes: []remoteStatus{}, Conflicts: []conflictFile{}, BadEntries: []badEntryStatus{}}
 	remotes, err := v.repo.Remotes()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
@@ -156,8 +170,13 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 		return fmt.Errorf("vault: status: %w", err)
 	}
 	var files []fileRef
-	if e, err := v.repo.Lookup(root, memDir); err == nil {
-		if files, err = v.openedFilesUnder(ns, memDir, e.Hash); err != nil {
+	switch e, err := v.repo.Lookup(root, memDir); {
+	case err != nil: // no memory yet
+	case !e.IsDir():
+		st.BadEntries = append(st.BadEntries, badEntryStatus{Path: Root, Reason: "not a directory in the vault's tree"})
+		return nil
+	default:
+		if files, err = v.readableFiles(ns, e.Hash, st); err != nil {
 			return err
 		}
 	}
@@ -166,25 +185,98 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 			st.Conflicts = append(st.Conflicts, conflictFile{Path: memPath(f.path), Kind: conflictMovedAside})
 		}
 	}
+	var marked []string
 	res, err := v.Grep(ctx, oursMarker, GrepOptions{Rev: head.String()})
-	if err != nil {
-		if unreadable(err) || errors.Is(err, ErrBadEntry) {
-			st.ConflictsUnknown = conflictsUnread
-			return nil
+	switch {
+	case err == nil:
+		for _, f := range res.Files {
+			marked = append(marked, f.Path)
 		}
+	case unreadable(err):
+		st.ConflictsUnknown = conflictsUnread
+		return nil
+	case errors.Is(err, ErrBadEntry):
+		// Grep stops at a bad entry; the files that read are searched
+		// one by one, and each blob that does not read is named.
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := memPath(f.path)
+			plain, err := v.readShared(p, f.hash)
+			var ee *EntryError
+			switch {
+			case errors.As(err, &ee):
+				st.BadEntries = append(st.BadEntries, badEntryStatus{Path: ee.Path, Reason: ee.Reason})
+				continue
+			case unreadable(err):
+				st.ConflictsUnknown = conflictsUnread
+				return nil
+			case err != nil:
+				return err
+			}
+			if hasMarkers(plain) {
+				st.Conflicts = append(st.Conflicts, conflictFile{Path: p, Kind: conflictMarkers})
+			}
+		}
+	default:
 		return err
 	}
-	for _, f := range res.Files {
-		plain, err := v.readFileAt(ctx, root, ns, f.Path)
+	for _, p := range marked {
+		plain, err := v.readFileAt(ctx, root, ns, p)
 		if err != nil {
 			return err
 		}
 		if hasMarkers(plain) {
-			st.Conflicts = append(st.Conflicts, conflictFile{Path: f.Path, Kind: conflictMarkers})
+			st.Conflicts = append(st.Conflicts, conflictFile{Path: p, Kind: conflictMarkers})
 		}
 	}
 	sortConflicts(st.Conflicts)
+	slices.SortFunc(st.BadEntries, func(a, b badEntryStatus) int { return strings.Compare(a.Path, b.Path) })
 	return nil
+}
+
+// readableFiles lists the memory files of the memories/ tree h, whose names
+// are ns, as openedFilesUnder does, but leaves out each entry a read refuses
+// by its name or mode alone (a name that does not open in a sealed tree, a
+// name no memory path has, a symbolic link, a folder that is no tree) and
+// adds it to st.BadEntries instead: one bad entry fails alone.
+func (v *Vault) readableFiles(ns names, h gitlog.Hash, st *Status) ([]fileRef, error) {
+	var out []fileRef
+	bad := func(dir, name, reason string) {
+		st.BadEntries = append(st.BadEntries, badEntryStatus{Path: entryPath(dir, name), Reason: reason})
+	}
+	var walk func(dir string, h gitlog.Hash) error
+	walk = func(dir string, h gitlog.Hash) error {
+		es, err := v.openedTree(ns, h, dir)
+		if err != nil {
+			return fmt.Errorf("vault: status: list %s: %w", dir, err)
+		}
+		for _, c := range es {
+			var ee *EntryError
+			if errors.As(c.err, &ee) {
+				bad(dir, c.Name, ee.Reason)
+				continue
+			}
+			if reason := entryReason(dir, c.Entry); reason != "" {
+				bad(dir, c.Name, reason)
+				continue
+			}
+			p := dir + "/" + c.Name
+			if !c.IsDir() {
+				out = append(out, fileRef{path: p[1:], hash: c.Hash})
+				continue
+			}
+			err := walk(p, c.Hash)
+			if errors.Is(err, gitlog.ErrWrongType) {
+				bad(dir, c.Name, "its tree entry names an object of another type")
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, walk(Root, h)
 }
 
 func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, ns names, p string) ([]byte, error) {

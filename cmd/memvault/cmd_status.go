@@ -19,15 +19,19 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 		Long: `Status says where the vault's branch is (its last commit), how far each remote is
 ahead of it or behind it as of the last sync, pull or push with that remote (status
 itself does not go to the network), which memory files hold conflict markers a
-merge left or were moved aside by one, and the identity in use: its keys, the other
-keys it reads with (those a rekey retired, and any further --identity), whether it
-reads the current files and whether it reads all of the history.
+merge left or were moved aside by one, which entries of the tree are no memory
+file memvault reads (each fails alone; the rest reads as usual), and the identity
+in use: its keys, the other keys it reads with (those a rekey retired, and any
+further --identity), whether it reads the current files and whether it reads all
+of the history.
 
 Settle a conflict with 'memvault edit PATH'. With --json, one object: branch, head
 (the fields of 'memvault log --json'), remotes (name, url, known, ahead, behind),
 conflicts (path, kind: markers or moved-aside), conflicts_unknown when the files
-could not be read to tell, and identity (path, keys, others, reads_current,
-reads_history, unreadable_recipient_sets, trouble).`,
+could not be read to tell, bad_entries (path, reason: entries of the tree that are
+no memory file memvault reads, such as one added by hand with git), and identity
+(path, keys, others, reads_current, reads_history, unreadable_recipient_sets,
+trouble).`,
 		Example: `  memvault status
   memvault status --json | jq '.remotes[] | select(.ahead > 0)'`,
 		Args: usageArgs(cobra.NoArgs),
@@ -114,6 +118,12 @@ func runStatus(ctx context.Context, g *globalOptions, asJSON bool, out io.Writer
 	}
 	if len(st.Conflicts) > 0 {
 		b.WriteString("Settle each with: memvault edit PATH\n")
+	}
+	for _, e := range st.BadEntries {
+		fmt.Fprintf(&b, "bad entry  %s  %s\n", escape.Name(e.Path), escape.Name(e.Reason))
+	}
+	if len(st.BadEntries) > 0 {
+		b.WriteString("memvault reads the rest; 'memvault fsck' says where each came from, 'memvault fsck --repair' leaves them out\n")
 	}
 	_, err = io.WriteString(out, b.String())
 	return err
