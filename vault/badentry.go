@@ -8,6 +8,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // Reads never trust the tree. Sync and clone admit only what memvault wrote
@@ -34,8 +35,13 @@ func badEntry(p, reason string) error { return &EntryError{Path: p, Reason: reas
 const reasonNotAge = "not an age file (stored in the clear, or not written by memvault)"
 
 // blobLimit is the largest blob a vault with limits l reads: the ciphertext of
-// its largest file, and never less than the files beside the memories need.
-func blobLimit(l Limits) int64 { return maxCiphertext(max(l.MaxFileSize, maxMetaFile)) }
+// its largest file, and never less than the files beside the memories need,
+// as the sealed format stores it (a size header, and the plaintext padded to
+// its bucket: 512 KiB more at 16 MiB), the larger of the two formats; a vault
+// holds both after a conversion.
+func blobLimit(l Limits) int64 {
+	return int64(seal.SizeHeaderLen) + maxCiphertext(seal.PaddedLen(max(l.MaxFileSize, maxMetaFile)))
+}
 
 // entryReason says why e, a child of the memory directory dir ("/memories/…"),
 // is not something memvault reads, from its name and mode alone; "" when it

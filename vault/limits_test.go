@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -194,5 +195,26 @@ func TestSealKeepsUsage(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("WriteFile(c.md) of 20 bytes once sealed, to exactly the limit: %v", err)
+	}
+}
+
+// TestSealedLargestFileReads: a sealed file is stored padded to its bucket,
+// up to 512 KiB more than its size at 16 MiB. A vault whose file limit is
+// 16 MiB wrote a file of that size and then refused to read it back, as
+// larger than the limit: the read's bound must allow for the padding too.
+func TestSealedLargestFileReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 16 MiB file")
+	}
+	v := withLimits(t, vaulttest.NewFormat(t, true), "\tmaxFileSize = 16777216\n")
+	big := bytes.Repeat([]byte("0123456789abcde\n"), 1<<20) // 16 MiB, the limit
+	write(t, v, "/memories/big.md", string(big))
+	snap, err := v.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := snap.ReadFile(ctx, "/memories/big.md")
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("ReadFile of a file at the 16 MiB limit: %d bytes, %v; want it back whole", len(got), err)
 	}
 }
