@@ -147,17 +147,15 @@ func encodeRecord(rec record) []byte {
 	p.Write(rec.old[:])
 	p.Write(rec.new[:])
 	binary.Write(&p, binary.BigEndian, uint32(len(rec.objs)))
-	zw := zlibWriters.Get().(*zlib.Writer)
-	// A blob is an age ciphertext, which deflate cannot shrink: stored, as
-	// in packs (see zlibStored), it costs no search for matches on every
-	// write.
-	zs := zlibStored.Get().(*zlib.Writer)
+	// Every object is stored, not deflated: a blob is an age ciphertext,
+	// which deflate cannot shrink (see zlibStored), and the journal is
+	// short-lived: its objects are deflated once, when packed, off the
+	// write's path. Deflating a tree here cost each write more than the
+	// rest of its hashing and framing, and most in a sealed vault, whose
+	// names are longer and compress less.
+	w := zlibStored.Get().(*zlib.Writer)
 	var z bytes.Buffer
 	for _, o := range rec.objs {
-		w := zw
-		if o.typ == plumbing.BlobObject {
-			w = zs
-		}
 		z.Reset()
 		w.Reset(&z)
 		w.Write(o.data)
@@ -168,8 +166,7 @@ func encodeRecord(rec record) []byte {
 		binary.Write(&p, binary.BigEndian, uint32(z.Len()))
 		p.Write(z.Bytes())
 	}
-	zlibWriters.Put(zw)
-	zlibStored.Put(zs)
+	zlibStored.Put(w)
 	out := make([]byte, 12, 12+p.Len())
 	binary.BigEndian.PutUint32(out[0:], objRecordMagic)
 	binary.BigEndian.PutUint32(out[4:], uint32(p.Len()))
