@@ -70,7 +70,7 @@ func (v *Vault) Checkpoint(ctx context.Context, name, rev, msg string) (Checkpoi
 		// before a rotation is sealed under the key of its time, and one
 		// made before the vault was sealed is stored as it is. A name is
 		// taken once, as in the plain format, by whatever Checkpoints lists.
-		taken, err := v.checkpointListed(k, name)
+		taken, err := v.checkpointListed(ctx, k, name)
 		if err != nil {
 			return Checkpoint{}, err
 		}
@@ -106,7 +106,8 @@ func (v *Vault) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	out := make([]Checkpoint, len(tags))
 	for i, t := range tags {
 		out[i] = checkpointOf(t)
-		if k != nil {
+		if k != nil && !v.openCheckpoint(&out[i], k, t.Target) {
+			v.readHistoryKeys(ctx)
 			v.openCheckpoint(&out[i], k, t.Target)
 		}
 	}
@@ -116,14 +117,17 @@ func (v *Vault) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 
 // checkpointListed reports whether Checkpoints, in a sealed vault whose
 // current key is k, lists a checkpoint called name.
-func (v *Vault) checkpointListed(k *seal.Key, name string) (bool, error) {
+func (v *Vault) checkpointListed(ctx context.Context, k *seal.Key, name string) (bool, error) {
 	tags, err := v.repo.Tags()
 	if err != nil {
 		return false, fmt.Errorf("vault: checkpoint %q: %w", name, err)
 	}
 	for _, t := range tags {
 		c := checkpointOf(t)
-		v.openCheckpoint(&c, k, t.Target)
+		if !v.openCheckpoint(&c, k, t.Target) {
+			v.readHistoryKeys(ctx)
+			v.openCheckpoint(&c, k, t.Target)
+		}
 		if c.Name == name {
 			return true, nil
 		}

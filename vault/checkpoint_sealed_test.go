@@ -7,6 +7,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // A checkpoint's name is taken once, in either format, whatever happened to
@@ -63,4 +64,51 @@ func TestCheckpointNameTakenAcrossKeyChange(t *testing.T) {
 	if cps, err := v.Checkpoints(ctx); err != nil || len(cps) != 1 {
 		t.Errorf("Checkpoints after the conversion = %+v, %v; want the one made before", cps, err)
 	}
+}
+
+// A checkpoint made at an older commit is sealed under the key current when it
+// was made, which after one more rotation is neither the current key nor its
+// commit's: its name is still found, in this process and in a new one, and
+// stays taken.
+func TestCheckpointAtOlderCommitAcrossTwoRotations(t *testing.T) {
+	v := vaulttest.New(t)
+	write(t, v, "/memories/a.md", "a\n")
+	c0, err := v.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotate := func() {
+		t.Helper()
+		other, err := age.GenerateX25519Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range []vault.RecipientChange{{Add: []string{other.Recipient().String()}}, {Remove: []string{other.Recipient().String()}}} {
+			if _, err := v.ChangeRecipients(ctx, vault.Meta{}, ch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rotate()
+	if _, err := v.Checkpoint(ctx, "old", c0, "at the first commit"); err != nil {
+		t.Fatal(err)
+	}
+	rotate()
+	check := func(v *vault.Vault, when string) {
+		t.Helper()
+		cps, err := v.Checkpoints(ctx)
+		if err != nil || len(cps) != 1 || cps[0].Name != "old" || cps[0].Message != "at the first commit" {
+			t.Errorf("Checkpoints %s = %+v, %v; want old, opened", when, cps, err)
+		}
+		if _, err := v.Checkpoint(ctx, "old", "", ""); !errors.Is(err, vault.ErrExist) {
+			t.Errorf("Checkpoint(old) again %s: err = %v, want ErrExist", when, err)
+		}
+	}
+	check(v, "in the process that made it")
+	v2, err := vault.Open(ctx, v.Dir(), vault.Options{IdentityFile: v.IdentityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	check(v2, "in a new process")
 }

@@ -30,6 +30,9 @@ const (
 type sealKeys struct {
 	mu   sync.Mutex
 	byID map[gitlog.Hash]*seal.Key
+	// historyRead is set once readHistoryKeys has read every key of the
+	// history into byID.
+	historyRead bool
 	// byRoot remembers the key of each root tree read lately (nil for the
 	// plain format): a log opens one message per commit, and need not look
 	// for the key file in each tree again.
@@ -859,12 +862,12 @@ func sealedTagName(k *seal.Key, name string) (string, error) {
 // openCheckpoint opens the name and message of a sealed vault's checkpoint
 // c, whose tag points at commit target, under k (the current key) or else
 // the key of target's tree. What opens under neither stays as stored.
-func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) {
+func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) bool {
 	keys := []*seal.Key{k}
 	if ns, err := v.namesAt(target); err == nil && ns.key != nil && !sameKey(ns.key, k) {
 		keys = append(keys, ns.key)
 	}
-	for _, k := range keys {
+	for _, k := range append(keys, v.seals.all()...) {
 		p, err := k.OpenPath(tagsDir, c.Name)
 		if err != nil {
 			continue
@@ -876,8 +879,33 @@ func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) {
 				c.Message = strings.TrimRight(m.Text, "\n")
 			}
 		}
+		return true
+	}
+	return false
+}
+
+// readHistoryKeys reads, once a process, the key of each tree in the
+// history where the vault's key file changed, so that openCheckpoint can try
+// every key this identity opens: a checkpoint's name is sealed under the key
+// current when it was made, which after two rotations may be neither the
+// current key nor its commit's. The history index finds those trees without
+// reading every commit; a key this identity cannot open is passed over.
+func (v *Vault) readHistoryKeys(ctx context.Context) {
+	v.seals.mu.Lock()
+	done := v.seals.historyRead
+	v.seals.historyRead = true
+	v.seals.mu.Unlock()
+	if done {
 		return
 	}
+	head, err := v.repo.Head()
+	if err != nil || head.IsZero() {
+		return
+	}
+	v.repo.WalkPath(ctx, head, keyPath, func(c *gitlog.Commit, p string) (string, error) {
+		v.sealKeyAt(c.TreeHash)
+		return p, nil
+	})
 }
 
 // stagedPlainSize is the plaintext size of blob, a memory file's blob staged

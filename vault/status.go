@@ -192,12 +192,11 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 		for _, f := range res.Files {
 			marked = append(marked, f.Path)
 		}
-	case unreadable(err):
-		st.ConflictsUnknown = conflictsUnread
-		return nil
-	case errors.Is(err, ErrBadEntry):
-		// Grep stops at a bad entry; the files that read are searched
-		// one by one, and each blob that does not read is named.
+	case unreadable(err) || errors.Is(err, ErrBadEntry):
+		// Grep stops at the first file it cannot read; the files are then
+		// searched one by one: each blob that is no memory file is named,
+		// and one this identity cannot read leaves the conflicts unknown
+		// without leaving the files after it unread.
 		for _, f := range files {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -211,7 +210,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 				continue
 			case unreadable(err):
 				st.ConflictsUnknown = conflictsUnread
-				return nil
+				continue
 			case err != nil:
 				return err
 			}
