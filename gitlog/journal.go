@@ -149,8 +149,8 @@ func encodeRecord(rec record) []byte {
 	binary.Write(&p, binary.BigEndian, uint32(len(rec.objs)))
 	// Every object is stored, not deflated: a blob is an age ciphertext,
 	// which deflate cannot shrink (see zlibStored), and the journal is
-	// short-lived: its objects are deflated once, when packed, off the
-	// write's path. Deflating a tree here cost each write more than the
+	// read only to replay it: a flush packs its objects from memory, and
+	// deflates the commits and trees then, off the write's path. Deflating a tree here cost each write more than the
 	// rest of its hashing and framing, and most in a sealed vault, whose
 	// names are longer and compress less.
 	w := zlibStored.Get().(*zlib.Writer)

@@ -156,6 +156,10 @@ func New(store Store, opts Options) *Server {
 	// Lists and reads see the vault as it is now, whatever the last poll saw.
 	m.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if !m.begin() {
+				return nil, errClosed
+			}
+			defer m.served.Done()
 			m.watch()
 			if method == "resources/list" || method == "resources/read" {
 				m.res.refresh(ctx) // on failure the read itself reports
@@ -177,10 +181,13 @@ type Server struct {
 	m *mcpServer
 }
 
-// Close stops the polling of the store, for good, and waits for a refresh in
-// progress: after it, the server's own work no longer touches the store, which
-// can then be closed. Requests still being served are the caller's to end
-// first (ServeStdio and ServeHTTP return when they have). Close is idempotent.
+// Close stops the polling of the store, for good, refuses every request from
+// then on, and waits for a refresh in progress and for the requests being
+// served: after it, nothing the server does touches the store, which can then
+// be closed. (An HTTP server may still be running a handler when ServeHTTP
+// returns: a notification is answered before it is handled, and a request
+// that outlives the shutdown's grace is cut off without being waited for.)
+// Close is idempotent.
 func (s *Server) Close() {
 	m := s.m
 	m.mu.Lock()
@@ -188,6 +195,21 @@ func (s *Server) Close() {
 	m.mu.Unlock()
 	m.end()
 	m.pollers.Wait()
+	m.served.Wait()
+}
+
+// errClosed answers a request that arrives once Close has begun.
+var errClosed = errors.New("memvault: the MCP server is shutting down")
+
+// begin counts a request in, unless Close has begun.
+func (m *mcpServer) begin() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.served.Add(1)
+	return true
 }
 
 // mcpServer is the state behind one MCP server.
@@ -200,11 +222,12 @@ type mcpServer struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string // session ids, while connected
 	polling  bool
-	closed   bool // by Close: no more polling
+	closed   bool // by Close: no more polling, no more requests
 
 	life    context.Context // the polling's, ended by Close
 	end     context.CancelFunc
 	pollers sync.WaitGroup // the poll goroutine, while it runs
+	served  sync.WaitGroup // requests being handled (see begin)
 
 	subMu sync.Mutex // not mu: a subscription may wait for a refresh, tool calls must not
 	subs  map[*mcp.ServerSession]map[string]bool
