@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,11 +43,17 @@ type GrepResult struct {
 	Commit    string     `json:"commit"` // the revision searched
 	Files     []GrepFile `json:"files"`  // in byte order of path
 	Truncated bool       `json:"truncated"`
+	// BadEntries are the entries searched for that are no memory file
+	// memvault reads (see ErrBadEntry), by path as Status names them: the
+	// search went on past them, so it is incomplete when there are any.
+	BadEntries []badEntryStatus `json:"bad_entries"`
 }
 
 // Grep searches the decrypted memory files at opts.Rev for lines that re
 // matches, line by line (a line is matched without its "\n"). Files are
-// decrypted in memory, in parallel, once per process. The error is a
+// decrypted in memory, in parallel, once per process. A bad entry (see
+// ErrBadEntry) fails alone: it is left out and named in the result's
+// BadEntries, and the rest is searched. The error is a
 // *PathError for an invalid path, wraps ErrUnknownRevision for a bad rev,
 // ErrNotExist for a path with nothing there, and ErrNoIdentity or ErrDecrypt
 // when a file cannot be decrypted.
@@ -69,6 +77,10 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 	if err != nil {
 		return nil, err
 	}
+	res := &GrepResult{Commit: h.String(), BadEntries: []badEntryStatus{}}
+	bad := func(p, reason string) {
+		res.BadEntries = append(res.BadEntries, badEntryStatus{Path: p, Reason: reason})
+	}
 	var refs []fileRef
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -87,11 +99,16 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 		case err != nil:
 			return nil, fmt.Errorf("vault: grep %s: %w", p, err)
 		}
-		found := []fileRef{{path: p[1:], hash: e.Hash}} // its plaintext tree path
-		if e.IsDir() {
-			if found, err = v.openedFilesUnder(ns, tp, e.Hash); err != nil {
+		var found []fileRef
+		switch {
+		case e.IsDir():
+			if found, err = v.readableFiles(ns, p, e.Hash, bad); err != nil {
 				return nil, err
 			}
+		case p != Root && entryReason(path.Dir(p), e) != "":
+			bad(p, entryReason(path.Dir(p), e))
+		default:
+			found = []fileRef{{path: p[1:], hash: e.Hash}} // its plaintext tree path
 		}
 		for _, r := range found {
 			if !seen[r.path] {
@@ -101,11 +118,17 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 		}
 	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].path < refs[j].path })
-	texts, err := v.readAll(ctx, refs)
+	unread := make([]*EntryError, len(refs))
+	texts, err := v.readAllBut(ctx, refs, unread)
 	if err != nil {
 		return nil, err
 	}
-	res := &GrepResult{Commit: h.String()}
+	for _, ee := range unread {
+		if ee != nil {
+			bad(ee.Path, ee.Reason)
+		}
+	}
+	slices.SortFunc(res.BadEntries, func(a, b badEntryStatus) int { return strings.Compare(a.Path, b.Path) })
 	total := 0
 	quick := wholeText(re)
 	for i, text := range texts {

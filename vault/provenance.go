@@ -8,6 +8,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 
@@ -17,7 +18,24 @@ import (
 // readAll decrypts the blobs of refs, in parallel, into out (same order). A
 // zero hash reads as nil (no file).
 func (v *Vault) readAll(ctx context.Context, refs []fileRef) ([][]byte, error) {
+	return v.readAllBut(ctx, refs, nil)
+}
+
+// readAllBut is readAll that, given bad (as long as refs), goes on past a
+// blob that is no memory file: its *EntryError goes to bad at its index and
+// its text stays nil, so one damaged file does not hide the others.
+func (v *Vault) readAllBut(ctx context.Context, refs []fileRef, bad []*EntryError) ([][]byte, error) {
 	out := make([][]byte, len(refs))
+	read := func(i int) error {
+		b, err := v.readShared(memPath(refs[i].path), refs[i].hash)
+		var ee *EntryError
+		if bad != nil && errors.As(err, &ee) {
+			bad[i] = ee
+			return nil
+		}
+		out[i] = b
+		return err
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(refs))
 	if workers <= 1 {
 		for i, r := range refs {
@@ -27,11 +45,9 @@ func (v *Vault) readAll(ctx context.Context, refs []fileRef) ([][]byte, error) {
 			if r.hash.IsZero() {
 				continue
 			}
-			b, err := v.readShared(memPath(r.path), r.hash)
-			if err != nil {
+			if err := read(i); err != nil {
 				return nil, err
 			}
-			out[i] = b
 		}
 		return out, nil
 	}
@@ -56,7 +72,7 @@ func (v *Vault) readAll(ctx context.Context, refs []fileRef) ([][]byte, error) {
 				}
 				err := ctx.Err()
 				if err == nil && !refs[i].hash.IsZero() {
-					out[i], err = v.readShared(memPath(refs[i].path), refs[i].hash)
+					err = read(i)
 				}
 				if err != nil {
 					mu.Lock()

@@ -176,7 +176,10 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 		st.BadEntries = append(st.BadEntries, badEntryStatus{Path: Root, Reason: "not a directory in the vault's tree"})
 		return nil
 	default:
-		if files, err = v.readableFiles(ns, e.Hash, st); err != nil {
+		bad := func(p, reason string) {
+			st.BadEntries = append(st.BadEntries, badEntryStatus{Path: p, Reason: reason})
+		}
+		if files, err = v.readableFiles(ns, Root, e.Hash, bad); err != nil {
 			return err
 		}
 	}
@@ -191,6 +194,13 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	case err == nil:
 		for _, f := range res.Files {
 			marked = append(marked, f.Path)
+		}
+		// Grep names again the entries the listing left out, and adds the
+		// blobs that do not read.
+		for _, be := range res.BadEntries {
+			if !slices.Contains(st.BadEntries, be) {
+				st.BadEntries = append(st.BadEntries, be)
+			}
 		}
 	case unreadable(err) || errors.Is(err, ErrBadEntry):
 		// Grep stops at the first file it cannot read; the files are then
@@ -235,21 +245,20 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	return nil
 }
 
-// readableFiles lists the memory files of the memories/ tree h, whose names
-// are ns, as openedFilesUnder does, but leaves out each entry a read refuses
-// by its name or mode alone (a name that does not open in a sealed tree, a
-// name no memory path has, a symbolic link, a folder that is no tree) and
-// adds it to st.BadEntries instead: one bad entry fails alone.
-func (v *Vault) readableFiles(ns names, h gitlog.Hash, st *Status) ([]fileRef, error) {
+// readableFiles lists the memory files of the tree h of memory folder dir,
+// whose names are ns, as openedFilesUnder does, but leaves out each entry a
+// read refuses by its name or mode alone (a name that does not open in a
+// sealed tree, a name no memory path has, a symbolic link, a folder that is
+// no tree) and hands it to report instead, by path (escaped as entryPath does)
+// and reason: one bad entry fails alone.
+func (v *Vault) readableFiles(ns names, dir string, h gitlog.Hash, report func(p, reason string)) ([]fileRef, error) {
 	var out []fileRef
-	bad := func(dir, name, reason string) {
-		st.BadEntries = append(st.BadEntries, badEntryStatus{Path: entryPath(dir, name), Reason: reason})
-	}
+	bad := func(dir, name, reason string) { report(entryPath(dir, name), reason) }
 	var walk func(dir string, h gitlog.Hash) error
 	walk = func(dir string, h gitlog.Hash) error {
 		es, err := v.openedTree(ns, h, dir)
 		if err != nil {
-			return fmt.Errorf("vault: status: list %s: %w", dir, err)
+			return fmt.Errorf("vault: list %s: %w", dir, err)
 		}
 		for _, c := range es {
 			var ee *EntryError
@@ -275,7 +284,7 @@ func (v *Vault) readableFiles(ns names, h gitlog.Hash, st *Status) ([]fileRef, e
 		}
 		return nil
 	}
-	return out, walk(Root, h)
+	return out, walk(dir, h)
 }
 
 func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, ns names, p string) ([]byte, error) {
