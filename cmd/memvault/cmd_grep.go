@@ -39,7 +39,11 @@ of context around each match (PATH-N-TEXT, groups apart by "--"). --at searches 
 vault as it was at revision REV (a hash, main, a checkpoint, REV~N, REV@{DATE}).
 --json prints one object: commit, files (path, matches, lines of line, text, match).
 
-The exit status is grep's: 0 when a line matched, 1 when none did, 2 on trouble.`,
+The exit status is grep's: 0 when a line matched, 1 when none did, 2 on trouble.
+An entry of the vault that is no memory file memvault can read (put there by hand
+with git, or damaged) does not stop the search: the rest is searched, the status is
+as usual, and stderr names each such entry and says the search was incomplete
+(--json also lists them as bad_entries).`,
 		Example: `  memvault grep -n 'deadline'
   memvault grep -i -C 2 'prefers (tea|coffee)' -- notes
   memvault grep -l TODO --at main@{1w}`,
@@ -63,7 +67,7 @@ The exit status is grep's: 0 when a line matched, 1 when none did, 2 on trouble.
 				}
 				opts.paths = append(opts.paths, p)
 			}
-			return runGrep(c.Context(), g, re, opts, c.OutOrStdout())
+			return runGrep(c.Context(), g, re, opts, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	c.Flags().StringVar(&opts.at, "at", "", "search the vault as it was at revision `REV`")
@@ -75,7 +79,7 @@ The exit status is grep's: 0 when a line matched, 1 when none did, 2 on trouble.
 	return c
 }
 
-func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grepOptions, out io.Writer) (err error) {
+func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grepOptions, out, stderr io.Writer) (err error) {
 	v, err := g.open(ctx)
 	if err != nil {
 		return err
@@ -99,6 +103,14 @@ func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grep
 	} else if err := writeGrepText(out, res, opts, stylesFor(out)); err != nil {
 		return err
 	}
+	// The status stays grep's, for the files that were searched: a damaged
+	// entry must not turn every later search into trouble. Stderr says the
+	// search was incomplete, so a match or none is never a silent answer.
+	bad := make([]vault.EntryError, len(res.BadEntries))
+	for i, e := range res.BadEntries {
+		bad[i] = vault.EntryError{Path: e.Path, Reason: e.Reason}
+	}
+	writeBadEntries(stderr, "grep: the search is incomplete", "not searched", bad)
 	if len(res.Files) == 0 {
 		return errErrorAnswer // grep's status 1: nothing matched; stdout says so by being empty
 	}
@@ -140,4 +152,24 @@ func writeGrepText(out io.Writer, res *vault.GrepResult, opts grepOptions, st st
 		return fmt.Errorf("grep: write: %w", err)
 	}
 	return nil
+}
+
+// writeBadEntries says on stderr, once, which entries a command left out
+// because they are no memory file memvault can read: what (the command and
+// what that means for its result), then each entry's path and reason,
+// escaped as status escapes them. Nothing when there are none.
+func writeBadEntries(stderr io.Writer, what, done string, bad []vault.EntryError) {
+	if len(bad) == 0 {
+		return
+	}
+	var b strings.Builder
+	noun := "entries are"
+	if len(bad) == 1 {
+		noun = "entry is"
+	}
+	fmt.Fprintf(&b, "memvault: %s: %d %s no memory file memvault can read, %s:\n", what, len(bad), noun, done)
+	for _, e := range bad {
+		fmt.Fprintf(&b, "memvault:   %s  %s\n", escape.Name(e.Path), escape.Name(e.Reason))
+	}
+	io.WriteString(stderr, b.String())
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/gitlog/gittest"
+)
+
+// TestGrepWithABadEntry: one entry put into the vault's tree by
+// hand with git (in a sealed vault, a name stored in the clear, which does
+// not open under the vault's key; in a plain one, a damaged age file) once
+// made `grep` fail whole, in either format, so nothing was searched. Grep
+// searches the files that read, keeps grep's exit status, and says on
+// stderr, once, that the search was incomplete and which entry it left out.
+func TestGrepWithABadEntry(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		init   []string
+		reason string
+	}{
+		{"sealed", nil, "a name not sealed under this vault's key"},
+		{"plain", []string{"--plain"}, "a damaged age file (no complete header)"},
+	} {
+		t.Run(c.format, func(t *testing.T) {
+			dir := t.TempDir()
+			git := dir + "/vault.git"
+			cli := cliFor("--vault", git, "--identity", dir+"/identity")
+			if _, code, stderr := cli("", append([]string{"init"}, c.init...)...); code != exitOK {
+				t.Fatalf("memvault init: %s", stderr)
+			}
+			for _, in := range []string{
+				`{"command":"create","path":"/memories/a.md","file_text":"needle a\n"}`,
+				`{"command":"create","path":"/memories/z/z.md","file_text":"needle z\n"}`,
+			} {
+				if out, code, stderr := cli(in, "tool"); code != exitOK {
+					t.Fatalf("tool %s: %s%s", in, out, stderr)
+				}
+			}
+			h := gittest.Damage(t, git)
+			blob := h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
+			h.Change("memories/m-bad.md", gittest.TreeEntry{Mode: "100644", Hash: blob}, "by hand\n")
+			badLine := "memvault:   /memories/m-bad.md  " + c.reason + "\n"
+			incomplete := "memvault: grep: the search is incomplete: 1 entry is no memory file memvault can read, not searched:\n"
+
+			out, code, stderr := cli("", "grep", "needle")
+			if want := "/memories/a.md:needle a\n/memories/z/z.md:needle z\n"; code != exitOK || out != want {
+				t.Errorf("grep needle = %q (status %d)\n%s\nwant %q, status 0", out, code, stderr, want)
+			}
+			if stderr != incomplete+badLine {
+				t.Errorf("grep needle: stderr = %q\nwant %q", stderr, incomplete+badLine)
+			}
+			out, code, stderr = cli("", "grep", "nothing")
+			if code != exitAnswer || out != "" || stderr != incomplete+badLine {
+				t.Errorf("grep nothing = %q (status %d), stderr %q\nwant nothing, status 1, stderr %q", out, code, stderr, incomplete+badLine)
+			}
+			out, code, stderr = cli("", "grep", "--json", "needle")
+			want := `"bad_entries":[{"path":"/memories/m-bad.md","reason":"` + c.reason + `"}]`
+			if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, `"path":"/memories/z/z.md"`) {
+				t.Errorf("grep --json needle = %s (status %d)\nwant the files that read and %s", out, code, want)
+			}
+			if stderr != incomplete+badLine {
+				t.Errorf("grep --json needle: stderr = %q\nwant %q", stderr, incomplete+badLine)
+			}
+		})
+	}
+}
