@@ -108,7 +108,7 @@ func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grep
 	// search was incomplete, so a match or none is never a silent answer.
 	bad := make([]vault.EntryError, len(res.BadEntries))
 	for i, e := range res.BadEntries {
-		bad[i] = vault.EntryError{Path: e.Path, Reason: e.Reason}
+		bad[i] = vault.EntryError(e)
 	}
 	writeBadEntries(stderr, "grep: the search is incomplete", "not searched", bad)
 	if len(res.Files) == 0 {
