@@ -29,6 +29,9 @@ func TestStatusPastAnUnreadableFile(t *testing.T) {
 	}
 	w.Write([]byte("for someone else\n"))
 	w.Close()
+	if err := v.Close(); err != nil { // what it wrote reaches git's refs
+		t.Fatal(err)
+	}
 	h := gittest.Damage(t, v.Dir())
 	h.Change("memories/a-other.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob(ct.Bytes())}, "by hand\n")
 	h.Change("memories/z-bad.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))}, "by hand\n")
