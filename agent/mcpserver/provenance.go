@@ -141,7 +141,26 @@ func callSearch(ctx context.Context, ps ProvenanceStore, raw json.RawMessage) (s
 	case err != nil:
 		return "Error: memvault: search failed: " + storeFailure(err), true, nil
 	}
-	return renderSearch(*in.Pattern, where, res, limit), false, nil
+	return renderSearch(*in.Pattern, where, res, limit) + unsearched(res), false, nil
+}
+
+// unsearched says which entries the search left out, as no memory file
+// memvault reads: a search that went past them is incomplete, and says so.
+func unsearched(res *vault.GrepResult) string {
+	if len(res.BadEntries) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n[Not searched, as no memory file memvault can read (%d):", len(res.BadEntries))
+	for i, e := range res.BadEntries {
+		if i == 10 {
+			fmt.Fprintf(&b, " and %d more", len(res.BadEntries)-i)
+			break
+		}
+		fmt.Fprintf(&b, " %q (%s)", e.Path, e.Reason)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // renderSearch prints matches as grep -rn does, under a header, within limit

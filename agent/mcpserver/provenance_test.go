@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memvault/memvault/agent/mcpserver"
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -134,5 +135,29 @@ func TestMCPSearchBounded(t *testing.T) {
 	limit := v.Limits().ViewLimit
 	if isErr || len([]rune(text)) > limit+120 || !regexp.MustCompile(`\[Output truncated at \d+ characters\. Narrow the pattern`).MatchString(text) {
 		t.Errorf("search of 3,000 matches: %d characters (limit %d), error %v, ends %q", len(text), limit, isErr, text[max(0, len(text)-120):])
+	}
+}
+
+// TestMCPSearchSaysWhatItLeftOut: the search goes on past an entry that is no
+// memory file memvault reads, and tells the model it did, so a search that
+// found nothing is not taken for a search of everything.
+func TestMCPSearchSaysWhatItLeftOut(t *testing.T) {
+	v := vaulttest.NewFormat(t, false)
+	vaulttest.Write(t, v, "/memories/kept.md", []byte("the needle\n"))
+	if err := v.Close(); err != nil { // what it wrote reaches git's refs
+		t.Fatal(err)
+	}
+	h := gittest.Damage(t, v.Dir())
+	h.Change("memories/z-bad.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))}, "by hand\n")
+	v2, err := vault.Open(context.Background(), v.Dir(), vault.Options{IdentityFile: v.IdentityFile()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	cs := connectMCP(t, v2, "prov-client", mcpserver.Options{Poll: -1}, nil)
+	text, isErr := callTool(t, cs, "search", `{"pattern":"needle"}`)
+	if isErr || !strings.Contains(text, "/memories/kept.md:1: the needle") ||
+		!strings.Contains(text, `[Not searched, as no memory file memvault can read (1): "/memories/z-bad.md" (a damaged age file (no complete header))]`) {
+		t.Errorf("search = %q, %v; want the match and the entry left out", text, isErr)
 	}
 }
