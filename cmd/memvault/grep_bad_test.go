@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/memvault/memvault/gitlog/gittest"
 )
 
 // TestGrepWithABadEntry: one entry put into the vault's tree by
@@ -14,32 +12,11 @@ import (
 // searches the files that read, keeps grep's exit status, and says on
 // stderr, once, that the search was incomplete and which entry it left out.
 func TestGrepWithABadEntry(t *testing.T) {
-	for _, c := range []struct {
-		format string
-		init   []string
-		reason string
-	}{
-		{"sealed", nil, "a name not sealed under this vault's key"},
-		{"plain", []string{"--plain"}, "a damaged age file (no complete header)"},
-	} {
+	for _, c := range badEntryFormats {
 		t.Run(c.format, func(t *testing.T) {
-			dir := t.TempDir()
-			git := dir + "/vault.git"
-			cli := cliFor("--vault", git, "--identity", dir+"/identity")
-			if _, code, stderr := cli("", append([]string{"init"}, c.init...)...); code != exitOK {
-				t.Fatalf("memvault init: %s", stderr)
-			}
-			for _, in := range []string{
+			cli := badEntryVault(t, c.init, "m-bad.md",
 				`{"command":"create","path":"/memories/a.md","file_text":"needle a\n"}`,
-				`{"command":"create","path":"/memories/z/z.md","file_text":"needle z\n"}`,
-			} {
-				if out, code, stderr := cli(in, "tool"); code != exitOK {
-					t.Fatalf("tool %s: %s%s", in, out, stderr)
-				}
-			}
-			h := gittest.Damage(t, git)
-			blob := h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
-			h.Change("memories/m-bad.md", gittest.TreeEntry{Mode: "100644", Hash: blob}, "by hand\n")
+				`{"command":"create","path":"/memories/z/z.md","file_text":"needle z\n"}`)
 			badLine := "memvault:   /memories/m-bad.md  " + c.reason + "\n"
 			incomplete := "memvault: grep: the search is incomplete: 1 entry is no memory file memvault can read, not searched:\n"
 

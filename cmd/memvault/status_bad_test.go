@@ -15,32 +15,11 @@ import (
 // that read, and names the bad entry; a listing shows the rest, and a view of
 // the bad entry says what is wrong with it.
 func TestStatusWithABadEntry(t *testing.T) {
-	for _, c := range []struct {
-		format string
-		init   []string
-		reason string
-	}{
-		{"sealed", nil, "a name not sealed under this vault's key"},
-		{"plain", []string{"--plain"}, "a damaged age file (no complete header)"},
-	} {
+	for _, c := range badEntryFormats {
 		t.Run(c.format, func(t *testing.T) {
-			dir := t.TempDir()
-			git := dir + "/vault.git"
-			cli := cliFor("--vault", git, "--identity", dir+"/identity")
-			if _, code, stderr := cli("", append([]string{"init"}, c.init...)...); code != exitOK {
-				t.Fatalf("memvault init: %s", stderr)
-			}
-			for _, in := range []string{
+			cli := badEntryVault(t, c.init, "evil.md",
 				`{"command":"create","path":"/memories/keep.md","file_text":"kept\n"}`,
-				`{"command":"create","path":"/memories/notes/clash.md","file_text":"<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"}`,
-			} {
-				if out, code, stderr := cli(in, "tool"); code != exitOK {
-					t.Fatalf("tool %s: %s%s", in, out, stderr)
-				}
-			}
-			h := gittest.Damage(t, git)
-			blob := h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
-			h.Change("memories/evil.md", gittest.TreeEntry{Mode: "100644", Hash: blob}, "by hand\n")
+				`{"command":"create","path":"/memories/notes/clash.md","file_text":"<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"}`)
 
 			out, code, stderr := cli("", "status")
 			if code != exitOK {
@@ -75,4 +54,38 @@ func TestStatusWithABadEntry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// badEntryFormats are the two formats, each with what a read says of the entry
+// badEntryVault puts in.
+var badEntryFormats = []struct {
+	format string
+	init   []string // memvault init's flags
+	reason string
+}{
+	{"sealed", nil, "a name not sealed under this vault's key"},
+	{"plain", []string{"--plain"}, "a damaged age file (no complete header)"},
+}
+
+// badEntryVault makes a vault with init's flags and the memory commands ins,
+// then puts in by hand, with git, the entry memories/name: a damaged age
+// file, and in a sealed vault a name stored in the clear, which does not open
+// under the vault's key. It returns the command line on that vault.
+func badEntryVault(t *testing.T, init []string, name string, ins ...string) func(stdin string, args ...string) (string, int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	git := dir + "/vault.git"
+	cli := cliFor("--vault", git, "--identity", dir+"/identity")
+	if _, code, stderr := cli("", append([]string{"init"}, init...)...); code != exitOK {
+		t.Fatalf("memvault init: %s", stderr)
+	}
+	for _, in := range ins {
+		if out, code, stderr := cli(in, "tool"); code != exitOK {
+			t.Fatalf("tool %s: %s%s", in, out, stderr)
+		}
+	}
+	h := gittest.Damage(t, git)
+	blob := h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
+	h.Change("memories/"+name, gittest.TreeEntry{Mode: "100644", Hash: blob}, "by hand\n")
+	return cli
 }
