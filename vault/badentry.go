@@ -18,10 +18,16 @@ import (
 // blob's size from its header and at most its age header, never the whole
 // blob; and no read inflates a blob beyond the vault's limit (SetBlobLimit).
 
-// EntryError is the error of one bad entry. It wraps ErrBadEntry.
+// EntryError is one bad entry: as an error (a *EntryError), it wraps
+// ErrBadEntry; as a value, it is how Status and GrepResult list the entries
+// they went on past, so what a read fails with and what a listing names are
+// the same record.
 type EntryError struct {
-	Path   string // the memory path (for a bad name, the escaped git name)
-	Reason string
+	// Path is the memory path; for a name that is no memory path, or does not
+	// open in a sealed vault, the name as stored, escaped when it is no
+	// memory path.
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 func (e *EntryError) Error() string { return "vault: " + e.Path + ": " + e.Reason }

@@ -46,7 +46,7 @@ type GrepResult struct {
 	// BadEntries are the entries searched for that are no memory file
 	// memvault reads (see ErrBadEntry), by path as Status names them: the
 	// search went on past them, so it is incomplete when there are any.
-	BadEntries []badEntryStatus `json:"bad_entries"`
+	BadEntries []EntryError `json:"bad_entries"`
 }
 
 // Grep searches the decrypted memory files at opts.Rev for lines that re
@@ -77,9 +77,9 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 	if err != nil {
 		return nil, err
 	}
-	res := &GrepResult{Commit: h.String(), BadEntries: []badEntryStatus{}}
+	res := &GrepResult{Commit: h.String(), BadEntries: []EntryError{}}
 	bad := func(p, reason string) {
-		res.BadEntries = append(res.BadEntries, badEntryStatus{Path: p, Reason: reason})
+		res.BadEntries = append(res.BadEntries, EntryError{Path: p, Reason: reason})
 	}
 	var refs []fileRef
 	seen := map[string]bool{}
@@ -128,7 +128,7 @@ func (v *Vault) Grep(ctx context.Context, re *regexp.Regexp, opts GrepOptions) (
 			bad(ee.Path, ee.Reason)
 		}
 	}
-	slices.SortFunc(res.BadEntries, func(a, b badEntryStatus) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(res.BadEntries, func(a, b EntryError) int { return strings.Compare(a.Path, b.Path) })
 	total := 0
 	quick := wholeText(re)
 	for i, text := range texts {

@@ -29,17 +29,8 @@ type Status struct {
 	// BadEntries are the entries of the current tree that are no memory
 	// file memvault reads (see ErrBadEntry), by path: a read of each fails
 	// alone, and the rest of the vault, conflicts included, is read as usual.
-	BadEntries []badEntryStatus `json:"bad_entries"`
-	Identity   identityStatus   `json:"identity"`
-}
-
-// badEntryStatus is one bad entry of the current tree.
-type badEntryStatus struct {
-	// Path is its memory path: for a name that is no memory path, or does
-	// not open in a sealed vault, the name as stored, escaped when it is no
-	// memory path.
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
+	BadEntries []EntryError   `json:"bad_entries"`
+	Identity   identityStatus `json:"identity"`
 }
 
 // remoteStatus is one remote's distance from the branch.
@@ -116,7 +107,7 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
 	}
-	st := &Status{Branch: "main", Head: rec, Remotes: []remoteStatus{}, Conflicts: []conflictFile{}, BadEntries: []badEntryStatus{}}
+	st := &Status{Branch: "main", Head: rec, Remotes: []remoteStatus{}, Conflicts: []conflictFile{}, BadEntries: []EntryError{}}
 	remotes, err := v.repo.Remotes()
 	if err != nil {
 		return nil, fmt.Errorf("vault: status: %w", err)
@@ -173,11 +164,11 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	switch e, err := v.repo.Lookup(root, memDir); {
 	case err != nil: // no memory yet
 	case !e.IsDir():
-		st.BadEntries = append(st.BadEntries, badEntryStatus{Path: Root, Reason: "not a directory in the vault's tree"})
+		st.BadEntries = append(st.BadEntries, EntryError{Path: Root, Reason: "not a directory in the vault's tree"})
 		return nil
 	default:
 		bad := func(p, reason string) {
-			st.BadEntries = append(st.BadEntries, badEntryStatus{Path: p, Reason: reason})
+			st.BadEntries = append(st.BadEntries, EntryError{Path: p, Reason: reason})
 		}
 		if files, err = v.readableFiles(ns, Root, e.Hash, bad); err != nil {
 			return err
@@ -216,7 +207,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 			var ee *EntryError
 			switch {
 			case errors.As(err, &ee):
-				st.BadEntries = append(st.BadEntries, badEntryStatus{Path: ee.Path, Reason: ee.Reason})
+				st.BadEntries = append(st.BadEntries, *ee)
 				continue
 			case unreadable(err):
 				st.ConflictsUnknown = conflictsUnread
@@ -241,7 +232,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 		}
 	}
 	sortConflicts(st.Conflicts)
-	slices.SortFunc(st.BadEntries, func(a, b badEntryStatus) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(st.BadEntries, func(a, b EntryError) int { return strings.Compare(a.Path, b.Path) })
 	return nil
 }
 

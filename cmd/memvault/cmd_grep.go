@@ -106,11 +106,7 @@ func runGrep(ctx context.Context, g *globalOptions, re *regexp.Regexp, opts grep
 	// The status stays grep's, for the files that were searched: a damaged
 	// entry must not turn every later search into trouble. Stderr says the
 	// search was incomplete, so a match or none is never a silent answer.
-	bad := make([]vault.EntryError, len(res.BadEntries))
-	for i, e := range res.BadEntries {
-		bad[i] = vault.EntryError(e)
-	}
-	writeBadEntries(stderr, "grep: the search is incomplete", "not searched", bad)
+	writeBadEntries(stderr, "grep: the search is incomplete", "not searched", res.BadEntries)
 	if len(res.Files) == 0 {
 		return errErrorAnswer // grep's status 1: nothing matched; stdout says so by being empty
 	}
