@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -46,27 +47,61 @@ func (v *Vault) memoryFiles(root gitlog.Hash) ([]fileRef, error) {
 }
 
 // filesUnder lists the files under the directory at tree path tp (tree h),
-// depth first: the one walk of a memory tree that grep, re-encryption, expiry,
-// status and Files share.
+// by their names as stored, depth first, stopping at the first tree that does
+// not read: what Files, sharing, conversion and re-encryption walk.
 func (v *Vault) filesUnder(tp string, h gitlog.Hash) ([]fileRef, error) {
+	return v.walkFiles(names{}, memPath(tp), h, false, stopAtBadEntry)
+}
+
+// walkFiles is the one walk of a memory tree: it lists the files of the
+// memory folder dir ("/memories/…") whose tree is h and whose names are ns,
+// each by its plaintext tree path ("memories/notes/a.md"), each stored name
+// opened once (see openedTree), each folder in git's order of its opened
+// names, so the paths come in byte order.
+//
+// An entry it cannot take as a file or a folder goes to bad, with its folder,
+// its name as stored and the error a read of it fails with: a name that does
+// not open (an *EntryError), a folder entry naming no tree (wrapping
+// gitlog.ErrWrongType), and, when judge, an entry a read refuses by its name
+// or mode alone (an *EntryError, see entryReason). bad returns nil to leave
+// the entry out and go on, or the error to end the walk with.
+func (v *Vault) walkFiles(ns names, dir string, h gitlog.Hash, judge bool, bad func(dir, name string, err error) error) ([]fileRef, error) {
 	var out []fileRef
 	var walk func(dir string, h gitlog.Hash) error
 	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.repo.ReadTree(h)
+		es, err := v.openedTree(ns, h, dir)
 		if err != nil {
-			return fmt.Errorf("vault: list %s: %w", memPath(dir), err)
+			return fmt.Errorf("vault: list %s: %w", dir, err)
 		}
 		for _, c := range es {
-			p := dir + "/" + c.Name
-			if c.IsDir() {
-				if err := walk(p, c.Hash); err != nil {
+			if c.err == nil && judge {
+				if reason := entryReason(dir, c.Entry); reason != "" {
+					c.err = badEntry(entryPath(dir, c.Name), reason)
+				}
+			}
+			if c.err != nil {
+				if err := bad(dir, c.Name, c.err); err != nil {
 					return err
 				}
 				continue
 			}
-			out = append(out, fileRef{path: p, hash: c.Hash})
+			p := dir + "/" + c.Name
+			if !c.IsDir() {
+				out = append(out, fileRef{path: p[1:], hash: c.Hash})
+				continue
+			}
+			err := walk(p, c.Hash)
+			if errors.Is(err, gitlog.ErrWrongType) {
+				err = bad(dir, c.Name, err)
+			}
+			if err != nil {
+				return err
+			}
 		}
 		return nil
 	}
-	return out, walk(tp, h)
+	return out, walk(dir, h)
 }
+
+// stopAtBadEntry is the bad entry handler of a walk that fails at the first.
+func stopAtBadEntry(_, _ string, err error) error { return err }

@@ -769,38 +769,11 @@ func (v *Vault) openedFilesAt(root gitlog.Hash, ns names, cp string) (map[string
 // of the folder at tree path tp, whose tree is h. The error wraps ErrBadEntry
 // for a name that does not open.
 func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef, error) {
-	if ns.key == nil {
-		return v.filesUnder(tp, h)
-	}
 	dir, err := ns.memPath(tp)
 	if err != nil {
 		return nil, err
 	}
-	var out []fileRef
-	var walk func(dir string, h gitlog.Hash) error
-	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.openedTree(ns, h, dir)
-		if err != nil {
-			return fmt.Errorf("vault: list %s: %w", dir, err)
-		}
-		for _, c := range es {
-			if c.err != nil {
-				return c.err
-			}
-			p := dir + "/" + c.Name
-			if c.IsDir() {
-				if err := walk(p, c.Hash); err != nil {
-					return err
-				}
-				continue
-			}
-			out = append(out, fileRef{path: p[1:], hash: c.Hash})
-		}
-		return nil
-	}
-	// Each folder in git's order of its opened names: the paths come in
-	// byte order.
-	return out, walk(dir, h)
+	return v.walkFiles(ns, dir, h, false, stopAtBadEntry)
 }
 
 // pathInParent maps the tree path tp, stored under the key of commit c's

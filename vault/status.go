@@ -243,39 +243,18 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 // no tree) and hands it to report instead, by path (escaped as entryPath does)
 // and reason: one bad entry fails alone.
 func (v *Vault) readableFiles(ns names, dir string, h gitlog.Hash, report func(p, reason string)) ([]fileRef, error) {
-	var out []fileRef
-	bad := func(dir, name, reason string) { report(entryPath(dir, name), reason) }
-	var walk func(dir string, h gitlog.Hash) error
-	walk = func(dir string, h gitlog.Hash) error {
-		es, err := v.openedTree(ns, h, dir)
-		if err != nil {
-			return fmt.Errorf("vault: list %s: %w", dir, err)
-		}
-		for _, c := range es {
-			var ee *EntryError
-			if errors.As(c.err, &ee) {
-				bad(dir, c.Name, ee.Reason)
-				continue
-			}
-			if reason := entryReason(dir, c.Entry); reason != "" {
-				bad(dir, c.Name, reason)
-				continue
-			}
-			p := dir + "/" + c.Name
-			if !c.IsDir() {
-				out = append(out, fileRef{path: p[1:], hash: c.Hash})
-				continue
-			}
-			err := walk(p, c.Hash)
-			if errors.Is(err, gitlog.ErrWrongType) {
-				bad(dir, c.Name, "its tree entry names an object of another type")
-			} else if err != nil {
-				return err
-			}
+	return v.walkFiles(ns, dir, h, true, func(dir, name string, err error) error {
+		var ee *EntryError
+		switch {
+		case errors.As(err, &ee):
+			report(entryPath(dir, name), ee.Reason)
+		case errors.Is(err, gitlog.ErrWrongType):
+			report(entryPath(dir, name), "its tree entry names an object of another type")
+		default:
+			return err
 		}
 		return nil
-	}
-	return out, walk(dir, h)
+	})
 }
 
 func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, ns names, p string) ([]byte, error) {
