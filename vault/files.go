@@ -31,6 +31,38 @@ func (s *Snapshot) Files(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// ReadableFiles lists, as Files does, the memory path of every file in the
+// snapshot, in byte order, but goes on past each entry a read refuses by the
+// tree alone (see ErrBadEntry: a name that does not open in a sealed vault, a
+// name no memory path has, a symbolic link, a folder that is no tree) and
+// returns those as bad, by path as Status names them. It reads trees only, no
+// file: a file it lists may still fail to read with an *EntryError (a damaged
+// age file). Files, which push and pull use, fails at the first instead.
+func (s *Snapshot) ReadableFiles(ctx context.Context) (files []string, bad []EntryError, err error) {
+	e, err := s.v.repo.Lookup(s.root, memDir)
+	switch {
+	case err != nil:
+		return nil, nil, nil // no memory yet
+	case !e.IsDir():
+		return nil, []EntryError{{Path: Root, Reason: "not a directory in the vault's tree"}}, nil
+	}
+	refs, err := s.v.readableFiles(s.names, Root, e.Hash, func(p, reason string) {
+		bad = append(bad, EntryError{Path: p, Reason: reason})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	files = make([]string, len(refs))
+	for i, r := range refs {
+		files[i] = memPath(r.path)
+	}
+	sort.Strings(files)
+	return files, bad, nil
+}
+
 // fileRef is one memory file of a tree: its tree path and ciphertext blob.
 type fileRef struct {
 	path string

@@ -40,7 +40,12 @@ With --at, the files as they were at revision REV: a commit hash (or at least it
 
 With --from, only the files under the memory folder SUB, each SUB/P written to DIR/P:
 the layout of a Claude Code project memory folder (MEMORY.md and the files beside
-it) that 'memvault import FOLDER --to SUB' brought in, byte for byte.`,
+it) that 'memvault import FOLDER --to SUB' brought in, byte for byte.
+
+An entry of the vault that is no memory file memvault can read (put there by hand
+with git, or damaged) does not stop the export: every other file is written, stderr
+names each entry left out, and the exit status is 1, so a script does not take the
+partial export for a whole one.`,
 		Example: `  memvault export ./memory-backup
   memvault export - | tar -tvf -
   memvault export ./before --at main~5
@@ -89,13 +94,15 @@ func runExport(ctx context.Context, g *globalOptions, dest, at, from string, std
 	if err != nil {
 		return err
 	}
-	files, err := snap.Files(ctx)
+	files, bad, err := snap.ReadableFiles(ctx)
 	if err != nil {
 		return err
 	}
 	if from != "" {
-		files = slices.DeleteFunc(files, func(p string) bool { return !strings.HasPrefix(p, from+"/") })
-		if len(files) == 0 {
+		outside := func(p string) bool { return p != from && !strings.HasPrefix(p, from+"/") }
+		files = slices.DeleteFunc(files, outside)
+		bad = slices.DeleteFunc(bad, func(e vault.EntryError) bool { return outside(e.Path) })
+		if len(files) == 0 && len(bad) == 0 {
 			return fmt.Errorf("export --from %s: %w", escape.Name(from), errNoMemory)
 		}
 	}
@@ -111,41 +118,59 @@ func runExport(ctx context.Context, g *globalOptions, dest, at, from string, std
 	}
 	fmt.Fprintf(stderr, "memvault: export: writing %d memory files as PLAINTEXT to %s; "+
 		"anyone who can read them there can read your memory\n", len(files), where)
-	if err := exportFiles(ctx, snap, files, from, sink); err != nil {
+	unread, err := exportFiles(ctx, snap, files, from, sink)
+	if err != nil {
 		_ = sink.close()
 		return err
 	}
-	return sink.close()
+	if err := sink.close(); err != nil {
+		return err
+	}
+	// Every file that reads is out; the status says the export is not whole,
+	// so a script does not take it for a backup of everything.
+	bad = append(bad, unread...)
+	slices.SortFunc(bad, func(a, b vault.EntryError) int { return strings.Compare(a.Path, b.Path) })
+	writeBadEntries(stderr, "export: incomplete", "not exported", bad)
+	if len(bad) > 0 {
+		return errLeftOut
+	}
+	return nil
 }
 
 // exportFiles decrypts each file and hands it to sink, creating its folders first:
-// /memories/P as memories/P, or with from (a memory folder) from/P as P.
-func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, from string, sink exportSink) error {
+// /memories/P as memories/P, or with from (a memory folder) from/P as P. A file
+// that is no memory file memvault can read is left out and returned.
+func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, from string, sink exportSink) ([]vault.EntryError, error) {
+	var bad []vault.EntryError
 	made := map[string]bool{".": true}
 	for _, p := range files {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		// A tree from a remote may be crafted: only a path the memory tool accepts leaves.
 		if clean, err := vault.CleanPath(p); err != nil || clean != p {
-			return fmt.Errorf("export %q: not a valid memory path; stopped there", p)
+			return nil, fmt.Errorf("export %q: not a valid memory path; stopped there", p)
 		}
 		rel := strings.TrimPrefix(p, "/")
 		if from != "" {
 			rel = strings.TrimPrefix(p, from+"/")
 		}
-		if err := mkdirs(sink, path.Dir(rel), made); err != nil {
-			return err
-		}
 		data, err := snap.ReadFile(ctx, p)
-		if err != nil {
-			return err
+		var ee *vault.EntryError
+		if errors.As(err, &ee) {
+			bad = append(bad, *ee)
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if err := mkdirs(sink, path.Dir(rel), made); err != nil {
+			return nil, err
 		}
 		if err := sink.file(rel, data); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return bad, nil
 }
 
 // mkdirs has sink make the folder d and those above it not made yet, outermost first.

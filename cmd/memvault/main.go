@@ -31,6 +31,12 @@ const (
 // errErrorAnswer reports that the tool's answer, already on stdout, has is_error set.
 var errErrorAnswer = errors.New("the memory tool answered with an error")
 
+// errLeftOut reports that a command did its work on everything but the entries
+// that are no memory file memvault can read, which it named on stderr already
+// (writeBadEntries). It exits with status 1, so a script does not take the
+// partial result for a whole one.
+var errLeftOut = errors.New("entries left out as no memory file memvault can read")
+
 // Errors for a memory path that names no file to show. Like an error answer, they
 // exit with status 1.
 var (
@@ -85,6 +91,8 @@ func exitCode(err error, stderr io.Writer, debug bool) int {
 	case errors.Is(err, errErrorAnswer):
 		// The answer itself is on stdout; stderr stays quiet, as the tool contract wants.
 		return exitAnswer
+	case errors.Is(err, errLeftOut):
+		return exitAnswer // stderr named what was left out already
 	case errors.Is(err, errReported):
 		return exitSetup // said on stderr, and to the clients, already
 	case errors.Is(err, context.Canceled):
