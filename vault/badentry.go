@@ -24,8 +24,10 @@ import (
 // the same record.
 type EntryError struct {
 	// Path is the memory path; for a name that is no memory path, or does not
-	// open in a sealed vault, the name as stored, escaped when it is no
-	// memory path.
+	// open in a sealed vault, the name as stored. In the lists of Status and
+	// GrepResult it is never escaped: the printer escapes it once. In an
+	// error, whose text is printed as it is, a name that is no memory path is
+	// quoted (in Go syntax).
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 }

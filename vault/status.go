@@ -240,16 +240,17 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 // whose names are ns, as openedFilesUnder does, but leaves out each entry a
 // read refuses by its name or mode alone (a name that does not open in a
 // sealed tree, a name no memory path has, a symbolic link, a folder that is
-// no tree) and hands it to report instead, by path (escaped as entryPath does)
-// and reason: one bad entry fails alone.
+// no tree) and hands it to report instead, by path and reason: one bad entry
+// fails alone. The path is the name as stored, never escaped, so that whoever
+// prints it escapes it once (an error's path is quoted, see entryPath).
 func (v *Vault) readableFiles(ns names, dir string, h gitlog.Hash, report func(p, reason string)) ([]fileRef, error) {
 	return v.walkFiles(ns, dir, h, true, func(dir, name string, err error) error {
 		var ee *EntryError
 		switch {
 		case errors.As(err, &ee):
-			report(entryPath(dir, name), ee.Reason)
+			report(dir+"/"+name, ee.Reason)
 		case errors.Is(err, gitlog.ErrWrongType):
-			report(entryPath(dir, name), "its tree entry names an object of another type")
+			report(dir+"/"+name, "its tree entry names an object of another type")
 		default:
 			return err
 		}

@@ -89,3 +89,36 @@ func badEntryVault(t *testing.T, init []string, name string, ins ...string) func
 	h.Change("memories/"+name, gittest.TreeEntry{Mode: "100644", Hash: blob}, "by hand\n")
 	return cli
 }
+
+// TestBadEntryNameQuotedOnce: a name in the tree that is no memory path (put
+// in by hand with git, holding an ESC, a newline and a byte that is not
+// UTF-8) was quoted by the vault and quoted again by the CLI, so status and
+// grep printed "/memories/\"a\\x1bb\\n\\xff.md\"". Each shows it quoted once,
+// every unsafe byte still escaped, and --json carries the name as stored.
+func TestBadEntryNameQuotedOnce(t *testing.T) {
+	const name = "a\x1bb\n\xff.md"
+	const shown = `"/memories/a\x1bb\n\xff.md"`
+	for _, c := range badEntryFormats {
+		t.Run(c.format, func(t *testing.T) {
+			cli := badEntryVault(t, c.init, name,
+				`{"command":"create","path":"/memories/keep.md","file_text":"kept\n"}`)
+			out, code, stderr := cli("", "status")
+			if code != exitOK || !strings.Contains(out, "\nbad entry  "+shown+"  ") {
+				t.Errorf("status = %q (status %d) %s\nwant a line bad entry  %s", out, code, stderr, shown)
+			}
+			_, _, stderr = cli("", "grep", "kept")
+			if !strings.Contains(stderr, "\nmemvault:   "+shown+"  ") {
+				t.Errorf("grep kept: stderr = %q\nwant a line naming %s", stderr, shown)
+			}
+			for _, s := range []string{out, stderr} {
+				if strings.ContainsAny(s, "\x1b\xff") {
+					t.Errorf("output %q holds an unsafe byte", s)
+				}
+			}
+			out, _, _ = cli("", "status", "--json")
+			if want := `"path":"/memories/a\u001bb\n`; !strings.Contains(out, want) || strings.Contains(out, "\x1b") {
+				t.Errorf("status --json = %s\nwant the name as stored, JSON-escaped: %s", out, want)
+			}
+		})
+	}
+}
