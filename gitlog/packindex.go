@@ -31,6 +31,11 @@ const maxDeltaObject = 2 * maxStruct
 // most 4095 deep (it caps --depth there), so a deeper one is not git's.
 const maxDeltaDepth = 4095
 
+// deltaKeepBudget bounds the instructions of deltas indexPack keeps from its
+// pass through the pack until they are applied, so that most deltas are
+// inflated once; a delta past it is read from the pack again when applied.
+const deltaKeepBudget = 8 << 20
+
 // deltaCacheBudget bounds the resolved contents indexPack keeps for the
 // deltas still to come (git's delta base cache plays the same part). Above
 // it the contents nearest the root are dropped, and made again from the
@@ -52,8 +57,13 @@ const deltaCacheBudget = 32 << 20
 // whose base is not in the pack and deltas that name each other fail the
 // index. ctx is checked as it goes: a cancelled fetch stops here too.
 func indexPack(ctx context.Context, r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
-	x := &packIndexer{budget: deltaCacheBudget}
-	return x.index(ctx, r)
+	return newPackIndexer(deltaCacheBudget).index(ctx, r)
+}
+
+// newPackIndexer returns an indexer that keeps budget bytes of resolved
+// contents for later deltas.
+func newPackIndexer(budget int64) *packIndexer {
+	return &packIndexer{budget: budget, keep: deltaKeepBudget}
 }
 
 // indexEntry is what packIndexer keeps of an object until the index is
@@ -67,7 +77,8 @@ type indexEntry struct {
 	baseRef  Hash                // a REF delta's base
 	hash     Hash
 	crc      uint32
-	resolved bool // named: a whole object, or a delta applied
+	resolved bool   // named: a whole object, or a delta applied
+	delta    []byte // a delta's instructions, kept from the scan until applied
 }
 
 func (e *indexEntry) isDelta() bool {
@@ -94,7 +105,9 @@ type indexStats struct {
 // packIndexer resolves the deltas of one pack.
 type packIndexer struct {
 	budget int64 // bytes of resolved content kept for later deltas
-	s      *packfile.Scanner
+	s      *packScanner
+	keep   int64 // bytes of delta instructions to keep from the scan
+	kept   int64 // bytes of delta instructions kept
 	objs   []indexEntry
 	byOfs  []int // OFS deltas, by base offset
 	byRef  []int // REF deltas, by base name
@@ -106,16 +119,16 @@ type packIndexer struct {
 }
 
 func (x *packIndexer) index(ctx context.Context, r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
-	x.s = packfile.NewScanner(r)
-	_, count, err := x.s.Header()
+	x.s = newPackScanner(r)
+	count, err := x.s.header()
 	if err != nil {
 		return nil, ZeroHash, err
 	}
 	if err := x.scan(ctx, count); err != nil {
 		return nil, ZeroHash, err
 	}
-	sum, err := x.s.Checksum()
-	if err != nil && !errors.Is(err, io.EOF) {
+	sum, err := x.s.trailer()
+	if err != nil {
 		return nil, ZeroHash, err
 	}
 	if err := x.resolve(ctx); err != nil {
@@ -130,16 +143,16 @@ func (x *packIndexer) index(ctx context.Context, r io.ReadSeeker) (*idxfile.Memo
 			return nil, ZeroHash, err
 		}
 	}
-	if err := iw.OnFooter(sum); err != nil {
+	if err := iw.OnFooter(gg(sum)); err != nil {
 		return nil, ZeroHash, err
 	}
 	idx, err := iw.Index()
-	return idx, fromGG(sum), err
+	return idx, sum, err
 }
 
 // scan reads the pack once, in order: a whole object is streamed into its
-// name, a delta only read past (its instructions are read again when it is
-// resolved, so none is held meanwhile).
+// name; a delta's instructions are kept within deltaKeepBudget, and past it
+// only read past (and read again when the delta is resolved).
 func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 	// The count is the remote's word: grow with what really comes.
 	x.objs = make([]indexEntry, 0, min(count, 1<<16))
@@ -149,24 +162,28 @@ func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 				return err
 			}
 		}
-		h, err := x.s.NextObjectHeader()
+		h, err := x.s.next()
 		if err != nil {
 			return err
 		}
-		e := indexEntry{offset: h.Offset, size: h.Length, stored: h.Type, typ: h.Type}
-		switch h.Type {
+		e := indexEntry{offset: h.offset, size: h.size, stored: h.typ, typ: h.typ, baseOfs: h.baseOfs, baseRef: h.baseRef}
+		switch h.typ {
 		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
-			if h.Length > maxDeltaObject {
-				return fmt.Errorf("a delta of %d bytes: %w", h.Length, ErrTooLarge)
+			if h.size > maxDeltaObject {
+				return fmt.Errorf("a delta of %d bytes: %w", h.size, ErrTooLarge)
 			}
-			e.baseOfs, e.baseRef = h.OffsetReference, fromGG(h.Reference)
-			_, e.crc, err = x.s.NextObject(io.Discard)
-		case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
-			hw := plumbing.NewHasher(h.Type, h.Length)
-			_, e.crc, err = x.s.NextObject(hw)
+			if x.kept+h.size > x.keep {
+				e.crc, err = x.s.inflate(io.Discard, h)
+				break
+			}
+			buf := bytes.NewBuffer(make([]byte, 0, h.size))
+			e.crc, err = x.s.inflate(buf, h)
+			e.delta = buf.Bytes()
+			x.kept += h.size
+		default: // parseEntryHead takes no other type
+			hw := plumbing.NewHasher(h.typ, h.size)
+			e.crc, err = x.s.inflate(hw, h)
 			e.hash, e.resolved = fromGG(hw.Sum()), true
-		default:
-			return fmt.Errorf("an object of unknown type %d at %d", h.Type, h.Offset)
 		}
 		if err != nil {
 			return err
@@ -347,31 +364,45 @@ func (x *packIndexer) readWhole(i int) ([]byte, error) {
 	if o.size > maxDeltaObject {
 		return nil, fmt.Errorf("a delta base of %d bytes: %w", o.size, ErrTooLarge)
 	}
-	if _, err := x.s.SeekObjectHeader(o.offset); err != nil {
-		return nil, err
-	}
 	buf := bytes.NewBuffer(make([]byte, 0, o.size))
-	if _, _, err := x.s.NextObject(buf); err != nil {
+	if err := x.reread(o, buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-// apply reads delta i's instructions from the pack again and applies them
-// to base.
+// reread inflates the entry of o from the pack again, into w.
+func (x *packIndexer) reread(o *indexEntry, w io.Writer) error {
+	if err := x.s.seek(o.offset); err != nil {
+		return err
+	}
+	h, err := x.s.next()
+	if err != nil {
+		return err
+	}
+	_, err = x.s.inflate(w, h)
+	return err
+}
+
+// apply applies delta i's instructions to base: those kept from the scan
+// (which it then drops: a content made again is rare), or else read from
+// the pack again.
 func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
 	o := &x.objs[i]
-	if _, err := x.s.SeekObjectHeader(o.offset); err != nil {
-		return nil, err
-	}
-	x.buf.Reset()
-	x.buf.Grow(int(o.size))
-	if _, _, err := x.s.NextObject(&x.buf); err != nil {
-		return nil, fmt.Errorf("delta at %d: %w", o.offset, err)
-	}
-	delta := x.buf.Bytes()
-	if x.buf.Cap() > 1<<20 {
-		x.buf = bytes.Buffer{} // a large delta's buffer is not kept for the next
+	delta := o.delta
+	if delta != nil {
+		o.delta = nil
+		x.kept -= int64(len(delta))
+	} else {
+		x.buf.Reset()
+		x.buf.Grow(int(o.size))
+		if err := x.reread(o, &x.buf); err != nil {
+			return nil, err
+		}
+		delta = x.buf.Bytes()
+		if x.buf.Cap() > 1<<20 {
+			x.buf = bytes.Buffer{} // a large delta's buffer is not kept for the next
+		}
 	}
 	if n := deltaTargetSize(delta); n > maxDeltaObject {
 		return nil, fmt.Errorf("a delta's result of %d bytes: %w", n, ErrTooLarge)

@@ -80,7 +80,7 @@ func BenchmarkIndexPackChain(b *testing.B) {
 			}
 		}
 	})
-	x := &packIndexer{budget: deltaCacheBudget}
+	x := newPackIndexer(deltaCacheBudget)
 	_, _, err = x.index(ctx, f)
 	close(stop)
 	wg.Wait()

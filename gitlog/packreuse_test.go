@@ -97,7 +97,7 @@ func TestWritePackReuse(t *testing.T) {
 			if reuse != nil && len(objs) > 0 && reuse.copied == 0 {
 				t.Errorf("%s: no entry was copied as stored", name)
 			}
-			x := &packIndexer{budget: deltaCacheBudget}
+			x := newPackIndexer(deltaCacheBudget)
 			idx, _, err := x.index(ctx, bytes.NewReader(pack.Bytes()))
 			if err != nil {
 				t.Fatalf("%s: indexPack of the pack sent: %v", name, err)

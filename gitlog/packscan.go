@@ -1,0 +1,230 @@
+package gitlog
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// packScanner reads the entries of a pack that arrived, for indexPack: in
+// order, each entry's header and then its content inflated into a writer,
+// with the entry's offset and the CRC-32 of its stored bytes; and, after
+// seek, any one entry again.
+//
+// It reads through a buffer of its own and is the inflater's byte reader, so
+// zlib takes bytes one at a time from memory and stops exactly at the end of
+// each entry's stream, and the CRC and the pack's checksum are taken over
+// whole runs of bytes, not a byte at a time: on the padded blobs of a sealed
+// vault, go-git's scanner spent longer updating its CRC a byte at a time
+// than inflating.
+type packScanner struct {
+	r   io.ReadSeeker
+	buf []byte
+	pos int   // next byte to read: buf[pos:end] is read ahead
+	end int   //
+	off int64 // offset in the pack of buf[0]
+	err error // of the last read of r, once buf[pos:end] is used up
+
+	// In the first pass, every byte read is summed into the pack's checksum
+	// and the current entry's CRC; buf[mark:pos] is read and not yet summed.
+	summing bool
+	mark    int
+	sum     hash.Hash
+	crc     uint32
+
+	zr io.ReadCloser
+}
+
+// Chunks read from the pack: large in order, small after a seek, where one
+// entry is wanted.
+const (
+	scanChunk = 64 << 10
+	seekChunk = 4 << 10
+)
+
+// maxEntryHead is the longest entry header: a type and size of up to 64
+// bits, then an offset of as much or a 20-byte name.
+const maxEntryHead = 1 + 10 + 20
+
+var errPackChecksum = errors.New("the pack's checksum does not match its content")
+
+func newPackScanner(r io.ReadSeeker) *packScanner {
+	return &packScanner{r: r, buf: make([]byte, scanChunk+maxEntryHead), summing: true, sum: sha1.New()}
+}
+
+// header reads the pack's header and returns its count of objects.
+func (s *packScanner) header() (uint32, error) {
+	var h [12]byte
+	if _, err := io.ReadFull(s, h[:]); err != nil {
+		return 0, fmt.Errorf("a pack header cut short: %w", err)
+	}
+	if string(h[:4]) != "PACK" {
+		return 0, errors.New("not a pack: no PACK signature")
+	}
+	if v := binary.BigEndian.Uint32(h[4:]); v != 2 && v != 3 {
+		return 0, fmt.Errorf("a pack of version %d", v)
+	}
+	return binary.BigEndian.Uint32(h[8:]), nil
+}
+
+// offset returns the offset in the pack of the next byte to read.
+func (s *packScanner) offset() int64 { return s.off + int64(s.pos) }
+
+// account sums what was read since the last call.
+func (s *packScanner) account() {
+	if s.summing && s.pos > s.mark {
+		s.sum.Write(s.buf[s.mark:s.pos])
+		s.crc = crc32.Update(s.crc, crc32.IEEETable, s.buf[s.mark:s.pos])
+	}
+	s.mark = s.pos
+}
+
+// fill reads ahead until n bytes are, or the pack ends.
+func (s *packScanner) fill(n int) {
+	if s.end-s.pos >= n || s.err != nil {
+		return
+	}
+	s.account()
+	copy(s.buf, s.buf[s.pos:s.end])
+	s.off += int64(s.pos)
+	s.end -= s.pos
+	s.pos, s.mark = 0, 0
+	chunk := scanChunk
+	if !s.summing {
+		chunk = seekChunk
+	}
+	for empty := 0; s.end < n && s.err == nil; {
+		m, err := s.r.Read(s.buf[s.end:min(len(s.buf), s.end+max(chunk, n-s.end))])
+		s.end += m
+		s.err = err
+		if empty++; m > 0 {
+			empty = 0
+		} else if empty == 100 && err == nil {
+			s.err = io.ErrNoProgress
+		}
+	}
+}
+
+// ReadByte and Read read the pack; an inflater reads through them.
+func (s *packScanner) ReadByte() (byte, error) {
+	if s.pos == s.end {
+		if s.fill(1); s.pos == s.end {
+			return 0, s.err
+		}
+	}
+	c := s.buf[s.pos]
+	s.pos++
+	return c, nil
+}
+
+func (s *packScanner) Read(p []byte) (int, error) {
+	if s.pos == s.end {
+		if s.fill(1); s.pos == s.end {
+			return 0, s.err
+		}
+	}
+	n := copy(p, s.buf[s.pos:s.end])
+	s.pos += n
+	return n, nil
+}
+
+// packEntryHead is the header of one entry of a pack.
+type packEntryHead struct {
+	offset  int64
+	typ     plumbing.ObjectType // as stored: a delta's is OFS or REF
+	size    int64               // inflated; of a delta, its instructions
+	baseOfs int64               // an OFS delta's base
+	baseRef Hash                // a REF delta's base
+}
+
+// next reads the header of the entry that starts here.
+func (s *packScanner) next() (packEntryHead, error) {
+	s.account()
+	s.crc = 0
+	s.fill(maxEntryHead)
+	h := packEntryHead{offset: s.offset()}
+	t, size, ofs, ref, n, err := parseEntryHead(s.buf[s.pos:s.end])
+	if err != nil {
+		return h, fmt.Errorf("entry at %d: %w", h.offset, err)
+	}
+	if size < 0 {
+		return h, fmt.Errorf("entry at %d: a size past 63 bits", h.offset)
+	}
+	s.pos += n
+	h.typ, h.size, h.baseRef = t, size, ref
+	if t == plumbing.OFSDeltaObject {
+		if ofs <= 0 || ofs > h.offset {
+			return h, fmt.Errorf("delta at %d: %w (an offset before the pack or at the delta itself)", h.offset, errDeltaBase)
+		}
+		h.baseOfs = h.offset - ofs
+	}
+	return h, nil
+}
+
+// inflate inflates the content of the entry whose header next read into w,
+// and returns the CRC-32 of the entry's stored bytes (in the first pass). A
+// stream that inflates to more or less than the header's size fails, having
+// inflated at most one byte more than it.
+func (s *packScanner) inflate(w io.Writer, h packEntryHead) (uint32, error) {
+	var err error
+	if s.zr == nil {
+		s.zr, err = zlib.NewReader(s)
+	} else {
+		err = s.zr.(zlib.Resetter).Reset(s, nil)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("entry at %d: %w", h.offset, err)
+	}
+	n, err := io.Copy(w, io.LimitReader(s.zr, h.size+1))
+	if err != nil {
+		return 0, fmt.Errorf("entry at %d: %w", h.offset, err)
+	}
+	if n != h.size {
+		return 0, fmt.Errorf("entry at %d: %d bytes inflated, where its header says %d", h.offset, n, h.size)
+	}
+	s.account()
+	return s.crc, nil
+}
+
+// trailer reads the pack's checksum and checks it against what was read,
+// and that nothing follows it.
+func (s *packScanner) trailer() (Hash, error) {
+	s.account()
+	want := s.sum.Sum(nil)
+	s.summing = false
+	var sum Hash
+	if _, err := io.ReadFull(s, sum[:]); err != nil {
+		return sum, fmt.Errorf("the pack's checksum cut short: %w", err)
+	}
+	if !bytes.Equal(sum[:], want) {
+		return sum, errPackChecksum
+	}
+	if s.fill(1); s.pos != s.end {
+		return sum, errors.New("data past the pack's checksum")
+	}
+	return sum, nil
+}
+
+// seek goes to the entry at off, to read it again; the pack's checksum and
+// the CRC are no longer taken.
+func (s *packScanner) seek(off int64) error {
+	s.summing = false
+	if off >= s.off && off <= s.off+int64(s.end) {
+		s.pos = int(off - s.off)
+		s.mark = s.pos
+		return nil
+	}
+	if _, err := s.r.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	s.off, s.pos, s.end, s.mark, s.err = off, 0, 0, 0, nil
+	return nil
+}

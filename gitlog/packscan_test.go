@@ -1,0 +1,109 @@
+package gitlog
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestIndexPackMalformed: a pack that is not what its header and checksum
+// say is refused whole, as git's index-pack refuses it. Each is written by
+// hand, byte by byte.
+func TestIndexPackMalformed(t *testing.T) {
+	blob := rawPackObject{typ: plumbing.BlobObject, data: []byte("a memory file's ciphertext")}
+	good := rawPack(t, []rawPackObject{blob, blob})
+	resum := func(p []byte) []byte {
+		p = p[:len(p)-20]
+		sum := sha1.Sum(p)
+		return append(p, sum[:]...)
+	}
+	edit := func(f func(p []byte) []byte) []byte { return f(bytes.Clone(good)) }
+	for _, tc := range []struct {
+		name string
+		pack []byte
+		want string
+	}{
+		{"a checksum that does not match", edit(func(p []byte) []byte { p[len(p)-1] ^= 1; return p }), errPackChecksum.Error()},
+		{"data past the checksum", append(bytes.Clone(good), 0), "data past the pack's checksum"},
+		{"no checksum", good[:len(good)-20], "checksum cut short"},
+		{"more objects counted than held", edit(func(p []byte) []byte { p[11] = 3; return resum(p) }), "entry at"},
+		{"not a pack", edit(func(p []byte) []byte { p[0] = 'J'; return p }), "no PACK signature"},
+		{"an unknown version", edit(func(p []byte) []byte { p[7] = 4; return p }), "version 4"},
+		{"an unknown type", edit(func(p []byte) []byte { p[12] = p[12]&0x8f | 5<<4; return resum(p) }), "unknown type 5"},
+		{"inflating to more than its header says", rawPack(t, []rawPackObject{{typ: plumbing.BlobObject, data: blob.data, size: 3}}), "bytes inflated, where its header says 3"},
+		{"inflating to less than its header says", rawPack(t, []rawPackObject{{typ: plumbing.BlobObject, data: blob.data, size: 300}}), "where its header says 300"},
+		{"a delta inflating to less than its header says", rawPack(t, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(blob.data, 4, nil), size: 90}}), "where its header says 90"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := indexPack(context.Background(), bytes.NewReader(tc.pack))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("indexPack: %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+	if _, _, err := indexPack(context.Background(), bytes.NewReader(good)); err != nil {
+		t.Fatalf("indexPack of the pack the others were made from: %v", err)
+	}
+}
+
+// oneByteReader hands out a byte a read, as a slow network might.
+type oneByteReader struct{ *bytes.Reader }
+
+func (r oneByteReader) Read(p []byte) (int, error) { return r.Reader.Read(p[:min(len(p), 1)]) }
+
+// TestIndexPackReadsInAnyPieces: a pack read a byte at a time, and a pack
+// whose deltas are all read again when applied (none kept from the scan),
+// index as git indexes them.
+func TestIndexPackReadsInAnyPieces(t *testing.T) {
+	path, _ := gitChainPack(t, 40)
+	pack, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gitIndexPack(t, path)
+	for _, tc := range []struct {
+		name string
+		r    io.ReadSeeker
+		keep int64
+	}{
+		{"a byte at a time", oneByteReader{bytes.NewReader(pack)}, deltaKeepBudget},
+		{"no delta kept", bytes.NewReader(pack), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newPackIndexer(deltaCacheBudget)
+			x.keep = tc.keep
+			got, _, err := x.index(context.Background(), tc.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameIndex(t, got, want)
+		})
+	}
+}
+
+// FuzzIndexPack: whatever a remote sends, indexPack returns an index of
+// every object its header counts, or an error; it never panics.
+func FuzzIndexPack(f *testing.F) {
+	w := bytes.Repeat([]byte("w"), 64)
+	blob := rawPackObject{typ: plumbing.BlobObject, data: w}
+	f.Add(rawPack(f, []rawPackObject{blob}))
+	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(w, 32, []byte("changed"))}}))
+	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.REFDeltaObject, ref: computeHash(plumbing.BlobObject, w), data: rawDelta(w, 64, []byte("more"))}}))
+	f.Fuzz(func(t *testing.T, pack []byte) {
+		idx, _, err := indexPack(context.Background(), bytes.NewReader(pack))
+		if err != nil {
+			return
+		}
+		n, err := idx.Count()
+		if err != nil || uint32(n) != binary.BigEndian.Uint32(pack[8:]) {
+			t.Fatalf("an index of %d objects (%v), where the pack counts %d", n, err, binary.BigEndian.Uint32(pack[8:]))
+		}
+	})
+}
