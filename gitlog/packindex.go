@@ -36,6 +36,28 @@ const maxDeltaDepth = 4095
 // inflated once; a delta past it is read from the pack again when applied.
 const deltaKeepBudget = 8 << 20
 
+// minDelta is the size of the shortest delta: its base's size and its
+// result's, a byte each at least, and an instruction of two (git's
+// DELTA_SIZE_MIN); git's index-pack fails on a shorter one too.
+const minDelta = 4
+
+// keptOverhead is what a kept delta costs beyond its bytes: a slice in its
+// entry and the allocator's rounding.
+const keptOverhead = 64
+
+// fixedWriter appends to buf within its capacity, never growing it: a kept
+// delta's instructions take the bytes its header says and no more (a
+// stream that inflates to more fails the scan).
+type fixedWriter struct{ buf []byte }
+
+func (w *fixedWriter) Write(p []byte) (int, error) {
+	if len(p) > cap(w.buf)-len(w.buf) {
+		return 0, errors.New("more bytes than the entry's header says")
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
 // deltaCacheBudget bounds the resolved contents indexPack keeps for the
 // deltas still to come (git's delta base cache plays the same part). Above
 // it the contents nearest the root are dropped, and made again from the
@@ -172,14 +194,19 @@ func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 			if h.size > maxDeltaObject {
 				return fmt.Errorf("a delta of %d bytes: %w", h.size, ErrTooLarge)
 			}
-			if x.kept+h.size > x.keep {
+			if h.size < minDelta {
+				return fmt.Errorf("delta at %d: %d bytes, shorter than any delta", h.offset, h.size)
+			}
+			// Each kept delta costs its bytes and its slice's overhead.
+			cost := h.size + keptOverhead
+			if x.kept+cost > x.keep {
 				e.crc, err = x.s.inflate(io.Discard, h)
 				break
 			}
-			buf := bytes.NewBuffer(make([]byte, 0, h.size))
-			e.crc, err = x.s.inflate(buf, h)
-			e.delta = buf.Bytes()
-			x.kept += h.size
+			w := fixedWriter{buf: make([]byte, 0, h.size)}
+			e.crc, err = x.s.inflate(&w, h)
+			e.delta = w.buf
+			x.kept += cost
 		default: // parseEntryHead takes no other type
 			hw := plumbing.NewHasher(h.typ, h.size)
 			e.crc, err = x.s.inflate(hw, h)
@@ -392,7 +419,7 @@ func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
 	delta := o.delta
 	if delta != nil {
 		o.delta = nil
-		x.kept -= int64(len(delta))
+		x.kept -= int64(len(delta)) + keptOverhead
 	} else {
 		x.buf.Reset()
 		x.buf.Grow(int(o.size))

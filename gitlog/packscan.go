@@ -40,7 +40,8 @@ type packScanner struct {
 	sum     hash.Hash
 	crc     uint32
 
-	zr io.ReadCloser
+	zr   io.ReadCloser
+	copy []byte // inflate's buffer, reused
 }
 
 // Chunks read from the pack: large in order, small after a seek, where one
@@ -183,7 +184,10 @@ func (s *packScanner) inflate(w io.Writer, h packEntryHead) (uint32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("entry at %d: %w", h.offset, err)
 	}
-	n, err := io.Copy(w, io.LimitReader(s.zr, h.size+1))
+	if s.copy == nil {
+		s.copy = make([]byte, 32<<10)
+	}
+	n, err := io.CopyBuffer(w, io.LimitReader(s.zr, h.size+1), s.copy)
 	if err != nil {
 		return 0, fmt.Errorf("entry at %d: %w", h.offset, err)
 	}

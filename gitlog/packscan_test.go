@@ -107,3 +107,39 @@ func FuzzIndexPack(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexPackKeptDeltasWithinBudget: the deltas indexPack keeps from its
+// scan hold no more memory than it counts against its budget, however small
+// they are, and a delta too short to be one fails the scan at once.
+func TestIndexPackKeptDeltasWithinBudget(t *testing.T) {
+	w := bytes.Repeat([]byte("w"), 64)
+	objs := []rawPackObject{{typ: plumbing.BlobObject, data: w}}
+	for i := range 2000 {
+		objs = append(objs, rawPackObject{typ: plumbing.OFSDeltaObject, base: i, data: rawDelta(w, 64, nil)})
+	}
+	x := newPackIndexer(deltaCacheBudget)
+	x.s = newPackScanner(bytes.NewReader(rawPack(t, objs)))
+	count, err := x.s.header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.scan(context.Background(), count); err != nil {
+		t.Fatal(err)
+	}
+	var held int64
+	kept := 0
+	for _, o := range x.objs {
+		if o.delta != nil {
+			held += int64(cap(o.delta)) + 24 // the slice in its entry
+			kept++
+		}
+	}
+	if kept != len(objs)-1 || held > x.kept {
+		t.Fatalf("%d deltas kept holding %d bytes, %d counted", kept, held, x.kept)
+	}
+
+	short := rawPack(t, []rawPackObject{objs[0], {typ: plumbing.OFSDeltaObject, data: nil}})
+	if _, _, err := indexPack(context.Background(), bytes.NewReader(short)); err == nil || !strings.Contains(err.Error(), "shorter than any delta") {
+		t.Fatalf("indexPack of an empty delta: %v", err)
+	}
+}
