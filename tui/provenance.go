@@ -189,6 +189,14 @@ func (m *Model) search(pattern string) tea.Cmd {
 		if len(msg.lines) == 0 {
 			msg.kind, msg.lines = bodyInfo, []string{"No line matches " + sanitize(pattern) + "."}
 		}
+		if len(res.BadEntries) > 0 {
+			// A search of some files must not look like a search of all.
+			msg.title += " · incomplete"
+			msg.lines = append(msg.lines, "", fmt.Sprintf("Not searched, as no memory file memvault can read (%d):", len(res.BadEntries)))
+			for _, e := range res.BadEntries {
+				msg.lines = append(msg.lines, "  "+sanitize(e.Path)+"  "+sanitize(e.Reason))
+			}
+		}
 		return msg
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -78,5 +79,38 @@ func testPickaxeFrames(t *testing.T, sealed bool) {
 	d.keys("esc")
 	if d.m.hist.pickaxe != "" || len(d.m.hist.recs) != 7 || strings.Contains(d.m.hist.Title(), "-S") {
 		t.Errorf("after esc: pickaxe %q, %d commits, title %q; want all 7", d.m.hist.pickaxe, len(d.m.hist.recs), d.m.hist.Title())
+	}
+}
+
+// TestSearchSaysWhatItLeftOut: a search past an entry that is no memory file
+// memvault can read (put in the tree by hand with git) shows the matches of
+// the rest, says in its title that it is incomplete, and names the entry,
+// escaped, with why it was not searched.
+func TestSearchSaysWhatItLeftOut(t *testing.T) { bothFormats(t, testSearchSaysWhatItLeftOut) }
+
+func testSearchSaysWhatItLeftOut(t *testing.T, sealed bool) {
+	v, _ := newVaultFormat(t, sealed)
+	seed(t, v)
+	if err := v.Flush(context.Background()); err != nil { // for git to see its objects
+		t.Fatal(err)
+	}
+	h := gittest.Damage(t, v.Dir())
+	blob := h.Blob([]byte("age-encryption.org/v1\n-> X25519 x\nbody\n"))
+	h.Change("memories/bad\x1b[2K.md", gittest.TreeEntry{Mode: "100644", Hash: blob}, "by hand\n")
+	d := newDriver(t, v, 120, 30)
+	d.keys("s")
+	d.typeText("(?i)COMMIT")
+	d.keys("enter")
+	frame := d.frame()
+	for _, want := range []string{"search (?i)COMMIT · 2 lines in 2 files · incomplete", "Not searched, as no memory file memvault can read (1):", `/memories/bad\x1b[2K.md`} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame does not show %q:\n%s", want, frame)
+		}
+	}
+	if strings.Contains(d.m.View().Content, "\x1b[2K") {
+		t.Error("the frame holds the name's escape sequence raw")
+	}
+	if len(d.m.content.prov) != 2 {
+		t.Fatalf("search found %d lines, want 2", len(d.m.content.prov))
 	}
 }
