@@ -78,7 +78,7 @@ const deltaCacheBudget = 32 << 20
 // tree of deltas under each base. A chain deeper than maxDeltaDepth, a delta
 // whose base is not in the pack and deltas that name each other fail the
 // index. ctx is checked as it goes: a cancelled fetch stops here too.
-func indexPack(ctx context.Context, r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
+func indexPack(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
 	return newPackIndexer(deltaCacheBudget).index(ctx, r)
 }
 
@@ -130,6 +130,7 @@ type packIndexer struct {
 	s      *packScanner
 	keep   int64 // bytes of delta instructions to keep from the scan
 	kept   int64 // bytes of delta instructions kept
+	chunk  int   // bytes a read of the pack asks for, if not scanChunk
 	objs   []indexEntry
 	byOfs  []int // OFS deltas, by base offset
 	byRef  []int // REF deltas, by base name
@@ -140,8 +141,11 @@ type packIndexer struct {
 	stats  indexStats
 }
 
-func (x *packIndexer) index(ctx context.Context, r io.ReadSeeker) (*idxfile.MemoryIndex, Hash, error) {
+func (x *packIndexer) index(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
 	x.s = newPackScanner(r)
+	if x.chunk > 0 {
+		x.s.chunk = x.chunk
+	}
 	count, err := x.s.header()
 	if err != nil {
 		return nil, ZeroHash, err
@@ -400,10 +404,7 @@ func (x *packIndexer) readWhole(i int) ([]byte, error) {
 
 // reread inflates the entry of o from the pack again, into w.
 func (x *packIndexer) reread(o *indexEntry, w io.Writer) error {
-	if err := x.s.seek(o.offset); err != nil {
-		return err
-	}
-	h, err := x.s.next()
+	h, err := x.s.at(x.s.r, o.offset)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package gitlog
 
 import (
-	"bufio"
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"io"
 	"os"
@@ -50,17 +48,15 @@ const maxReadPacks = 2 * openPacks
 type packSet struct {
 	dir string // objects/pack
 
-	mu      sync.Mutex
-	closed  bool
-	packs   []*readPack
-	listed  time.Time // the folder's modification time when the packs were listed
-	tried   bool      // the folder was listed at least once
-	cache   map[cacheKey]cached
-	order   []cacheKey // cache's keys, oldest first
-	held    int64      // bytes in cache
-	br      *bufio.Reader
-	zr      io.ReadCloser
-	scratch [64]byte
+	mu     sync.Mutex
+	closed bool
+	packs  []*readPack
+	listed time.Time // the folder's modification time when the packs were listed
+	tried  bool      // the folder was listed at least once
+	cache  map[cacheKey]cached
+	order  []cacheKey // cache's keys, oldest first
+	held   int64      // bytes in cache
+	sc     *packScanner
 }
 
 // readPack is one pack that packSet reads.
@@ -144,15 +140,15 @@ func (s *packSet) blobPrefix(h Hash, n int) ([]byte, int64, bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	t, size, _, _, hn, ok := s.head(p, off)
-	if !ok || t != plumbing.BlobObject {
+	e, ok := s.head(p, off)
+	if !ok || e.typ != plumbing.BlobObject {
 		return nil, 0, false
 	}
-	data, ok := s.inflate(p, off+int64(hn), min(int64(n), size))
+	data, ok := s.inflate(e, min(int64(n), e.size))
 	if !ok {
 		return nil, 0, false
 	}
-	return data, size, true
+	return data, e.size, true
 }
 
 // find looks h up in the listed packs' indexes.
@@ -274,8 +270,8 @@ func openReadPack(base string) (*readPack, error) {
 // chainLink is one entry on the way from an object down to the whole object
 // its deltas apply to.
 type chainLink struct {
-	off, data int64 // the entry, and where its zlib stream starts
-	size      int64 // as stored: a delta's is its instructions'
+	off  int64 // the entry
+	size int64 // its instructions'
 }
 
 // cached is a resolved content and the type of its chain's root.
@@ -298,44 +294,45 @@ func (s *packSet) resolve(p *readPack, off int64, want plumbing.ObjectType, limi
 			base = c.data
 			break
 		}
-		t, size, ofs, ref, hn, ok := s.head(p, off)
+		h, ok := s.head(p, off)
 		if !ok {
 			return nil, false
 		}
-		if t == plumbing.OFSDeltaObject || t == plumbing.REFDeltaObject {
-			if size > maxDeltaObject || len(chain) >= maxDeltaDepth {
+		if h.typ == plumbing.OFSDeltaObject || h.typ == plumbing.REFDeltaObject {
+			if h.size > maxDeltaObject || len(chain) >= maxDeltaDepth {
 				return nil, false
 			}
-			chain = append(chain, chainLink{off: off, data: off + int64(hn), size: size})
-			if t == plumbing.OFSDeltaObject {
-				if ofs <= 0 || ofs > off {
-					return nil, false
-				}
-				off -= ofs
+			chain = append(chain, chainLink{off: off, size: h.size})
+			if h.typ == plumbing.OFSDeltaObject {
+				off = h.baseOfs
 				continue
 			}
 			// A base named by hash: in a pack git wrote or gitlog
 			// indexed, the same pack.
-			if off, ok = indexOffset(p.idx, ref); !ok {
+			if off, ok = indexOffset(p.idx, h.baseRef); !ok {
 				return nil, false
 			}
 			continue
 		}
-		if t != want || size > limit || len(chain) > 0 && size > maxDeltaObject {
+		if h.typ != want || h.size > limit || len(chain) > 0 && h.size > maxDeltaObject {
 			return nil, false
 		}
-		data, ok := s.inflate(p, off+int64(hn), size)
+		data, ok := s.inflate(h, h.size)
 		if !ok {
 			return nil, false
 		}
-		s.keep(cacheKey{p, off}, cached{data, t})
+		s.keep(cacheKey{p, off}, cached{data, h.typ})
 		base = data
 		break
 	}
 	// Apply the deltas, from the one nearest the root up to the object.
 	for i := len(chain) - 1; i >= 0; i-- {
 		l := chain[i]
-		delta, ok := s.inflate(p, l.data, l.size)
+		h, ok := s.head(p, l.off)
+		if !ok {
+			return nil, false
+		}
+		delta, ok := s.inflate(h, l.size)
 		if !ok {
 			return nil, false
 		}
@@ -352,45 +349,24 @@ func (s *packSet) resolve(p *readPack, off int64, want plumbing.ObjectType, limi
 	return base, true
 }
 
-// head reads the header of the entry at off.
-func (s *packSet) head(p *readPack, off int64) (t plumbing.ObjectType, size, ofs int64, ref Hash, n int, ok bool) {
+// head reads the header of the entry at off in p, to inflate its content
+// next.
+func (s *packSet) head(p *readPack, off int64) (packEntryHead, bool) {
 	if off < 12 || off >= p.end {
-		return 0, 0, 0, ref, 0, false
+		return packEntryHead{}, false
 	}
-	b := s.scratch[:min(int64(len(s.scratch)), p.end-off)]
-	if _, err := p.f.ReadAt(b, off); err != nil && err != io.EOF {
-		return 0, 0, 0, ref, 0, false
+	if s.sc == nil {
+		s.sc = newPackScanner(nil)
 	}
-	t, size, ofs, ref, n, err := parseEntryHead(b)
-	if err != nil || size < 0 {
-		return 0, 0, 0, ref, 0, false
-	}
-	return t, size, ofs, ref, n, true
+	h, err := s.sc.at(p.f, off)
+	return h, err == nil
 }
 
-// inflate reads size bytes from the zlib stream at off: no more, whatever
-// the stream holds.
-func (s *packSet) inflate(p *readPack, off, size int64) ([]byte, bool) {
-	if off >= p.end {
-		return nil, false
-	}
-	sec := io.NewSectionReader(p.f, off, p.end-off)
-	if s.br == nil {
-		s.br = bufio.NewReaderSize(sec, 16<<10)
-	} else {
-		s.br.Reset(sec)
-	}
-	var err error
-	if s.zr == nil {
-		s.zr, err = zlib.NewReader(s.br)
-	} else {
-		err = s.zr.(zlib.Resetter).Reset(s.br, nil)
-	}
-	if err != nil {
-		return nil, false
-	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(s.zr, data); err != nil {
+// inflate reads the first n bytes of the content of the entry whose header
+// head just read: no more, whatever the stream holds.
+func (s *packSet) inflate(h packEntryHead, n int64) ([]byte, bool) {
+	data := make([]byte, n)
+	if err := s.sc.readPrefix(data, h); err != nil {
 		return nil, false
 	}
 	return data, true

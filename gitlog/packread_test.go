@@ -190,7 +190,10 @@ func TestPackSetLeavesDamage(t *testing.T) {
 	if !ok {
 		t.Fatal("find")
 	}
-	_, _, _, _, hn, _ := s.head(p, off)
+	if _, ok := s.head(p, off); !ok {
+		t.Fatal("head")
+	}
+	hn := s.sc.offset() - off // the zlib stream starts here
 	s.close()
 
 	// The zlib header of the tree's entry broken, by hand.
@@ -199,7 +202,7 @@ func TestPackSetLeavesDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteAt([]byte{0xff, 0xff}, off+int64(hn)); err != nil {
+	if _, err := f.WriteAt([]byte{0xff, 0xff}, off+hn); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

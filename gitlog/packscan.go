@@ -14,10 +14,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// packScanner reads the entries of a pack that arrived, for indexPack: in
-// order, each entry's header and then its content inflated into a writer,
-// with the entry's offset and the CRC-32 of its stored bytes; and, after
-// seek, any one entry again.
+// packScanner is the one reader of pack entries. indexPack reads a pack
+// that arrived with it in order (each entry's header, then its content
+// inflated into a writer, with the entry's offset and the CRC-32 of its
+// stored bytes, and the pack's checksum at the end); the pack reader and the
+// merge of packs read one entry at an offset (see at).
 //
 // It reads through a buffer of its own and is the inflater's byte reader, so
 // zlib takes bytes one at a time from memory and stops exactly at the end of
@@ -26,12 +27,15 @@ import (
 // vault, go-git's scanner spent longer updating its CRC a byte at a time
 // than inflating.
 type packScanner struct {
-	r   io.ReadSeeker
+	r   io.ReaderAt
 	buf []byte
 	pos int   // next byte to read: buf[pos:end] is read ahead
 	end int   //
 	off int64 // offset in the pack of buf[0]
 	err error // of the last read of r, once buf[pos:end] is used up
+	// chunk is how much a read of r asks for: a whole buffer in order, about
+	// what the entry being read holds at an offset.
+	chunk int
 
 	// In the first pass, every byte read is summed into the pack's checksum
 	// and the current entry's CRC; buf[mark:pos] is read and not yet summed.
@@ -44,8 +48,8 @@ type packScanner struct {
 	copy []byte // inflate's buffer, reused
 }
 
-// Chunks read from the pack: large in order, small after a seek, where one
-// entry is wanted.
+// Chunks read from the pack: large in order, and at an offset at least
+// seekChunk, for an entry's header and a small object whole.
 const (
 	scanChunk = 64 << 10
 	seekChunk = 4 << 10
@@ -57,8 +61,9 @@ const maxEntryHead = 1 + 10 + 20
 
 var errPackChecksum = errors.New("the pack's checksum does not match its content")
 
-func newPackScanner(r io.ReadSeeker) *packScanner {
-	return &packScanner{r: r, buf: make([]byte, scanChunk+maxEntryHead), summing: true, sum: sha1.New()}
+// newPackScanner reads the pack r in order from its start.
+func newPackScanner(r io.ReaderAt) *packScanner {
+	return &packScanner{r: r, buf: make([]byte, scanChunk+maxEntryHead), chunk: scanChunk, summing: true, sum: sha1.New()}
 }
 
 // header reads the pack's header and returns its count of objects.
@@ -98,18 +103,12 @@ func (s *packScanner) fill(n int) {
 	s.off += int64(s.pos)
 	s.end -= s.pos
 	s.pos, s.mark = 0, 0
-	chunk := scanChunk
-	if !s.summing {
-		chunk = seekChunk
-	}
-	for empty := 0; s.end < n && s.err == nil; {
-		m, err := s.r.Read(s.buf[s.end:min(len(s.buf), s.end+max(chunk, n-s.end))])
+	for s.end < n && s.err == nil {
+		m, err := s.r.ReadAt(s.buf[s.end:min(len(s.buf), s.end+max(s.chunk, n-s.end))], s.off+int64(s.end))
 		s.end += m
 		s.err = err
-		if empty++; m > 0 {
-			empty = 0
-		} else if empty == 100 && err == nil {
-			s.err = io.ErrNoProgress
+		if m == 0 && err == nil {
+			s.err = io.ErrNoProgress // ReadAt reads all it is asked or says why not
 		}
 	}
 }
@@ -170,19 +169,21 @@ func (s *packScanner) next() (packEntryHead, error) {
 	return h, nil
 }
 
+// want tells fill, reading at an offset, that the entry whose header next
+// read holds about n bytes: zlib adds a few to what it cannot shrink.
+func (s *packScanner) want(n int64) {
+	if !s.summing {
+		s.chunk = int(min(max(n+n/64+64, seekChunk), scanChunk))
+	}
+}
+
 // inflate inflates the content of the entry whose header next read into w,
 // and returns the CRC-32 of the entry's stored bytes (in the first pass). A
 // stream that inflates to more or less than the header's size fails, having
 // inflated at most one byte more than it.
 func (s *packScanner) inflate(w io.Writer, h packEntryHead) (uint32, error) {
-	var err error
-	if s.zr == nil {
-		s.zr, err = zlib.NewReader(s)
-	} else {
-		err = s.zr.(zlib.Resetter).Reset(s, nil)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("entry at %d: %w", h.offset, err)
+	if err := s.startZlib(h); err != nil {
+		return 0, err
 	}
 	if s.copy == nil {
 		s.copy = make([]byte, 32<<10)
@@ -196,6 +197,33 @@ func (s *packScanner) inflate(w io.Writer, h packEntryHead) (uint32, error) {
 	}
 	s.account()
 	return s.crc, nil
+}
+
+// readPrefix inflates the first len(p) bytes of the content of the entry
+// whose header next read, and no more, whatever its stream holds.
+func (s *packScanner) readPrefix(p []byte, h packEntryHead) error {
+	if err := s.startZlib(h); err != nil {
+		return err
+	}
+	if _, err := io.ReadFull(s.zr, p); err != nil {
+		return fmt.Errorf("entry at %d: %w", h.offset, err)
+	}
+	return nil
+}
+
+// startZlib starts inflating the stream of the entry whose header next read.
+func (s *packScanner) startZlib(h packEntryHead) error {
+	s.want(h.size)
+	var err error
+	if s.zr == nil {
+		s.zr, err = zlib.NewReader(s)
+	} else {
+		err = s.zr.(zlib.Resetter).Reset(s, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("entry at %d: %w", h.offset, err)
+	}
+	return nil
 }
 
 // trailer reads the pack's checksum and checks it against what was read,
@@ -219,16 +247,23 @@ func (s *packScanner) trailer() (Hash, error) {
 
 // seek goes to the entry at off, to read it again; the pack's checksum and
 // the CRC are no longer taken.
-func (s *packScanner) seek(off int64) error {
+func (s *packScanner) seek(off int64) {
 	s.summing = false
+	s.chunk = seekChunk
 	if off >= s.off && off <= s.off+int64(s.end) {
 		s.pos = int(off - s.off)
 		s.mark = s.pos
-		return nil
-	}
-	if _, err := s.r.Seek(off, io.SeekStart); err != nil {
-		return err
+		return
 	}
 	s.off, s.pos, s.end, s.mark, s.err = off, 0, 0, 0, nil
-	return nil
+}
+
+// at reads the header of the entry at off in the pack r, to read its content
+// next.
+func (s *packScanner) at(r io.ReaderAt, off int64) (packEntryHead, error) {
+	if r != s.r {
+		s.r, s.off, s.pos, s.end, s.mark, s.err = r, off, 0, 0, 0, nil
+	}
+	s.seek(off)
+	return s.next()
 }

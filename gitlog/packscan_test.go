@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/binary"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -53,14 +52,10 @@ func TestIndexPackMalformed(t *testing.T) {
 	}
 }
 
-// oneByteReader hands out a byte a read, as a slow network might.
-type oneByteReader struct{ *bytes.Reader }
-
-func (r oneByteReader) Read(p []byte) (int, error) { return r.Reader.Read(p[:min(len(p), 1)]) }
-
-// TestIndexPackReadsInAnyPieces: a pack read a byte at a time, and a pack
-// whose deltas are all read again when applied (none kept from the scan),
-// index as git indexes them.
+// TestIndexPackReadsInAnyPieces: a pack read in pieces of a few bytes, so
+// that a piece ends inside every entry header, zlib stream and the checksum,
+// and a pack whose deltas are all read again when applied (none kept from
+// the scan), index as git indexes them.
 func TestIndexPackReadsInAnyPieces(t *testing.T) {
 	path, _ := gitChainPack(t, 40)
 	pack, err := os.ReadFile(path)
@@ -69,43 +64,25 @@ func TestIndexPackReadsInAnyPieces(t *testing.T) {
 	}
 	want := gitIndexPack(t, path)
 	for _, tc := range []struct {
-		name string
-		r    io.ReadSeeker
-		keep int64
+		name  string
+		chunk int
+		keep  int64
 	}{
-		{"a byte at a time", oneByteReader{bytes.NewReader(pack)}, deltaKeepBudget},
-		{"no delta kept", bytes.NewReader(pack), 0},
+		{"a byte a read", 1, deltaKeepBudget},
+		{"seven bytes a read", 7, deltaKeepBudget},
+		{"no delta kept", 0, 0},
+		{"no delta kept, 5 bytes a read", 5, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := newPackIndexer(deltaCacheBudget)
-			x.keep = tc.keep
-			got, _, err := x.index(context.Background(), tc.r)
+			x.keep, x.chunk = tc.keep, tc.chunk
+			got, _, err := x.index(context.Background(), bytes.NewReader(pack))
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameIndex(t, got, want)
 		})
 	}
-}
-
-// FuzzIndexPack: whatever a remote sends, indexPack returns an index of
-// every object its header counts, or an error; it never panics.
-func FuzzIndexPack(f *testing.F) {
-	w := bytes.Repeat([]byte("w"), 64)
-	blob := rawPackObject{typ: plumbing.BlobObject, data: w}
-	f.Add(rawPack(f, []rawPackObject{blob}))
-	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(w, 32, []byte("changed"))}}))
-	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.REFDeltaObject, ref: computeHash(plumbing.BlobObject, w), data: rawDelta(w, 64, []byte("more"))}}))
-	f.Fuzz(func(t *testing.T, pack []byte) {
-		idx, _, err := indexPack(context.Background(), bytes.NewReader(pack))
-		if err != nil {
-			return
-		}
-		n, err := idx.Count()
-		if err != nil || uint32(n) != binary.BigEndian.Uint32(pack[8:]) {
-			t.Fatalf("an index of %d objects (%v), where the pack counts %d", n, err, binary.BigEndian.Uint32(pack[8:]))
-		}
-	})
 }
 
 // TestIndexPackKeptDeltasWithinBudget: the deltas indexPack keeps from its
@@ -142,4 +119,24 @@ func TestIndexPackKeptDeltasWithinBudget(t *testing.T) {
 	if _, _, err := indexPack(context.Background(), bytes.NewReader(short)); err == nil || !strings.Contains(err.Error(), "shorter than any delta") {
 		t.Fatalf("indexPack of an empty delta: %v", err)
 	}
+}
+
+// FuzzIndexPack: whatever a remote sends, indexPack returns an index of
+// every object its header counts, or an error; it never panics.
+func FuzzIndexPack(f *testing.F) {
+	w := bytes.Repeat([]byte("w"), 64)
+	blob := rawPackObject{typ: plumbing.BlobObject, data: w}
+	f.Add(rawPack(f, []rawPackObject{blob}))
+	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(w, 32, []byte("changed"))}}))
+	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.REFDeltaObject, ref: computeHash(plumbing.BlobObject, w), data: rawDelta(w, 64, []byte("more"))}}))
+	f.Fuzz(func(t *testing.T, pack []byte) {
+		idx, _, err := indexPack(context.Background(), bytes.NewReader(pack))
+		if err != nil {
+			return
+		}
+		n, err := idx.Count()
+		if err != nil || uint32(n) != binary.BigEndian.Uint32(pack[8:]) {
+			t.Fatalf("an index of %d objects (%v), where the pack counts %d", n, err, binary.BigEndian.Uint32(pack[8:]))
+		}
+	})
 }

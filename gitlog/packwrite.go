@@ -257,7 +257,7 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 // the merged pack holds. The objects stored whole, but for blobs, are then
 // compared for deltas (see searchDeltas), the chains already there counted.
 func (r *Repo) mergePacks(ctx context.Context, packs []packFile) (string, error) {
-	m := &packMerge{r: r}
+	m := &packMerge{r: r, sc: newPackScanner(nil)}
 	defer m.close()
 	if err := m.plan(packs); err != nil {
 		return "", err
@@ -311,8 +311,7 @@ type packMerge struct {
 	entries []mergeEntry
 	at      map[Hash]int // index in entries
 	starts  []int        // where each pack's entries start in entries, and their end
-	zr      io.ReadCloser
-	br      *bufio.Reader // zr's source, reused: a merge inflates many objects
+	sc      *packScanner // reads the entries
 }
 
 func (m *packMerge) close() {
@@ -337,7 +336,6 @@ func (m *packMerge) plan(packs []packFile) error {
 			return err
 		}
 		m.files = append(m.files, f)
-		var head [64]byte
 		for _, e := range es {
 			if _, ok := m.at[e.hash]; ok {
 				continue
@@ -345,20 +343,15 @@ func (m *packMerge) plan(packs []packFile) error {
 			if e.end <= e.off {
 				return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.base, e.hash, e.off, e.end-e.off)
 			}
-			n := min(e.end-e.off, int64(len(head)))
-			if _, err := f.ReadAt(head[:n], e.off); err != nil {
-				return fmt.Errorf("%s: %w", p.base, err)
-			}
-			me := mergeEntry{packEntry: e, pack: i}
-			var ofs int64
-			me.typ, me.size, ofs, me.base, me.head, err = parseEntryHead(head[:n])
+			h, err := m.sc.at(f, e.off)
 			if err != nil {
 				return fmt.Errorf("%s: the entry of %s: %w", p.base, e.hash, err)
 			}
+			me := mergeEntry{packEntry: e, pack: i, typ: h.typ, size: h.size, head: int(m.sc.offset() - e.off), base: h.baseRef}
 			if me.typ == plumbing.OFSDeltaObject {
-				k := sort.Search(len(es), func(k int) bool { return es[k].off >= e.off-ofs })
-				if ofs <= 0 || k == len(es) || es[k].off != e.off-ofs {
-					return fmt.Errorf("%s: the entry of %s has no base at %d", p.base, e.hash, e.off-ofs)
+				k := sort.Search(len(es), func(k int) bool { return es[k].off >= h.baseOfs })
+				if k == len(es) || es[k].off != h.baseOfs {
+					return fmt.Errorf("%s: the entry of %s has no base at %d", p.base, e.hash, h.baseOfs)
 				}
 				me.base = es[k].hash
 			}
@@ -444,24 +437,11 @@ func (m *packMerge) rootOf(h Hash) Hash {
 
 // inflate reads the first len(p) bytes of what entry e holds.
 func (m *packMerge) inflate(e *mergeEntry, p []byte) error {
-	sec := io.NewSectionReader(m.files[e.pack], e.off+int64(e.head), e.end-e.off-int64(e.head))
-	if m.br == nil {
-		m.br = bufio.NewReaderSize(sec, 8<<10)
-	} else {
-		m.br.Reset(sec)
-	}
-	sr := m.br
-	var err error
-	if m.zr == nil {
-		m.zr, err = zlib.NewReader(sr)
-	} else {
-		err = m.zr.(zlib.Resetter).Reset(sr, nil)
-	}
+	h, err := m.sc.at(m.files[e.pack], e.off)
 	if err != nil {
 		return err
 	}
-	_, err = io.ReadFull(m.zr, p)
-	return err
+	return m.sc.readPrefix(p, h)
 }
 
 // load reads a whole object that may become a delta.
