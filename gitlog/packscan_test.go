@@ -122,15 +122,30 @@ func TestIndexPackKeptDeltasWithinBudget(t *testing.T) {
 }
 
 // FuzzIndexPack: whatever a remote sends, indexPack returns an index of
-// every object its header counts, or an error; it never panics.
+// every object its header counts, or an error; it never panics. The fuzzer's
+// bytes are taken as a pack's entries and given a good checksum when resum is
+// set (a mutation of the entries would otherwise fail the checksum, and never
+// reach the parsing and the deltas), and keep bounds the deltas kept from the
+// scan (0: every delta read again when applied).
 func FuzzIndexPack(f *testing.F) {
 	w := bytes.Repeat([]byte("w"), 64)
 	blob := rawPackObject{typ: plumbing.BlobObject, data: w}
-	f.Add(rawPack(f, []rawPackObject{blob}))
-	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(w, 32, []byte("changed"))}}))
-	f.Add(rawPack(f, []rawPackObject{blob, {typ: plumbing.REFDeltaObject, ref: computeHash(plumbing.BlobObject, w), data: rawDelta(w, 64, []byte("more"))}}))
-	f.Fuzz(func(t *testing.T, pack []byte) {
-		idx, _, err := indexPack(context.Background(), bytes.NewReader(pack))
+	for _, p := range [][]byte{
+		rawPack(f, []rawPackObject{blob}),
+		rawPack(f, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(w, 32, []byte("changed"))}}),
+		rawPack(f, []rawPackObject{blob, {typ: plumbing.REFDeltaObject, ref: computeHash(plumbing.BlobObject, w), data: rawDelta(w, 64, []byte("more"))}}),
+	} {
+		f.Add(p, false, uint16(0))
+		f.Add(p[:len(p)-20], true, uint16(1000))
+	}
+	f.Fuzz(func(t *testing.T, pack []byte, resum bool, keep uint16) {
+		if resum {
+			sum := sha1.Sum(pack)
+			pack = append(pack[:len(pack):len(pack)], sum[:]...)
+		}
+		x := newPackIndexer(deltaCacheBudget)
+		x.keep = int64(keep)
+		idx, _, err := x.index(context.Background(), bytes.NewReader(pack))
 		if err != nil {
 			return
 		}
