@@ -137,7 +137,6 @@ type packIndexer struct {
 	stack  []deltaFrame
 	low    int   // frames below low hold nothing
 	held   int64 // bytes held by the frames
-	buf    bytes.Buffer
 	stats  indexStats
 }
 
@@ -395,21 +394,19 @@ func (x *packIndexer) readWhole(i int) ([]byte, error) {
 	if o.size > maxDeltaObject {
 		return nil, fmt.Errorf("a delta base of %d bytes: %w", o.size, ErrTooLarge)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, o.size))
-	if err := x.reread(o, buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return x.reread(o)
 }
 
-// reread inflates the entry of o from the pack again, into w.
-func (x *packIndexer) reread(o *indexEntry, w io.Writer) error {
+// reread inflates the entry of o from the pack again, into a buffer of the
+// size its header says.
+func (x *packIndexer) reread(o *indexEntry) ([]byte, error) {
 	h, err := x.s.at(x.s.r, o.offset)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = x.s.inflate(w, h)
-	return err
+	w := fixedWriter{buf: make([]byte, 0, h.size)}
+	_, err = x.s.inflate(&w, h)
+	return w.buf, err
 }
 
 // apply applies delta i's instructions to base: those kept from the scan
@@ -422,14 +419,9 @@ func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
 		o.delta = nil
 		x.kept -= int64(len(delta)) + keptOverhead
 	} else {
-		x.buf.Reset()
-		x.buf.Grow(int(o.size))
-		if err := x.reread(o, &x.buf); err != nil {
+		var err error
+		if delta, err = x.reread(o); err != nil {
 			return nil, err
-		}
-		delta = x.buf.Bytes()
-		if x.buf.Cap() > 1<<20 {
-			x.buf = bytes.Buffer{} // a large delta's buffer is not kept for the next
 		}
 	}
 	if n := deltaTargetSize(delta); n > maxDeltaObject {

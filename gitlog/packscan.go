@@ -246,23 +246,25 @@ func (s *packScanner) trailer() (Hash, error) {
 }
 
 // seek goes to the entry at off, to read it again; the pack's checksum and
-// the CRC are no longer taken.
+// the CRC are no longer taken. What is read ahead is kept when off is in it;
+// a failed read is tried again, never taken for the end of the pack.
 func (s *packScanner) seek(off int64) {
 	s.summing = false
 	s.chunk = seekChunk
+	s.err = nil
 	if off >= s.off && off <= s.off+int64(s.end) {
 		s.pos = int(off - s.off)
 		s.mark = s.pos
 		return
 	}
-	s.off, s.pos, s.end, s.mark, s.err = off, 0, 0, 0, nil
+	s.off, s.pos, s.end, s.mark = off, 0, 0, 0
 }
 
 // at reads the header of the entry at off in the pack r, to read its content
 // next.
 func (s *packScanner) at(r io.ReaderAt, off int64) (packEntryHead, error) {
 	if r != s.r {
-		s.r, s.off, s.pos, s.end, s.mark, s.err = r, off, 0, 0, 0, nil
+		s.r, s.off, s.pos, s.end, s.mark = r, off, 0, 0, 0
 	}
 	s.seek(off)
 	return s.next()
