@@ -39,16 +39,7 @@ func (s *Snapshot) Files(ctx context.Context) ([]string, error) {
 // file: a file it lists may still fail to read with an *EntryError (a damaged
 // age file). Files, which push and pull use, fails at the first instead.
 func (s *Snapshot) ReadableFiles(ctx context.Context) (files []string, bad []EntryError, err error) {
-	e, err := s.v.repo.Lookup(s.root, memDir)
-	switch {
-	case err != nil:
-		return nil, nil, nil // no memory yet
-	case !e.IsDir():
-		return nil, []EntryError{{Path: Root, Reason: "not a directory in the vault's tree"}}, nil
-	}
-	refs, err := s.v.readableFiles(s.names, Root, e.Hash, func(p, reason string) {
-		bad = append(bad, EntryError{Path: p, Reason: reason})
-	})
+	refs, bad, err := s.v.readableMemory(s.root, s.names)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,6 +52,25 @@ func (s *Snapshot) ReadableFiles(ctx context.Context) (files []string, bad []Ent
 	}
 	sort.Strings(files)
 	return files, bad, nil
+}
+
+// memoryNotAFolder is the bad entry of a tree whose memories/ is no folder.
+var memoryNotAFolder = EntryError{Path: Root, Reason: "not a directory in the vault's tree"}
+
+// readableMemory lists the memory files of the tree root, whose names are
+// ns, as readableFiles does, and returns the entries it went on past.
+func (v *Vault) readableMemory(root gitlog.Hash, ns names) (files []fileRef, bad []EntryError, err error) {
+	e, err := v.repo.Lookup(root, memDir)
+	switch {
+	case err != nil:
+		return nil, nil, nil // no memory yet
+	case !e.IsDir():
+		return nil, []EntryError{memoryNotAFolder}, nil
+	}
+	files, err = v.readableFiles(ns, Root, e.Hash, func(p, reason string) {
+		bad = append(bad, EntryError{Path: p, Reason: reason})
+	})
+	return files, bad, err
 }
 
 // fileRef is one memory file of a tree: its tree path and ciphertext blob.

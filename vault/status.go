@@ -160,19 +160,13 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 	if err != nil {
 		return fmt.Errorf("vault: status: %w", err)
 	}
-	var files []fileRef
-	switch e, err := v.repo.Lookup(root, memDir); {
-	case err != nil: // no memory yet
-	case !e.IsDir():
-		st.BadEntries = append(st.BadEntries, EntryError{Path: Root, Reason: "not a directory in the vault's tree"})
-		return nil
-	default:
-		bad := func(p, reason string) {
-			st.BadEntries = append(st.BadEntries, EntryError{Path: p, Reason: reason})
-		}
-		if files, err = v.readableFiles(ns, Root, e.Hash, bad); err != nil {
-			return err
-		}
+	files, bad, err := v.readableMemory(root, ns)
+	if err != nil {
+		return err
+	}
+	st.BadEntries = append(st.BadEntries, bad...)
+	if slices.Contains(bad, memoryNotAFolder) {
+		return nil // nothing under it to read
 	}
 	for _, f := range files {
 		if movedAside.MatchString(f.path) {
