@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestExportWithABadEntry(t *testing.T) {
 				got[filepath.ToSlash(rel)] = string(b)
 				return err
 			})
-			if err != nil || !sameFiles(got, want) {
+			if err != nil || !maps.Equal(got, want) {
 				t.Errorf("export DIR wrote %v (%v), want %v", got, err, want)
 			}
 
@@ -55,7 +56,7 @@ func TestExportWithABadEntry(t *testing.T) {
 				t.Errorf("export - = status %d, stderr %q\nwant status 1 and stderr ending %q", code, stderr, incomplete)
 			}
 			got, err = untar(out)
-			if err != nil || !sameFiles(got, want) {
+			if err != nil || !maps.Equal(got, want) {
 				t.Errorf("export - wrote %v (%v), want %v, a whole tar stream", got, err, want)
 			}
 
@@ -70,18 +71,6 @@ func TestExportWithABadEntry(t *testing.T) {
 			}
 		})
 	}
-}
-
-func sameFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // untar reads the regular files of a tar stream, which must end as tar ends one.
