@@ -206,7 +206,14 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			if len(data) < len(w.data)/32 {
 				continue
 			}
-			d := packfile.DiffDelta(w.data, data)
+			d := edgeDelta(w.data, data)
+			if len(d) > len(data)/16 {
+				// More than a few entries apart: the encoder finds what the
+				// two share in their middle too.
+				if e := packfile.DiffDelta(w.data, data); len(e) < len(d) {
+					d = e
+				}
+			}
 			tried = true
 			if int64(len(d)) >= maxSize {
 				continue
@@ -250,3 +257,71 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 
 // sameGroup tells whether a and b may be compared: of one type and name.
 func sameGroup(a, b deltaCand) bool { return a.typ == b.typ && a.name == b.name }
+
+// edgeDelta is the delta that copies what base and target share at their start
+// and at their end, and inserts what lies between. Two versions of a folder
+// mostly differ in one entry (a file's new hash, a name added or removed), and
+// for those it is the delta the encoder would find, found with two compares
+// where the encoder hashes every block of the base: comparing trees was most
+// of what a fetch from a local path spent on its pack, and sealed names make a
+// folder's tree twice as long.
+func edgeDelta(base, target []byte) []byte {
+	n := min(len(base), len(target))
+	pre := 0
+	for pre < n && base[pre] == target[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && base[len(base)-1-suf] == target[len(target)-1-suf] {
+		suf++
+	}
+	d := appendDeltaSize(nil, len(base))
+	d = appendDeltaSize(d, len(target))
+	d = appendDeltaCopy(d, 0, pre)
+	for mid := target[pre : len(target)-suf]; len(mid) > 0; {
+		k := min(len(mid), 127)
+		d = append(d, byte(k))
+		d = append(d, mid[:k]...)
+		mid = mid[k:]
+	}
+	return appendDeltaCopy(d, len(base)-suf, suf)
+}
+
+// appendDeltaSize appends n as a delta's header holds a size: seven bits a
+// byte, the lowest first.
+func appendDeltaSize(d []byte, n int) []byte {
+	for n >= 0x80 {
+		d = append(d, byte(n)|0x80)
+		n >>= 7
+	}
+	return append(d, byte(n))
+}
+
+// appendDeltaCopy appends the instructions that copy n bytes of the base from
+// off: a flag byte naming which bytes of the offset and of the size follow,
+// then those that are not zero. A size takes three bytes, so a long copy is
+// cut in pieces.
+func appendDeltaCopy(d []byte, off, n int) []byte {
+	const maxCopy = 1<<24 - 1
+	for n > 0 {
+		k := min(n, maxCopy)
+		op, at := byte(0x80), len(d)
+		d = append(d, 0)
+		for i := range 4 {
+			if b := byte(off >> (8 * i)); b != 0 {
+				op |= 1 << i
+				d = append(d, b)
+			}
+		}
+		for i := range 3 {
+			if b := byte(k >> (8 * i)); b != 0 {
+				op |= 0x10 << i
+				d = append(d, b)
+			}
+		}
+		d[at] = op
+		off += k
+		n -= k
+	}
+	return d
+}

@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"github.com/memvault/memvault/gitlog/gittest"
 )
@@ -250,4 +253,49 @@ func TestDeltasTravel(t *testing.T) {
 		t.Errorf("the fetched pack holds %d trees as deltas: git's server did not send them as such, the test proves nothing", deltas)
 	}
 	checkHistory(t, dstDir, heads)
+}
+
+// TestEdgeDelta: what edgeDelta writes gives the target back from the base,
+// by go-git's patcher, including copies longer than one instruction holds.
+// git's own reads the trees gc stores as such deltas in
+// TestPackStoresTreesAsDeltas.
+func TestEdgeDelta(t *testing.T) {
+	long := bytes.Repeat([]byte("0123456789abcdef"), 1<<20+3) // past a copy's 16 MiB
+	cases := []struct{ name, base, target string }{
+		{"same", "tree entries", "tree entries"},
+		{"middle", "aaaa-1-zzzz", "aaaa-22-zzzz"},
+		{"start", "xbcdef", "ybcdef"},
+		{"end", "abcdex", "abcdey"},
+		{"grown", "abc", "abcabc"},
+		{"shrunk", "abcabc", "abc"},
+		{"nothing shared", "abc", "xyz"},
+		{"long insert", "<>", "<" + strings.Repeat("i", 300) + ">"},
+		{"long copies", string(long), string(long[:len(long)/2]) + "new" + string(long[len(long)/2:])},
+		{"a copy past 16 MiB", string(long), string(long) + "x"},
+	}
+	for _, c := range cases {
+		d := edgeDelta([]byte(c.base), []byte(c.target))
+		got, err := packfile.PatchDelta([]byte(c.base), d)
+		if err != nil || string(got) != c.target {
+			t.Errorf("%s: patched = %.40q, %v; want %.40q", c.name, got, err, c.target)
+		}
+	}
+	if d := edgeDelta(long, append(long[:len(long):len(long)], 'x')); len(d) > 20 {
+		t.Errorf("one byte added to %d: a delta of %d bytes, want a few", len(long), len(d))
+	}
+}
+
+func FuzzEdgeDelta(f *testing.F) {
+	f.Add([]byte("100644 a.md\x00aaaaaaaaaaaaaaaaaaaa"), []byte("100644 a.md\x00bbbbbbbbbbbbbbbbbbbb"))
+	f.Add([]byte("x"), []byte("xy"))
+	f.Fuzz(func(t *testing.T, base, target []byte) {
+		if len(base) == 0 || len(target) == 0 {
+			return // never compared: a delta's objects have bytes (mayDelta)
+		}
+		d := edgeDelta(base, target)
+		got, err := packfile.PatchDelta(base, d)
+		if err != nil || !bytes.Equal(got, target) {
+			t.Fatalf("patched = %q, %v; want %q", got, err, target)
+		}
+	})
 }
