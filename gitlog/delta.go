@@ -206,8 +206,9 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			if len(data) < len(w.data)/32 {
 				continue
 			}
-			d := edgeDelta(w.data, data)
-			if len(d) > len(data)/16 {
+			d, mid := edgeDelta(w.data, data)
+			near := mid <= nearInsert
+			if !near {
 				// More than a few entries apart: the encoder finds what the
 				// two share in their middle too.
 				if e := packfile.DiffDelta(w.data, data); len(e) < len(d) {
@@ -216,13 +217,16 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			}
 			tried = true
 			if int64(len(d)) >= maxSize {
+				if near {
+					break // a version further back differs at least as much
+				}
 				continue
 			}
 			if best != nil && len(d) == len(best) && w.depth+1 >= bestDepth {
 				continue
 			}
 			best, bestBase, bestDepth = d, k, w.depth+1
-			if len(d) <= len(data)/16 {
+			if near || len(d) <= len(data)/16 {
 				// Good enough: the nearest version of a folder almost always
 				// gives the smallest delta, and trying the rest of the window
 				// was most of the search's time.
@@ -265,7 +269,11 @@ func sameGroup(a, b deltaCand) bool { return a.typ == b.typ && a.name == b.name 
 // where the encoder hashes every block of the base: comparing trees was most
 // of what a fetch from a local path spent on its pack, and sealed names make a
 // folder's tree twice as long.
-func edgeDelta(base, target []byte) []byte {
+//
+// It returns the delta and how many bytes it inserts. When that is at most
+// nearInsert, no other delta of the two is much smaller, nor is one of a
+// version further back, which differs from the target in at least as much.
+func edgeDelta(base, target []byte) (delta []byte, inserted int) {
 	n := min(len(base), len(target))
 	pre := 0
 	for pre < n && base[pre] == target[pre] {
@@ -284,8 +292,12 @@ func edgeDelta(base, target []byte) []byte {
 		d = append(d, mid[:k]...)
 		mid = mid[k:]
 	}
-	return appendDeltaCopy(d, len(base)-suf, suf)
+	return appendDeltaCopy(d, len(base)-suf, suf), len(target) - pre - suf
 }
+
+// nearInsert is the most an edge delta may insert for the search to take it
+// as it is: about an entry of a tree with a sealed name.
+const nearInsert = 64
 
 // appendDeltaSize appends n as a delta's header holds a size: seven bits a
 // byte, the lowest first.

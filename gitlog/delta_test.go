@@ -274,13 +274,13 @@ func TestEdgeDelta(t *testing.T) {
 		{"a copy past 16 MiB", string(long), string(long) + "x"},
 	}
 	for _, c := range cases {
-		d := edgeDelta([]byte(c.base), []byte(c.target))
+		d, _ := edgeDelta([]byte(c.base), []byte(c.target))
 		got, err := packfile.PatchDelta([]byte(c.base), d)
 		if err != nil || string(got) != c.target {
 			t.Errorf("%s: patched = %.40q, %v; want %.40q", c.name, got, err, c.target)
 		}
 	}
-	if d := edgeDelta(long, append(long[:len(long):len(long)], 'x')); len(d) > 20 {
+	if d, n := edgeDelta(long, append(long[:len(long):len(long)], 'x')); len(d) > 20 || n != 1 {
 		t.Errorf("one byte added to %d: a delta of %d bytes, want a few", len(long), len(d))
 	}
 }
@@ -292,7 +292,7 @@ func FuzzEdgeDelta(f *testing.F) {
 		if len(base) == 0 || len(target) == 0 {
 			return // never compared: a delta's objects have bytes (mayDelta)
 		}
-		d := edgeDelta(base, target)
+		d, _ := edgeDelta(base, target)
 		got, err := packfile.PatchDelta(base, d)
 		if err != nil || !bytes.Equal(got, target) {
 			t.Fatalf("patched = %q, %v; want %q", got, err, target)
