@@ -3,6 +3,8 @@ package seal
 import (
 	"bytes"
 	"testing"
+
+	"filippo.io/age"
 )
 
 // The fuzz targets feed what a remote can write (stored names, commit messages,
@@ -96,4 +98,22 @@ func TestOpenAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = Unpad(lie) }); n > 8 {
 		t.Errorf("Unpad(lying length) allocates %v times, want at most 8 (its error)", n)
 	}
+}
+
+// FuzzAgeHeaderLen: wherever age's parser takes a header, ageHeaderLen ends
+// it where the parser does.
+func FuzzAgeHeaderLen(f *testing.F) {
+	for _, file := range ageFiles(f) {
+		f.Add(file)
+	}
+	f.Add([]byte("age-encryption.org/v1\n-> X25519 ---\n--- mac\n"))
+	f.Fuzz(func(t *testing.T, file []byte) {
+		hdr, err := age.ExtractHeader(bytes.NewReader(file))
+		if err != nil {
+			return
+		}
+		if n, ok := ageHeaderLen(file); !ok || n != len(hdr) {
+			t.Fatalf("ageHeaderLen = %d, %v; age.ExtractHeader takes %d bytes", n, ok, len(hdr))
+		}
+	})
 }

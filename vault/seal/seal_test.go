@@ -2,12 +2,16 @@ package seal
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"filippo.io/age"
+	"filippo.io/age/agessh"
+	"golang.org/x/crypto/ssh"
 )
 
 // testKey returns a key with fixed bytes, so a failure can be reproduced.
@@ -450,5 +454,117 @@ func TestSealBlob(t *testing.T) {
 	}
 	if _, err := k.SealBlob(5, []byte("not age")); !errors.Is(err, ErrNoAgeHeader) {
 		t.Errorf("SealBlob of no age file = %v, want ErrNoAgeHeader", err)
+	}
+}
+
+// ageFiles returns real age files for the header readers: to one X25519
+// recipient, to three, to a post-quantum hybrid one, to an SSH key, and to a
+// passphrase, each of a few bytes and of a few kilobytes.
+func ageFiles(t testing.TB) map[string][]byte {
+	t.Helper()
+	var x []age.Recipient
+	for range 3 {
+		id, err := age.GenerateX25519Identity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x = append(x, id.Recipient())
+	}
+	pq, err := age.GenerateHybridIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshR, err := agessh.NewEd25519Recipient(sshPub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, err := age.NewScryptRecipient("correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass.SetWorkFactor(10)
+	sets := map[string][]age.Recipient{
+		"x25519": x[:1], "x25519x3": x, "hybrid": {pq.Recipient()}, "ssh": {sshR}, "scrypt": {pass},
+	}
+	files := map[string][]byte{}
+	for name, rs := range sets {
+		for _, size := range []int{3, 5000} {
+			var b bytes.Buffer
+			w, err := age.Encrypt(&b, rs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(bytes.Repeat([]byte("m"), size))
+			w.Close()
+			files[fmt.Sprintf("%s/%d", name, size)] = b.Bytes()
+		}
+	}
+	return files
+}
+
+// TestAgeHeaderLen: age's own parser is the oracle for where the header of
+// real age files ends, and a sealed size opens from any of them by the short
+// way; a head cut before the MAC line's end has no header.
+func TestAgeHeaderLen(t *testing.T) {
+	k := testKey(t, 1)
+	for name, f := range ageFiles(t) {
+		hdr, err := age.ExtractHeader(bytes.NewReader(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, ok := ageHeaderLen(f); !ok || n != len(hdr) {
+			t.Errorf("%s: ageHeaderLen = %d, %v; want %d, as age.ExtractHeader", name, n, ok, len(hdr))
+		}
+		if _, ok := ageHeaderLen(f[:len(hdr)-1]); ok {
+			t.Errorf("%s: a header cut before its MAC line's end has a length", name)
+		}
+		blob, err := k.SealBlob(42, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := k.OpenBlobSize(blob); err != nil || n != 42 {
+			t.Errorf("%s: OpenBlobSize = %d, %v; want 42", name, n, err)
+		}
+	}
+}
+
+// TestOpenBlobSizeOfDamagedHeader: a sealed size over an age header damaged
+// after the fact says what it said when age's parser read every header: no
+// age header where the parser refuses it, no size of this key where it does not.
+func TestOpenBlobSizeOfDamagedHeader(t *testing.T) {
+	k := testKey(t, 1)
+	f := ageFiles(t)["x25519/3"]
+	blob, err := k.SealBlob(3, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stanza := SizeHeaderLen + bytes.Index(f, []byte("-> X25519 ")) + len("-> X25519 ")
+	other := byte('A')
+	if blob[stanza] == other {
+		other = 'B'
+	}
+	for _, c := range []struct {
+		name string
+		at   int
+		b    byte
+		want error
+	}{
+		{"a stanza's argument changed", stanza, other, ErrBadSize},
+		{"a stanza line not a stanza's", stanza - len("> X25519 "), 'x', ErrNoAgeHeader},
+		{"the version line changed", SizeHeaderLen + 4, 'X', ErrNoAgeHeader},
+	} {
+		bad := bytes.Clone(blob)
+		bad[c.at] = c.b
+		if _, err := k.OpenBlobSize(bad); !errors.Is(err, c.want) {
+			t.Errorf("%s: OpenBlobSize = %v, want %v", c.name, err, c.want)
+		}
 	}
 }
