@@ -218,7 +218,11 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			tried = true
 			if int64(len(d)) >= maxSize {
 				if near {
-					break // a version further back differs at least as much
+					// An older version differs from it at least as
+					// much: only a shallower base's looser size rule
+					// could take its delta, which saved nothing in the
+					// histories tried (pack.depth 4 and 50).
+					break
 				}
 				continue
 			}
