@@ -270,13 +270,13 @@ func sameGroup(a, b deltaCand) bool { return a.typ == b.typ && a.name == b.name 
 // and at their end, and inserts what lies between. Two versions of a folder
 // mostly differ in one entry (a file's new hash, a name added or removed), and
 // for those it is the delta the encoder would find, found with two compares
-// where the encoder hashes every block of the base: comparing trees was most
-// of what a fetch from a local path spent on its pack, and sealed names make a
-// folder's tree twice as long.
+// where the encoder hashes every block of the base: comparing trees was about
+// half of what the local-path server spent writing a fetch's pack, and sealed
+// names make a folder's tree twice as long.
 //
 // It returns the delta and how many bytes it inserts. When that is at most
-// nearInsert, no other delta of the two is much smaller, nor is one of a
-// version further back, which differs from the target in at least as much.
+// nearInsert, no other delta of the two is much smaller, and in practice none
+// of a version further back, which differs from the target at least as much.
 func edgeDelta(base, target []byte) (delta []byte, inserted int) {
 	n := min(len(base), len(target))
 	pre := 0
