@@ -138,6 +138,12 @@ type packIndexer struct {
 	low    int   // frames below low hold nothing
 	held   int64 // bytes held by the frames
 	stats  indexStats
+	// seedLeft is how many more bytes of commits and trees to keep in seeds,
+	// for the pack reader's cache (see packSet.seed): what a fetch brings
+	// is read next (its signatures, admission, the merge base), and each
+	// was inflated here already. Zero keeps none.
+	seedLeft int64
+	seeds    []packedObject
 }
 
 func (x *packIndexer) index(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
@@ -211,6 +217,14 @@ func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 			e.delta = w.buf
 			x.kept += cost
 		default: // parseEntryHead takes no other type
+			if x.seeding(h.typ, h.size) {
+				w := fixedWriter{buf: make([]byte, 0, h.size)}
+				if e.crc, err = x.s.inflate(&w, h); err == nil {
+					e.hash, e.resolved = computeHash(h.typ, w.buf), true
+					x.seed(&e, w.buf)
+				}
+				break
+			}
 			hw := plumbing.NewHasher(h.typ, h.size)
 			e.crc, err = x.s.inflate(hw, h)
 			e.hash, e.resolved = fromGG(hw.Sum()), true
@@ -346,6 +360,9 @@ func (x *packIndexer) walk(ctx context.Context, root int) error {
 		o.hash = computeHash(o.typ, data)
 		o.resolved = true
 		x.stats.applied++
+		if x.seeding(o.typ, int64(len(data))) {
+			x.seed(o, data)
+		}
 		f := x.frame(c)
 		if !f.more() {
 			continue // a leaf: its content is needed no more
@@ -463,6 +480,20 @@ func (x *packIndexer) prune() {
 		x.release(x.low)
 		x.low++
 	}
+}
+
+// seeding reports whether an object of type t and size bytes is kept for the
+// pack reader: a commit or a tree that fits what is left of seedLeft and that
+// the reader's cache would keep.
+func (x *packIndexer) seeding(t plumbing.ObjectType, size int64) bool {
+	return (t == plumbing.CommitObject || t == plumbing.TreeObject) &&
+		size <= x.seedLeft && size <= packReadCache/8
+}
+
+// seed keeps data, the content of o, for the pack reader.
+func (x *packIndexer) seed(o *indexEntry, data []byte) {
+	x.seedLeft -= int64(len(data))
+	x.seeds = append(x.seeds, packedObject{off: o.offset, t: o.typ, data: data})
 }
 
 // deltaTargetSize reads the size of a delta's result from its header: two

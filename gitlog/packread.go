@@ -372,8 +372,8 @@ func (s *packSet) inflate(h packEntryHead, n int64) ([]byte, bool) {
 	return data, true
 }
 
-// packedObject is the content of a commit or tree just written at off in a
-// pack of this repository.
+// packedObject is the content of a commit or tree at off in a pack of this
+// repository that was just written or indexed.
 type packedObject struct {
 	off  int64
 	t    plumbing.ObjectType
@@ -382,9 +382,11 @@ type packedObject struct {
 
 // seed caches objs, the contents of commits and trees that the pack at base
 // (without ".pack") holds at their offsets, as resolve would have kept them
-// on reading them: a flush of the journal writes them from memory, and the
-// next reads of them (a push's walk and delta search, a merge base) need not
-// inflate them again. A pack that is not listed is left alone.
+// on reading them: a flush of the journal writes them from memory, and
+// indexing a received pack inflates them, so the next reads of them (a
+// push's walk and delta search, the signatures and admission of a fetch, a
+// merge base) need not inflate them again. A pack that is not listed is left
+// alone.
 func (s *packSet) seed(base string, objs []packedObject) {
 	if s == nil || len(objs) == 0 {
 		return

@@ -25,9 +25,13 @@ type packSink struct {
 	d       *disk
 	f       *os.File
 	n       int64
-	started int64  // bytes whose writeback was started
-	done    func() // called once the pack is in place
-	meter   *meter // nil for none
+	started int64 // bytes whose writeback was started
+	// done is called once the pack is in place, at base (its path without
+	// ".pack"), with the commits and trees the indexing kept for the pack
+	// reader (see packIndexer.seeds).
+	done  func(base string, seeds []packedObject)
+	seeds []packedObject
+	meter *meter // nil for none
 	// ctx bounds the indexing in Close, set by the sink's creator when it
 	// has one (nil: none): go-git closes the sink of a fetch through
 	// io.Closer, which takes no context, so a cancelled fetch could
@@ -36,7 +40,7 @@ type packSink struct {
 }
 
 // newPackSink receives a pack into the repository at dir.
-func newPackSink(d *disk, dir string, done func()) (*packSink, error) {
+func newPackSink(d *disk, dir string, done func(string, []packedObject)) (*packSink, error) {
 	f, err := d.createTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_", 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: receive pack: %w", err)
@@ -47,10 +51,11 @@ func newPackSink(d *disk, dir string, done func()) (*packSink, error) {
 // newPackSink receives a pack into r, which then looks for objects in it. The
 // indexing of a received pack stops when ctx is done.
 func (r *Repo) newPackSink(ctx context.Context) (*packSink, error) {
-	s, err := newPackSink(r.disk, r.dir, func() {
+	s, err := newPackSink(r.disk, r.dir, func(base string, seeds []packedObject) {
 		r.readMu.Lock()
 		r.st.Reindex()
 		r.readMu.Unlock()
+		r.packs.seed(base, seeds)
 	})
 	if err == nil {
 		s.ctx = ctx
@@ -124,10 +129,15 @@ func (s *packSink) install() error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	idx, sum, err := indexPack(ctx, s.f)
+	x := newPackIndexer(deltaCacheBudget)
+	if s.done != nil {
+		x.seedLeft = packReadCache
+	}
+	idx, sum, err := x.index(ctx, s.f)
 	if err != nil {
 		return err
 	}
+	s.seeds = x.seeds
 	return s.installWith(idx, sum)
 }
 
@@ -173,7 +183,7 @@ func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 		return err
 	}
 	if s.done != nil {
-		s.done()
+		s.done(base, s.seeds)
 	}
 	return nil
 }

@@ -220,26 +220,21 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 	if err != nil {
 		return err
 	}
-	var kept []packedObject
 	for _, o := range objs {
 		if b.seen[o.hash] {
 			continue
 		}
+		// The journal's readers took these from memory; once they are
+		// read from the pack, the pack reader starts with them resolved.
 		if o.typ == plumbing.CommitObject || o.typ == plumbing.TreeObject {
-			kept = append(kept, packedObject{off: b.off, t: o.typ, data: o.data})
+			b.sink.seeds = append(b.sink.seeds, packedObject{off: b.off, t: o.typ, data: o.data})
 		}
 		if err := b.object(o); err != nil {
 			b.sink.abort()
 			return fmt.Errorf("gitlog: pack: %w", err)
 		}
 	}
-	if err := b.finish(); err != nil {
-		return err
-	}
-	// The journal's readers took these from memory; now that they are read
-	// from the pack, the pack reader starts with them resolved.
-	r.packs.seed(filepath.Join(r.dir, "objects", "pack", "pack-"+b.name.String()), kept)
-	return nil
+	return b.finish()
 }
 
 // mergePacks writes the objects of packs as one new pack and returns its path

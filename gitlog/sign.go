@@ -44,13 +44,15 @@ func encodeCommit(c *object.Commit, sign Signer) (*plumbing.MemoryObject, error)
 // nothing re-encoded, so that a commit whose bytes differ from what its
 // signer signed never verifies.
 func (r *Repo) SignedCommit(h Hash) (payload []byte, signature string, err error) {
-	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
-	if err != nil {
-		return nil, "", fmt.Errorf("gitlog: read commit %s: %w", h, err)
-	}
-	raw, err := readAll(o)
-	if err != nil {
-		return nil, "", err
+	raw, ok := r.packed(h, plumbing.CommitObject)
+	if !ok {
+		o, err := r.typed(plumbing.CommitObject, h, maxStruct)
+		if err != nil {
+			return nil, "", fmt.Errorf("gitlog: read commit %s: %w", h, err)
+		}
+		if raw, err = readAll(o); err != nil {
+			return nil, "", err
+		}
 	}
 	payload, signature = splitSignature(raw)
 	return payload, signature, nil
