@@ -42,7 +42,8 @@ func encodeCommit(c *object.Commit, sign Signer) (*plumbing.MemoryObject, error)
 // and the bytes it signs, taken as git's verify-commit takes them: the raw
 // object with the signature header and its continuation lines cut out, and
 // nothing re-encoded, so that a commit whose bytes differ from what its
-// signer signed never verifies.
+// signer signed never verifies. payload may be the pack reader's cached
+// content itself: read it, never change it.
 func (r *Repo) SignedCommit(h Hash) (payload []byte, signature string, err error) {
 	raw, ok := r.packed(h, plumbing.CommitObject)
 	if !ok {
