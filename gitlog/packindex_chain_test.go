@@ -29,19 +29,6 @@ import (
 // reports.
 func gitChainPack(tb testing.TB, edits int) (string, int) {
 	tb.Helper()
-	git := gittest.Git(tb)
-	dir := tb.TempDir()
-	run := func(stdin []byte, args ...string) string {
-		tb.Helper()
-		cmd := exec.Command(git, append([]string{"-C", dir}, args...)...)
-		cmd.Stdin = bytes.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run(nil, "init", "-q", "--bare")
 	// A file of 1,500 lines; each commit edits one line.
 	lines := make([]string, 1500)
 	for i := range lines {
@@ -54,18 +41,42 @@ func gitChainPack(tb testing.TB, edits int) (string, int) {
 		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter a <a@example.invalid> %d +0000\ndata 2\nv\n", 1700000000+k)
 		fmt.Fprintf(&stream, "M 100644 inline notes.md\ndata %d\n%s\n", len(text), text)
 	}
-	run(stream.Bytes(), "fast-import", "--quiet")
-	run(nil, "repack", "-adfq", "--depth=4095", "--window=300")
+	_, pack := gitImportPack(tb, stream.Bytes(), "--depth=4095", "--window=300")
+	out, err := exec.Command(gittest.Git(tb), "verify-pack", "-v", pack).Output()
+	if err != nil {
+		tb.Fatalf("git verify-pack: %v", err)
+	}
+	longest := 0
+	for _, m := range regexp.MustCompile(`chain length = (\d+):`).FindAllStringSubmatch(string(out), -1) {
+		n, _ := strconv.Atoi(m[1])
+		longest = max(longest, n)
+	}
+	return pack, longest
+}
+
+// gitImportPack makes a bare repository with the git binary from a
+// fast-import stream, repacked into one pack with git repack -adfq and the
+// options given. It returns the repository and the pack's path.
+func gitImportPack(tb testing.TB, stream []byte, repack ...string) (dir, pack string) {
+	tb.Helper()
+	git := gittest.Git(tb)
+	dir = tb.TempDir()
+	run := func(stdin []byte, args ...string) {
+		tb.Helper()
+		cmd := exec.Command(git, append([]string{"-C", dir}, args...)...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run(nil, "init", "-q", "--bare")
+	run(stream, "fast-import", "--quiet")
+	run(nil, append([]string{"repack", "-adfq"}, repack...)...)
 	packs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
 	if len(packs) != 1 {
 		tb.Fatalf("packs: %v", packs)
 	}
-	longest := 0
-	for _, m := range regexp.MustCompile(`chain length = (\d+):`).FindAllStringSubmatch(run(nil, "verify-pack", "-v", packs[0]), -1) {
-		n, _ := strconv.Atoi(m[1])
-		longest = max(longest, n)
-	}
-	return packs[0], longest
+	return dir, packs[0]
 }
 
 // gitIndexPack indexes pack with git index-pack into a temporary file and

@@ -345,19 +345,5 @@ func TestFlushSeedsPackReads(t *testing.T) {
 	if len(objs) < 8 {
 		t.Fatalf("the journal held %d objects, want two commits' (8 or more)", len(objs))
 	}
-	r.packs.mu.Lock()
-	defer r.packs.mu.Unlock()
-	for _, o := range objs {
-		p, off, ok := r.packs.find(o.hash)
-		if !ok {
-			t.Fatalf("%v %s: in no pack after the flush", o.typ, o.hash)
-		}
-		c, kept := r.packs.cache[cacheKey{p, off}]
-		switch {
-		case o.typ == plumbing.BlobObject && kept:
-			t.Errorf("blob %s: kept by the pack reader", o.hash)
-		case o.typ != plumbing.BlobObject && (!kept || c.t != o.typ || !bytes.Equal(c.data, o.data)):
-			t.Errorf("%v %s: kept %v as %v %q, want %q", o.typ, o.hash, kept, c.t, c.data, o.data)
-		}
-	}
+	checkSeeded(t, r, objs)
 }
