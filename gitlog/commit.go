@@ -1,7 +1,10 @@
 package gitlog
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -41,6 +44,92 @@ func commitRecord(c *object.Commit) *Commit {
 		Hash: fromGG(c.Hash), TreeHash: fromGG(c.TreeHash), ParentHashes: fromGGHashes(c.ParentHashes),
 		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message, Signed: c.PGPSignature,
 	}
+}
+
+// clone returns a copy of c that shares nothing with it.
+func (c *Commit) clone() *Commit {
+	cp := *c
+	cp.ParentHashes = slices.Clone(c.ParentHashes)
+	return &cp
+}
+
+// decodeCommit decodes the bytes of commit h. The layout git and memvault
+// write (a tree, parents, an author, a committer, at most one signature, a
+// blank line, the message) is read here, field by field as go-git reads it;
+// anything else (an encoding, a mergetag, other headers, a line out of its
+// place) goes to go-git's decoder, which knows every rule of git's. Through
+// go-git's line scanner, decoding was about a tenth of a sync's CPU, a quarter
+// of its allocations.
+func decodeCommit(h Hash, data []byte) (*Commit, error) {
+	if c, ok := parseCommit(data); ok {
+		c.Hash = h
+		return c, nil
+	}
+	gc, err := object.DecodeCommit(nil, &knownObject{h: h, t: plumbing.CommitObject, data: data})
+	if err != nil {
+		return nil, err
+	}
+	return commitRecord(gc), nil
+}
+
+// parseCommit decodes a commit laid out as git writes it; ok is false for
+// anything else. Author and committer are decoded by go-git, and a
+// signature's continuation lines lose their first space, as there.
+func parseCommit(data []byte) (c *Commit, ok bool) {
+	tree, parents, rest, ok := commitHead(data)
+	if !ok {
+		return nil, false
+	}
+	c = &Commit{TreeHash: tree, ParentHashes: parents}
+	var author, committer []byte
+	if author, rest, ok = headerLine(rest, "author "); !ok {
+		return nil, false
+	}
+	if committer, rest, ok = headerLine(rest, "committer "); !ok {
+		return nil, false
+	}
+	var s object.Signature
+	s.Decode(author)
+	c.Author = signature(s)
+	s = object.Signature{}
+	s.Decode(committer)
+	c.Committer = signature(s)
+	if sig, after, ok := headerLine(rest, "gpgsig "); ok {
+		rest = after
+		var b strings.Builder
+		b.Grow(len(sig) + 1 + bytes.Index(rest, []byte("\n\n")))
+		b.Write(sig)
+		b.WriteByte('\n')
+		for len(rest) > 0 && rest[0] == ' ' {
+			n := bytes.IndexByte(rest, '\n')
+			if n < 0 {
+				return nil, false
+			}
+			b.Write(rest[1 : n+1])
+			rest = rest[n+1:]
+		}
+		c.Signed = b.String()
+	}
+	msg, ok := bytes.CutPrefix(rest, []byte("\n"))
+	if !ok {
+		return nil, false
+	}
+	c.Message = string(msg)
+	return c, true
+}
+
+// headerLine cuts the header line that starts with key (its name and a space)
+// from the start of data: its value, without the newline, and what follows.
+func headerLine(data []byte, key string) (value, rest []byte, ok bool) {
+	v, ok := bytes.CutPrefix(data, []byte(key))
+	if !ok {
+		return nil, nil, false
+	}
+	n := bytes.IndexByte(v, '\n')
+	if n < 0 {
+		return nil, nil, false
+	}
+	return v[:n], v[n+1:], true
 }
 
 // CommitInfo is what a commit says besides its tree and parents.
@@ -134,7 +223,7 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	}
 	// The next write starts from this commit: keep it decoded from the bytes
 	// written, so it reads back from the cache exactly as from the disk.
-	if dc, err := object.DecodeCommit(r.objs, mo); err == nil && fromGG(dc.Hash) == co.hash {
+	if dc, err := decodeCommit(co.hash, data); err == nil {
 		r.commits.put(co.hash, dc)
 	}
 	r.index.add(r, co.hash, tree, base, parents)

@@ -249,14 +249,14 @@ func (ix *historyIndex) node(r *Repo, h Hash) (*ixNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	parents := fromGGHashes(c.ParentHashes)
+	parents := c.ParentHashes
 	var base Hash
 	if len(parents) > 0 {
 		if base, err = r.RootTree(parents[0]); err != nil {
 			return nil, err
 		}
 	}
-	if n, err = r.nodeFrom(base, fromGG(c.TreeHash), parents); err != nil {
+	if n, err = r.nodeFrom(base, c.TreeHash, parents); err != nil {
 		return nil, err
 	}
 	ix.mu.Lock()

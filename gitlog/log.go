@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Walk calls fn for from and each of its ancestors, each once, children before
@@ -16,20 +13,41 @@ func (r *Repo) Walk(from Hash, fn func(*Commit) error) error {
 	if from.IsZero() {
 		return nil
 	}
-	c, err := r.readCommit(from)
-	if err != nil {
-		return err
-	}
-	err = object.NewCommitPreorderIter(c, nil, nil).ForEach(func(c *object.Commit) error {
-		if err := fn(commitRecord(c)); errors.Is(err, ErrStop) {
-			return storer.ErrStop
-		} else if err != nil {
-			return err
+	// A stack of the parents each commit on the way down has left to
+	// walk, as git's pre-order walk keeps: a parent is dropped when it is
+	// put on the stack if seen by then, and when it is taken if seen since.
+	seen := map[Hash]bool{}
+	stack := [][]Hash{{from}}
+	for len(stack) > 0 {
+		top := len(stack) - 1
+		if len(stack[top]) == 0 {
+			stack = stack[:top]
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("gitlog: walk: %w", err)
+		h := stack[top][0]
+		stack[top] = stack[top][1:]
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		c, err := r.readCommit(h)
+		if err != nil {
+			return fmt.Errorf("gitlog: walk: %w", err)
+		}
+		var left []Hash
+		for _, p := range c.ParentHashes {
+			if !seen[p] {
+				left = append(left, p)
+			}
+		}
+		if len(left) > 0 {
+			stack = append(stack, left)
+		}
+		if err := fn(c.clone()); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("gitlog: walk: %w", err)
+		}
 	}
 	return nil
 }

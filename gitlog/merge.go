@@ -87,7 +87,7 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 			flags |= below
 		}
 		for _, p := range n.c.ParentHashes {
-			if err := mark(fromGG(p), flags); err != nil {
+			if err := mark(p, flags); err != nil {
 				return ZeroHash, err
 			}
 		}
@@ -100,7 +100,7 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 		for _, o := range found {
 			if o != n && !redundant {
 				var err error
-				if redundant, err = r.isAncestor(fromGG(n.c.Hash), fromGG(o.c.Hash)); err != nil {
+				if redundant, err = r.isAncestor(n.c.Hash, o.c.Hash); err != nil {
 					return ZeroHash, err
 				}
 			}
@@ -112,7 +112,7 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 	if len(best) == 0 {
 		return ZeroHash, nil
 	}
-	return fromGG(best[0].c.Hash), nil
+	return best[0].c.Hash, nil
 }
 
 // isAncestor tells whether commit a is reachable from commit b.
@@ -132,7 +132,7 @@ func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		todo = append(todo, fromGGHashes(c.ParentHashes)...)
+		todo = append(todo, c.ParentHashes...)
 	}
 	return false, nil
 }

@@ -16,14 +16,14 @@ import (
 // objectSource reads the commits and trees missingObjects walks: a Repo, through
 // its caches and read lock, or a repository served in process (file://).
 type objectSource interface {
-	commit(h Hash) (*object.Commit, error) // wraps ErrNotFound when h is not there
+	commit(h Hash) (*Commit, error) // wraps ErrNotFound when h is not there; not to be changed
 	tree(h Hash) ([]Entry, error)
 }
 
 type repoSource struct{ r *Repo }
 
-func (s repoSource) commit(h Hash) (*object.Commit, error) { return s.r.readCommit(h) }
-func (s repoSource) tree(h Hash) ([]Entry, error)          { return s.r.ReadTree(h) }
+func (s repoSource) commit(h Hash) (*Commit, error) { return s.r.readCommit(h) }
+func (s repoSource) tree(h Hash) ([]Entry, error)   { return s.r.ReadTree(h) }
 
 type storerSource struct{ sto storer.EncodedObjectStorer }
 
@@ -34,10 +34,10 @@ type packSource struct {
 	packs *packSet
 }
 
-func (s packSource) commit(h Hash) (*object.Commit, error) {
+func (s packSource) commit(h Hash) (*Commit, error) {
 	if _, ok := s.sto.j.get(h); !ok {
 		if data, ok := s.packs.read(h, plumbing.CommitObject, maxStruct); ok {
-			return object.DecodeCommit(s.sto, &knownObject{h: h, t: plumbing.CommitObject, data: data})
+			return decodeCommit(h, data)
 		}
 	}
 	return storerSource{s.sto}.commit(h)
@@ -54,12 +54,15 @@ func (s packSource) tree(h Hash) ([]Entry, error) {
 	return storerSource{s.sto}.tree(h)
 }
 
-func (s storerSource) commit(h Hash) (*object.Commit, error) {
+func (s storerSource) commit(h Hash) (*Commit, error) {
 	c, err := object.GetCommit(s.sto, gg(h))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return nil, fmt.Errorf("gitlog: commit %s: %w", h, ErrNotFound)
 	}
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return commitRecord(c), nil
 }
 
 func (s storerSource) tree(h Hash) ([]Entry, error) {
@@ -85,7 +88,7 @@ const (
 
 // walkNode is a commit met by missingObjects.
 type walkNode struct {
-	c      *object.Commit
+	c      *Commit
 	flags  uint8
 	queued bool
 }
@@ -172,7 +175,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			interesting--
 		}
 		for _, p := range n.c.ParentHashes {
-			if err := mark(fromGG(p), n.flags); err != nil {
+			if err := mark(p, n.flags); err != nil {
 				return nil, err
 			}
 		}
@@ -249,16 +252,16 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 		if n.flags != fromWant {
 			continue
 		}
-		add(fromGG(n.c.Hash))
+		add(n.c.Hash)
 		prev, cur = cur, prev
 		clear(cur)
 		var base Hash
 		if len(n.c.ParentHashes) > 0 {
-			if p, ok := nodes[fromGG(n.c.ParentHashes[0])]; ok {
-				base = fromGG(p.c.TreeHash)
+			if p, ok := nodes[n.c.ParentHashes[0]]; ok {
+				base = p.c.TreeHash
 			}
 		}
-		if err := walk(fromGG(n.c.TreeHash), base); err != nil {
+		if err := walk(n.c.TreeHash, base); err != nil {
 			return nil, err
 		}
 	}

@@ -18,7 +18,7 @@ func (r *Repo) Parents(h Hash) ([]Hash, error) {
 		return ps, nil
 	}
 	if c, ok := r.commits.get(h); ok {
-		return fromGGHashes(c.ParentHashes), nil
+		return c.ParentHashes, nil
 	}
 	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
 	if err != nil {
@@ -38,26 +38,35 @@ func (r *Repo) Parents(h Hash) ([]Hash, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromGGHashes(c.ParentHashes), nil
+	return c.ParentHashes, nil
 }
 
 // headerParents reads the parents from a commit's bytes when its header
 // starts as git writes it: a tree line, then one line a parent, in lower-case
 // hexadecimal. ok is false for anything else, which the caller decodes in full.
 func headerParents(data []byte) (ps []Hash, ok bool) {
+	_, ps, _, ok = commitHead(data)
+	return ps, ok
+}
+
+// commitHead splits the start of a commit's bytes as git writes them: a tree
+// line, then one line a parent, in lower-case hexadecimal, and rest, what
+// follows. ok is false for anything else.
+func commitHead(data []byte) (tree Hash, ps []Hash, rest []byte, ok bool) {
 	const line = 40 + 1
 	rest, found := bytes.CutPrefix(data, []byte("tree "))
 	if !found || len(rest) < line || rest[40] != '\n' || !lowerHex(rest[:40]) {
-		return nil, false
+		return tree, nil, nil, false
 	}
+	hex.Decode(tree[:], rest[:40])
 	rest = rest[line:]
 	for {
 		p, found := bytes.CutPrefix(rest, []byte("parent "))
 		if !found {
-			return ps, true
+			return tree, ps, rest, true
 		}
 		if len(p) < line || p[40] != '\n' || !lowerHex(p[:40]) {
-			return nil, false
+			return tree, nil, nil, false
 		}
 		var h Hash
 		hex.Decode(h[:], p[:40])

@@ -208,7 +208,7 @@ func (r *Repo) peelTag(name string, h Hash) (Tag, error) {
 		if err != nil {
 			return Tag{}, err
 		}
-		return Tag{Name: name, Object: h, Target: h, Tagger: signature(c.Committer)}, nil
+		return Tag{Name: name, Object: h, Target: h, Tagger: c.Committer}, nil
 	}
 	return Tag{}, fmt.Errorf("gitlog: tag %s names a %s, not a commit", name, o.Type())
 }

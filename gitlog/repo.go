@@ -47,8 +47,8 @@ type Repo struct {
 	st      *filesystem.Storage
 	objs    lookup // st as go-git's decoders must see it: see lookup
 	trees   *treeCache
-	packs   *packSet                  // commits and trees read straight from the packs, see packSet
-	commits *objCache[*object.Commit] // decoded commits: a walk reads each twice, as child and as parent
+	packs   *packSet           // commits and trees read straight from the packs, see packSet
+	commits *objCache[*Commit] // decoded commits: a walk reads each twice, as child and as parent
 	index   *historyIndex
 	maxBlob blobLimit // see SetBlobLimit
 
@@ -144,7 +144,7 @@ func openOn(d *disk, dir string) (*Repo, error) {
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*object.Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
 	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverAtOpen(); err != nil {
@@ -271,21 +271,29 @@ func (r *Repo) ReadCommit(h Hash) (*Commit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return commitRecord(c), nil
+	return c.clone(), nil
 }
 
-// readCommit decodes the commit h, for gitlog's own walks.
-func (r *Repo) readCommit(h Hash) (c *object.Commit, err error) {
+// readCommit decodes the commit h, for gitlog's own walks. What it returns is
+// the cache's: read it, never change it.
+func (r *Repo) readCommit(h Hash) (c *Commit, err error) {
 	if c, ok := r.commits.get(h); ok {
 		return c, nil
 	}
-	var o plumbing.EncodedObject
-	if data, ok := r.packed(h, plumbing.CommitObject); ok {
-		o = &knownObject{h: h, t: plumbing.CommitObject, data: data}
-	} else if o, err = r.typed(plumbing.CommitObject, h, maxStruct); err != nil {
-		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	data, ok := r.packed(h, plumbing.CommitObject)
+	if !ok {
+		o, err := r.typed(plumbing.CommitObject, h, maxStruct)
+		if err != nil {
+			return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+		}
+		r.readMu.Lock()
+		data, err = readAll(o)
+		r.readMu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+		}
 	}
-	c, err = object.DecodeCommit(r.objs, o)
+	c, err = decodeCommit(h, data)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
 	}
@@ -302,7 +310,7 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 	if err != nil {
 		return ZeroHash, err
 	}
-	return fromGG(c.TreeHash), nil
+	return c.TreeHash, nil
 }
 
 // ReadBlob returns the content of blob h. A blob larger than the limit
