@@ -5,39 +5,8 @@ import (
 	"io/fs"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
-
-// lookup is the repository's object storage as go-git's decoders see it. A
-// commit decoded by go-git keeps its storer and reads its parents and tree
-// through it later; with the raw storage those reads skipped Repo.object, so a
-// walk in a long-lived process failed with "object not found" once another
-// process had packed the objects it needed, and raced on go-git's lazily built
-// pack index. Through lookup, every such read is Repo.object's: under the read
-// lock, and looked for again after a reindex on a miss.
-type lookup struct {
-	*filesystem.Storage
-	r *Repo
-}
-
-// EncodedObject reads through Repo.object.
-func (l lookup) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return l.r.object(t, fromGG(h))
-}
-
-// HasEncodedObject looks for h as Repo.object does.
-func (l lookup) HasEncodedObject(h plumbing.Hash) error {
-	_, err := find(l.r, plumbing.AnyObject, fromGG(h), func(rawObject) bool { return true },
-		func() (bool, error) { return true, l.Storage.HasEncodedObject(h) })
-	return err
-}
-
-// EncodedObjectSize reads the size as Repo.object would find the object.
-func (l lookup) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	return find(l.r, plumbing.AnyObject, fromGG(h), func(o rawObject) int64 { return int64(len(o.data)) },
-		func() (int64, error) { return l.Storage.EncodedObjectSize(h) })
-}
 
 // find is gitlog's one way to look for object h (of type t, or any): in the
 // journal first (see journalObjects), then in go-git's storage under readMu

@@ -45,7 +45,6 @@ const stateDir = "memvault"
 type Repo struct {
 	dir     string
 	st      *filesystem.Storage
-	objs    lookup // st as go-git's decoders must see it: see lookup
 	trees   *treeCache
 	packs   *packSet           // commits and trees read straight from the packs, see packSet
 	commits *objCache[*Commit] // decoded commits: a walk reads each twice, as child and as parent
@@ -145,7 +144,6 @@ func openOn(d *disk, dir string) (*Repo, error) {
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
 	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
-	r.objs = lookup{Storage: st, r: r}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverAtOpen(); err != nil {
 		r.Close()
