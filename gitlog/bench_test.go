@@ -1,8 +1,13 @@
 package gitlog
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -50,5 +55,36 @@ func commitB(b *testing.B, r *Repo, p string, data []byte) {
 	head, _ := r.Head()
 	if _, err := wl.Commit(head, []Change{{Op: Put, Path: p, Data: data}}, CommitInfo{Message: "m\n"}); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkInflateCommit inflates a commit-sized object whose bytes deflate
+// poorly (a signature and a sealed trailer are base64 of random bytes), as
+// the pack writer deflates it and as it would be stored: what a pack's reader
+// pays for each such object it inflates.
+func BenchmarkInflateCommit(b *testing.B) {
+	raw := make([]byte, 480)
+	rand.Read(raw)
+	data := []byte(base64.StdEncoding.EncodeToString(raw)) // 640 bytes
+	for _, tc := range []struct {
+		name string
+		pool *sync.Pool
+	}{{"deflated", &zlibWriters}, {"stored", &zlibStored}} {
+		var z bytes.Buffer
+		zw := tc.pool.Get().(*zlib.Writer)
+		zw.Reset(&z)
+		zw.Write(data)
+		zw.Close()
+		tc.pool.Put(zw)
+		out := make([]byte, len(data))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if err := inflateInto(z.Bytes(), out, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(z.Len())/float64(len(data)), "packed/raw")
+		})
 	}
 }

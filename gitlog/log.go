@@ -6,9 +6,11 @@ import (
 	"fmt"
 )
 
-// Walk calls fn for from and each of its ancestors, each once, children before
-// their parents (pre-order, first parent first), until fn returns ErrStop or an
-// error, which Walk returns unless it is ErrStop.
+// Walk calls fn for from and each of its ancestors, each once, in pre-order,
+// first parent first (git's and go-git's pre-order walk): a commit comes before
+// the parents it leads to, but with merges a commit reached down one parent's
+// line may come before a child on another line. It goes on until fn returns
+// ErrStop or an error, which Walk returns unless it is ErrStop.
 func (r *Repo) Walk(from Hash, fn func(*Commit) error) error {
 	if from.IsZero() {
 		return nil

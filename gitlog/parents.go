@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Parents returns the parents of commit h, for a walk that needs only the
@@ -20,23 +18,17 @@ func (r *Repo) Parents(h Hash) ([]Hash, error) {
 	if c, ok := r.commits.get(h); ok {
 		return c.ParentHashes, nil
 	}
-	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
+	data, err := r.commitBytes(h)
 	if err != nil {
-		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
-	}
-	r.readMu.Lock()
-	data, err := readAll(o)
-	r.readMu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+		return nil, err
 	}
 	if ps, ok := headerParents(data); ok {
 		return ps, nil
 	}
 	// Not a header as git writes it: go-git's decoder says what it holds.
-	c, err := r.readCommit(h)
+	c, err := decodeCommit(h, data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
 	}
 	return c.ParentHashes, nil
 }

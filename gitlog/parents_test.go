@@ -65,7 +65,7 @@ func TestParents(t *testing.T) {
 // headerParents reads a header only as git writes it; anything else goes to
 // the full decoder.
 func TestHeaderParents(t *testing.T) {
-	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	a, b := hexA, hexB
 	for _, tc := range []struct {
 		data string
 		want []string

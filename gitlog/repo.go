@@ -278,18 +278,9 @@ func (r *Repo) readCommit(h Hash) (c *Commit, err error) {
 	if c, ok := r.commits.get(h); ok {
 		return c, nil
 	}
-	data, ok := r.packed(h, plumbing.CommitObject)
-	if !ok {
-		o, err := r.typed(plumbing.CommitObject, h, maxStruct)
-		if err != nil {
-			return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
-		}
-		r.readMu.Lock()
-		data, err = readAll(o)
-		r.readMu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
-		}
+	data, err := r.commitBytes(h)
+	if err != nil {
+		return nil, err
 	}
 	c, err = decodeCommit(h, data)
 	if err != nil {
@@ -297,6 +288,25 @@ func (r *Repo) readCommit(h Hash) (c *Commit, err error) {
 	}
 	r.commits.put(h, c)
 	return c, nil
+}
+
+// commitBytes returns the content of commit h: from the pack reader, whose
+// cache it may be (read it, never change it), or else through the storage.
+func (r *Repo) commitBytes(h Hash) ([]byte, error) {
+	if data, ok := r.packed(h, plumbing.CommitObject); ok {
+		return data, nil
+	}
+	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	}
+	r.readMu.Lock()
+	data, err := readAll(o)
+	r.readMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
+	}
+	return data, nil
 }
 
 // RootTree returns the tree hash of commit h, or ZeroHash for ZeroHash.

@@ -45,15 +45,9 @@ func encodeCommit(c *object.Commit, sign Signer) (*plumbing.MemoryObject, error)
 // signer signed never verifies. payload may be the pack reader's cached
 // content itself: read it, never change it.
 func (r *Repo) SignedCommit(h Hash) (payload []byte, signature string, err error) {
-	raw, ok := r.packed(h, plumbing.CommitObject)
-	if !ok {
-		o, err := r.typed(plumbing.CommitObject, h, maxStruct)
-		if err != nil {
-			return nil, "", fmt.Errorf("gitlog: read commit %s: %w", h, err)
-		}
-		if raw, err = readAll(o); err != nil {
-			return nil, "", err
-		}
+	raw, err := r.commitBytes(h)
+	if err != nil {
+		return nil, "", err
 	}
 	payload, signature = splitSignature(raw)
 	return payload, signature, nil
