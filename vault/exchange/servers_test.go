@@ -2,7 +2,6 @@ package exchange_test
 
 import (
 	"context"
-	"net/http/cgi"
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
@@ -24,6 +23,6 @@ func httpRemote(t testing.TB) string { return gittest.HTTP(t, "", "") }
 
 // httpBackend is git http-backend serving a new empty repository at /vault.git,
 // for a test server to wrap.
-func httpBackend(t testing.TB) *cgi.Handler { return gittest.Handler(t) }
+func httpBackend(t testing.TB) *gittest.Backend { return gittest.Handler(t) }
 
 var ctx = context.Background()
