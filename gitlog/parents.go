@@ -25,7 +25,7 @@ func (r *Repo) Parents(h Hash) ([]Hash, error) {
 	if ps, ok := headerParents(data); ok {
 		return ps, nil
 	}
-	// Not a header as git writes it: go-git's decoder says what it holds.
+	// Not a header as git writes it: the full decoder says what it holds.
 	c, err := decodeCommit(h, data)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: decode commit %s: %w", h, err)
