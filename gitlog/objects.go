@@ -357,6 +357,16 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 // delta comes after its base, as git writes them.
 func writePack(ctx context.Context, w io.Writer, hs []Hash, read objectReader, reuse *packReuse, window, depth int) error {
 	b := newPackEncoder(w, len(hs))
+	if err := b.write(ctx, hs, read, reuse, window, depth); err != nil {
+		return err
+	}
+	_, err := b.trailer()
+	return err
+}
+
+// write appends the objects hs, as writePack writes them, to the pack b
+// started for len(hs) objects, leaving its checksum to the caller.
+func (b *packBuilder) write(ctx context.Context, hs []Hash, read objectReader, reuse *packReuse, window, depth int) error {
 	plan := make([]reusable, len(hs))
 	copied := make([]bool, len(hs))
 	bases := map[Hash]bool{} // of the deltas copied
@@ -436,8 +446,7 @@ func writePack(ctx context.Context, w io.Writer, hs []Hash, read objectReader, r
 		// Every base is one of hs, written by now.
 		return fmt.Errorf("gitlog: pack: %d deltas whose base was never written", len(waiting))
 	}
-	_, err = b.trailer()
-	return err
+	return nil
 }
 
 // sendBudget bounds the trees a pack being sent holds in memory to compare

@@ -3,8 +3,8 @@ package gitlog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,9 +14,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // closure is every object reachable from commit h, found the slow way.
@@ -241,37 +238,24 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 			t.Fatalf("Push(%s): %v", h, err)
 		}
 	}
-	// A second pusher that saw the remote at c1: its old value is stale.
-	ep, err := transport.NewEndpoint("file://" + remoteDir)
+	// A clone that last saw the remote at c1 pushes c3: its old value is
+	// stale, and the push must be refused without writing anything there.
+	unlock, err := src.lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err := client.NewClient(ep)
+	err = src.casRef(RemoteRef("origin"), c2, c1, nil)
+	unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := cli.NewReceivePackSession(ep, nil)
-	if err != nil {
-		t.Fatal(err)
+	packDir := filepath.Join(remoteDir, "objects", "pack")
+	before, _ := os.ReadDir(packDir)
+	if err := src.Push(ctx, "origin", c3, TransferOptions{}); !errors.Is(err, ErrRejected) {
+		t.Errorf("a push naming a stale old value: %v, want ErrRejected", err)
 	}
-	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := missingObjects(ctx, repoSource{src}, []Hash{c3}, []Hash{c2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pack bytes.Buffer
-	if err := writePack(ctx, &pack, objs, src.openObject, nil, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
-	req.Commands = []*packp.Command{{Name: ref(Branch), Old: gg(c1), New: gg(c3)}}
-	req.Packfile = io.NopCloser(&pack)
-	if _, err := sess.ReceivePack(ctx, req); err == nil {
-		t.Errorf("a push naming a stale old value was taken")
+	if after, _ := os.ReadDir(packDir); len(after) != len(before) {
+		t.Errorf("the refused push left %d files in objects/pack, want %d", len(after), len(before))
 	}
 	r, err := Open(remoteDir)
 	if err != nil {

@@ -223,6 +223,9 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	if err != nil {
 		return err
 	}
+	if ep.Protocol == "file" {
+		return r.sendLocal(ctx, ep.Path, known, h, lines)
+	}
 	cli, err := client.NewClient(ep)
 	if err != nil {
 		return err
@@ -248,22 +251,10 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	if ref, err := refs.Reference(ref(Branch)); err == nil {
 		theirs = fromGG(ref.Hash())
 	}
-	switch {
-	case theirs == h:
+	if theirs == h {
 		return nil
-	case theirs != known:
-		// ErrForceNeeded reads as ErrRejected in transferError.
-		return fmt.Errorf("the remote's main moved to %s since the last fetch (fetch first): %w", theirs, git.ErrForceNeeded)
-	case !theirs.IsZero():
-		if base, err := r.MergeBase(theirs, h); err != nil || base != theirs {
-			return fmt.Errorf("non-fast-forward: %s does not descend from the remote's main %s: %w", h, theirs, git.ErrForceNeeded)
-		}
 	}
-	var haves []Hash
-	if !theirs.IsZero() {
-		haves = []Hash{theirs}
-	}
-	objs, err := missingObjects(ctx, repoSource{r}, []Hash{h}, haves)
+	objs, err := r.toSend(ctx, theirs, known, h)
 	if err != nil {
 		return err
 	}
@@ -303,6 +294,26 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 		return rs.Error()
 	}
 	return nil
+}
+
+// toSend returns the objects a push of h to a remote whose main is theirs
+// sends. The push must be a fast-forward from known, the remote's main when
+// this repository last read it.
+func (r *Repo) toSend(ctx context.Context, theirs, known, h Hash) ([]Hash, error) {
+	switch {
+	case theirs != known:
+		// ErrForceNeeded reads as ErrRejected in transferError.
+		return nil, fmt.Errorf("the remote's main moved to %s since the last fetch (fetch first): %w", theirs, git.ErrForceNeeded)
+	case !theirs.IsZero():
+		if base, err := r.MergeBase(theirs, h); err != nil || base != theirs {
+			return nil, fmt.Errorf("non-fast-forward: %s does not descend from the remote's main %s: %w", h, theirs, git.ErrForceNeeded)
+		}
+	}
+	var haves []Hash
+	if !theirs.IsZero() {
+		haves = []Hash{theirs}
+	}
+	return missingObjects(ctx, repoSource{r}, []Hash{h}, haves)
 }
 
 // transferError wraps a go-git error in the sentinel that says what happened,

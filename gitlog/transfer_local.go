@@ -1,27 +1,24 @@
 package gitlog
 
-// The local-path server: file:// URLs and plain paths are served in process by
-// go-git's server with memvault's own upload-pack (what to send, from
-// missingObjects) and receive-pack (a compare-and-swap of each ref under an
-// flock, the pack installed whole and synced). transfer.go is the client that
-// talks to it, as to any other server.
+// Local paths: file:// URLs and plain paths are served in process. A fetch goes
+// through go-git's server with memvault's own upload-pack (what to send, from
+// missingObjects), and transfer.go's client talks to it as to any other
+// server. A push is a write into the target repository (sendLocal): a
+// compare-and-swap of its branch under its writer lock, the pack written and
+// synced there by this repository's pack writer.
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"io"
 	"path/filepath"
-	"strings"
 	"sync"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
@@ -47,26 +44,23 @@ func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport
 	if err != nil {
 		return nil, err
 	}
-	sto, err := loadLocal(ep, sess, openPacks)
+	sto, err := loadLocal(ep, sess)
 	return &localUpload{UploadPackSession: sess, dir: ep.Path, sto: sto}, err
 }
 
-// NewReceivePackSession serves a push to a local repository with localReceive.
-func (s localServer) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
-	sess, err := s.Transport.NewReceivePackSession(ep, auth)
-	if err != nil {
-		return nil, err
-	}
-	sto, err := loadLocal(ep, sess, 0)
-	return &localReceive{ReceivePackSession: sess, dir: ep.Path, sto: sto}, err
+// NewReceivePackSession refuses: a push to a local path is written by the
+// pushing repository itself (see sendLocal), and go-git's receive-pack sets a
+// ref whatever it holds.
+func (s localServer) NewReceivePackSession(*transport.Endpoint, transport.AuthMethod) (transport.ReceivePackSession, error) {
+	return nil, errors.New("gitlog: a push to a local path is taken by Repo.Push, not by receive-pack")
 }
 
 // loadLocal opens the storage of the repository a session serves, closing the
-// session when it cannot. It keeps up to keepOpen pack files open: a session
+// session when it cannot. It keeps up to openPacks pack files open: a session
 // that reads many objects reopened a pack for each one without them (a
 // quarter of the time a fetch of 1,000 commits took), and must then close the
 // storage when it ends.
-func loadLocal(ep *transport.Endpoint, sess io.Closer, keepOpen int) (journaled, error) {
+func loadLocal(ep *transport.Endpoint, sess io.Closer) (journaled, error) {
 	if _, err := server.DefaultLoader.Load(ep); err != nil {
 		sess.Close()
 		return journaled{}, err
@@ -75,7 +69,7 @@ func loadLocal(ep *transport.Endpoint, sess io.Closer, keepOpen int) (journaled,
 	// inflated whole: the remote may hold a zlib bomb. A vault that a memvault
 	// process has open may hold its newest objects in its journal only.
 	st := filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
-		filesystem.Options{LargeObjectThreshold: largeObject, MaxOpenDescriptors: keepOpen})
+		filesystem.Options{LargeObjectThreshold: largeObject, MaxOpenDescriptors: openPacks})
 	j := &journalObjects{foreign: true}
 	if _, _, err := j.refresh(filepath.Join(ep.Path, stateDir, journalName)); err != nil {
 		sess.Close()
@@ -113,16 +107,77 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	return s.Storage.EncodedObjectSize(h)
 }
 
-// localReceive takes a push into a local repository in place of go-git's
-// receive-pack, which sets each ref whatever it holds (of two pushes at once the
-// later dropped the other's commits), syncs nothing (a shared folder could lose
-// an acknowledged push in a power cut), and reads the pack a few bytes at a time.
+// sendLocal pushes h into the repository at dir, on this machine, in place
+// of go-git's receive-pack, which sets each ref whatever it holds (of two
+// pushes at once the later dropped the other's commits) and syncs nothing (a
+// shared folder could lose an acknowledged push in a power cut).
 //
-// The repository is opened as memvault opens its own vaults, and the push is a
-// write like any other there: under its writer lock, each ref must still hold
-// the old value the push names (as memvault reads it, its journal included);
-// the pack goes in whole and synced; the refs move through its journal, and the
-// journal is flushed so that git reads the pushed branch at once.
+// The push is a write like any other there, the repository opened as memvault
+// opens its own vaults: under its writer lock, its main must still be known
+// (as it reads it, its journal included); the pack goes in whole and synced;
+// the branch moves through its journal, and the journal is flushed so that git
+// reads the pushed branch at once.
+//
+// The pack is written there by this repository's pack writer, its index built
+// on the way as for a flush or a merge of this repository's own packs (see
+// packBuilder), not read back and indexed as a fetched pack is: every object
+// comes from this repository, whose packs were indexed on arrival or written
+// so, and an entry copied from them is checked against the CRC-32 their index
+// holds. Nothing the target holds goes into the pack.
+func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *progressLines) (err error) {
+	dst, err := openOn(localDisk, dir)
+	if err != nil {
+		return err
+	}
+	// The pushed pack is merged with the others only once they are many, as
+	// git's receive-pack runs gc --auto, which packs past gc.autoPackLimit:
+	// a geometric merge at every push made the pusher wait for a search for
+	// deltas in the remote's packs, which reads and compares what it just
+	// sent.
+	dst.mergeAbove = receivedPacks
+	defer func() {
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	unlock, err := dst.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	theirs, err := dst.Ref(Branch)
+	if err != nil || theirs == h {
+		return err
+	}
+	objs, err := r.toSend(ctx, theirs, known, h)
+	if err != nil {
+		return err
+	}
+	b, err := dst.newPackBuilder(ctx, len(objs))
+	if err != nil {
+		return err
+	}
+	b.sink.meter = newMeter(lines.source(), "Sending")
+	reuse := openReuse(r.dir, objs)
+	reuse.read = r.packs.read
+	window, depth := r.deltaConfig()
+	err = b.write(ctx, objs, r.openObject, reuse, window, depth)
+	reuse.close()
+	if err != nil {
+		b.sink.abort()
+		return err
+	}
+	if err := b.finish(); err != nil {
+		return err
+	}
+	b.sink.meter.done()
+	if err := dst.persist(Branch, theirs, h, nil); err != nil {
+		return err
+	}
+	_, err = dst.flushJournal(ctx, false)
+	return err
+}
+
 // localDisk is the disk a push into a local path writes through; the crash
 // explorer hooks it.
 var localDisk = osDisk
@@ -131,74 +186,6 @@ var localDisk = osDisk
 // local path holds before the pushes start merging them (geometrically, see
 // consolidate): under the ten a vault keeps at most.
 const receivedPacks = 8
-
-type localReceive struct {
-	transport.ReceivePackSession
-	dir string
-	sto storer.ReferenceStorer
-}
-
-func (s *localReceive) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (rs *packp.ReportStatus, err error) {
-	for _, c := range req.Commands {
-		if !strings.HasPrefix(string(c.Name), "refs/heads/") || c.New.IsZero() {
-			return nil, fmt.Errorf("gitlog: a push to a local path updates branches only, not %s", c.Name)
-		}
-	}
-	r, err := openOn(localDisk, s.dir)
-	if err != nil {
-		return nil, err
-	}
-	// The pushed pack is merged with the others only once they are many, as
-	// git's receive-pack runs gc --auto, which packs past gc.autoPackLimit:
-	// a geometric merge at every push made the pusher wait for a search for
-	// deltas in the remote's packs, which reads and compares what it just
-	// sent.
-	r.mergeAbove = receivedPacks
-	defer func() {
-		if cerr := r.Close(); err == nil && cerr != nil {
-			rs, err = nil, cerr
-		}
-	}()
-	unlock, err := r.lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	rs = &packp.ReportStatus{UnpackStatus: "ok"}
-	for _, c := range req.Commands {
-		cur, err := r.Ref(string(c.Name))
-		if err != nil {
-			return nil, err
-		}
-		if cur != fromGG(c.Old) {
-			// ErrForceNeeded reads as ErrRejected in transferError.
-			return nil, fmt.Errorf("gitlog: %s moved to %s meanwhile (fetch first): %w", c.Name, cur, git.ErrForceNeeded)
-		}
-		rs.CommandStatuses = append(rs.CommandStatuses, &packp.CommandStatus{ReferenceName: c.Name, Status: "ok"})
-	}
-	if req.Packfile != nil {
-		sink, err := r.newPackSink(ctx)
-		if err != nil {
-			return nil, err
-		}
-		_, err = io.Copy(sink, ioutil.NewContextReadCloser(ctx, req.Packfile))
-		if cerr := sink.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	for _, c := range req.Commands {
-		if err := r.persist(string(c.Name), fromGG(c.Old), fromGG(c.New), nil); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := r.flushJournal(ctx, false); err != nil {
-		return nil, err
-	}
-	return rs, nil
-}
 
 type localUpload struct {
 	transport.UploadPackSession
