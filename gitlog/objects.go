@@ -225,12 +225,24 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 		if err != nil {
 			return err
 		}
-		old := make(map[string]Entry, len(bs))
-		for _, e := range bs {
-			old[e.Name] = e
-		}
-		for _, e := range as {
-			o, had := old[e.Name]
+		// Both lists are in git's order, so one pass pairs each name with
+		// its old entry. Out of order (a tree no git wrote), a name may go
+		// unpaired: its entry is then sent, which is never wrong.
+		for i, j := 0, 0; i < len(as); {
+			cmp := -1
+			if j < len(bs) {
+				cmp = compareEntries(as[i], bs[j])
+			}
+			if cmp > 0 {
+				j++
+				continue
+			}
+			e, had, o := as[i], cmp == 0, Entry{}
+			if had {
+				o = bs[j]
+				j++
+			}
+			i++
 			switch {
 			case had && o.Hash == e.Hash:
 			case e.Mode == ModeDir:
