@@ -273,11 +273,11 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	encoded := make(chan error, 1)
 	m := newMeter(lines.source(), "Sending")
 	go func() {
-		reuse := openReuse(r.dir, objs)
-		reuse.read = r.packs.read
-		defer reuse.close()
-		window, depth := r.deltaConfig()
-		err := writePack(ctx, meteredWriter{pw, m}, objs, r.openObject, reuse, window, depth)
+		b := newPackEncoder(meteredWriter{pw, m}, len(objs))
+		err := r.writeSent(ctx, b, objs)
+		if err == nil {
+			_, err = b.trailer()
+		}
 		pw.CloseWithError(err)
 		encoded <- err
 	}()
@@ -314,6 +314,17 @@ func (r *Repo) toSend(ctx context.Context, theirs, known, h Hash) ([]Hash, error
 		haves = []Hash{theirs}
 	}
 	return missingObjects(ctx, repoSource{r}, []Hash{h}, haves)
+}
+
+// writeSent writes the objects of a push, objs, to the pack b started for
+// them: copied from this repository's packs where they are stored, the rest
+// read and compressed, trees compared for deltas as the config says.
+func (r *Repo) writeSent(ctx context.Context, b *packBuilder, objs []Hash) error {
+	reuse := openReuse(r.dir, objs)
+	reuse.read = r.packs.read
+	defer reuse.close()
+	window, depth := r.deltaConfig()
+	return b.write(ctx, objs, r.openObject, reuse, window, depth)
 }
 
 // transferError wraps a go-git error in the sentinel that says what happened,

@@ -107,23 +107,17 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	return s.Storage.EncodedObjectSize(h)
 }
 
-// sendLocal pushes h into the repository at dir, on this machine, in place
-// of go-git's receive-pack, which sets each ref whatever it holds (of two
-// pushes at once the later dropped the other's commits) and syncs nothing (a
-// shared folder could lose an acknowledged push in a power cut).
+// sendLocal pushes h into the repository at dir, on this machine, as a write
+// like any other there (go-git's receive-pack set a ref whatever it held and
+// synced nothing): under its writer lock its main must still be known, as it
+// reads it; the pack goes in whole and synced; the branch moves through its
+// journal, flushed so that git reads it at once.
 //
-// The push is a write like any other there, the repository opened as memvault
-// opens its own vaults: under its writer lock, its main must still be known
-// (as it reads it, its journal included); the pack goes in whole and synced;
-// the branch moves through its journal, and the journal is flushed so that git
-// reads the pushed branch at once.
-//
-// The pack is written there by this repository's pack writer, its index built
-// on the way as for a flush or a merge of this repository's own packs (see
-// packBuilder), not read back and indexed as a fetched pack is: every object
-// comes from this repository, whose packs were indexed on arrival or written
-// so, and an entry copied from them is checked against the CRC-32 their index
-// holds. Nothing the target holds goes into the pack.
+// The pack's index is the one this repository's pack writer builds on the way,
+// as for a flush or a merge of packs, not one read back from the pack as a
+// fetched pack's is: every object comes from this repository, whose packs were
+// indexed on arrival or written so, and an entry copied from them is checked
+// against their index's CRC-32. Nothing the target holds goes into the pack.
 func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *progressLines) (err error) {
 	dst, err := openOn(localDisk, dir)
 	if err != nil {
@@ -158,12 +152,7 @@ func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *
 		return err
 	}
 	b.sink.meter = newMeter(lines.source(), "Sending")
-	reuse := openReuse(r.dir, objs)
-	reuse.read = r.packs.read
-	window, depth := r.deltaConfig()
-	err = b.write(ctx, objs, r.openObject, reuse, window, depth)
-	reuse.close()
-	if err != nil {
+	if err := r.writeSent(ctx, b, objs); err != nil {
 		b.sink.abort()
 		return err
 	}
