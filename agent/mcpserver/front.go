@@ -67,10 +67,18 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.handler(modern).ServeHTTP(w, r)
 		return
 	}
+	// A body that says it is too long is refused before any of it is read:
+	// net/http then reads the rest of a short one away and keeps the
+	// connection, where a refusal midway closes it, and a client still
+	// sending meets a reset connection in place of the 413.
+	if r.ContentLength > f.maxBody {
+		tooLarge(w, f.maxBody)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.maxBody))
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			tooLarge(w, mbe.Limit)
 			return
 		}
 		http.Error(w, "cannot read the request body", http.StatusBadRequest)
@@ -267,3 +275,8 @@ func (f *firstWrite) Flush() {
 
 // Unwrap gives http.ResponseController the writer underneath.
 func (f *firstWrite) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+// tooLarge answers a request whose body is over limit bytes.
+func tooLarge(w http.ResponseWriter, limit int64) {
+	http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+}

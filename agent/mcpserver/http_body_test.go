@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +22,7 @@ import (
 
 // TestMCPHTTPBodyTimeout: a client that sends a request's headers
 // and then trickles its body is cut off once the body timeout passes, instead
-// of holding a connection and a handler for as long as it likes; a body over
-// MaxBody is refused; a session's
+// of holding a connection and a handler for as long as it likes; a session's
 // event stream, a long GET, lives on past that timeout and still brings the
 // server's notifications (a server ReadTimeout would end it).
 func TestMCPHTTPBodyTimeout(t *testing.T) {
@@ -115,22 +116,6 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 		t.Errorf("a trickled body got %q, want no success", firstLine(resp))
 	}
 
-	// A body over MaxBody is refused whole.
-	big := `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`
-	post, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(big))
-	post.Header.Set("Content-Type", "application/json")
-	post.Header.Set("Accept", "application/json, text/event-stream")
-	post.Header.Set("Mcp-Session-Id", cs.ID())
-	post.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
-	if res, err := http.DefaultClient.Do(post); err != nil {
-		t.Errorf("POST of 5 KB: %v", err)
-	} else {
-		res.Body.Close()
-		if res.StatusCode != http.StatusRequestEntityTooLarge {
-			t.Errorf("POST of 5 KB with MaxBody 4096: %s, want 413", res.Status)
-		}
-	}
-
 	// By now the event stream has been open for several body timeouts.
 	time.Sleep(3 * timeout)
 	err = v.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error {
@@ -156,4 +141,67 @@ func TestMCPHTTPBodyTimeout(t *testing.T) {
 func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(string(b), "\r\n")
 	return s
+}
+
+// TestMCPHTTPMaxBody: a body over MaxBody is refused with 413. One whose
+// length is declared is refused before it is read, so the connection stays
+// usable (a refusal midway closes it, and a client still sending its body
+// then met a reset connection instead of the answer); one of no declared
+// length is cut off at the bound.
+func TestMCPHTTPMaxBody(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	v := vaulttest.New(t)
+	opts := mcpserver.HTTPOptions{MaxBody: 4096, NoAuth: true}
+	ln, err := mcpserver.Listen(ctx, "127.0.0.1:0", opts)
+	if err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+	done := make(chan error, 1)
+	srv := mcpserver.New(v, mcpserver.Options{Poll: 100 * time.Millisecond})
+	go func() { done <- mcpserver.ServeHTTP(ctx, srv.Server, ln, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeHTTP = %v", err)
+		}
+		srv.Close()
+	})
+	url := "http://" + ln.Addr().String() + mcpserver.Path
+	big := `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`
+	post := func(ctx context.Context, body io.Reader) *http.Request {
+		req, err := http.NewRequestWithContext(ctx, "POST", url, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		return req
+	}
+
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	for i := range 2 {
+		reused := false
+		trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { reused = ci.Reused }}
+		res, err := client.Do(post(httptrace.WithClientTrace(ctx, trace), strings.NewReader(big)))
+		if err != nil {
+			t.Fatalf("POST %d of 5 KB: %v", i+1, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("POST %d of 5 KB with MaxBody 4096: %s, want 413", i+1, res.Status)
+		}
+		if i == 1 && !reused {
+			t.Errorf("the second POST of 5 KB did not reuse the connection of the first: the refusal closed it")
+		}
+	}
+
+	// No declared length: straight to the handler, with no connection that a
+	// refusal midway could close under a client still sending.
+	rec := httptest.NewRecorder()
+	mcpserver.Handler(srv.Server, opts).ServeHTTP(rec, post(ctx, struct{ io.Reader }{strings.NewReader(big)}))
+	if rec.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of 5 KB and no declared length with MaxBody 4096: %d, want 413", rec.Code)
+	}
 }
