@@ -33,6 +33,7 @@ type Key struct {
 	raw                [KeySize]byte
 	names, msgs, sizes *subtle.AESSIV
 	fingerprint        string
+	cache              nameCache
 }
 
 // NewKey returns a fresh random vault key.

@@ -61,11 +61,16 @@ func (k *Key) SealName(dir, name string) (string, error) {
 	if err := checkName(name); err != nil {
 		return "", fmt.Errorf("seal: name of %d bytes: %w", len(name), err)
 	}
+	if stored, ok := k.cache.sealing(dir, name); ok {
+		return stored, nil
+	}
 	ct, err := k.names.EncryptDeterministically([]byte(name), []byte(dir))
 	if err != nil {
 		return "", fmt.Errorf("seal: name: %w", err)
 	}
-	return nameEncoding.EncodeToString(ct), nil
+	stored := nameEncoding.EncodeToString(ct)
+	k.cache.put(dir, name, stored)
+	return stored, nil
 }
 
 // OpenName returns the plaintext name of the stored name inside the folder
@@ -75,6 +80,9 @@ func (k *Key) SealName(dir, name string) (string, error) {
 // tag, or a name sealed for another folder or under another key. Such an error
 // holds no part of stored, which may be anything a remote wrote.
 func (k *Key) OpenName(dir, stored string) (string, error) {
+	if name, ok := k.cache.opening(dir, stored); ok {
+		return name, nil
+	}
 	if len(stored) > MaxStoredName || len(stored) < nameEncoding.EncodedLen(sivLen+1) {
 		return "", fmt.Errorf("seal: open name: %w (a name of %d bytes)", ErrNotSealed, len(stored))
 	}
@@ -94,6 +102,7 @@ func (k *Key) OpenName(dir, stored string) (string, error) {
 		// name a caller would split or refuse.
 		return "", fmt.Errorf("seal: open name: %w (opens to no path component)", ErrNotSealed)
 	}
+	k.cache.put(dir, name, stored)
 	return name, nil
 }
 
