@@ -149,24 +149,10 @@ func firstLine(b []byte) string {
 // then met a reset connection instead of the answer); one of no declared
 // length is cut off at the bound.
 func TestMCPHTTPMaxBody(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
 	v := vaulttest.New(t)
 	opts := mcpserver.HTTPOptions{MaxBody: 4096, NoAuth: true}
-	ln, err := mcpserver.Listen(ctx, "127.0.0.1:0", opts)
-	if err != nil {
-		t.Fatalf("Listen: %v", err)
-	}
-	done := make(chan error, 1)
-	srv := mcpserver.New(v, mcpserver.Options{Poll: 100 * time.Millisecond})
-	go func() { done <- mcpserver.ServeHTTP(ctx, srv.Server, ln, opts) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("ServeHTTP = %v", err)
-		}
-		srv.Close()
-	})
-	url := "http://" + ln.Addr().String() + mcpserver.Path
+	url := serveStore(t, v, mcpserver.Options{}, opts)
 	big := `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`
 	post := func(ctx context.Context, body io.Reader) *http.Request {
 		req, err := http.NewRequestWithContext(ctx, "POST", url, body)
@@ -199,6 +185,8 @@ func TestMCPHTTPMaxBody(t *testing.T) {
 
 	// No declared length: straight to the handler, with no connection that a
 	// refusal midway could close under a client still sending.
+	srv := mcpserver.New(v, mcpserver.Options{})
+	defer srv.Close()
 	rec := httptest.NewRecorder()
 	mcpserver.Handler(srv.Server, opts).ServeHTTP(rec, post(ctx, struct{ io.Reader }{strings.NewReader(big)}))
 	if rec.Code != http.StatusRequestEntityTooLarge {
