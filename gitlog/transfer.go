@@ -217,7 +217,8 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 }
 
 // send moves the main branch of the repository at rawURL from known to h over
-// receive-pack, with a pack of what the remote lacks.
+// receive-pack, with a pack of what the remote lacks; a local path takes it as
+// a write of its own (sendLocal).
 func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth transport.AuthMethod, lines *progressLines) (err error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
