@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -264,6 +265,59 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 	defer r.Close()
 	if h, _ := r.Head(); h != c2 {
 		t.Errorf("the remote's main is %s after the stale push, want %s", h, c2)
+	}
+}
+
+// TestLocalPushMovedWhileWaiting: a push into a local repository finds what
+// to send before it waits for the target's writers. A writer that moves the
+// target's branch meanwhile keeps its commit, and the push is refused.
+func TestLocalPushMovedWhileWaiting(t *testing.T) {
+	ctx := context.Background()
+	src, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	c1 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("1")})
+	c2 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("2")})
+	remoteDir := filepath.Join(t.TempDir(), "remote.git")
+	remote, err := Init(remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Close()
+	if err := src.AddRemote("origin", "file://"+remoteDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Push(ctx, "origin", c1, TransferOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Open(remoteDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	wl, err := dst.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushed := make(chan error, 1)
+	go func() { pushed <- src.Push(ctx, "origin", c2, TransferOptions{}) }()
+	// Time for the push to read the target's branch and wait for its lock.
+	// Should it read later, it finds the branch moved and is refused all
+	// the same: the outcome does not depend on the timing.
+	time.Sleep(200 * time.Millisecond)
+	theirs, err := wl.Commit(c1, []Change{{Op: Put, Path: "m/b", Data: []byte("theirs")}},
+		CommitInfo{Message: "theirs\n", Author: sig(), Committer: sig()})
+	wl.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-pushed; !errors.Is(err, ErrRejected) {
+		t.Errorf("a push over a branch moved while it waited: %v, want ErrRejected", err)
+	}
+	if h, _ := dst.Head(); h != theirs {
+		t.Errorf("the target's main is %s after the push, want the commit made meanwhile, %s", h, theirs)
 	}
 }
 

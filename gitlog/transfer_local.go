@@ -10,6 +10,7 @@ package gitlog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -17,6 +18,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -134,11 +136,8 @@ func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *
 			err = cerr
 		}
 	}()
-	unlock, err := dst.lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
+	// What to send is found before the target's writers are held off; under
+	// their lock the branch must still be where it was.
 	theirs, err := dst.Ref(Branch)
 	if err != nil || theirs == h {
 		return err
@@ -146,6 +145,19 @@ func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *
 	objs, err := r.toSend(ctx, theirs, known, h)
 	if err != nil {
 		return err
+	}
+	unlock, err := dst.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := dst.Ref(Branch)
+	if err != nil {
+		return err
+	}
+	if cur != theirs {
+		// ErrForceNeeded reads as ErrRejected in transferError.
+		return fmt.Errorf("the remote's main moved to %s meanwhile (fetch first): %w", cur, git.ErrForceNeeded)
 	}
 	b, err := dst.newPackBuilder(ctx, len(objs))
 	if err != nil {
