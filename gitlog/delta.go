@@ -148,6 +148,7 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 	})
 	var win []windowEntry
 	winBytes, kept := 0, 0
+	hits, misses := 0, 0 // of the group: objects compared that became deltas, and that did not
 	var zbuf bytes.Buffer
 	for i, c := range cands {
 		if i%64 == 0 {
@@ -161,10 +162,20 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			// them was most of the search's time where a vault spreads its
 			// files over many folders.
 			win, winBytes = win[:0], 0
+			hits, misses = 0, 0
 		}
 		alone := (i == 0 || !sameGroup(cands[i-1], c)) && (i+1 == len(cands) || !sameGroup(cands[i+1], c))
 		if alone {
 			continue // nothing to compare it with: not even read
+		}
+		if hits == 0 && misses >= giveUpMisses {
+			// A group whose first objects never delta is one whose
+			// objects share nothing (sealed commits, whose messages and
+			// signatures differ in every byte): the rest stay whole,
+			// unread. Where a group does delta, one of the first few
+			// almost always does (three commits in four of a plain
+			// vault's history).
+			continue
 		}
 		data, err := load(c.hash)
 		if err != nil {
@@ -253,6 +264,12 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 				kept += zbuf.Len() + 64
 			}
 		}
+		switch {
+		case depth > 0:
+			hits++
+		case len(win) > 0:
+			misses++
+		}
 		win = append(win, windowEntry{hash: c.hash, data: data, depth: depth})
 		winBytes += len(data)
 		for len(win) > window || len(win) > 1 && winBytes > deltaWindowMemory {
@@ -298,6 +315,10 @@ func edgeDelta(base, target []byte) (delta []byte, inserted int) {
 	}
 	return appendDeltaCopy(d, len(base)-suf, suf), len(target) - pre - suf
 }
+
+// giveUpMisses is how many objects of a group are compared, none of them
+// becoming a delta, before the search leaves the rest of the group whole.
+const giveUpMisses = 16
 
 // nearInsert is the most an edge delta may insert for the search to take it
 // as it is: about an entry of a tree with a sealed name.

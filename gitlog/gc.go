@@ -171,8 +171,11 @@ func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
 				return fmt.Errorf("gitlog: pack: %w", err)
 			}
 			if mayDelta(t, size) {
-				start := make([]byte, min(size, nameHashPrefix))
-				_, err = io.ReadFull(rd, start)
+				var start []byte
+				if t == plumbing.TreeObject { // the others have no name to read
+					start = make([]byte, min(size, nameHashPrefix))
+					_, err = io.ReadFull(rd, start)
+				}
 				cands = append(cands, deltaCand{hash: h, typ: t, size: size, name: nameHash(t, start), order: i})
 			}
 			rd.Close()

@@ -401,11 +401,15 @@ func (m *packMerge) candidates(maxDepth int) []deltaCand {
 		if e.isDelta() || !mayDelta(e.typ, e.size) {
 			continue
 		}
-		n := min(int64(len(prefix)), e.size)
-		if err := m.inflate(&e, prefix[:n]); err != nil {
-			continue // stays whole; a damaged entry fails its checksum when copied
+		var name uint32
+		if e.typ == plumbing.TreeObject { // the others have no name to read
+			n := min(int64(len(prefix)), e.size)
+			if err := m.inflate(&e, prefix[:n]); err != nil {
+				continue // stays whole; a damaged entry fails its checksum when copied
+			}
+			name = nameHash(e.typ, prefix[:n])
 		}
-		cands = append(cands, deltaCand{hash: e.hash, typ: e.typ, size: e.size, name: nameHash(e.typ, prefix[:n]), order: m.recency(i), height: height[e.hash]})
+		cands = append(cands, deltaCand{hash: e.hash, typ: e.typ, size: e.size, name: name, order: m.recency(i), height: height[e.hash]})
 	}
 	return cands
 }
