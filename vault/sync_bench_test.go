@@ -32,11 +32,11 @@ func benchSyncDiverged(b *testing.B, remote func(testing.TB) string) {
 }
 
 func benchSyncDivergedIn(b *testing.B, remote func(testing.TB) string, sealed bool) {
-	benchSyncDivergedWith(b, remote, sealed, func(side string, i int) []byte { return fmt.Appendf(nil, "%s %d\n", side, i) })
+	benchSyncDivergedWith(b, remote, sealed, nil)
 }
 
 // benchSyncDivergedWith is benchSyncDivergedIn with the i-th write of each
-// side (side "a" or "b") writing data(side, i).
+// side (side "a" or "b") writing data(side, i) (see vaulttest.Diverge).
 func benchSyncDivergedWith(b *testing.B, remote func(testing.TB) string, sealed bool, data func(side string, i int) []byte) {
 	const commits, files = 1000, 50
 	var cpu time.Duration // of the syncs timed: other processes' load moves it less than the wall clock
@@ -60,13 +60,7 @@ func benchSyncDivergedWith(b *testing.B, remote func(testing.TB) string, sealed 
 		if err != nil {
 			b.Fatal(err)
 		}
-		for i := range commits {
-			vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), data("a", i))
-			vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), data("b", i))
-		}
-		if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
-			b.Fatal(err)
-		}
+		vaulttest.Diverge(b, va, vb, commits, files, data)
 		// The syncing side starts from packed storage, as a sync run in a new
 		// process does: a journal under the flush threshold (the plain
 		// format's 1,000 commits) would otherwise be compressed into the push
@@ -176,13 +170,7 @@ func benchFetched1000(b *testing.B, check func(context.Context, *vault.Vault, gi
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range commits {
-		vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
-		vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
-	}
-	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	vaulttest.Diverge(b, va, vb, commits, files, nil)
 	theirs, err := vault.FetchForAdmit(ctx, vb, "origin")
 	if err != nil {
 		b.Fatal(err)

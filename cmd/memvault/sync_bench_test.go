@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,7 +81,6 @@ func BenchmarkSyncProcess(b *testing.B) {
 // the identity file that opens and signs both.
 func divergedPair(b *testing.B, dir string, plain bool) string {
 	const commits, files = 1000, 50
-	ctx := context.Background()
 	newAt := vaulttest.NewSealedAt
 	if plain {
 		newAt = vaulttest.NewPlainAt
@@ -93,20 +91,12 @@ func divergedPair(b *testing.B, dir string, plain bool) string {
 	if err := exchange.AddRemote(va, "origin", "file://"+remote); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	vb, _, err := exchange.Clone(ctx, "file://"+remote, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+	vaulttest.MustSync(b, va)
+	vb, _, err := exchange.Clone(context.Background(), "file://"+remote, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range commits {
-		vaulttest.Write(b, va, fmt.Sprintf("/memories/a/%d.md", i%files), fmt.Appendf(nil, "a %d\n", i))
-		vaulttest.Write(b, vb, fmt.Sprintf("/memories/b/%d.md", i%files), fmt.Appendf(nil, "b %d\n", i))
-	}
-	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
-		b.Fatal(err)
-	}
+	vaulttest.Diverge(b, va, vb, commits, files, nil)
 	for _, v := range []*vault.Vault{va, vb} {
 		if err := v.Close(); err != nil {
 			b.Fatal(err)

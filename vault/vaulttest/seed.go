@@ -55,6 +55,22 @@ func Write(tb testing.TB, v *vault.Vault, p string, data []byte) {
 	}
 }
 
+// Diverge makes va and vb, two clones of one remote, diverge: commits
+// writes on each, va's i-th to /memories/a/<i mod files>.md and vb's to
+// /memories/b/..., each of data(side, i) ("a 1\n" when data is nil), then a
+// sync of va. vb is then commits behind its remote and commits ahead of it.
+func Diverge(tb testing.TB, va, vb *vault.Vault, commits, files int, data func(side string, i int) []byte) {
+	tb.Helper()
+	if data == nil {
+		data = func(side string, i int) []byte { return fmt.Appendf(nil, "%s %d\n", side, i) }
+	}
+	for i := range commits {
+		Write(tb, va, fmt.Sprintf("/memories/a/%d.md", i%files), data("a", i))
+		Write(tb, vb, fmt.Sprintf("/memories/b/%d.md", i%files), data("b", i))
+	}
+	MustSync(tb, va)
+}
+
 // Naive is the baseline memvault is measured against: a git checkout of ciphertext
 // files, changed by encrypting a file and running `git add` and `git commit`.
 type Naive struct {
