@@ -14,8 +14,9 @@ import (
 
 // Each commit writes new trees along its path, and a folder of a hundred
 // names is a tree of several kilobytes whose versions differ by one entry:
-// stored whole, trees are most of a vault's bytes. The packs that gc and the
-// merge of packs write store them as deltas, as git's pack-objects does:
+// stored whole, trees are most of a vault's bytes. The packs that gc, the
+// merge of packs and the flush of the journal write store them as deltas, as
+// git's pack-objects does:
 // the objects that may delta are sorted so that the versions of one folder
 // stand side by side (by type, by a hash of the tree's first name, then
 // newest first), and each is compared with the few before it of the same

@@ -465,6 +465,29 @@ func (b *packBuilder) write(ctx context.Context, hs []Hash, read objectReader, r
 // them for deltas; past it, the rest are sent as they are.
 const sendBudget = 32 << 20
 
+// memoryDeltas searches for deltas among the trees of objs, held in memory,
+// oldest first (a journal's snapshot): a tree usually becomes the delta of
+// its folder's next version (see searchDeltas). Only trees: they are most of
+// what a commit adds but for its blob, and a tree read back whole inflated
+// all of its bytes where a delta inflates its few.
+func memoryDeltas(ctx context.Context, objs []rawObject, window, depth int) (map[Hash]deltaOut, error) {
+	var cands []deltaCand
+	contents := map[Hash][]byte{}
+	for i, o := range objs {
+		size := int64(len(o.data))
+		if o.typ != plumbing.TreeObject || !mayDelta(o.typ, size) {
+			continue
+		}
+		if _, dup := contents[o.hash]; dup {
+			continue
+		}
+		contents[o.hash] = o.data
+		cands = append(cands, deltaCand{hash: o.hash, typ: o.typ, size: size, name: nameHash(o.typ, o.data[:min(len(o.data), nameHashPrefix)]), order: len(objs) - 1 - i})
+	}
+	found, err := searchDeltas(ctx, cands, func(h Hash) ([]byte, error) { return contents[h], nil }, window, depth)
+	return found.deltas, err
+}
+
 // sendDeltas reads the trees of hs that are not copied as deltas (those
 // packed whole, the journal's, those whose stored delta has its base on the
 // other side) and compares them for deltas as a pack merge does (see

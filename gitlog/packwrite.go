@@ -203,7 +203,9 @@ func entryHeader(t plumbing.ObjectType, size int64) []byte {
 	return hdr[:n+1]
 }
 
-// packObjects writes objs, once each, as one new pack.
+// packObjects writes objs, once each, as one new pack: the trees as deltas
+// of one another where they can be (see memoryDeltas), after the objects
+// written whole.
 func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 	if len(objs) == 0 {
 		return nil
@@ -216,22 +218,34 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 			n++
 		}
 	}
+	window, depth := r.deltaConfig()
+	deltas, err := memoryDeltas(ctx, objs, window, depth)
+	if err != nil {
+		return fmt.Errorf("gitlog: pack: %w", err)
+	}
 	b, err := r.newPackBuilder(ctx, n)
 	if err != nil {
 		return err
 	}
-	for _, o := range objs {
-		if b.seen[o.hash] {
-			continue
-		}
-		// The journal's readers took these from memory; once they are
-		// read from the pack, the pack reader starts with them resolved.
-		if o.typ == plumbing.CommitObject || o.typ == plumbing.TreeObject {
-			b.sink.seeds = append(b.sink.seeds, packedObject{off: b.off, t: o.typ, data: o.data})
-		}
-		if err := b.object(o); err != nil {
-			b.sink.abort()
-			return fmt.Errorf("gitlog: pack: %w", err)
+	for _, pass := range []bool{false, true} {
+		for _, o := range objs {
+			d, isDelta := deltas[o.hash]
+			if b.seen[o.hash] || isDelta != pass {
+				continue
+			}
+			// The journal's readers took these from memory; once they are
+			// read from the pack, the pack reader starts with them resolved.
+			if o.typ == plumbing.CommitObject || o.typ == plumbing.TreeObject {
+				b.sink.seeds = append(b.sink.seeds, packedObject{off: b.off, t: o.typ, data: o.data})
+			}
+			if isDelta {
+				b.delta(o.hash, d)
+				continue
+			}
+			if err := b.object(o); err != nil {
+				b.sink.abort()
+				return fmt.Errorf("gitlog: pack: %w", err)
+			}
 		}
 	}
 	return b.finish()
