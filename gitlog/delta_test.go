@@ -39,7 +39,8 @@ func folderHistory(t *testing.T, r *Repo, files, edits, flushEvery int) []Hash {
 }
 
 // verifyPack runs git verify-pack -v on every pack of the repository at dir and
-// counts the trees stored as deltas, and the longest chain.
+// counts the trees stored as deltas, and the longest chain. A delta must
+// follow its base in its pack, as in git's packs.
 func verifyPack(t *testing.T, dir string) (treeDeltas, trees, longest int) {
 	t.Helper()
 	idxs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.idx"))
@@ -48,9 +49,19 @@ func verifyPack(t *testing.T, dir string) (treeDeltas, trees, longest int) {
 		if err != nil {
 			t.Fatalf("git verify-pack %s: %v\n%s", idx, err, out)
 		}
+		offset := map[string]int{}
+		type delta struct{ name, base string }
+		var deltas []delta
 		for line := range strings.Lines(string(out)) {
 			f := strings.Fields(line)
-			if len(f) >= 5 && f[1] == "tree" {
+			if len(f) < 5 || len(f[0]) != 40 {
+				continue
+			}
+			offset[f[0]], _ = strconv.Atoi(f[4])
+			if len(f) == 7 {
+				deltas = append(deltas, delta{f[0], f[6]})
+			}
+			if f[1] == "tree" {
 				trees++
 				if len(f) == 7 {
 					treeDeltas++
@@ -58,6 +69,11 @@ func verifyPack(t *testing.T, dir string) (treeDeltas, trees, longest int) {
 						longest = d
 					}
 				}
+			}
+		}
+		for _, d := range deltas {
+			if base, ok := offset[d.base]; !ok || base >= offset[d.name] {
+				t.Errorf("%s: the delta %s at %d before its base %s (at %d, in the pack: %v)", filepath.Base(idx), d.name, offset[d.name], d.base, base, ok)
 			}
 		}
 	}

@@ -473,7 +473,8 @@ const sendBudget = 32 << 20
 func memoryDeltas(ctx context.Context, objs []rawObject, window, depth int) (map[Hash]deltaOut, error) {
 	var cands []deltaCand
 	contents := map[Hash][]byte{}
-	for i, o := range objs {
+	for i := len(objs) - 1; i >= 0; i-- { // a tree made twice counts as its newest
+		o := objs[i]
 		size := int64(len(o.data))
 		if o.typ != plumbing.TreeObject || !mayDelta(o.typ, size) {
 			continue

@@ -205,7 +205,8 @@ func entryHeader(t plumbing.ObjectType, size int64) []byte {
 
 // packObjects writes objs, once each, as one new pack: the trees as deltas
 // of one another where they can be (see memoryDeltas), after the objects
-// written whole.
+// written whole and newest first, so that each follows its base (a newer
+// version), as in git's packs.
 func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 	if len(objs) == 0 {
 		return nil
@@ -228,7 +229,11 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 		return err
 	}
 	for _, pass := range []bool{false, true} {
-		for _, o := range objs {
+		for i := range objs {
+			o := objs[i]
+			if pass { // newest first, as memoryDeltas counts a tree made twice
+				o = objs[len(objs)-1-i]
+			}
 			d, isDelta := deltas[o.hash]
 			if b.seen[o.hash] || isDelta != pass {
 				continue
