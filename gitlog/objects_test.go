@@ -213,6 +213,22 @@ func TestPackSink(t *testing.T) {
 	}
 }
 
+// localRemote makes an empty repository in a folder of the test's and names
+// it origin in r, by a file:// URL; it returns the folder.
+func localRemote(t *testing.T, r *Repo) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "remote.git")
+	remote, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Close()
+	if err := r.AddRemote("origin", "file://"+dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestLocalPushCompareAndSwap: a push to a local repository that names an old
 // value the branch no longer holds is refused, and the branch stays.
 func TestLocalPushCompareAndSwap(t *testing.T) {
@@ -225,15 +241,7 @@ func TestLocalPushCompareAndSwap(t *testing.T) {
 	c1 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("1")})
 	c2 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("2")})
 	c3 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("3")})
-	remoteDir := filepath.Join(t.TempDir(), "remote.git")
-	remote, err := Init(remoteDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	remote.Close()
-	if err := src.AddRemote("origin", "file://"+remoteDir); err != nil {
-		t.Fatal(err)
-	}
+	remoteDir := localRemote(t, src)
 	for _, h := range []Hash{c1, c2} {
 		if err := src.Push(ctx, "origin", h, TransferOptions{}); err != nil {
 			t.Fatalf("Push(%s): %v", h, err)
@@ -280,15 +288,7 @@ func TestLocalPushMovedWhileWaiting(t *testing.T) {
 	defer src.Close()
 	c1 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("1")})
 	c2 := commit(t, src, Change{Op: Put, Path: "m/a", Data: []byte("2")})
-	remoteDir := filepath.Join(t.TempDir(), "remote.git")
-	remote, err := Init(remoteDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	remote.Close()
-	if err := src.AddRemote("origin", "file://"+remoteDir); err != nil {
-		t.Fatal(err)
-	}
+	remoteDir := localRemote(t, src)
 	if err := src.Push(ctx, "origin", c1, TransferOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -334,14 +334,8 @@ func TestTransferProgress(t *testing.T) {
 	for i := range 10 {
 		head = commit(t, src, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: []byte("x")})
 	}
-	remoteDir := filepath.Join(t.TempDir(), "remote.git")
-	remote, err := Init(remoteDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	remote.Close()
+	remoteDir := localRemote(t, src)
 	var sent bytes.Buffer
-	src.AddRemote("origin", "file://"+remoteDir)
 	if err := src.Push(ctx, "origin", head, TransferOptions{Progress: &sent}); err != nil {
 		t.Fatal(err)
 	}

@@ -158,15 +158,7 @@ func TestLocalPushMergesPacksLate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	remoteDir := filepath.Join(t.TempDir(), "remote.git")
-	remote, err := Init(remoteDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	remote.Close()
-	if err := src.AddRemote("origin", "file://"+remoteDir); err != nil {
-		t.Fatal(err)
-	}
+	remoteDir := localRemote(t, src)
 	merged := false
 	for i := 1; i <= 2*receivedPacks; i++ {
 		h := commit(t, src, Change{Op: Put, Path: fmt.Sprintf("m/%d", i), Data: fmt.Appendf(nil, "%d", i)})
