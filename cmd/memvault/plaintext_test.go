@@ -119,6 +119,12 @@ func newProcess(t *testing.T, root string) *process {
 		envVault + "=" + p.vault,
 		envIdentity + "=" + p.identity,
 	}
+	// The race detector's settings, as testscript passes them on: CI cuts the
+	// second a race-built process sleeps at exit, and these tests start
+	// hundreds.
+	if v, ok := os.LookupEnv("GORACE"); ok {
+		p.env = append(p.env, "GORACE="+v)
+	}
 	return p
 }
 
