@@ -260,7 +260,7 @@ func isHex(s string) bool {
 // journalObjects), and on a miss the journal is read again before the packs are
 // listed again.
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.st.EncodedObject(t, gg(h)) })
+	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.storageObject(t, h) })
 }
 
 // ReadCommit reads the commit h.
@@ -380,27 +380,16 @@ func (r *Repo) packed(h Hash, t plumbing.ObjectType) ([]byte, bool) {
 
 // storageTree reads tree h through go-git's storage.
 func (r *Repo) storageTree(h Hash) ([]Entry, error) {
+	o, err := r.typed(plumbing.TreeObject, h, maxStruct)
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
+	}
 	var t object.Tree
-	for try := 0; ; try++ {
-		o, err := r.typed(plumbing.TreeObject, h, maxStruct)
-		if err != nil {
-			return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
-		}
-		t = object.Tree{}
-		r.readMu.Lock()
-		err = t.Decode(o)
-		// A large tree is read from its pack only now: a packer may have
-		// merged that pack away since the lookup. Look for it again.
-		if err != nil && try < lookTries && lookAgain(err) {
-			r.st.Reindex()
-			r.readMu.Unlock()
-			continue
-		}
-		r.readMu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
-		}
-		break
+	r.readMu.Lock()
+	err = t.Decode(o)
+	r.readMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
 	}
 	es := make([]Entry, len(t.Entries))
 	for i, te := range t.Entries {

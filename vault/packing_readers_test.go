@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -41,7 +42,7 @@ func TestPackHelperProcess(t *testing.T) {
 		for i := range n {
 			p := fmt.Sprintf("/memories/d%d/f%d.md", i%7, i%40)
 			if err := v.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error {
-				return tx.WriteFile(ctx, p, fmt.Appendf(nil, "note %d\n", i))
+				return tx.WriteFile(ctx, p, noteOfSize(i))
 			}); err != nil {
 				t.Fatalf("write %d: %v", i, err)
 			}
@@ -65,6 +66,22 @@ func TestPackHelperProcess(t *testing.T) {
 	default:
 		t.Fatalf("unknown role %q", os.Getenv(packHelperRole))
 	}
+}
+
+// noteOfSize is the writer's i-th note, in each size class the storage reads
+// another way: a few bytes, and over 16 KiB (go-git reads those from their
+// pack only when asked), up to the vault's file size limit.
+func noteOfSize(i int) []byte {
+	note := fmt.Appendf(nil, "note %d\n", i)
+	switch i % 11 {
+	case 3, 7:
+		return bytes.Repeat(note, (40<<10)/len(note))
+	case 10:
+		if i%33 == 10 {
+			return bytes.Repeat(note, (600<<10)/len(note))
+		}
+	}
+	return note
 }
 
 // TestReaderBesideOtherProcessesPacking: one long-lived vault reads the

@@ -1,0 +1,180 @@
+package gitlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestOpenReaderAcrossPackMerges: a repository kept open (a long-lived MCP
+// server, serve, the UI) reads every object it read before after another
+// handle merged every pack into a new one and removed the old ones, round
+// after round, whatever the object's size: objects above 16 KiB were read
+// through go-git by reopening a pack by its path, which a merge had
+// removed, and the read failed with "no such file or directory", which the
+// memory tool answered as "the path does not exist".
+func TestOpenReaderAcrossPackMerges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	reader, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	rnd := rand.New(rand.NewPCG(4, 9))
+	noise := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		return b
+	}
+	// Each size class go-git reads another way: whole from a cache (small),
+	// lazily by reopening the pack (over 16 KiB), as a stream (over
+	// largeObject); and a tree over 16 KiB.
+	sizes := map[string]int{"small.md": 900, "medium.md": 40 << 10, "large.md": largeObject + 4096}
+	var cs []Change
+	for name, n := range sizes {
+		cs = append(cs, Change{Op: Put, Path: "m/" + name, Data: noise(n)})
+	}
+	for i := range 700 {
+		cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("m/wide/%s-%04d.md", strings.Repeat("n", 20), i), Data: fmt.Appendf(nil, "%d", i)})
+	}
+	first := commit(t, reader, cs...)
+	flush(t, reader)
+
+	type object struct {
+		name string
+		h    Hash
+		t    plumbing.ObjectType
+		size int64
+	}
+	var objs []object
+	root, err := reader.RootTree(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs = append(objs, object{"commit", first, plumbing.CommitObject, 0}, object{"root tree", root, plumbing.TreeObject, 0})
+	for name, n := range sizes {
+		e, err := reader.Lookup(root, "m/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, object{name, e.Hash, plumbing.BlobObject, int64(n)})
+	}
+	wide, err := reader.Lookup(root, "m/wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs = append(objs, object{"wide tree", wide.Hash, plumbing.TreeObject, 0})
+
+	readAllOf := func(round int) {
+		t.Helper()
+		for _, o := range objs {
+			var err error
+			switch o.t {
+			case plumbing.CommitObject:
+				reader.commits.clear() // read its bytes, not the decoded cache
+				_, err = reader.ReadCommit(o.h)
+			case plumbing.TreeObject:
+				reader.trees.clear()
+				_, err = reader.ReadTree(o.h)
+			case plumbing.BlobObject:
+				var data []byte
+				if data, err = reader.ReadBlob(o.h); err == nil && int64(len(data)) != o.size {
+					err = fmt.Errorf("%d bytes, want %d", len(data), o.size)
+				}
+				if err == nil {
+					_, _, err = reader.BlobPrefix(o.h, 64)
+				}
+				if err == nil {
+					_, err = reader.ObjectSize(o.h)
+				}
+				if err == nil {
+					var rd io.ReadCloser
+					if _, _, rd, err = reader.openObject(plumbing.BlobObject, o.h); err == nil {
+						var n int64
+						n, err = io.Copy(io.Discard, rd)
+						rd.Close()
+						if err == nil && n != o.size {
+							err = fmt.Errorf("streamed %d bytes, want %d", n, o.size)
+						}
+					}
+				}
+			}
+			if err != nil {
+				t.Fatalf("round %d: read %s (%s) in the open repository: %v", round, o.name, o.h, err)
+			}
+		}
+	}
+	readAllOf(0)
+
+	packer, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer packer.Close()
+	for round := 1; round <= 6; round++ {
+		commit(t, packer, Change{Op: Put, Path: fmt.Sprintf("m/round-%d.md", round), Data: noise(30 << 10)})
+		if _, err := packer.Pack(ctx); err != nil {
+			t.Fatalf("round %d: Pack: %v", round, err)
+		}
+		readAllOf(round)
+	}
+}
+
+// TestLostPackIsNotMissingFile: an object whose pack is lost after it was
+// found (a damaged repository: the pack removed by hand, a disk that fails)
+// is a storage failure, never an error that reads as "no such file", which
+// the memory tool would answer as "the path does not exist".
+func TestLostPackIsNotMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	data := make([]byte, 40<<10)
+	for i := range data {
+		data[i] = byte(i * 7919 >> 3)
+	}
+	other := append([]byte("other"), data...)
+	commit(t, r, Change{Op: Put, Path: "m/a.md", Data: data}, Change{Op: Put, Path: "m/b.md", Data: other})
+	flush(t, r)
+	// Reading b opens the pack; a is found through it and read by path.
+	if got, err := read(t, r, "m/b.md"); err != nil || len(got) != len(other) {
+		t.Fatalf("read before the pack is lost: %d bytes, %v", len(got), err)
+	}
+	packs, err := filepath.Glob(filepath.Join(dir, "objects", "pack", "pack-*"))
+	if err != nil || len(packs) == 0 {
+		t.Fatalf("no pack to lose: %v", err)
+	}
+	for _, p := range packs {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = read(t, r, "m/a.md")
+	if err == nil {
+		t.Fatal("read of a blob whose pack is lost: no error")
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound) {
+		t.Errorf("read of a blob whose pack is lost = %v, which reads as a missing file", err)
+	}
+}
+
+// clear empties the cache, for a test that reads an object's bytes again.
+func (c *objCache[T]) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+}
