@@ -105,7 +105,7 @@ func TestInternalErrors(t *testing.T) {
 		{fmt.Errorf("vault: read /memories/a: %w", vault.ErrDecrypt), `{"command":"view","path":"/memories/a"}`,
 			"Error: memvault: view failed: cannot decrypt a memory file"},
 		{errors.New("disk on fire: plaintext"), `{"command":"create","path":"/memories/a","file_text":""}`,
-			"Error: memvault: create failed: storage failure"},
+			"Error: memvault: create failed: storage failure (try again; if it fails again, run memvault fsck)"},
 		{context.Canceled, `{"command":"delete","path":"/memories/a"}`, "Error: memvault: delete failed: canceled"},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memvault/memvault/agent/internal/contract"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -51,7 +52,7 @@ func (m *mcpServer) callHistory(ctx context.Context, req *mcp.CallToolRequest) (
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return textResult("Error: memvault: history failed: storage failure", true), nil
+		return textResult("Error: memvault: history failed: "+contract.StorageFailure, true), nil
 	}
 	return textResult(renderHistory(opts, recs), false), nil
 }

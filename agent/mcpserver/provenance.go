@@ -319,5 +319,5 @@ func storeFailure(err error) string {
 	case errors.Is(err, vault.ErrNoIdentity), errors.Is(err, vault.ErrDecrypt):
 		return "the memory cannot be decrypted here"
 	}
-	return "storage failure"
+	return contract.StorageFailure
 }

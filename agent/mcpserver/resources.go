@@ -184,7 +184,7 @@ func (r *resourceSync) read(ctx context.Context, req *mcp.ReadResourceRequest) (
 // readError describes a failed read for the client without its details: no
 // paths on the disk, no key material.
 func readError(uri string, err error) error {
-	what := "storage failure"
+	what := contract.StorageFailure
 	switch {
 	case errors.Is(err, vault.ErrNoIdentity):
 		what = "no usable identity"

@@ -22,12 +22,19 @@ func (e *InternalError) Error() string { return "agent: " + e.Command + ": " + e
 
 func (e *InternalError) Unwrap() error { return e.Err }
 
+// StorageFailure is what a failure of the vault's storage is called in an
+// answer: a read or write that failed for a reason other than the contract's
+// (a damaged or unreadable repository, a disk that fails). It is never
+// answered as "does not exist", which would tell the model that a memory it
+// wrote is gone; it says what to do instead.
+const StorageFailure = "storage failure (try again; if it fails again, run memvault fsck)"
+
 // InternalAnswer is the answer text for a failure outside the memory tool
 // contract, err as agent's Handler.Run returned it: "Error: memvault: {command}
 // failed: {what}", with {what} a short fixed description (no paths on the disk,
 // no key material, no plaintext), as Handler.Handle answers.
 func InternalAnswer(err error) string {
-	what := "storage failure"
+	what := StorageFailure
 	switch {
 	case errors.Is(err, vault.ErrNoIdentity):
 		what = "no usable identity"
