@@ -409,8 +409,8 @@ func (a *admission) meta(c gitlog.Hash, p string, e gitlog.Entry) error {
 		return err
 	}
 	switch f := strings.TrimSpace(string(data)); {
-	case p == formatPath && f != formatVersion && f != sealedFormatVersion:
-		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads formats %s and %s", f, formatVersion, sealedFormatVersion))
+	case p == formatPath && f != formatVersion && !sealedFormat(f):
+		a.refuse(c, p, fmt.Sprintf("format %q; this memvault reads formats %s, %s and %s", f, formatVersion, sealedFormatVersion, generationsFormatVersion))
 	case p == keyPath:
 		if reason := ageReason(data, int64(len(data))); reason != "" {
 			a.refuse(c, p, reason)

@@ -245,16 +245,16 @@ func (a *admission) formatAndKey(c, h gitlog.Hash) error {
 	if err != nil || reason != "" {
 		return err // refused as a meta file already
 	}
-	sealed := strings.TrimSpace(string(data)) == sealedFormatVersion
+	sealed := sealedFormat(strings.TrimSpace(string(data)))
 	names := a.names
 	defer func() { a.names = names }()
 	switch {
 	case sealed && key == nil:
 		a.names = []string{".memvault", "format"}
-		a.refuse(c, formatPath, "format 2 (sealed) with no .memvault/key")
+		a.refuse(c, formatPath, "a sealed format with no .memvault/key")
 	case !sealed && key != nil:
 		a.names = []string{".memvault", "key"}
-		a.refuse(c, keyPath, "a vault key in a tree that is not of format 2")
+		a.refuse(c, keyPath, "a vault key in a tree that is not of a sealed format")
 	}
 	return nil
 }

@@ -174,10 +174,10 @@ func TestSyncRefusesSealedHostile(t *testing.T) {
 		}, `".memvault/key": not an age file`},
 		{"format 2 with no key", func(e env) string {
 			return e.h.Set(e.h.Head()+"^{tree}", ".memvault/key", gittest.TreeEntry{})
-		}, "format 2 (sealed) with no .memvault/key"},
+		}, "a sealed format with no .memvault/key"},
 		{"key in format 1", func(e env) string {
 			return put(e, ".memvault/format", []byte("1\n"))
-		}, "a vault key in a tree that is not of format 2"},
+		}, "a vault key in a tree that is not of a sealed format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := gittest.Bare(t, t.TempDir(), "remote")

@@ -14,7 +14,7 @@ import (
 )
 
 // The conversion of a vault of the plain format to the sealed one: one commit
-// that holds a new vault key, format 2, and every current memory file under
+// that holds a new vault key (a generation of format 3), and every current memory file under
 // its sealed name, its plaintext padded and its size header sealed. It is a
 // re-encryption to the same recipients (reencrypt.go) whose plaintexts are
 // padded, so it runs on every core, keeps its ciphertexts in the progress file
@@ -40,7 +40,7 @@ type SealResult struct {
 
 // Seal converts a vault of the plain format to the sealed format in one
 // commit described by meta (its Command defaults to "seal"): a new vault key
-// encrypted to the vault's recipients, format 2, and every current memory file
+// encrypted to the vault's recipients, format 3, and every current memory file
 // sealed under its name with its plaintext padded. Plaintext is only ever in
 // memory. Commits before this one keep their names: history is never
 // rewritten. Other clones take the commit with their next sync.
@@ -66,14 +66,6 @@ func (v *Vault) Seal(ctx context.Context, meta Meta, opts SealOptions) (SealResu
 	if _, err := v.signerFor(snap.commit); err != nil {
 		return res, err
 	}
-	k, err := seal.NewKey()
-	if err != nil {
-		return res, err
-	}
-	files, err := v.sealable(snap.root, k)
-	if err != nil {
-		return res, err
-	}
 	target, err := snap.recipientsFile()
 	if err != nil {
 		return res, err
@@ -87,6 +79,15 @@ func (v *Vault) Seal(ctx context.Context, meta Meta, opts SealOptions) (SealResu
 	finished := false
 	defer func() { re.progress.close(finished) }()
 	re.pad = true
+	k, err := re.pendingGeneration()
+	if err != nil {
+		return res, err
+	}
+	re.gen = k
+	files, err := v.sealable(snap.root, k)
+	if err != nil {
+		return res, err
+	}
 	for _, f := range files {
 		if _, ok := re.done[f.hash]; ok {
 			res.Resumed++
@@ -160,7 +161,11 @@ func (v *Vault) commitSeal(ctx context.Context, meta Meta, k *seal.Key, re *reen
 	if err != nil {
 		return "", 0, err
 	}
-	changes := make([]gitlog.Change, 0, len(files)+3)
+	chain, err := k.SealKeychain(seal.Keychain{})
+	if err != nil {
+		return "", 0, err
+	}
+	changes := make([]gitlog.Change, 0, len(files)+4)
 	if len(files) > 0 { // else there is no memories/ in the tree
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
 	}
@@ -188,7 +193,8 @@ func (v *Vault) commitSeal(ctx context.Context, meta Meta, k *seal.Key, re *reen
 	}
 	changes = append(changes,
 		gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf},
-		gitlog.Change{Op: gitlog.Put, Path: formatPath, Data: []byte(sealedFormatVersion + "\n")})
+		gitlog.Change{Op: gitlog.Put, Path: keychainPath, Data: chain},
+		gitlog.Change{Op: gitlog.Put, Path: formatPath, Data: []byte(generationsFormatVersion + "\n")})
 	if meta.Command == "" {
 		meta.Command = "seal"
 	}

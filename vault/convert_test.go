@@ -78,8 +78,8 @@ func TestSealConvertsInOneCommit(t *testing.T) {
 	if strings.Contains(tree, "canary") || strings.Contains(tree, ".md") || !strings.Contains(tree, ".memvault/key\n") {
 		t.Errorf("git ls-tree -r main after Seal =\n%s\nwant sealed names and a key", tree)
 	}
-	if f := gitOut(t, v, "cat-file", "blob", "main:.memvault/format"); f != "2\n" {
-		t.Errorf(".memvault/format = %q, want 2", f)
+	if f := gitOut(t, v, "cat-file", "blob", "main:.memvault/format"); f != "3\n" {
+		t.Errorf(".memvault/format = %q, want 3", f)
 	}
 	if msg := vaulttest.HeadMessage(t, v); strings.Contains(msg, "seal") {
 		t.Errorf("the conversion's message is in the clear: %q", msg)

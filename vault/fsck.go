@@ -86,7 +86,10 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 		out = append(out, err.Error())
 	}
 	want := formatVersion
-	if snap.names.key != nil {
+	switch {
+	case snap.names.key != nil && snap.names.key.Generation():
+		want = generationsFormatVersion
+	case snap.names.key != nil:
 		want = sealedFormatVersion
 	}
 	if e, err := v.repo.Lookup(snap.root, formatPath); err != nil {

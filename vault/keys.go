@@ -37,6 +37,11 @@ type keyring struct {
 	others  []*keys.File // retired and extra identities, loaded on first need
 	skipped []string     // those that could not be read, each with why
 
+	// generations returns the identities of the vault keys opened so far
+	// (format 3), which open a file written before this identity was a
+	// member; nil outside a vault.
+	generations func() []age.Identity
+
 	rmu        sync.Mutex
 	recipients map[string][]age.Recipient      // recipients file content -> parsed
 	byBlob     map[gitlog.Hash][]age.Recipient // recipients file blob -> parsed: a write reads no blob
@@ -205,6 +210,11 @@ func (k *keyring) decryptAt(p string, ct []byte, root gitlog.Hash) ([]byte, erro
 	if errors.As(err, &nomatch) {
 		// Only a file the identity cannot open pays for the other keys.
 		if ids := k.otherIDs(); len(ids) > 0 {
+			r, err = age.Decrypt(bytes.NewReader(ct), ids...)
+		}
+	}
+	if errors.As(err, &nomatch) && k.generations != nil {
+		if ids := k.generations(); len(ids) > 0 {
 			r, err = age.Decrypt(bytes.NewReader(ct), ids...)
 		}
 	}

@@ -53,7 +53,7 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	Encrypt:         encrypt,
 
 	Admit: func(ctx context.Context, v *Vault, base, theirs gitlog.Hash) ([]Refusal, error) {
-		return admit(ctx, v.repo, v.limits, v.sealKeyBlob, base, theirs)
+		return admit(ctx, v.repo, v.limits, v.admitKey(theirs), base, theirs)
 	},
 	AdmitNew: func(ctx context.Context, repo *gitlog.Repo, opts Options, theirs gitlog.Hash) ([]Refusal, error) {
 		limits := readLimits(repo)
@@ -61,10 +61,10 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 		// Not a vault yet: a sealed tree's key is opened with the
 		// identity the clone will read with.
 		keysOnly := &Vault{repo: repo, opts: opts, limits: limits, keys: newKeyring(opts, repo)}
-		return admit(ctx, repo, limits, keysOnly.sealKeyBlob, gitlog.ZeroHash, theirs)
+		return admit(ctx, repo, limits, keysOnly.admitKey(theirs), gitlog.ZeroHash, theirs)
 	},
 	RefusedIn: func(ctx context.Context, v *Vault, c, tree, base gitlog.Hash) ([]Refusal, error) {
-		return refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, c, tree, base)
+		return refusedIn(ctx, v.repo, v.limits, v.admitKey(c), c, tree, base)
 	},
 	SkipAdmission: func() bool { return skipAdmission.Load() || skipArrivalTree.Load() },
 	NewCommits:    newCommits,
@@ -79,6 +79,8 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	OpenedMessage: (*Vault).openedMessage,
 	SealBlob:      sealBlob,
 	KeyFile:       (*Vault).keyFile,
+	KeychainPath:  keychainPath,
+	MergeKeychain: (*Vault).mergeKeychain,
 
 	CheckWriters: (*Vault).checkWriters,
 	MergeWriters: (*Vault).mergeWriters,

@@ -27,6 +27,9 @@ type reencryption struct {
 	// pad: the files are of the plain format and are being sealed, each
 	// plaintext padded (seal.Pad) before it is encrypted.
 	pad bool
+	// gen is the vault key the files will be sealed under: a generation's
+	// recipient is among every file's (format 3); nil for the plain format.
+	gen *seal.Key
 }
 
 // run re-encrypts the files not done yet, decrypting and encrypting on every
@@ -155,7 +158,36 @@ func (re *reencryption) one(tp string, ct []byte) ([]byte, error) {
 	if re.pad {
 		frame := seal.Pad(plain)
 		defer clear(frame)
-		return encrypt(frame, re.rs)
+		return encrypt(frame, withGeneration(re.rs, re.gen))
 	}
-	return encrypt(plain, re.rs)
+	return encrypt(plain, withGeneration(re.rs, re.gen))
+}
+
+// pendingGeneration returns the new generation of the vault key this
+// re-encryption seals the files under: the one an interrupted run of the same
+// change made, which the progress file keeps encrypted to the recipients (the
+// ciphertexts done are for it alone), or a new one, recorded there first.
+func (re *reencryption) pendingGeneration() (*seal.Key, error) {
+	if ct, ok := re.done[gitlog.ZeroHash]; ok {
+		delete(re.done, gitlog.ZeroHash)
+		if plain, err := re.v.keys.decrypt(keyPath, ct); err == nil {
+			k, err := seal.ParseKey(plain)
+			clear(plain)
+			if err == nil && k.Generation() {
+				return k, nil
+			}
+		}
+		// One that does not open is of no use: the files start over.
+		clear(re.done)
+	}
+	k, err := newGeneration(re.rs)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := encrypt(k.Marshal(), re.rs)
+	if err != nil {
+		return nil, err
+	}
+	re.progress.add(gitlog.ZeroHash, ct)
+	return k, nil
 }

@@ -51,6 +51,10 @@ type sealKeys struct {
 	// opened: a new process has opened no key yet, and must not take a
 	// message in the clear at the head for the writer's.
 	sealedHead bool
+	// chain is every keychain read so far, merged, with the key of each tree
+	// it was read from (generations.go); chainsRead are their blobs.
+	chain      seal.Keychain
+	chainsRead map[gitlog.Hash]bool
 }
 
 type pathKey struct {
@@ -115,7 +119,7 @@ func (v *Vault) sealKeyAt(root gitlog.Hash) (*seal.Key, error) {
 		return nil, fmt.Errorf("vault: %s: %w", keyPath, err)
 	default:
 		if k, err = v.sealKeyBlob(e.Hash, root); err != nil {
-			if k = v.sameKeyAs(root, err); k == nil {
+			if k = v.olderKey(root, e.Hash, err); k == nil {
 				return nil, err
 			}
 		}
@@ -339,7 +343,7 @@ func (n names) child(dir, stored string) (string, error) {
 // sealBlob returns the blob of a memory file in the sealed format: the sealed
 // size header, then the age file of the padded plaintext.
 func sealBlob(k *seal.Key, plain []byte, rs []ageRecipient) ([]byte, error) {
-	ct, err := encrypt(seal.Pad(plain), rs)
+	ct, err := encrypt(seal.Pad(plain), withGeneration(rs, k))
 	if err != nil {
 		return nil, err
 	}
@@ -377,29 +381,34 @@ func sealedPlainSize(k *seal.Key, p string, head []byte) (int64, error) {
 	return n, nil
 }
 
-// sealedInit turns the first commit's changes into a sealed vault's: format 2,
-// and a new vault key encrypted to the recipients. The key is cached under its
-// blob's hash, so the first commit's message is sealed with it.
+// sealedInit turns the first commit's changes into a sealed vault's: format 3,
+// a new generation of the vault key encrypted to the recipients, and its
+// keychain, empty. The key is cached under its blob's hash, so the first
+// commit's message is sealed with it.
 func (v *Vault) sealedInit(changes []gitlog.Change, recipients string) ([]gitlog.Change, error) {
-	k, err := seal.NewKey()
-	if err != nil {
-		return nil, err
-	}
 	rs, err := v.keys.parseRecipients([]byte(recipients))
 	if err != nil {
 		return nil, err
 	}
-	ct, err := encrypt(k.Marshal(), rs)
+	k, err := newGeneration(rs)
 	if err != nil {
 		return nil, err
 	}
-	v.seals.put(gitlog.BlobHash(ct), k)
+	ct, err := v.keyFile(k, rs)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := k.SealKeychain(seal.Keychain{})
+	if err != nil {
+		return nil, err
+	}
 	for i := range changes {
 		if changes[i].Path == formatPath {
-			changes[i].Data = []byte(sealedFormatVersion + "\n")
+			changes[i].Data = []byte(generationsFormatVersion + "\n")
 		}
 	}
-	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: ct}), nil
+	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: ct},
+		gitlog.Change{Op: gitlog.Put, Path: keychainPath, Data: chain}), nil
 }
 
 // sealedBlobSize is blobPlainSize for a blob of the sealed format: the size
@@ -473,28 +482,25 @@ func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) er
 	return nil
 }
 
-// resealed returns the changes that put the re-encrypted files of a sealed
-// vault in a commit: each blob's size header sealed again (it is bound to the
-// age header, which re-encryption changes) and, when rotate, every name sealed
-// under a new vault key, the old tree of names deleted; the key file,
-// encrypted to rs, is among them. old is the key of the files' tree; done maps
+// resealed returns the changes of a commit that re-encrypts files, a tree
+// whose key is old at root, to rs and seals them under next: every size
+// header sealed again (it is bound to the age header, which re-encryption
+// changes) and, when next is another key than old (a rotation, or a vault of
+// format 2 becoming format 3), every name sealed under next, the old tree of
+// names deleted. The key file, encrypted to rs, is among them, and in format 3
+// the keychain, which chains old and everything before it to next. done maps
 // each file's old blob to its new age file (of the padded plaintext, as
-// reencryption.one makes it). The new key is cached under its blob's hash,
-// so the commit's message is sealed with it.
-func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]byte, rs []ageRecipient, rotate bool) ([]gitlog.Change, error) {
-	k := old
-	if rotate {
-		var err error
-		if k, err = seal.NewKey(); err != nil {
-			return nil, err
-		}
-	}
+// reencryption.one makes it, to rs and next's generation). next is cached
+// under its blob's hash, so the commit's message is sealed with it.
+func (v *Vault) resealed(ctx context.Context, old, next *seal.Key, root gitlog.Hash, files []fileRef, done map[gitlog.Hash][]byte, rs []ageRecipient) ([]gitlog.Change, error) {
+	k := next
+	rotate := !sameKey(old, k)
 	kf, err := v.keyFile(k, rs)
 	if err != nil {
 		return nil, err
 	}
-	changes := make([]gitlog.Change, 0, len(files)+2)
-	if rotate {
+	changes := make([]gitlog.Change, 0, len(files)+4)
+	if rotate && len(files) > 0 { // else there is no memories/ in the tree
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
 	}
 	from, to := names{key: old}, names{key: k}
@@ -517,7 +523,19 @@ func (v *Vault) resealed(old *seal.Key, files []fileRef, done map[gitlog.Hash][]
 		}
 		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: tp, Data: blob})
 	}
-	return append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf}), nil
+	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: keyPath, Data: kf})
+	if !k.Generation() {
+		return changes, nil
+	}
+	chain, err := v.chainAfter(ctx, root, old, k)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: keychainPath, Data: chain})
+	if !old.Generation() {
+		changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: formatPath, Data: []byte(generationsFormatVersion + "\n")})
+	}
+	return changes, nil
 }
 
 // sealInfo seals the message and author of a commit of changes on top of

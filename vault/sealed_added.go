@@ -71,3 +71,24 @@ func (s *sealKeys) all() []*seal.Key {
 	}
 	return out
 }
+
+// olderKey finds the vault key of the sealed tree root, whose key file h this
+// identity could not open (keyErr): the key a keychain names for that file
+// (format 3: every older key file of the history is named in the current
+// keychain, so a member added later opens every tree), else one of the keys
+// it holds that opens the tree's names (sameKeyAs, for a history of format 2).
+// The head's own tree is never read this way (see sameKeyAs).
+func (v *Vault) olderKey(root, h gitlog.Hash, keyErr error) *seal.Key {
+	if !errors.Is(keyErr, ErrDecrypt) {
+		return nil
+	}
+	if head, err := v.repo.Head(); err != nil || head.IsZero() {
+		return nil
+	} else if hr, err := v.repo.RootTree(head); err != nil || hr == root {
+		return nil
+	}
+	if k := v.keyFromChain(h, gitlog.ZeroHash); k != nil {
+		return k
+	}
+	return v.sameKeyAs(root, keyErr)
+}

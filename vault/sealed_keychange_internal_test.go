@@ -25,7 +25,7 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := seal.NewKey()
+	k, err := seal.NewGeneration(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,21 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := []gitlog.Change{{Op: gitlog.Put, Path: keyPath, Data: kb}, {Op: gitlog.Delete, Path: memDir}}
+	// The new keychain chains the old key, and the key file that wrapped it.
+	old := snap.names.key
+	oldChain, err := v.keychainAt(snap.root, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldFile, err := v.repo.Lookup(snap.root, keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, err := chainFor(k, old, oldFile.Hash, oldChain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []gitlog.Change{{Op: gitlog.Put, Path: keyPath, Data: kb}, {Op: gitlog.Put, Path: keychainPath, Data: chain}, {Op: gitlog.Delete, Path: memDir}}
 	files, err := snap.Files(ctx)
 	if err != nil {
 		t.Fatal(err)

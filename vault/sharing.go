@@ -8,6 +8,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault/keys"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // RecipientChange is a change of the keys a vault is encrypted to.
@@ -76,6 +77,14 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 	if err != nil {
 		return res, err
 	}
+	next := snap.names.key
+	if rotates(next, len(res.Removed) > 0) {
+		if next, err = re.pendingGeneration(); err != nil {
+			re.progress.close(false)
+			return res, err
+		}
+	}
+	re.gen = next
 	finished := false
 	defer func() { re.progress.close(finished) }()
 	files, err := v.memoryFiles(snap.root)
@@ -91,7 +100,7 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 	if err := re.run(ctx, files); err != nil {
 		return res, err
 	}
-	res.Commit, res.Files, err = v.commitReencryption(ctx, meta, ch, keep, re, &res)
+	res.Commit, res.Files, err = v.commitReencryption(ctx, meta, ch, keep, re, next, &res)
 	if err != nil {
 		return res, err
 	}
@@ -179,7 +188,7 @@ func (v *Vault) newReencryption(target *keys.RecipientsFile, fp [32]byte, report
 // commitReencryption takes the writer lock, re-plans the change on the latest
 // state (another writer may have committed since), re-encrypts what is not
 // done yet and commits. It returns the commit and the number of files in it.
-func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientChange, keep []keys.Recipient, re *reencryption, res *RecipientsResult) (string, int, error) {
+func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientChange, keep []keys.Recipient, re *reencryption, next *seal.Key, res *RecipientsResult) (string, int, error) {
 	w, err := v.repo.Lock(ctx)
 	if err != nil {
 		return "", 0, fmt.Errorf("vault: %w", err)
@@ -197,7 +206,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	if len(latest.Added)+len(latest.Removed) == 0 {
 		return "", 0, nil // someone else made the same change meanwhile
 	}
-	if target.Fingerprint() != re.fp {
+	if target.Fingerprint() != re.fp || rotates(snap.names.key, len(latest.Removed) > 0) && sameKey(snap.names.key, next) {
 		return "", 0, fmt.Errorf("vault: the recipients changed while re-encrypting; run the command again: %w", ErrRecipients)
 	}
 	files, err := v.memoryFiles(snap.root)
@@ -211,7 +220,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	if k := snap.names.key; k != nil {
 		// A removed recipient holds the vault key too: a new one seals
 		// every current name and size in this commit.
-		if changes, err = v.resealed(k, files, re.done, re.rs, len(latest.Removed) > 0); err != nil {
+		if changes, err = v.resealed(ctx, k, next, snap.root, files, re.done, re.rs); err != nil {
 			return "", 0, err
 		}
 	} else {
@@ -277,4 +286,12 @@ func (v *Vault) commitBulk(w *gitlog.Writer, parent gitlog.Hash, changes []gitlo
 		}
 	}
 	return v.writeCommit(w, parent, subject, append(metaTrailers(meta, "", ""), extra...), changes, meta.Agent, "memvault")
+}
+
+// rotates reports whether a change of recipients of a tree whose key is old
+// (nil: the plain format, which has none) seals it under a new generation:
+// when it removes a member, who holds old, and when old is a key of format 2,
+// so that the vault becomes format 3. Members only added keep the key.
+func rotates(old *seal.Key, removing bool) bool {
+	return old != nil && (removing || !old.Generation())
 }

@@ -147,7 +147,7 @@ func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 // still in the tree was not (a merge with a refused commit brings its
 // entries back as "the same as in a parent").
 func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusal, error) {
-	rs, err := admitting(ctx, v.repo, v.limits, v.sealKeyBlob, gitlog.ZeroHash, head, nil)
+	rs, err := admitting(ctx, v.repo, v.limits, v.admitKey(head), gitlog.ZeroHash, head, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusa
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	now, err := refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, head, tree, gitlog.ZeroHash)
+	now, err := refusedIn(ctx, v.repo, v.limits, v.admitKey(head), head, tree, gitlog.ZeroHash)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	now, err := refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, head, tree, gitlog.ZeroHash)
+	now, err := refusedIn(ctx, v.repo, v.limits, v.admitKey(head), head, tree, gitlog.ZeroHash)
 	if err != nil {
 		return nil, err
 	}

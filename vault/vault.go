@@ -103,8 +103,10 @@ const plainCacheBudget = 32 << 20
 func newVault(repo *gitlog.Repo, opts Options) *Vault {
 	repo.SetClock(opts.Now) // the reflog records moves in the vault's time
 	keys := newKeyring(opts, repo)
-	return &Vault{repo: repo, opts: opts, keys: keys, cache: newPlainCache(plainCacheBudget), trees: newTreeStats(),
+	v := &Vault{repo: repo, opts: opts, keys: keys, cache: newPlainCache(plainCacheBudget), trees: newTreeStats(),
 		sign: &signingKey{identity: opts.IdentityFile, keys: keys}}
+	keys.generations = v.seals.generationIDs
+	return v
 }
 
 // DefaultDir is where the vault lives when none is named:

@@ -81,6 +81,9 @@ func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT git
 	if err := m.settleKeyFile(handled); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := m.settleKeychain(handled); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := m.mergeWriters(paths, handled); err != nil {
 		return nil, nil, nil, err
 	}

@@ -101,6 +101,22 @@ func (m *merger) settleKeyFile(handled map[string]bool) error {
 	return nil
 }
 
+// settleKeychain makes the merge's keychain (format 3) hold every older key
+// and key file of both sides and the base, sealed under the merge's key; it
+// is never merged by lines. Ours's is kept when it holds them all already.
+func (m *merger) settleKeychain(handled map[string]bool) error {
+	handled[lent.KeychainPath] = true
+	if m.key == nil || !m.key.Generation() {
+		return nil
+	}
+	data, changed, err := lent.MergeKeychain(m.v.v, m.key, m.ours, m.theirs, m.base)
+	if err != nil || !changed {
+		return err
+	}
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: lent.KeychainPath, Data: data})
+	return nil
+}
+
 // encrypt makes the blob of memory file p from its plaintext: an age file to
 // the merged recipients, in the sealed format under the merge's key.
 func (m *merger) encrypt(plain []byte) ([]byte, error) {

@@ -48,7 +48,8 @@ func TestKeyFileForm(t *testing.T) {
 	secret := base64.StdEncoding.EncodeToString(k.raw[:])
 	for _, tc := range []struct{ name, in string }{
 		{"empty", ""},
-		{"future version", strings.Replace(string(b), "/v1", "/v2", 1)},
+		{"future version", strings.Replace(string(b), "/v1", "/v3", 1)},
+		{"v2 with no identity", strings.Replace(string(b), "/v1", "/v2", 1)},
 		{"no version line", secret + "\n"},
 		{"no final newline", strings.TrimSuffix(string(b), "\n")},
 		{"trailing line", string(b) + "x\n"},
@@ -66,9 +67,9 @@ func TestKeyFileForm(t *testing.T) {
 			}
 		})
 	}
-	_, err = ParseKey([]byte(strings.Replace(string(b), "/v1", "/v2", 1)))
-	if err == nil || !strings.Contains(err.Error(), `"v2"`) {
-		t.Errorf("ParseKey(v2) = %v, want it to name the version", err)
+	_, err = ParseKey([]byte(strings.Replace(string(b), "/v1", "/v3", 1)))
+	if err == nil || !strings.Contains(err.Error(), `"v3"`) {
+		t.Errorf("ParseKey(v3) = %v, want it to name the version", err)
 	}
 }
 

@@ -85,6 +85,12 @@ type Store[V, O, R any] struct {
 	OpenedMessage func(v *V, c *gitlog.Commit) (string, error)
 	SealBlob      func(k *seal.Key, plain []byte, rs []age.Recipient) ([]byte, error)
 	KeyFile       func(v *V, k *seal.Key, rs []age.Recipient) ([]byte, error)
+	// KeychainPath is where a tree of format 3 keeps its older keys;
+	// MergeKeychain returns the keychain of a tree sealed under key that
+	// merges the commits cs (each one's keychain, its key and key file), and
+	// whether it differs from the first one's.
+	KeychainPath  string
+	MergeKeychain func(v *V, key *seal.Key, cs ...gitlog.Hash) (data []byte, changed bool, err error)
 
 	// The writers a sync would leave this clone with, against those it holds
 	// now (an error wrapping vault.ErrWritersChanged unless accept), and the
