@@ -54,6 +54,7 @@ type admission struct {
 	writers *writersCache
 	sigs    map[gitlog.Hash]error // signed's answers found ahead (see verifyAll)
 	sealing                       // the sealed format's checks (admit_sealed.go)
+	vouching                      // who signed what, for the trust rules (trust.go)
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
@@ -70,19 +71,25 @@ type admission struct {
 // must open with openKey, every stored name under memories/ must open under
 // it within its folder, and every memory blob must carry a size header that
 // opens (see admit_sealed.go).
-func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, base, theirs gitlog.Hash) ([]Refusal, error) {
-	return admitting(ctx, repo, limits, openKey, base, theirs, &writersCache{})
+func admit(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, base, theirs gitlog.Hash, trust trustRules) ([]Refusal, error) {
+	return admitting(ctx, repo, limits, openKey, base, theirs, &writersCache{}, trust)
 }
 
 // admitting is admit; writers, when not nil, also refuses with ErrUnsigned a
 // commit no writer signed (see signed). A check of history this clone holds
 // already (fsck) leaves writers nil and lists such commits itself.
-func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, base, theirs gitlog.Hash, writers *writersCache) ([]Refusal, error) {
+func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey keyOpener, base, theirs gitlog.Hash, writers *writersCache, trust trustRules) ([]Refusal, error) {
 	if skipAdmission.Load() {
 		return nil, nil
 	}
 	a := &admission{ctx: ctx, repo: repo, limits: limits, seen: map[gitlog.Hash]bool{}, writers: writers}
 	a.openKey = openKey
+	a.trust = trust
+	if writers != nil {
+		if err := a.loadRemoved(theirs, trust.held); err != nil {
+			return nil, err
+		}
+	}
 	// What is new is found once, in one walk over both sides (newCommits),
 	// never by asking, commit by commit, whether base reaches it.
 	var fresh map[gitlog.Hash]*gitlog.Commit
@@ -128,9 +135,15 @@ func admitting(ctx context.Context, repo *gitlog.Repo, limits Limits, openKey ke
 			if err := a.signed(c); err != nil {
 				return nil, err
 			}
+			a.walked(c)
 		}
 		for i := len(c.ParentHashes) - 1; i >= 0; i-- {
 			stack = append(stack, c.ParentHashes[i])
+		}
+	}
+	if a.writers != nil && !skipSigning.Load() {
+		if err := a.trusted(theirs); err != nil {
+			return nil, err
 		}
 	}
 	return a.refused, nil

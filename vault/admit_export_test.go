@@ -35,7 +35,7 @@ func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error
 	if err != nil {
 		return 0, err
 	}
-	rs, err := admit(ctx, v.repo, v.limits, v.sealKeyBlob, base, theirs)
+	rs, err := admit(ctx, v.repo, v.limits, v.sealKeyBlob, base, theirs, trustRules{})
 	return len(rs), err
 }
 

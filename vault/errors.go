@@ -115,6 +115,19 @@ var (
 	// (unsigned, badly signed, or signed by a key that is not a writer in its
 	// parents). Nothing moved; no flag takes such a commit.
 	ErrUnsigned = errors.New("a commit that no writer of the vault signed")
+	// ErrRemovedWriter: commits that arrived were signed by a writer the
+	// vault removed, and no current writer vouched for them (signed a commit
+	// above them). Nothing moved; exchange.SyncOptions.AcceptRemoved takes
+	// them once a person has looked.
+	ErrRemovedWriter = errors.New("commits signed by a writer who was removed")
+	// ErrNotVouched: no writer this clone trusts (the writers named with
+	// --expect-writer) signed the history or anything above it: it may be
+	// one the host made up. Nothing was cloned.
+	ErrNotVouched = errors.New("a history that none of the writers you named signed")
+	// ErrFork: the remote went back to an older point of the history and grew
+	// commits there that this clone never held. Nothing moved;
+	// exchange.SyncOptions.AcceptFork merges them once a person has looked.
+	ErrFork = errors.New("the remote went back and grew other commits")
 	// ErrWritersChanged: the remote changed who may write the vault; Sync moved
 	// nothing and says which keys the change adds and removes. Sync again with
 	// exchange.SyncOptions.AcceptWriters to take it.

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"filippo.io/age"
@@ -52,16 +53,22 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	ParseRecipients: func(v *Vault, content []byte) ([]age.Recipient, error) { return v.keys.parseRecipients(content) },
 	Encrypt:         encrypt,
 
-	Admit: func(ctx context.Context, v *Vault, base, theirs gitlog.Hash) ([]Refusal, error) {
-		return admit(ctx, v.repo, v.limits, v.admitKey(theirs), base, theirs)
+	Admit: func(ctx context.Context, v *Vault, base, theirs gitlog.Hash, trust storehook.Trust) ([]Refusal, error) {
+		held, err := v.repo.Head()
+		if err != nil {
+			return nil, fmt.Errorf("vault: admit: %w", err)
+		}
+		return admit(ctx, v.repo, v.limits, v.admitKey(theirs), base, theirs,
+			trustRules{held: held, pinned: trust.Pinned, acceptRemoved: trust.AcceptRemoved})
 	},
-	AdmitNew: func(ctx context.Context, repo *gitlog.Repo, opts Options, theirs gitlog.Hash) ([]Refusal, error) {
+	AdmitNew: func(ctx context.Context, repo *gitlog.Repo, opts Options, theirs gitlog.Hash, trust storehook.Trust) ([]Refusal, error) {
 		limits := readLimits(repo)
 		repo.SetBlobLimit(blobLimit(limits))
 		// Not a vault yet: a sealed tree's key is opened with the
 		// identity the clone will read with.
 		keysOnly := &Vault{repo: repo, opts: opts, limits: limits, keys: newKeyring(opts, repo)}
-		return admit(ctx, repo, limits, keysOnly.admitKey(theirs), gitlog.ZeroHash, theirs)
+		return admit(ctx, repo, limits, keysOnly.admitKey(theirs), gitlog.ZeroHash, theirs,
+			trustRules{pinned: trust.Pinned, acceptRemoved: trust.AcceptRemoved})
 	},
 	RefusedIn: func(ctx context.Context, v *Vault, c, tree, base gitlog.Hash) ([]Refusal, error) {
 		return refusedIn(ctx, v.repo, v.limits, v.admitKey(c), c, tree, base)

@@ -82,12 +82,19 @@ func TestRemovedRecipientNotBroughtBack(t *testing.T) {
 			tree := h.Set(on+"^{tree}", ".memvault/recipients", gittest.TreeEntry{Mode: "100644", Hash: h.Blob([]byte(file))})
 			forcePush(h, url, h.Commit(tree, "recipients\n", on))
 
+			// The remote went back and grew a commit: a fork, refused until
+			// a person looked; the recipients are judged once they did.
 			before := head(t, a)
-			res, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test"})
+			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrFork) {
+				t.Fatalf("Sync with a remote that went back and grew a commit = %v, want ErrFork", err)
+			}
+			res, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptFork: true})
 			if !tc.wantRefused {
 				if err != nil {
 					t.Errorf("Sync = %v; a remote that added no key needs no accepting", err)
-					mustSyncAccepting(t, a)
+					if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptRecipients: true, AcceptWriters: true, AcceptFork: true}); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if got := recipientKeys(t, a); slices.Contains(got, eve) {
 					t.Errorf("recipients after the merge = %v; Eve came back", got)
@@ -104,13 +111,13 @@ func TestRemovedRecipientNotBroughtBack(t *testing.T) {
 				t.Errorf("a refused sync moved the branch")
 			}
 			// Refused at every door: a pull, and a pull that skips refused entries.
-			for _, o := range []exchange.SyncOptions{{Mode: exchange.SyncPull}, {SkipRefused: true}} {
+			for _, o := range []exchange.SyncOptions{{Mode: exchange.SyncPull, AcceptFork: true}, {SkipRefused: true, AcceptFork: true}} {
 				if _, err := exchange.Sync(ctx, a, o); !errors.Is(err, vault.ErrRecipientsChanged) {
 					t.Errorf("Sync(%+v) = %v, want ErrRecipientsChanged", o, err)
 				}
 			}
 			// Taken when accepted, as a set: Eve once.
-			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptRecipients: true}); err != nil {
+			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptRecipients: true, AcceptFork: true}); err != nil {
 				t.Fatal(err)
 			}
 			got := recipientKeys(t, a)

@@ -173,9 +173,13 @@ func (a *admission) signed(c *gitlog.Commit) error {
 	return a.judgeSignature(c)
 }
 
-// judgeSignature is signed, without the answers verifyAll found.
+// judgeSignature is signed, without the answers verifyAll found. It notes
+// who signed c, for the trust rules (trust.go).
 func (a *admission) judgeSignature(c *gitlog.Commit) error {
-	_, _, err := a.writers.signedBy(a.repo, c)
+	w, ok, err := a.writers.signedBy(a.repo, c)
+	if ok {
+		a.noteSigner(c.Hash, w)
+	}
 	switch {
 	case err == nil:
 		return nil

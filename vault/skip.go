@@ -147,7 +147,7 @@ func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 // still in the tree was not (a merge with a refused commit brings its
 // entries back as "the same as in a parent").
 func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusal, error) {
-	rs, err := admitting(ctx, v.repo, v.limits, v.admitKey(head), gitlog.ZeroHash, head, nil)
+	rs, err := admitting(ctx, v.repo, v.limits, v.admitKey(head), gitlog.ZeroHash, head, nil, trustRules{})
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,17 @@ import (
 
 // writerSet is a tree's writers; has is false when the tree has no writers
 // file (a vault from before writers: its commits need no signature).
+// removed are the keys removed as writers (.memvault/removed).
 type writerSet struct {
 	has     bool
 	writers []keys.Writer
+	removed []keys.Writer
+}
+
+// isRemoved reports whether pub was removed as a writer.
+func (s writerSet) isRemoved(pub ssh.PublicKey) bool {
+	_, ok := keys.FindWriter(s.removed, pub)
+	return ok
 }
 
 func (s writerSet) find(pub ssh.PublicKey) (keys.Writer, bool) {
@@ -30,45 +38,57 @@ func (s writerSet) find(pub ssh.PublicKey) (keys.Writer, bool) {
 // writersCache parses each writers file once, by blob.
 type writersCache struct {
 	mu     sync.Mutex
-	byBlob map[gitlog.Hash]writerSet
+	byBlob map[gitlog.Hash][]keys.Writer
 }
 
-// writersAt returns the writers of the tree root.
+// writersAt returns the writers of the tree root, and those removed.
 func (c *writersCache) writersAt(repo *gitlog.Repo, root gitlog.Hash) (writerSet, error) {
-	e, err := repo.Lookup(root, keys.WritersPath)
-	if errors.Is(err, gitlog.ErrNotFound) {
-		return writerSet{}, nil
+	ws, has, err := c.keysFile(repo, root, keys.WritersPath)
+	if err != nil || !has {
+		return writerSet{}, err
 	}
+	removed, _, err := c.keysFile(repo, root, keys.RemovedPath)
 	if err != nil {
 		return writerSet{}, err
 	}
+	return writerSet{has: true, writers: ws, removed: removed}, nil
+}
+
+// keysFile returns the keys of the writers' file at path in the tree root,
+// parsed once per blob; has is false when there is none.
+func (c *writersCache) keysFile(repo *gitlog.Repo, root gitlog.Hash, path string) ([]keys.Writer, bool, error) {
+	e, err := repo.Lookup(root, path)
+	if errors.Is(err, gitlog.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
 	c.mu.Lock()
-	s, ok := c.byBlob[e.Hash]
+	ws, ok := c.byBlob[e.Hash]
 	c.mu.Unlock()
 	if ok {
-		return s, nil
+		return ws, true, nil
 	}
 	if n, err := repo.ObjectSize(e.Hash); err != nil {
-		return writerSet{}, err
+		return nil, false, err
 	} else if n > maxMetaFile {
-		return writerSet{}, fmt.Errorf("%s is %d bytes, over the limit of %d", keys.WritersPath, n, maxMetaFile)
+		return nil, false, fmt.Errorf("%s is %d bytes, over the limit of %d", path, n, maxMetaFile)
 	}
 	content, err := repo.ReadBlob(e.Hash)
 	if err != nil {
-		return writerSet{}, err
+		return nil, false, err
 	}
-	ws, err := keys.ParseWriters(content)
-	if err != nil {
-		return writerSet{}, err
+	if ws, err = keys.ParseWriters(content); err != nil {
+		return nil, false, err
 	}
-	s = writerSet{has: true, writers: ws}
 	c.mu.Lock()
 	if c.byBlob == nil {
-		c.byBlob = map[gitlog.Hash]writerSet{}
+		c.byBlob = map[gitlog.Hash][]keys.Writer{}
 	}
-	c.byBlob[e.Hash] = s
+	c.byBlob[e.Hash] = ws
 	c.mu.Unlock()
-	return s, nil
+	return ws, true, nil
 }
 
 // The ways a commit's signature falls short.
@@ -192,7 +212,7 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer,
 		if err != nil {
 			return fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
 		}
-		ws := set.writers
+		ws, gone := slices.Clone(set.writers), slices.Clone(set.removed) // the cache's: never changed in place
 		if !set.has {
 			ws = []keys.Writer{me}
 		}
@@ -200,12 +220,15 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer,
 			if _, ok := (writerSet{writers: ws}).find(w.Public); !ok {
 				ws = append(ws, w)
 			}
+			// A writer added again is no longer a removed one.
+			gone = slices.DeleteFunc(slices.Clone(gone), func(o keys.Writer) bool { return o.Key == w.Key })
 		}
 		for _, r := range remove {
 			i := slices.IndexFunc(ws, func(w keys.Writer) bool { return w.Key == r || w.Fingerprint == r || strings.HasPrefix(r, w.Key+" ") })
 			if i < 0 {
 				return fmt.Errorf("vault: %q is not a writer of the vault: %w", oneLine(r), ErrNotExist)
 			}
+			gone = append(gone, ws[i])
 			ws = slices.Delete(ws, i, i+1)
 		}
 		if len(ws) == 0 {
@@ -213,6 +236,7 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer,
 		}
 		out = ws
 		tx.changes = append(tx.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(ws)})
+		tx.changes = append(tx.changes, removedChange(set.removed, gone)...)
 		return nil
 	}, func(subject *string, trailers *[]trailer) {
 		*subject = "writers"
@@ -286,15 +310,53 @@ func (v *Vault) checkWriters(base, ours, theirs gitlog.Hash, accept bool) (added
 	return added, removed, fmt.Errorf("vault: sync: %w; nothing was changed", ErrWritersChanged)
 }
 
-// mergeWriters is the writers file a merge of the trees makes, as a set of
-// keys (see mergedWriters).
-func (v *Vault) mergeWriters(baseT, oursT, theirsT gitlog.Hash) ([]byte, error) {
+// mergeWriters is the writers file and the file of removed writers a merge
+// of the trees makes, as sets of keys (see mergedWriters); removed is nil when
+// the merge holds no removed writer.
+func (v *Vault) mergeWriters(baseT, oursT, theirsT gitlog.Hash) (writers, removed []byte, err error) {
 	var sets [3]writerSet
 	for i, root := range []gitlog.Hash{baseT, oursT, theirsT} {
-		var err error
 		if sets[i], err = v.writers.writersAt(v.repo, root); err != nil {
-			return nil, fmt.Errorf("vault: merge: %s: %w", keys.WritersPath, err)
+			return nil, nil, fmt.Errorf("vault: merge: %s: %w", keys.WritersPath, err)
 		}
 	}
-	return keys.FormatWriters(mergedWriters(sets[0], sets[1], sets[2])), nil
+	ws, gone := mergedMembers(sets[0], sets[1], sets[2])
+	if len(gone) > 0 {
+		removed = keys.FormatRemoved(gone)
+	}
+	return keys.FormatWriters(ws), removed, nil
+}
+
+// mergedMembers is mergedWriters, and the removed writers of the merge: those
+// of either side, but one the other side added again since the base; and no
+// key is both.
+func mergedMembers(base, ours, theirs writerSet) (ws, gone []keys.Writer) {
+	in := func(list []keys.Writer, w keys.Writer) bool { _, ok := keys.FindWriter(list, w.Public); return ok }
+	for _, side := range [][2]writerSet{{ours, theirs}, {theirs, ours}} {
+		for _, w := range side[0].removed {
+			readded := in(side[1].writers, w) && !in(base.writers, w) && !in(side[1].removed, w)
+			if !readded && !in(gone, w) {
+				gone = append(gone, w)
+			}
+		}
+	}
+	for _, w := range mergedWriters(base, ours, theirs) {
+		if !in(gone, w) {
+			ws = append(ws, w)
+		}
+	}
+	return ws, gone
+}
+
+// removedChange is the change that writes the file of removed writers gone,
+// which was was before: none when they are the same, a deletion when gone is
+// empty.
+func removedChange(was, gone []keys.Writer) []gitlog.Change {
+	if slices.EqualFunc(was, gone, func(a, b keys.Writer) bool { return a.Key == b.Key }) {
+		return nil
+	}
+	if len(gone) == 0 {
+		return []gitlog.Change{{Op: gitlog.Delete, Path: keys.RemovedPath}}
+	}
+	return []gitlog.Change{{Op: gitlog.Put, Path: keys.RemovedPath, Data: keys.FormatRemoved(gone)}}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/storehook"
 	"github.com/memvault/memvault/vault/keys"
 )
 
@@ -24,7 +25,7 @@ import (
 // from the transfer, and vault.ErrTimeout when ctx's deadline passed, whatever step
 // it stopped.
 func Clone(ctx context.Context, url, dir string, opts vault.Options, co CloneOptions) (*vault.Vault, []vault.Refusal, error) {
-	v, err := clone(ctx, url, dir, opts, co.Auth, co.Progress, co.SkipRefused, co.Trust)
+	v, err := clone(ctx, url, dir, opts, co)
 	if err != nil || !co.SkipRefused {
 		return v, nil, err
 	}
@@ -41,6 +42,12 @@ func Clone(ctx context.Context, url, dir string, opts vault.Options, co CloneOpt
 type CloneOptions struct {
 	Auth     Credentials
 	Progress io.Writer
+	// ExpectWriters pins the writers to trust, by fingerprint (SHA256:…, as
+	// memvault writers prints them): the clone takes a history only when each
+	// of its first commits is an ancestor of a commit one of them signed, and
+	// fails with an error wrapping vault.ErrNotVouched otherwise. Empty: the
+	// clone trusts the writers it first sees (Trust is asked about them).
+	ExpectWriters []string
 	// SkipRefused clones a remote whose history holds entries memvault does
 	// not admit, where Clone otherwise fails with vault.ErrRefused: the clone's main
 	// branch gets one more commit on the remote's, whose tree leaves those
@@ -63,7 +70,8 @@ type CloneFound struct {
 	HasWriters bool             // false for a vault from before writers
 }
 
-func clone(ctx context.Context, url, dir string, opts vault.Options, auth Credentials, progress io.Writer, skip bool, trust func(CloneFound) error) (v *vault.Vault, err error) {
+func clone(ctx context.Context, url, dir string, opts vault.Options, co CloneOptions) (v *vault.Vault, err error) {
+	trust := co.Trust
 	defer func() { err = timedOut(ctx, err) }()
 	if err := lent.Fill(&opts); err != nil {
 		return nil, err
@@ -93,7 +101,7 @@ func clone(ctx context.Context, url, dir string, opts vault.Options, auth Creden
 			removeClone(dir, existed)
 		}
 	}()
-	h, err := cloneFetch(ctx, repo, url, opts, id, auth, progress, skip)
+	h, err := cloneFetch(ctx, repo, url, opts, id, co)
 	if err != nil {
 		return nil, err
 	}
@@ -171,12 +179,12 @@ func readableBy(repo *gitlog.Repo, h gitlog.Hash, id *keys.File) bool {
 }
 
 // cloneFetch fetches url's main branch into repo and points main at it.
-func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, opts vault.Options, id *keys.File, auth Credentials, progress io.Writer, skip bool) (gitlog.Hash, error) {
+func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, opts vault.Options, id *keys.File, co CloneOptions) (gitlog.Hash, error) {
 	defer repo.Close()
 	if err := repo.AddRemote(DefaultRemote, url); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
-	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: auth.auth(), Progress: progress})
+	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: co.Auth.auth(), Progress: co.Progress})
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
@@ -186,11 +194,11 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, opts vault.O
 	if !readableBy(repo, h, id) {
 		return gitlog.ZeroHash, notRecipient(url, h, opts, id)
 	}
-	refused, err := lent.AdmitNew(ctx, repo, opts, h)
+	refused, err := lent.AdmitNew(ctx, repo, opts, h, storehook.Trust{Pinned: co.ExpectWriters})
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
-	if len(refused) > 0 && !skip {
+	if len(refused) > 0 && !co.SkipRefused {
 		return gitlog.ZeroHash, lent.RefusedError("clone "+gitlog.Redact(url), refused)
 	}
 	w, err := repo.Lock(ctx)

@@ -14,25 +14,25 @@ func (v *store) checkWriters(base, ours, theirs gitlog.Hash, accept bool, res *S
 	return err
 }
 
-// mergeWriters merges the writers file as a set of keys (see vault's mergedWriters).
+// mergeWriters merges the writers file and the file of removed writers as
+// sets of keys (see vault's mergedMembers).
 func (m *merger) mergeWriters(paths map[string]side, handled map[string]bool) error {
-	s, ok := paths[keys.WritersPath]
-	handled[keys.WritersPath] = true
-	switch {
-	case !ok, s.o == s.t, s.t == s.b:
-		return nil
-	case s.o == s.b:
-		if s.t.IsZero() {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: keys.WritersPath})
-		} else {
-			m.changes = append(m.changes, gitlog.Change{Op: gitlog.Link, Path: keys.WritersPath, Hash: s.t})
-		}
-		return nil
+	w, wok := paths[keys.WritersPath]
+	r, rok := paths[keys.RemovedPath]
+	handled[keys.WritersPath], handled[keys.RemovedPath] = true, true
+	if (!wok || w.o == w.t || w.t == w.b) && (!rok || r.o == r.t || r.t == r.b) {
+		return nil // theirs changed neither, or as ours did
 	}
-	data, err := lent.MergeWriters(m.v.v, m.baseT, m.oursT, m.theirsT)
+	writers, removed, err := lent.MergeWriters(m.v.v, m.baseT, m.oursT, m.theirsT)
 	if err != nil {
 		return err
 	}
-	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: data})
+	m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: writers})
+	switch {
+	case removed != nil:
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Put, Path: keys.RemovedPath, Data: removed})
+	case rok && !r.o.IsZero():
+		m.changes = append(m.changes, gitlog.Change{Op: gitlog.Delete, Path: keys.RemovedPath})
+	}
 	return nil
 }

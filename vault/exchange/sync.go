@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/storehook"
 	"github.com/memvault/memvault/vault/internal/textdiff"
 	"github.com/memvault/memvault/vault/keys"
 )
@@ -34,6 +35,15 @@ type SyncOptions struct {
 	Progress         io.Writer // the server's progress; nil for none
 	AcceptRecipients bool      // take a change of recipients made on the remote
 	AcceptWriters    bool      // take a change of writers made on the remote
+	// AcceptRemoved takes commits signed by a writer this vault removed
+	// that no current writer vouched for (vault.ErrRemovedWriter): for a
+	// person who looked at them and wants that work; this clone's merge then
+	// vouches for it.
+	AcceptRemoved bool
+	// AcceptFork merges a remote that went back to an older point of the
+	// history and grew other commits there (vault.ErrFork), once a person
+	// has looked at them.
+	AcceptFork bool
 	// SkipRefused merges a remote whose history holds entries admission
 	// refuses, leaving those entries out and naming them (see skip.go here and in package vault).
 	SkipRefused bool
@@ -113,6 +123,10 @@ func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 	}
 	checked := false
 	err = retryRounds(ctx, opts.Progress, func() error {
+		before, err := v.repo.Ref(gitlog.RemoteRef(opts.Remote))
+		if err != nil {
+			return fmt.Errorf("vault: sync: %w", err)
+		}
 		theirs, err := v.repo.Fetch(ctx, opts.Remote, topts)
 		if err != nil {
 			return fmt.Errorf("vault: sync: %w", err)
@@ -122,11 +136,36 @@ func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 			if err := v.checkWentBack(seen, theirs, &res); err != nil {
 				return err
 			}
+			if err := v.refuseFork(ctx, opts, theirs, &res); err != nil {
+				v.unfetch(ctx, opts.Remote, theirs, before)
+				return err
+			}
 		}
-		_, err = v.syncRound(ctx, opts, topts, theirs, &res)
+		done, err := v.syncRound(ctx, opts, topts, theirs, &res)
+		if err != nil && done {
+			v.unfetch(ctx, opts.Remote, theirs, before)
+		}
 		return err
 	})
 	return res, timedOut(ctx, err)
+}
+
+// unfetch puts the remote-tracking ref of remote back from theirs, where the
+// fetch put it, to before, when the sync took nothing of theirs (a refusal,
+// a change waiting for a person): what this clone saw of the remote is what
+// it took, so the next sync judges the same commits again, and a remote that
+// goes back to what it held before is no fork. Best effort: a ref another
+// sync moved meanwhile is left alone.
+func (v *store) unfetch(ctx context.Context, remote string, theirs, before gitlog.Hash) {
+	if theirs == before {
+		return
+	}
+	w, err := v.repo.Lock(ctx)
+	if err != nil {
+		return
+	}
+	defer w.Unlock()
+	w.UpdateRef(gitlog.RemoteRef(remote), theirs, before)
 }
 
 // syncRound does one fetch's worth of Sync. done is false when the round must be
@@ -154,7 +193,7 @@ func (v *store) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 	case opts.Mode == SyncPush:
 		return true, fmt.Errorf("vault: push to %s: %w", opts.Remote, vault.ErrBehind)
 	default:
-		refused, err := lent.Admit(ctx, v.v, base, theirs)
+		refused, err := lent.Admit(ctx, v.v, base, theirs, storehook.Trust{AcceptRemoved: opts.AcceptRemoved})
 		if err == nil {
 			refused, err = v.refusedOnArrival(ctx, ours, theirs, refused)
 		}
@@ -211,6 +250,30 @@ func (v *store) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
 	}
 	res.WentBack, res.Seen, res.Found = true, seen.String(), theirs.String()
 	return nil
+}
+
+// refuseFork refuses, unless opts.AcceptFork, a remote that went back (see
+// checkWentBack) and grew commits this clone never held on the older point:
+// a fork, which a host or a removed writer can make, and which no merge
+// should take before a person looked. The caller puts the remote-tracking
+// ref back, so the next sync sees the same fork and says so again.
+func (v *store) refuseFork(ctx context.Context, opts SyncOptions, theirs gitlog.Hash, res *SyncResult) error {
+	if !res.WentBack || theirs.IsZero() || opts.AcceptFork {
+		return nil
+	}
+	ours, err := v.repo.Head()
+	if err != nil {
+		return fmt.Errorf("vault: sync: %w", err)
+	}
+	mb, err := v.repo.MergeBase(theirs, ours)
+	if err != nil {
+		return fmt.Errorf("vault: sync: %w", err)
+	}
+	if mb == theirs {
+		return nil // it only went back: this clone holds all it has
+	}
+	return fmt.Errorf("vault: sync with %s: the remote no longer holds %s, which this clone saw there, and holds commits this clone never held on an older point (now at %s); nothing moved: %w",
+		opts.Remote, res.Seen, theirs, vault.ErrFork)
 }
 
 // refusedOnArrival adds to refused (what admission refused in the commits

@@ -16,6 +16,12 @@ import (
 // it takes a commit signed by a writer listed before the change.
 const WritersPath = ".memvault/writers"
 
+// RemovedPath lists the signing keys removed as writers, in the writers
+// file's form: a commit a removed writer signed after leaving is refused
+// whatever parent it names, and a clone that meets this list refuses the
+// commits of its keys it never held (docs/membership.md).
+const RemovedPath = ".memvault/removed"
+
 // Writer is a key that may sign the vault's commits.
 type Writer struct {
 	Key         string // the public key, as in authorized_keys: "ssh-ed25519 AAAA…"
@@ -60,8 +66,17 @@ func ParseWriters(content []byte) ([]Writer, error) {
 
 // FormatWriters writes a writers file.
 func FormatWriters(ws []Writer) []byte {
+	return formatKeys("# memvault: a commit is believed only when one of these keys signed it.\n", ws)
+}
+
+// FormatRemoved writes the file of removed writers.
+func FormatRemoved(ws []Writer) []byte {
+	return formatKeys("# memvault: writers removed; their commits are refused unless a clone held them already.\n", ws)
+}
+
+func formatKeys(header string, ws []Writer) []byte {
 	var b strings.Builder
-	b.WriteString("# memvault: a commit is believed only when one of these keys signed it.\n")
+	b.WriteString(header)
 	for _, w := range ws {
 		b.WriteString(w.Key)
 		if w.Comment != "" {

@@ -56,8 +56,8 @@ type Store[V, O, R any] struct {
 	// fetched, before it is a vault (opts name the identity that opens a
 	// sealed tree's key); RefusedIn checks commit c's tree against
 	// the tree base. SkipAdmission is a benchmark's switch.
-	Admit         func(ctx context.Context, v *V, base, theirs gitlog.Hash) ([]R, error)
-	AdmitNew      func(ctx context.Context, repo *gitlog.Repo, opts O, theirs gitlog.Hash) ([]R, error)
+	Admit         func(ctx context.Context, v *V, base, theirs gitlog.Hash, trust Trust) ([]R, error)
+	AdmitNew      func(ctx context.Context, repo *gitlog.Repo, opts O, theirs gitlog.Hash, trust Trust) ([]R, error)
 	RefusedIn     func(ctx context.Context, v *V, c, tree, base gitlog.Hash) ([]R, error)
 	SkipAdmission func() bool
 	NewCommits    func(ctx context.Context, repo *gitlog.Repo, base, head gitlog.Hash) ([]*gitlog.Commit, error)
@@ -96,7 +96,17 @@ type Store[V, O, R any] struct {
 	// now (an error wrapping vault.ErrWritersChanged unless accept), and the
 	// writers file a merge makes, as keys.
 	CheckWriters func(v *V, base, ours, theirs gitlog.Hash, accept bool) (added, removed []keys.Writer, err error)
-	MergeWriters func(v *V, baseT, oursT, theirsT gitlog.Hash) ([]byte, error)
+	MergeWriters func(v *V, baseT, oursT, theirsT gitlog.Hash) (writers, removed []byte, err error)
+}
+
+// Trust is what an admission takes on trust beyond each commit's signature
+// (vault's trust.go): the writers one of whom must vouch for every first
+// commit of a clone's history (their fingerprints; none: trust on first use),
+// and whether to take commits of removed writers no current writer vouched
+// for.
+type Trust struct {
+	Pinned        []string
+	AcceptRemoved bool
 }
 
 // Lent is the *Store[vault.Vault, vault.Options, vault.Refusal] vault fills in.
