@@ -89,6 +89,7 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	KeychainPath:  keychainPath,
 	MergeKeychain: (*Vault).mergeKeychain,
 
-	CheckWriters: (*Vault).checkWriters,
-	MergeWriters: (*Vault).mergeWriters,
+	CheckWriters:    (*Vault).checkWriters,
+	MergeWriters:    (*Vault).mergeWriters,
+	HeldFromRemoved: (*Vault).heldFromRemoved,
 }

@@ -25,6 +25,12 @@ type RecipientChange struct {
 	// goroutine at a time, with the files done so far and the total.
 	Progress func(done, total int)
 
+	// AddWriters and RemoveWriters change the writers in the same commit
+	// (a member added or removed: a reader and a writer at once), as
+	// ChangeWriters does.
+	AddWriters    []keys.Writer
+	RemoveWriters []string
+
 	swap *writerSwap // a rekey's: the signing key the same commit rotates
 }
 
@@ -231,6 +237,17 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	}
 	changes = append(changes, gitlog.Change{Op: gitlog.Put, Path: recipientsPath, Data: target.Bytes()})
 	trailers := recipientTrailers(latest, len(files))
+	if len(ch.AddWriters)+len(ch.RemoveWriters) > 0 {
+		me, err := v.SigningWriter()
+		if err != nil {
+			return "", 0, err
+		}
+		wc, _, err := v.planWriters(snap.root, me, ch.AddWriters, ch.RemoveWriters)
+		if err != nil {
+			return "", 0, err
+		}
+		changes, trailers = append(changes, wc...), append(trailers, writerTrailers(ch.AddWriters, ch.RemoveWriters)...)
+	}
 	if ch.swap != nil {
 		c, tr, err := v.swapWriter(snap.root, *ch.swap)
 		if err != nil {

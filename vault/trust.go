@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -157,4 +158,42 @@ func firstFew(xs []string, n int) []string {
 		return xs
 	}
 	return append(xs[:n:n], fmt.Sprintf("and %d more", len(xs)-n))
+}
+
+// heldFromRemoved reports whether ours holds, since base, commits signed by a
+// writer that theirs removed since base: a clone that took a writer's work
+// before it heard of the removal. Its merge with theirs must not carry those
+// commits on (every clone that knows of the removal refuses them): it puts
+// their content on top of theirs instead, taken up by this writer.
+func (v *Vault) heldFromRemoved(ctx context.Context, base, ours, theirs gitlog.Hash) (bool, error) {
+	sets := [2]writerSet{}
+	for i, c := range []gitlog.Hash{base, theirs} {
+		var err error
+		if sets[i], err = v.writersOfCommit(c); err != nil {
+			return false, fmt.Errorf("vault: sync: %s: %w", keys.RemovedPath, err)
+		}
+	}
+	var removed []string
+	for _, w := range sets[1].removed {
+		if !sets[0].isRemoved(w.Public) {
+			removed = append(removed, w.Fingerprint)
+		}
+	}
+	if len(removed) == 0 {
+		return false, nil
+	}
+	cs, err := newCommits(ctx, v.repo, base, ours)
+	if err != nil {
+		return false, fmt.Errorf("vault: sync: %w", err)
+	}
+	for _, c := range cs {
+		_, armored, err := v.repo.SignedCommit(c.Hash)
+		if err != nil {
+			return false, fmt.Errorf("vault: sync: %w", err)
+		}
+		if slices.Contains(removed, keys.SignerFingerprint(armored)) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

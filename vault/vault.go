@@ -67,6 +67,10 @@ type Options struct {
 	// is also a little faster. Open ignores it: a vault's tree says its
 	// format.
 	Plain bool
+	// Name is the name this identity goes by as a member of the vault, which
+	// Init writes beside its keys; "" writes none. memvault records no login
+	// or host name of its own.
+	Name string
 }
 
 // initResult says what Init made.
@@ -184,6 +188,9 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, er
 	}
 	v := newVault(repo, opts)
 	recipients := "# memvault: every memory file is encrypted to each recipient below.\n" + res.Recipient + "\n"
+	if opts.Name != "" {
+		recipients = "# memvault: every memory file is encrypted to each recipient below.\n\n# " + opts.Name + "\n" + res.Recipient + "\n"
+	}
 	// The creator is the vault's first writer: from the first commit on, a
 	// commit is believed only when a writer signed it.
 	pub, err := v.sign.publicKey()
@@ -191,7 +198,7 @@ func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, er
 		repo.Close()
 		return nil, res, fmt.Errorf("vault: init %s: the signing key: %w", dir, err)
 	}
-	writers := keys.FormatWriters([]keys.Writer{keys.WriterOf(pub, keys.WriterComment())})
+	writers := keys.FormatWriters([]keys.Writer{keys.WriterOf(pub, opts.Name)})
 	changes := []gitlog.Change{
 		{Op: gitlog.Put, Path: formatPath, Data: []byte(formatVersion + "\n")},
 		{Op: gitlog.Put, Path: recipientsPath, Data: []byte(recipients)},

@@ -190,7 +190,7 @@ func (v *Vault) SigningWriter() (keys.Writer, error) {
 	if err != nil {
 		return keys.Writer{}, err
 	}
-	return keys.WriterOf(pub, keys.WriterComment()), nil
+	return keys.WriterOf(pub, v.opts.Name), nil
 }
 
 // ChangeWriters adds and removes writers in one commit, signed by this
@@ -208,46 +208,62 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer,
 	}
 	var out []keys.Writer
 	err = v.updateWith(ctx, meta, func(tx *Tx) error {
-		set, err := v.writers.writersAt(v.repo, tx.root)
-		if err != nil {
-			return fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
-		}
-		ws, gone := slices.Clone(set.writers), slices.Clone(set.removed) // the cache's: never changed in place
-		if !set.has {
-			ws = []keys.Writer{me}
-		}
-		for _, w := range add {
-			if _, ok := (writerSet{writers: ws}).find(w.Public); !ok {
-				ws = append(ws, w)
-			}
-			// A writer added again is no longer a removed one.
-			gone = slices.DeleteFunc(slices.Clone(gone), func(o keys.Writer) bool { return o.Key == w.Key })
-		}
-		for _, r := range remove {
-			i := slices.IndexFunc(ws, func(w keys.Writer) bool { return w.Key == r || w.Fingerprint == r || strings.HasPrefix(r, w.Key+" ") })
-			if i < 0 {
-				return fmt.Errorf("vault: %q is not a writer of the vault: %w", oneLine(r), ErrNotExist)
-			}
-			gone = append(gone, ws[i])
-			ws = slices.Delete(ws, i, i+1)
-		}
-		if len(ws) == 0 {
-			return fmt.Errorf("vault: that would leave the vault without a writer, and nobody could write it again: %w", ErrInvalid)
-		}
+		changes, ws, err := v.planWriters(tx.root, me, add, remove)
 		out = ws
-		tx.changes = append(tx.changes, gitlog.Change{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(ws)})
-		tx.changes = append(tx.changes, removedChange(set.removed, gone)...)
-		return nil
+		tx.changes = append(tx.changes, changes...)
+		return err
 	}, func(subject *string, trailers *[]trailer) {
 		*subject = "writers"
-		for _, w := range add {
-			*trailers = append(*trailers, trailer{trWriter, "+ " + w.Key})
-		}
-		for _, r := range remove {
-			*trailers = append(*trailers, trailer{trWriter, "- " + r})
-		}
+		*trailers = append(*trailers, writerTrailers(add, remove)...)
 	})
 	return out, err
+}
+
+// planWriters returns the changes of the writers file, and of the file of
+// removed writers, that add and remove make to the tree root, and the
+// writers after them. me is the writer a vault from before writers starts
+// its list with. A writer added again is no longer a removed one; removing
+// the last writer is refused.
+func (v *Vault) planWriters(root gitlog.Hash, me keys.Writer, add []keys.Writer, remove []string) ([]gitlog.Change, []keys.Writer, error) {
+	set, err := v.writers.writersAt(v.repo, root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("vault: %s: %w", keys.WritersPath, err)
+	}
+	ws, gone := slices.Clone(set.writers), slices.Clone(set.removed) // the cache's: never changed in place
+	if !set.has {
+		ws = []keys.Writer{me}
+	}
+	for _, w := range add {
+		if _, ok := (writerSet{writers: ws}).find(w.Public); !ok {
+			ws = append(ws, w)
+		}
+		gone = slices.DeleteFunc(gone, func(o keys.Writer) bool { return o.Key == w.Key })
+	}
+	for _, r := range remove {
+		i := slices.IndexFunc(ws, func(w keys.Writer) bool { return w.Key == r || w.Fingerprint == r || strings.HasPrefix(r, w.Key+" ") })
+		if i < 0 {
+			return nil, nil, fmt.Errorf("vault: %q is not a writer of the vault: %w", oneLine(r), ErrNotExist)
+		}
+		gone = append(gone, ws[i])
+		ws = slices.Delete(ws, i, i+1)
+	}
+	if len(ws) == 0 {
+		return nil, nil, fmt.Errorf("vault: that would leave the vault without a writer, and nobody could write it again: %w", ErrInvalid)
+	}
+	changes := []gitlog.Change{{Op: gitlog.Put, Path: keys.WritersPath, Data: keys.FormatWriters(ws)}}
+	return append(changes, removedChange(set.removed, gone)...), ws, nil
+}
+
+// writerTrailers are the trailers of a change of writers.
+func writerTrailers(add []keys.Writer, remove []string) []trailer {
+	var out []trailer
+	for _, w := range add {
+		out = append(out, trailer{trWriter, "+ " + w.Key})
+	}
+	for _, r := range remove {
+		out = append(out, trailer{trWriter, "- " + r})
+	}
+	return out
 }
 
 // writersOfCommit returns the writers of commit h's tree.

@@ -352,7 +352,14 @@ func (v *store) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 // the names and messages the conversion hides.
 func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
 	commit := w.CommitMerge
-	if removed, err := v.recipientRemoved(base, theirs); err != nil {
+	if held, err := lent.HeldFromRemoved(v.v, context.Background(), base, ours, theirs); err != nil {
+		return ours, err
+	} else if held {
+		// Every clone that knows of the removal refuses those commits: their
+		// content goes on top of theirs, signed by this writer.
+		commit = w.CommitSquash
+		info.Message += lent.TrSquashed + ": local commits since " + base.String() + ", some by a writer the remote removed, taken up by this writer\n"
+	} else if removed, err := v.recipientRemoved(base, theirs); err != nil {
 		return ours, err
 	} else if removed {
 		commit = w.CommitSquash

@@ -155,7 +155,22 @@ func ParseRecipientsFile(content []byte) (*RecipientsFile, error) {
 		}
 		e := RecipientEntry{Line: line, Recipient: r}
 		if len(f.Entries) == 0 {
-			f.Header = pending
+			// The file's header ends at its last blank line; comment lines
+			// after it belong to the first key, as a member's name does.
+			cut := slices.Index(pending, "")
+			for i := len(pending) - 1; i >= 0; i-- {
+				if pending[i] == "" {
+					cut = i
+					break
+				}
+			}
+			f.Header, e.Above = pending, nil
+			if cut >= 0 && cut < len(pending)-1 {
+				f.Header, e.Above = pending[:cut+1], pending[cut+1:]
+				if e.Comment == "" {
+					e.Comment = commentText(e.Above)
+				}
+			}
 		} else {
 			e.Above = pending
 			if e.Comment == "" {

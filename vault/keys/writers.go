@@ -3,8 +3,6 @@ package keys
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/user"
 	"strings"
 
 	"github.com/hiddeco/sshsig"
@@ -96,22 +94,6 @@ func FindWriter(ws []Writer, pub ssh.PublicKey) (Writer, bool) {
 		}
 	}
 	return Writer{}, false
-}
-
-// WriterComment names this machine's writer: user@host, as ssh-keygen names a key.
-func WriterComment() string {
-	host, _ := os.Hostname()
-	name := os.Getenv("USER")
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	switch {
-	case name != "" && host != "":
-		return name + "@" + host
-	case host != "":
-		return host
-	}
-	return name
 }
 
 // SignerFingerprint is the fingerprint of the key an armored signature

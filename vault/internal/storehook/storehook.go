@@ -97,6 +97,9 @@ type Store[V, O, R any] struct {
 	// writers file a merge makes, as keys.
 	CheckWriters func(v *V, base, ours, theirs gitlog.Hash, accept bool) (added, removed []keys.Writer, err error)
 	MergeWriters func(v *V, baseT, oursT, theirsT gitlog.Hash) (writers, removed []byte, err error)
+	// HeldFromRemoved tells whether ours holds, since base, commits signed by
+	// a writer theirs removed since base (a merge then squashes them).
+	HeldFromRemoved func(v *V, ctx context.Context, base, ours, theirs gitlog.Hash) (bool, error)
 }
 
 // Trust is what an admission takes on trust beyond each commit's signature
