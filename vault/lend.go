@@ -92,4 +92,5 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	CheckWriters:    (*Vault).checkWriters,
 	MergeWriters:    (*Vault).mergeWriters,
 	HeldFromRemoved: (*Vault).heldFromRemoved,
+	ReaderAt:        (*Vault).readerAt,
 }

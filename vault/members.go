@@ -202,3 +202,27 @@ func (v *Vault) RemoveMember(ctx context.Context, meta Meta, name string, progre
 	}
 	return v.ChangeRecipients(ctx, meta, ch)
 }
+
+// readerAt reports whether this identity is among the recipients of commit
+// h's tree: a sync from a remote that removed it as a reader has nothing it
+// could read, and says so rather than refuse each tree.
+func (v *Vault) readerAt(h gitlog.Hash) (bool, error) {
+	id, err := v.keys.identity()
+	if err != nil {
+		return false, err
+	}
+	root, err := v.repo.RootTree(h)
+	if err != nil {
+		return false, err
+	}
+	f, err := v.keys.recipientsFileIn(root) // the key is not needed, nor perhaps held
+	if err != nil {
+		return false, err
+	}
+	for _, r := range id.Recipients {
+		if f.Index(r.Key) >= 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

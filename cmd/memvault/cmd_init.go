@@ -9,10 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/keys"
 )
 
 func newInitCommand(g *globalOptions) *cobra.Command {
 	var plain, sealed bool
+	var name string
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Create a vault, and an identity if there is none",
@@ -48,9 +50,15 @@ Keep the identity safe and out of any repository: without it the memory cannot b
 			case sealed:
 				flag = "--sealed"
 			}
-			return runInit(c.Context(), g, plain, flag, c.OutOrStdout())
+			if name != "" {
+				if err := keys.CheckMemberName(name); err != nil {
+					return &usageError{cmd: c.CommandPath(), err: err}
+				}
+			}
+			return runInit(c.Context(), g, plain, flag, name, c.OutOrStdout())
 		},
 	}
+	c.Flags().StringVar(&name, "name", "", "the `NAME` you go by as a member of the new vault (none is recorded otherwise)")
 	c.Flags().BoolVar(&plain, "plain", false, "create the vault in the plain format (names, messages and exact sizes readable on its host)")
 	c.Flags().BoolVar(&sealed, "sealed", false, "create the vault in the sealed format, the default")
 	return c
@@ -58,15 +66,16 @@ Keep the identity safe and out of any repository: without it the memory cannot b
 
 // runInit creates the vault, plain or sealed; flag is the format flag given
 // ("" for none), named when it could not apply.
-func runInit(ctx context.Context, g *globalOptions, plain bool, flag string, out io.Writer) error {
+func runInit(ctx context.Context, g *globalOptions, plain bool, flag, name string, out io.Writer) error {
 	dir, identity, err := g.paths()
 	if err != nil {
 		return err
 	}
-	v, res, err := vault.Init(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase, Plain: plain})
+	v, res, err := vault.Init(ctx, dir, vault.Options{IdentityFile: identity, Passphrase: g.passphrase, Plain: plain, Name: name})
 	if err != nil {
 		return err
 	}
+	clearCloneFailed(dir)
 	if err := v.Close(); err != nil {
 		return err
 	}

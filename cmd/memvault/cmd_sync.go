@@ -136,7 +136,7 @@ func (p progressWriter) Write(b []byte) (int, error) {
 func newSyncCommands(g *globalOptions) []*cobra.Command {
 	mk := func(use string, mode exchange.SyncMode, short, long string) *cobra.Command {
 		var tf transferFlags
-		var accept, acceptWriters, watch, skip bool
+		var accept, acceptWriters, acceptFork, acceptRemoved, watch, skip bool
 		var every time.Duration
 		c := &cobra.Command{
 			Use:   use + " [REMOTE]",
@@ -144,13 +144,14 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			Long:  long,
 			Args:  usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(c *cobra.Command, args []string) error {
-				opts := exchange.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, AcceptWriters: acceptWriters, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
+				opts := exchange.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, AcceptWriters: acceptWriters,
+					AcceptFork: acceptFork, AcceptRemoved: acceptRemoved, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
 				if len(args) == 1 {
 					opts.Remote = args[0]
 				}
 				if watch {
-					if accept || acceptWriters {
-						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients or writers on its own: run sync with --accept-recipients or --accept-writers once, after checking them")}
+					if accept || acceptWriters || acceptFork || acceptRemoved {
+						return &usageError{cmd: c.CommandPath(), err: errors.New("--watch never takes a change of recipients or writers, a fork or a removed writer's commits on its own: run sync once with the accept flag it needs (--accept-recipients, --accept-writers, --accept-fork or --accept-removed), after checking")}
 					}
 					return runSyncWatch(c.Context(), g, opts, every, tf.timeout, c.ErrOrStderr())
 				}
@@ -162,6 +163,8 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			c.Flags().BoolVar(&accept, "accept-recipients", false, "take a change of the vault's recipients made on the remote")
 			c.Flags().BoolVar(&acceptWriters, "accept-writers", false, "take a change of who may write the vault made on the remote")
 			c.Flags().BoolVar(&skip, "skip-refused", false, "merge a remote whose history holds refused entries, leaving them out")
+			c.Flags().BoolVar(&acceptFork, "accept-fork", false, "merge a remote that went back and grew other commits, after looking at them")
+			c.Flags().BoolVar(&acceptRemoved, "accept-removed", false, "take commits of a writer this vault removed that no current writer vouched for, after looking at them")
 		}
 		if mode == exchange.SyncBoth {
 			c.Flags().BoolVar(&watch, "watch", false, "keep syncing until interrupted: soon after each write, and every --every")
@@ -406,9 +409,11 @@ A recipient that is not your own key must be named with --expect-recipient KEY
 (once per key), or all taken with --accept-recipients; otherwise nothing is
 cloned: a host that added its own key would read everything written here.
 With --expect-writer FINGERPRINT (once per writer, as 'memvault writers' lists
-them on a clone you trust), a writer the vault lists that you did not name
-refuses the clone: a host that made up a history of its own is caught before
-anything is taken.
+them on a clone you trust), the clone takes a history only when one of the writers
+you named signed it (each first commit is below a commit one of them signed), and a
+writer the vault lists that you did not name refuses the clone: a host that made up
+a history of its own is caught before anything is taken. A clone that fails leaves
+nothing behind, and no command makes an empty vault where it was to be.
 
 Every commit is checked as sync checks what arrives; when one holds what memvault
 does not admit, the clone is refused and each entry named. --skip-refused clones
@@ -464,14 +469,23 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
 	opts := g.options(identity)
+	var pins []string
+	for _, k := range ct.writers {
+		if w, err := keys.ParseWriter(k); err == nil {
+			k = w.Fingerprint
+		}
+		pins = append(pins, strings.TrimSpace(k))
+	}
 	v, left, err := exchange.Clone(tctx, url, dir, opts, exchange.CloneOptions{
-		Auth: tf.credentials(), Progress: progress, SkipRefused: skip,
+		Auth: tf.credentials(), Progress: progress, SkipRefused: skip, ExpectWriters: pins,
 		Trust: func(f exchange.CloneFound) error { return ct.check(out, f) },
 	})
 	if err != nil {
+		markCloneFailed(dir, url, err)
 		return gaveUpAfter(tctx, tf.timeout, err)
 	}
 	defer v.Close()
+	clearCloneFailed(dir)
 	shown := "the remote" // the URL as the vault keeps it: any password in it redacted
 	if rs, err := exchange.Remotes(v); err == nil {
 		for _, r := range rs {

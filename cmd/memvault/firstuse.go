@@ -23,6 +23,9 @@ func (g *globalOptions) openFace(ctx context.Context, errOut io.Writer, pass fun
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseAfterFailedClone(dir); err != nil {
+		return nil, err
+	}
 	opts := g.options(identity)
 	opts.Passphrase = pass
 	v, res, err := vault.OpenOrInit(ctx, dir, opts)

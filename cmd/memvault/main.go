@@ -156,6 +156,9 @@ var hints = []struct {
 	{vault.ErrRecipientsChanged, hintRecipientsChanged},
 	{vault.ErrWritersChanged, hintWritersChanged},
 	{vault.ErrUnsigned, hintUnsigned},
+	{vault.ErrRemovedWriter, hintRemovedWriter},
+	{vault.ErrFork, hintFork},
+	{vault.ErrNotVouched, hintNotVouched},
 	{vault.ErrNotWriter, hintNotWriter},
 	{vault.ErrNotRecipient, hintNotRecipient},
 	{vault.ErrReadOnly, hintReadOnly},
@@ -267,6 +270,13 @@ const (
 	hintUnsigned = "Nothing was changed, and no flag takes such a commit: whoever controls the remote, or a key " +
 		"that is no longer a writer, may have made it. A writer can put the remote's main branch back to the last " +
 		"good commit ('memvault sync' then works again); 'memvault writers' lists who may write."
+	hintRemovedWriter = "Nothing was changed. A writer this vault removed signed those commits after or without your vault " +
+		"knowing; no current writer vouched for them. Look at them ('memvault log REMOTE/main' after a fetch, or ask who " +
+		"made them); to take that work anyway, sync again with --accept-removed."
+	hintFork = "Nothing was changed. The remote's host, or a writer who was removed, may have put it back and added other " +
+		"commits. Ask who controls the remote; once you trust those commits, sync again with --accept-fork to merge them."
+	hintNotVouched = "Nothing was cloned. The history was not signed by the writer you named: compare the fingerprint with " +
+		"its owner, and ask them whether the remote holds their vault."
 	hintNotWriter = "Give the key above to a writer of the vault; once they run 'memvault writers add' with it " +
 		"and sync, sync here and write again. 'memvault writers' lists the writers."
 	hintNotRecipient = "Ask someone who can read the vault to run 'memvault recipients add' with " +

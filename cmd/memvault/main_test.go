@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +45,7 @@ func TestScripts(t *testing.T) {
 			"answer": cmdAnswer,
 			"perm":   cmdPerm,
 			"glob":   cmdGlob,
+			"grab":   cmdGrab,
 		},
 	})
 }
@@ -112,4 +114,20 @@ func cmdGlob(ts *testscript.TestScript, neg bool, args []string) {
 	case !neg && len(matches) == 0:
 		ts.Fatalf("%s matches nothing", args[0])
 	}
+}
+
+// cmdGrab sets the environment variable NAME to what the first group of the
+// regular expression matches in the last command's stdout: grab NAME REGEXP.
+// A story passes what one command printed to the next, as a person copies it.
+func cmdGrab(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: grab NAME REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("grab: %q matches nothing in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }

@@ -82,6 +82,8 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newChatCommand(&g),
 		newRecipientsCommand(&g),
 		newWritersCommand(&g),
+		newMembersCommand(&g),
+		newJoinCommand(&g),
 		newIdentityCommand(&g),
 		newRekeyCommand(&g),
 		newSealCommand(&g),

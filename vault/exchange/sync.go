@@ -197,6 +197,14 @@ func (v *store) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 		if err == nil {
 			refused, err = v.refusedOnArrival(ctx, ours, theirs, refused)
 		}
+		if err != nil || len(refused) > 0 {
+			// A sealed tree whose key this identity no longer opens: say
+			// what that means rather than refuse each tree.
+			if reader, rerr := lent.ReaderAt(v.v, theirs); rerr == nil && !reader {
+				return true, fmt.Errorf("vault: sync with %s: the remote's vault no longer lists this identity among its readers (it was removed): nothing moved, and what this clone wrote stays here: %w",
+					opts.Remote, vault.ErrNotRecipient)
+			}
+		}
 		if err != nil {
 			return true, fmt.Errorf("vault: sync: %w", err)
 		}

@@ -100,6 +100,9 @@ type Store[V, O, R any] struct {
 	// HeldFromRemoved tells whether ours holds, since base, commits signed by
 	// a writer theirs removed since base (a merge then squashes them).
 	HeldFromRemoved func(v *V, ctx context.Context, base, ours, theirs gitlog.Hash) (bool, error)
+	// ReaderAt tells whether the vault's identity is a recipient of commit
+	// h's tree.
+	ReaderAt func(v *V, h gitlog.Hash) (bool, error)
 }
 
 // Trust is what an admission takes on trust beyond each commit's signature
