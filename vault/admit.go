@@ -45,16 +45,16 @@ func maxCiphertext(n int64) int64 {
 // arrived. Only what is new is read: a subtree or blob whose hash equals the
 // entry at the same path in a parent was checked when that parent arrived.
 type admission struct {
-	ctx     context.Context
-	repo    *gitlog.Repo
-	limits  Limits
-	seen    map[gitlog.Hash]bool
-	refused []Refusal
-	names   []string // of the entry being checked
-	writers *writersCache
-	sigs    map[gitlog.Hash]error // signed's answers found ahead (see verifyAll)
-	sealing                       // the sealed format's checks (admit_sealed.go)
-	vouching                      // who signed what, for the trust rules (trust.go)
+	ctx      context.Context
+	repo     *gitlog.Repo
+	limits   Limits
+	seen     map[gitlog.Hash]bool
+	refused  []Refusal
+	names    []string // of the entry being checked
+	writers  *writersCache
+	sigs     map[gitlog.Hash]error // signed's answers found ahead (see verifyAll)
+	sealing                        // the sealed format's checks (admit_sealed.go)
+	vouching                       // who signed what, for the trust rules (trust.go)
 }
 
 // admit checks every commit of repo reachable from theirs and not from base (ZeroHash:
