@@ -87,6 +87,7 @@ var lent = &storehook.Store[Vault, Options, Refusal]{
 	SealBlob:      sealBlob,
 	KeyFile:       (*Vault).keyFile,
 	KeychainPath:  keychainPath,
+	NewGeneration: newGeneration,
 	MergeKeychain: (*Vault).mergeKeychain,
 
 	CheckWriters:    (*Vault).checkWriters,

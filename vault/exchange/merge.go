@@ -203,6 +203,10 @@ func (m *merger) mergeRecipients(paths map[string]side) error {
 	}
 	m.oursRecips = merged.Fingerprint() == fs[1].Fingerprint()
 	m.theirsRecips = merged.Fingerprint() == fs[2].Fingerprint()
+	if m.rot != nil && m.rot.fresh {
+		// A new generation: no file of either side is encrypted to it.
+		m.oursRecips, m.theirsRecips = false, false
+	}
 	return nil
 }
 

@@ -41,6 +41,12 @@ type rotation struct {
 	keyEnt gitlog.Entry // the key file of the rotated side
 	theirs bool         // theirs is the side that rotated
 	prefix []gitlog.Change
+	// fresh: both sides rotated since the base (each removed a member the
+	// other still holds), so neither key may seal the merge: it seals under
+	// a new generation, every file is encrypted again to the merged
+	// recipients, and olds are the keys of the base, ours and theirs.
+	fresh bool
+	olds  [3]*seal.Key
 }
 
 // mergeKeys sets m.key for a merge whose sides hold different keys; fps are
@@ -56,7 +62,7 @@ func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
 		rotated, other = &m.theirsT, &m.oursT
 		m.key = ks[2]
 	default:
-		return fmt.Errorf("vault: merge: both sides rotated the vault key, or converted the vault to the sealed format, since they parted: %w", errKeysDiffer)
+		return m.freshKey(ks)
 	}
 	if m.key == nil {
 		return fmt.Errorf("vault: merge: a side of the plain format whose base is sealed: %w", errKeysDiffer)
@@ -68,7 +74,46 @@ func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
 	m.rot = &rotation{old: ks[0], keyEnt: ke, theirs: rotated == &m.theirsT}
 	oursTranslated := other == &m.oursT
 	for _, t := range []*gitlog.Hash{&m.baseT, other} {
-		if *t, err = m.translate(*t, t == &m.oursT && oursTranslated); err != nil {
+		if *t, err = m.translate(*t, t == &m.oursT && oursTranslated, ks[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freshKey sets m.key for a merge whose two sides each rotated the vault key
+// since the base (ks: the keys of the base, ours and theirs): each side's key
+// was given to a member the other removed, so the merge seals under a new
+// generation, which the merged recipients alone receive, and its keychain
+// chains both sides' keys. The base and both sides are translated to it; every
+// file is then encrypted again to the merged recipients (see mergeRecipients).
+// Sides of the plain format or of format 2, which has no keychain, are refused
+// with errKeysDiffer.
+func (m *merger) freshKey(ks [3]*seal.Key) error {
+	for _, k := range ks {
+		if k == nil || !k.Generation() {
+			return fmt.Errorf("vault: merge: both sides rotated the vault key, or converted the vault to the sealed format, since they parted: %w", errKeysDiffer)
+		}
+	}
+	content, err := lent.Recipients(m.v.v, m.ours)
+	if err != nil {
+		return fmt.Errorf("vault: merge: %w", err)
+	}
+	rs, err := lent.ParseRecipients(m.v.v, content)
+	if err != nil {
+		return err
+	}
+	if m.key, err = lent.NewGeneration(rs); err != nil {
+		return err
+	}
+	kf, err := lent.KeyFile(m.v.v, m.key, rs)
+	if err != nil {
+		return err
+	}
+	ke := gitlog.Entry{Name: "key", Mode: gitlog.ModeRegular, Hash: gitlog.BlobHash(kf)}
+	m.rot = &rotation{keyEnt: ke, fresh: true, olds: ks}
+	for i, t := range []*gitlog.Hash{&m.baseT, &m.oursT, &m.theirsT} {
+		if *t, err = m.translate(*t, i == 1, ks[i]); err != nil {
 			return err
 		}
 	}
@@ -76,10 +121,10 @@ func (m *merger) mergeKeys(fps [3]string, ks [3]*seal.Key) error {
 }
 
 // translate writes root's tree with every stored name under memories/ opened
-// with the old key and sealed with the merge's, and the rotated side's key
+// with its key old and sealed with the merge's, and the rotated side's key
 // file, and returns it. When prefix, the changes that make the same tree
 // from root, each blob's size header sealed again, go to m.rot.prefix.
-func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
+func (m *merger) translate(root gitlog.Hash, prefix bool, old *seal.Key) (gitlog.Hash, error) {
 	var repl []gitlog.Replacement
 	if prefix {
 		m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Delete, Path: lent.MemDir})
@@ -92,8 +137,8 @@ func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
 		}
 		for _, e := range es {
 			name := e.Name
-			if m.rot.old != nil {
-				if name, err = m.rot.old.OpenName(plain, e.Name); err != nil {
+			if old != nil {
+				if name, err = old.OpenName(plain, e.Name); err != nil {
 					return fmt.Errorf("vault: merge: a name not sealed under the vault's old key: %w", vault.ErrBadEntry)
 				}
 			}
@@ -112,7 +157,7 @@ func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
 				continue
 			}
 			switch {
-			case prefix && m.rot.old == nil:
+			case prefix && (old == nil || m.rot.fresh):
 				// Encrypted again by finishRotation, unless the plan
 				// replaces it.
 				m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Link, Path: joinNames(to), Hash: e.Hash})
@@ -135,7 +180,7 @@ func (m *merger) translate(root gitlog.Hash, prefix bool) (gitlog.Hash, error) {
 	}
 	ke := m.rot.keyEnt
 	repl = append(repl, gitlog.Replacement{Names: []string{".memvault", "key"}, Entry: &ke})
-	if prefix {
+	if prefix && !m.rot.fresh { // a fresh key's file is written by settleKeyFile
 		m.rot.prefix = append(m.rot.prefix, gitlog.Change{Op: gitlog.Link, Path: lent.KeyPath, Hash: ke.Hash})
 	}
 	h, err := m.v.repo.ReplaceEntries(m.ctx, root, repl)
@@ -164,6 +209,12 @@ func (m *merger) reheader(h gitlog.Hash) ([]byte, error) {
 		return nil, fmt.Errorf("vault: merge: %w", err)
 	}
 	out, err := m.key.ResealBlob(m.rot.old, blob)
+	for _, old := range m.rot.olds {
+		if err == nil || old == nil {
+			break
+		}
+		out, err = m.key.ResealBlob(old, blob)
+	}
 	switch {
 	case errors.Is(err, seal.ErrBadSize), errors.Is(err, seal.ErrNoAgeHeader):
 		return nil, fmt.Errorf("vault: merge: a blob with no size header that opens: %w", vault.ErrBadEntry)
@@ -219,7 +270,7 @@ func (m *merger) finishRotation() error {
 // a blob of the plain format its plaintext padded and encrypted anew to the
 // merged recipients.
 func (m *merger) resealBlob(tp string, h gitlog.Hash) ([]byte, error) {
-	if m.rot.old != nil {
+	if m.rot.old != nil && !m.rot.fresh {
 		return m.reheader(h)
 	}
 	p, err := m.openTree(tp)

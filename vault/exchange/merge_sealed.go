@@ -87,7 +87,10 @@ func (m *merger) settleKeyFile(handled map[string]bool) error {
 	}
 	handled[lent.KeyPath] = true
 	ok := m.oursRecips
-	if m.rot != nil && m.rot.theirs {
+	switch {
+	case m.rot != nil && m.rot.fresh:
+		ok = false // a new generation: no side holds its key file
+	case m.rot != nil && m.rot.theirs:
 		ok = m.theirsRecips
 	}
 	if ok {

@@ -89,7 +89,9 @@ type Store[V, O, R any] struct {
 	// MergeKeychain returns the keychain of a tree sealed under key that
 	// merges the commits cs (each one's keychain, its key and key file), and
 	// whether it differs from the first one's.
-	KeychainPath  string
+	KeychainPath string
+	// NewGeneration makes a vault key of format 3 for a vault encrypted to rs.
+	NewGeneration func(rs []age.Recipient) (*seal.Key, error)
 	MergeKeychain func(v *V, key *seal.Key, cs ...gitlog.Hash) (data []byte, changed bool, err error)
 
 	// The writers a sync would leave this clone with, against those it holds
