@@ -335,7 +335,9 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 	// fingerprints can be compared with the collaborators'. With
 	// --expect-writer the person has compared them already, and a writer
 	// not named (a host that made up a history of its own) is refused.
-	var unnamed int
+	// With --expect-writer the clone has checked already that a writer
+	// named vouched for the history (exchange.CloneOptions.ExpectWriters):
+	// the others were made writers by signed commits of that history.
 	if f.HasWriters {
 		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
 		for _, w := range f.Writers {
@@ -343,8 +345,7 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 			if len(ct.writers) > 0 {
 				mark = "  (expected)"
 				if !slices.ContainsFunc(ct.writers, func(s string) bool { return sameWriter(s, w) }) {
-					mark = "  (NOT EXPECTED)"
-					unnamed++
+					mark = "  (made a writer in the history a writer you named signed)"
 				}
 			}
 			fmt.Fprintf(out, "  %s  %s%s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment), mark)
@@ -352,17 +353,10 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 	} else {
 		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
 	}
-	switch {
-	case len(ct.writers) > 0 && !f.HasWriters:
+	if len(ct.writers) > 0 && !f.HasWriters {
 		return &hintedError{
 			err:  errors.New("clone: the vault has no writers list, so the writers you named cannot be checked; nothing was cloned"),
 			hint: "Ask a writer of the vault to run 'memvault writers init' and sync, or clone without --expect-writer.",
-		}
-	case unnamed > 0:
-		return &hintedError{
-			err: fmt.Errorf("clone: the vault takes commits from %d writer(s) you did not name; nothing was cloned", unnamed),
-			hint: "Check each writer marked NOT EXPECTED with its owner: whoever holds it can write this memory. " +
-				"Then clone again with --expect-writer FINGERPRINT for each.",
 		}
 	}
 	if len(strangers) == 0 {
