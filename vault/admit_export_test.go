@@ -58,3 +58,7 @@ func ArrivalTreeFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int,
 	rs, err := refusedIn(ctx, v.repo, v.limits, v.sealKeyBlob, theirs, theirsT, oursT)
 	return len(rs), err
 }
+
+// SkipTrust turns admission's trust rules off (true) or on, for
+// BenchmarkTrust.
+func SkipTrust(off bool) { skipTrust.Store(off) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/memvault/memvault/vault/exchange"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -221,6 +222,58 @@ func BenchmarkSigning(b *testing.B) {
 			vault.SkipSigning(off)
 			defer vault.SkipSigning(false)
 			benchSyncDiverged(b, fileRemote)
+		})
+	}
+}
+
+// BenchmarkTrust measures what the membership checks (admission's trust
+// rules: removed writers, writers pinned by a clone) add, on and off in one
+// run: a clone of a 10,000-commit history pinned to its writer, and the
+// 1,000 x 1,000 diverged sync through a local path, each in the sealed
+// format (the default).
+//
+//	go test ./vault -run '^$' -bench BenchmarkTrust -count 3
+func BenchmarkTrust(b *testing.B) {
+	dir := b.TempDir()
+	src, opts := vaulttest.NewSealedAt(b, dir)
+	vaulttest.Seed(b, src, 200, 10000)
+	url := filepath.Join(dir, "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", url).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := exchange.AddRemote(src, "origin", url); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := exchange.Sync(ctx, src, exchange.SyncOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	me, err := src.SigningWriter()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, off := range []bool{false, true} {
+		name := map[bool]string{false: "checked", true: "unchecked"}[off]
+		b.Run("clone10000/"+name, func(b *testing.B) {
+			vault.SkipTrust(off)
+			defer vault.SkipTrust(false)
+			var cpu time.Duration
+			defer func() { b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op") }()
+			for i := 0; b.Loop(); i++ {
+				start := vaulttest.CPUTime()
+				v, _, err := exchange.Clone(ctx, url, filepath.Join(b.TempDir(), "c.git"), opts, exchange.CloneOptions{ExpectWriters: []string{me.Fingerprint}})
+				cpu += vaulttest.CPUTime() - start
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				v.Close()
+				b.StartTimer()
+			}
+		})
+		b.Run("sync/"+name, func(b *testing.B) {
+			vault.SkipTrust(off)
+			defer vault.SkipTrust(false)
+			benchSyncDivergedIn(b, fileRemote, true)
 		})
 	}
 }
