@@ -18,8 +18,11 @@ type Signature struct {
 	When  time.Time
 }
 
+// git is s as go-git writes it, its time in UTC: a local time zone in a
+// commit or a tag would tell whoever reads the repository (a git host) where
+// the writer is.
 func (s Signature) git() object.Signature {
-	return object.Signature{Name: s.Name, Email: s.Email, When: s.When}
+	return object.Signature{Name: s.Name, Email: s.Email, When: s.When.UTC()}
 }
 
 func signature(s object.Signature) Signature {

@@ -335,9 +335,13 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 	// fingerprints can be compared with the collaborators'. With
 	// --expect-writer the person has compared them already, and a writer
 	// not named (a host that made up a history of its own) is refused.
-	// With --expect-writer the clone has checked already that a writer
-	// named vouched for the history (exchange.CloneOptions.ExpectWriters):
-	// the others were made writers by signed commits of that history.
+	// A new clone trusts the writers it first sees: say who they are, so the
+	// fingerprints can be compared with the collaborators'. With
+	// --expect-writer the clone has checked already that a writer named
+	// vouched for the history (exchange.CloneOptions.ExpectWriters); a writer
+	// the head lists that the person did not name is refused too, so that
+	// whoever clones looks at every key that may write what they will read.
+	var unnamed int
 	if f.HasWriters {
 		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
 		for _, w := range f.Writers {
@@ -345,7 +349,8 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 			if len(ct.writers) > 0 {
 				mark = "  (expected)"
 				if !slices.ContainsFunc(ct.writers, func(s string) bool { return sameWriter(s, w) }) {
-					mark = "  (made a writer in the history a writer you named signed)"
+					mark = "  (NOT EXPECTED)"
+					unnamed++
 				}
 			}
 			fmt.Fprintf(out, "  %s  %s%s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment), mark)
@@ -353,10 +358,17 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 	} else {
 		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
 	}
-	if len(ct.writers) > 0 && !f.HasWriters {
+	switch {
+	case len(ct.writers) > 0 && !f.HasWriters:
 		return &hintedError{
 			err:  errors.New("clone: the vault has no writers list, so the writers you named cannot be checked; nothing was cloned"),
 			hint: "Ask a writer of the vault to run 'memvault writers init' and sync, or clone without --expect-writer.",
+		}
+	case unnamed > 0:
+		return &hintedError{
+			err: fmt.Errorf("clone: the vault takes commits from %d writer(s) you did not name; nothing was cloned", unnamed),
+			hint: "Check each writer marked NOT EXPECTED with its owner: whoever holds it can write this memory. " +
+				"Then clone again with --expect-writer FINGERPRINT for each (or use 'memvault join', which trusts the writer who added you).",
 		}
 	}
 	if len(strangers) == 0 {

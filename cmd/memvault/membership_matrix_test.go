@@ -205,7 +205,9 @@ func runMatrixCell(t *testing.T, c matrixCell) {
 			if c.door == "join" {
 				dave.must(t, "", "join", url, "--expect-writer", fp)
 			} else {
-				dave.must(t, "", "clone", url, dave.dir, "--expect-writer", fp, "--accept-recipients")
+				// clone names every writer, as a careful person does after
+				// comparing the fingerprints.
+				dave.must(t, "", append([]string{"clone", url, dave.dir, "--accept-recipients"}, expectAll(t, alice)...)...)
 			}
 		} else {
 			newcomer = dave
@@ -222,7 +224,7 @@ func runMatrixCell(t *testing.T, c matrixCell) {
 		fresh := newPerson(root, "bob-again")
 		fresh.id = bob.id
 		fresh.cli = cliFor("--vault", fresh.dir, "--identity", bob.id)
-		_, code, _ := fresh.run(t, "", "clone", url, fresh.dir, "--expect-writer", fp, "--accept-recipients")
+		_, code, _ := fresh.run(t, "", append([]string{"clone", url, fresh.dir, "--accept-recipients"}, expectAll(t, alice)...)...)
 		if code == exitOK {
 			fresh.name = "bob"
 			*bob = *fresh
@@ -294,4 +296,15 @@ func writerFingerprint(t *testing.T, p *person) string {
 		t.Fatalf("%s's members lists no key of theirs:\n%s", p.name, out)
 	}
 	return strings.TrimSuffix(m[1], ",")
+}
+
+// expectAll is --expect-writer for each writer alice's vault lists.
+func expectAll(t *testing.T, alice *person) []string {
+	t.Helper()
+	alice.must(t, "", "sync")
+	var args []string
+	for _, f := range regexp.MustCompile(`(?m)^(SHA256:\S+)`).FindAllString(alice.must(t, "", "writers"), -1) {
+		args = append(args, "--expect-writer", f)
+	}
+	return args
 }

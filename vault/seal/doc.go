@@ -45,6 +45,14 @@
 // A move of a folder re-seals every name below it (each is bound to its
 // folder's path); the blobs stay as they are.
 //
+// A generation's key (format 3, [NewGeneration]) pads each name with NULs to
+// 24, 48, 96 or [MaxName] bytes before sealing it, so a stored name's length
+// tells the host only which of those four it is within; a key of format 2
+// pads nothing, and its vaults' names stay as they were. Names stay
+// deterministic: a file deleted and made again, or moved away and back, gets
+// the same stored name, which per-file history and merges across clones rely
+// on, so the host can follow a path across its life.
+//
 // # Messages
 //
 // [Key.SealMessage] turns a commit's real message (subject, trailers) and

@@ -149,3 +149,61 @@ func FuzzOpenKeychain(f *testing.F) {
 		k.OpenKeychain(b) // must not panic, whatever b holds
 	})
 }
+
+// TestGenerationHidesLengths: under a generation's key a stored name tells
+// only its bucket (a name of 4 bytes and one of 12 look alike), a name padded
+// otherwise does not open, and a sealed message's length tells only its
+// bucket; a key of format 2 keeps its exact lengths, so its vaults read on.
+func TestGenerationHidesLengths(t *testing.T) {
+	gen, _ := NewGeneration(false)
+	old, _ := NewKey()
+	seal := func(k *Key, name string) string {
+		s, err := k.SealName("/memories", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := k.OpenName("/memories", s); err != nil || got != name {
+			t.Fatalf("OpenName(SealName(%q)) = %q, %v", name, got, err)
+		}
+		return s
+	}
+	if a, b := seal(gen, "a.md"), seal(gen, "passwords.md"); len(a) != len(b) {
+		t.Errorf("a generation's stored names of a 4-byte and a 12-byte name are %d and %d long", len(a), len(b))
+	}
+	if a, b := seal(gen, strings.Repeat("x", 24)), seal(gen, strings.Repeat("x", 25)); len(a) == len(b) {
+		t.Errorf("names either side of a bucket's edge look alike: the buckets are not as documented")
+	}
+	if a, b := seal(old, "a.md"), seal(old, "passwords.md"); len(a) == len(b) {
+		t.Errorf("a format 2 key padded its names: its vaults' stored names would change")
+	}
+	if long := seal(gen, strings.Repeat("y", MaxName)); len(long) > MaxStoredName {
+		t.Errorf("the longest name stores in %d bytes, over %d", len(long), MaxStoredName)
+	}
+	// A name padded to another length than its bucket does not open: one
+	// stored name a name.
+	ct, err := gen.names.EncryptDeterministically(append([]byte("a.md"), make([]byte, 40)...), []byte("/memories"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.OpenName("/memories", nameEncoding.EncodeToString(ct)); !errors.Is(err, ErrNotSealed) {
+		t.Errorf("OpenName of a name padded past its bucket = %v, want ErrNotSealed", err)
+	}
+	msg := func(k *Key, text string) int {
+		s, err := k.SealMessage(Message{Text: text, AuthorName: "claude", AuthorEmail: "a@b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := k.OpenMessage(s); err != nil || m.Text != text {
+			t.Fatalf("OpenMessage(SealMessage(%q)) = %q, %v", text, m.Text, err)
+		}
+		return len(s)
+	}
+	short := "create /memories/a.md\n\nMemory-Command: create\nMemory-Path: /memories/a.md\n"
+	long := "create /memories/projects/acme/notes.md\n\nMemory-Command: create\nMemory-Path: /memories/projects/acme/notes.md\nTool-Use-Id: toolu_01ABCDEFGHIJ\nAgent: claude-code\n"
+	if a, b := msg(gen, short), msg(gen, long); a != b {
+		t.Errorf("a generation's sealed messages of a short and a long path are %d and %d bytes", a, b)
+	}
+	if a, b := msg(old, short), msg(old, long); a == b {
+		t.Errorf("a format 2 key padded its messages to buckets")
+	}
+}

@@ -25,7 +25,12 @@ const (
 
 const (
 	msgVersion = 1
-	msgNonce   = 16
+	// msgVersionBuckets is a generation's (format 3): the sealed plaintext
+	// is padded to its Padmé bucket, never below msgMinBucket, so the
+	// trailer's length tells little of the paths and ids inside.
+	msgVersionBuckets = 2
+	msgMinBucket      = 256
+	msgNonce          = 16
 	// msgBlock rounds the sealed plaintext up, so the trailer's length tells
 	// the length of the paths and ids inside only to within 32 bytes.
 	msgBlock = 32
@@ -55,12 +60,16 @@ func (k *Key) SealMessage(m Message) (string, error) {
 	if _, err := rand.Read(pt); err != nil {
 		return "", fmt.Errorf("seal: message: %w", err)
 	}
-	pt = append(pt, msgVersion)
+	version := byte(msgVersion)
+	if k.gen != nil {
+		version = msgVersionBuckets
+	}
+	pt = append(pt, version)
 	for _, s := range []string{m.AuthorName, m.AuthorEmail, m.Text} {
 		pt = binary.AppendUvarint(pt, uint64(len(s)))
 		pt = append(pt, s...)
 	}
-	for len(pt)%msgBlock != 0 {
+	for len(pt) < msgPadded(version, len(pt)) {
 		pt = append(pt, 0)
 	}
 	ct, err := k.msgs.EncryptDeterministically(pt, []byte(Trailer))
@@ -98,9 +107,10 @@ func (k *Key) OpenMessage(msg string) (Message, error) {
 	if err != nil {
 		return Message{}, fmt.Errorf("seal: open message: %w", ErrBadMessage)
 	}
-	if len(pt) <= msgNonce || len(pt)%msgBlock != 0 || pt[msgNonce] != msgVersion {
+	if len(pt) <= msgNonce || pt[msgNonce] != msgVersion && pt[msgNonce] != msgVersionBuckets {
 		return Message{}, fmt.Errorf("seal: open message: %w (unknown version)", ErrBadMessage)
 	}
+	version := pt[msgNonce]
 	rest := pt[msgNonce+1:]
 	var fields [3]string
 	for i := range fields {
@@ -111,10 +121,20 @@ func (k *Key) OpenMessage(msg string) (Message, error) {
 		fields[i] = string(rest[w : w+int(n)])
 		rest = rest[w+int(n):]
 	}
-	if len(rest) >= msgBlock || !allZero(rest) {
+	if used := len(pt) - len(rest); len(pt) != msgPadded(version, used) || !allZero(rest) {
 		return Message{}, fmt.Errorf("seal: open message: %w (bad padding)", ErrBadMessage)
 	}
 	return Message{AuthorName: fields[0], AuthorEmail: fields[1], Text: fields[2]}, nil
+}
+
+// msgPadded is the length a sealed message's plaintext of n bytes is padded
+// to in version version: to 32 bytes (1), or to its Padmé bucket of at least
+// msgMinBucket bytes, then to 32 (2).
+func msgPadded(version byte, n int) int {
+	if version == msgVersionBuckets {
+		n = int(max(padme(int64(n)), msgMinBucket))
+	}
+	return (n + msgBlock - 1) / msgBlock * msgBlock
 }
 
 func allZero(b []byte) bool {

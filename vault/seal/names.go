@@ -42,6 +42,22 @@ var (
 	ErrBadName = errors.New("not a path component")
 )
 
+// nameBuckets are the lengths a generation's key (format 3) pads a name to
+// before sealing it, so that its stored length tells the host only which of
+// these it is within: up to 24 bytes, 48, 96, or MaxName. "a.md" and
+// "passwords.md" look alike. A key of format 2 pads nothing.
+var nameBuckets = [...]int{24, 48, 96, MaxName}
+
+// nameBucket is the length a name of n bytes is padded to.
+func nameBucket(n int) int {
+	for _, b := range nameBuckets {
+		if n <= b {
+			return b
+		}
+	}
+	return n
+}
+
 func checkName(name string) error {
 	switch {
 	case name == "", name == ".", name == "..", strings.ContainsAny(name, "/\x00"):
@@ -64,7 +80,11 @@ func (k *Key) SealName(dir, name string) (string, error) {
 	if stored, ok := k.cache.sealing(dir, name); ok {
 		return stored, nil
 	}
-	ct, err := k.names.EncryptDeterministically([]byte(name), []byte(dir))
+	pt := []byte(name)
+	if k.gen != nil {
+		pt = append(pt, make([]byte, nameBucket(len(name))-len(name))...) // NUL: no name holds one
+	}
+	ct, err := k.names.EncryptDeterministically(pt, []byte(dir))
 	if err != nil {
 		return "", fmt.Errorf("seal: name: %w", err)
 	}
@@ -95,6 +115,18 @@ func (k *Key) OpenName(dir, stored string) (string, error) {
 	pt, err := k.names.DecryptDeterministically(ct, []byte(dir))
 	if err != nil {
 		return "", fmt.Errorf("seal: open name: %w", ErrNotSealed)
+	}
+	if k.gen != nil {
+		// The padding a generation adds, and only that: one stored name a
+		// name.
+		n := len(pt)
+		for n > 0 && pt[n-1] == 0 {
+			n--
+		}
+		if nameBucket(n) != len(pt) {
+			return "", fmt.Errorf("seal: open name: %w (not padded to its bucket)", ErrNotSealed)
+		}
+		pt = pt[:n]
 	}
 	name := string(pt)
 	if checkName(name) != nil {
