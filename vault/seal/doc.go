@@ -57,8 +57,9 @@
 //
 // [Key.SealMessage] turns a commit's real message (subject, trailers) and
 // author into a constant [Subject] and one [Trailer] whose value is AES-SIV
-// over a random nonce and the fields, padded to 32 bytes; git's author becomes
-// the constant [Author]. The nonce makes two equal commands look different.
+// over a random nonce and the fields, padded to 32 bytes (under a
+// generation's key, to their Padmé bucket of at least 256 bytes); git's
+// author becomes the constant [Author]. The nonce makes two equal commands look different.
 // [Key.OpenMessage] costs a few microseconds (BenchmarkMessage), no age
 // unwrap; a message that does not open is refused with [ErrBadMessage]. Commit
 // and author dates are not sealed.
