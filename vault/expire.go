@@ -13,24 +13,38 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/seal"
 )
 
 // viewsFile is where views are recorded, in the repository's local state
 // folder, never in the tree, so it never syncs and never makes a commit.
-// Each line is "<unix seconds>\t<memory path>"; a later line wins. The file
-// starts with viewsHeader (a file without one is of the same version, from an
-// older memvault); a header of another version is a newer memvault's, and the
-// file is then neither appended to nor rewritten.
+// Each line is "<unix seconds>\t<what was read>"; a later line wins. What was
+// read is the memory path in a plain vault, and in a sealed one "#" and the
+// path's ID under the vault key (seal.Key.PathID): the host of a sealed vault
+// sees no name, and neither does a thief of its folder. The file starts with
+// viewsHeader (version 1 held plain paths only; a file without a header is of
+// version 1, from an older memvault); a header of another version is a newer
+// memvault's, and the file is then neither appended to nor rewritten.
 const (
-	viewsFile   = "views"
-	viewsFamily = "memvault views v"
-	viewsHeader = viewsFamily + "1\n"
+	viewsFile     = "views"
+	viewsFamily   = "memvault views v"
+	viewsHeader   = viewsFamily + "2\n"
+	viewsHeaderV1 = viewsFamily + "1\n"
 )
 
 // newerViews tells whether the views file that starts with head is of a
 // version this build does not know.
 func newerViews(head []byte) bool {
-	return bytes.HasPrefix(head, []byte(viewsFamily)) && !bytes.HasPrefix(head, []byte(viewsHeader))
+	return bytes.HasPrefix(head, []byte(viewsFamily)) && !bytes.HasPrefix(head, []byte(viewsHeader)) && !bytes.HasPrefix(head, []byte(viewsHeaderV1))
+}
+
+// viewEntry is what the views file records of a read of cp: cp in the plain
+// format (k nil), its ID under k in the sealed one.
+func viewEntry(k *seal.Key, cp string) string {
+	if k == nil {
+		return cp
+	}
+	return "#" + k.PathID(cp)
 }
 
 // viewsCompactAt is the size past which Expire rewrites the views file with
@@ -39,18 +53,24 @@ const viewsCompactAt = 1 << 20
 
 // RecordView notes that memory file p was read now, for Expire. It appends one
 // short line to a local file and does not sync it: a view lost in a crash only
-// makes a file look older. Paths are not secret (they are the tree's names);
-// nothing of the content is recorded.
+// makes a file look older. In a plain vault the path is recorded (it is the
+// tree's name, which the host sees too); in a sealed one only its ID under
+// the vault key. Nothing of the content is recorded.
 func (v *Vault) RecordView(p string) error {
 	cp, err := CleanPath(p)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(v.repo.StateDir(), viewsFile), os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
+	k, err := v.currentKey()
 	if err != nil {
 		return fmt.Errorf("vault: record view: %w", err)
 	}
-	line := strconv.FormatInt(v.opts.Now().Unix(), 10) + "\t" + cp + "\n"
+	name := filepath.Join(v.repo.StateDir(), viewsFile)
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("vault: record view: %w", err)
+	}
+	line := strconv.FormatInt(v.opts.Now().Unix(), 10) + "\t" + viewEntry(k, cp) + "\n"
 	var head [len(viewsHeader)]byte
 	n, _ := f.ReadAt(head[:], 0)
 	switch {
@@ -58,6 +78,14 @@ func (v *Vault) RecordView(p string) error {
 		line = "" // a newer memvault's file: a view not recorded only makes a file look older
 	case n == 0:
 		line = viewsHeader + line
+	case k != nil && !bytes.HasPrefix(head[:n], []byte(viewsHeader)):
+		// A file of version 1 in a sealed vault holds paths in the clear:
+		// it is written again with IDs first.
+		f.Close()
+		if err := v.rewriteViews(k); err != nil {
+			return err
+		}
+		return v.RecordView(p)
 	}
 	if line != "" {
 		_, err = f.WriteString(line)
@@ -71,7 +99,27 @@ func (v *Vault) RecordView(p string) error {
 	return nil
 }
 
-// lastViews reads the views file: the last view of each path.
+// rewriteViews writes the views file again in version 2, each path recorded
+// in the clear replaced by its ID under k.
+func (v *Vault) rewriteViews(k *seal.Key) error {
+	views, _, err := v.lastViews()
+	if err != nil {
+		return err
+	}
+	out := make(map[string]time.Time, len(views))
+	for e, t := range views {
+		if !strings.HasPrefix(e, "#") {
+			e = viewEntry(k, e)
+		}
+		if t.After(out[e]) {
+			out[e] = t
+		}
+	}
+	return v.writeViews(out)
+}
+
+// lastViews reads the views file: the last view of each entry (a path, or
+// "#" and a path's ID).
 func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
 	data, err := os.ReadFile(filepath.Join(v.repo.StateDir(), viewsFile))
 	if os.IsNotExist(err) {
@@ -102,13 +150,22 @@ func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
 // compactViews rewrites the views file with one line per current path. It runs
 // under the writer lock; a view recorded meanwhile by another process may be
 // lost, which only makes its file look older.
-func (v *Vault) compactViews(views map[string]time.Time, files map[string]bool) error {
+func (v *Vault) compactViews(views map[string]time.Time, keep map[string]bool) error {
+	kept := map[string]time.Time{}
+	for e, t := range views {
+		if keep[e] {
+			kept[e] = t
+		}
+	}
+	return v.writeViews(kept)
+}
+
+// writeViews writes the views file whole, in version 2.
+func (v *Vault) writeViews(views map[string]time.Time) error {
 	var b strings.Builder
 	b.WriteString(viewsHeader)
-	for p, t := range views {
-		if files[p] {
-			b.WriteString(strconv.FormatInt(t.Unix(), 10) + "\t" + p + "\n")
-		}
+	for e, t := range views {
+		b.WriteString(strconv.FormatInt(t.Unix(), 10) + "\t" + e + "\n")
 	}
 	name := filepath.Join(v.repo.StateDir(), viewsFile)
 	tmp := name + ".tmp"
@@ -155,9 +212,21 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 		if err != nil {
 			return err
 		}
+		// A sealed vault's views name each path by its ID under the key of
+		// their time: every key this vault holds is tried.
+		ks := v.seals.knownKeys(tx.names.key)
 		last := map[string]time.Time{}
+		keep := map[string]bool{}
 		for p := range files {
 			last[p] = views[p]
+			keep[p] = true
+			for _, k := range ks {
+				e := viewEntry(k, p)
+				keep[e] = true
+				if views[e].After(last[p]) {
+					last[p] = views[e]
+				}
+			}
 		}
 		if err := v.lastChanges(ctx, cutoff, last); err != nil {
 			return err
@@ -169,7 +238,7 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 		if size > viewsCompactAt && !dryRun {
-			if err := v.compactViews(views, files); err != nil {
+			if err := v.compactViews(views, keep); err != nil {
 				return err
 			}
 		}

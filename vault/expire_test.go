@@ -72,7 +72,7 @@ func TestNewerViewsLeftAlone(t *testing.T) {
 	v := vaulttest.New(t)
 	write(t, v, "/memories/a.md", "x")
 	path := filepath.Join(v.Dir(), "memvault", "views")
-	newer := []byte("memvault views v2\nwhatever it records\n")
+	newer := []byte("memvault views v9\nwhatever it records\n")
 	if err := os.WriteFile(path, newer, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -84,5 +84,35 @@ func TestNewerViewsLeftAlone(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, newer) {
 		t.Errorf("the newer views file was changed: %q", got)
+	}
+}
+
+// TestExpireAcrossRotation: a sealed vault records a view by its path's ID
+// under the vault key of the time; after the key rotates, a file viewed just
+// before still counts as used, and one nobody viewed goes.
+func TestExpireAcrossRotation(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	v0, opts := vaulttest.NewSealedAt(t, t.TempDir())
+	opts.Now = func() time.Time { return now }
+	v, err := vault.Open(ctx, v0.Dir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	write(t, v, "/memories/viewed.md", "x")
+	write(t, v, "/memories/forgotten.md", "x")
+	now = now.Add(100 * 24 * time.Hour)
+	if err := v.RecordView("/memories/viewed.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unused, _, err := v.Expire(ctx, 30*24*time.Hour, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unused) != 1 || unused[0].Path != "/memories/forgotten.md" {
+		t.Errorf("Expire after a rotation would delete %+v; want forgotten.md alone", unused)
 	}
 }

@@ -335,3 +335,30 @@ func (v *Vault) admitKey(theirs gitlog.Hash) keyOpener {
 		return k, err
 	}
 }
+
+// knownKeys returns cur (when not nil) and every other vault key this vault has
+// opened or read from a keychain, each once.
+func (s *sealKeys) knownKeys(cur *seal.Key) []*seal.Key {
+	var out []*seal.Key
+	add := func(k *seal.Key) {
+		for _, o := range out {
+			if o.Equal(k) {
+				return
+			}
+		}
+		out = append(out, k)
+	}
+	if cur != nil {
+		add(cur)
+	}
+	for _, k := range s.all() {
+		add(k)
+	}
+	s.mu.Lock()
+	chain := append([]*seal.Key(nil), s.chain.Keys...)
+	s.mu.Unlock()
+	for _, k := range chain {
+		add(k)
+	}
+	return out
+}

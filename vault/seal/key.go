@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"filippo.io/age"
 	"github.com/tink-crypto/tink-go/v2/daead/subtle"
@@ -46,6 +47,9 @@ type Key struct {
 	// key reads the contents too; nil for a key of v1.
 	gen age.Identity
 	rec age.Recipient
+	// idKey is PathID's subkey, derived on first use.
+	idOnce sync.Once
+	idKey  []byte
 }
 
 // NewKey returns a fresh random vault key.
