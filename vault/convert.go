@@ -38,14 +38,15 @@ type SealResult struct {
 	Commit  string // the commit made
 }
 
-// Seal converts a vault of the plain format to the sealed format in one
-// commit described by meta (its Command defaults to "seal"): a new vault key
-// encrypted to the vault's recipients, format 3, and every current memory file
+// Seal converts a vault of the plain format (or of format 2, the sealed format
+// without key generations) to format 3 in one commit described by meta (its
+// Command defaults to "seal"): a new vault key encrypted to the vault's
+// recipients, and every current memory file
 // sealed under its name with its plaintext padded. Plaintext is only ever in
 // memory. Commits before this one keep their names: history is never
 // rewritten. Other clones take the commit with their next sync.
 //
-// Nothing changes when the error wraps ErrSealed (the vault is sealed
+// Nothing changes when the error wraps ErrSealed (the vault is of format 3
 // already); ErrNoIdentity, ErrPassphrase or ErrDecrypt (a file the identity
 // cannot read); is a *PathError (a path whose segment is too long to seal:
 // rename it first); wraps ErrNotWriter (this identity may not write the
@@ -59,8 +60,21 @@ func (v *Vault) Seal(ctx context.Context, meta Meta, opts SealOptions) (SealResu
 	if err != nil {
 		return res, err
 	}
-	if snap.names.key != nil {
+	if k := snap.names.key; k != nil && k.Generation() {
 		return res, fmt.Errorf("vault: seal: %w", ErrSealed)
+	} else if k != nil {
+		// Format 2: one commit seals it under a generation (format 3), to
+		// the same recipients, its keychain naming every key file of the
+		// history.
+		if meta.Command == "" {
+			meta.Command = "seal"
+		}
+		id, err := v.keys.identity()
+		if err != nil {
+			return res, err
+		}
+		rr, err := v.changeRecipients(ctx, meta, RecipientChange{Progress: opts.Progress, upgrade: true}, id.Recipients)
+		return SealResult{Files: rr.Files, Resumed: rr.Resumed, Commit: rr.Commit}, err
 	}
 	// One who may not write this vault learns it before the work, not after.
 	if _, err := v.signerFor(snap.commit); err != nil {

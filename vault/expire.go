@@ -277,7 +277,8 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 
 // reencryptions are the commands whose commits change every file's
 // ciphertext and no plaintext: they use nothing.
-var reencryptions = map[string]bool{"rekey": true, "recipients-add": true, "recipients-remove": true, "recipients-change": true}
+var reencryptions = map[string]bool{"rekey": true, "recipients-add": true, "recipients-remove": true, "recipients-change": true,
+	"members-add": true, "members-remove": true, "seal": true}
 
 // lastChanges raises last[p] to the time of the latest commit at or after
 // cutoff that changed memory file p, for each p in last. Every path a commit

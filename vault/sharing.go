@@ -32,6 +32,9 @@ type RecipientChange struct {
 	RemoveWriters []string
 
 	swap *writerSwap // a rekey's: the signing key the same commit rotates
+	// upgrade seals a vault of format 2 under a new generation (format 3)
+	// though no member changes (Seal).
+	upgrade bool
 }
 
 // RecipientsResult says what a change of recipients did.
@@ -76,7 +79,7 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 		return res, err
 	}
 	target, res, err := planChange(snap, ch, keep)
-	if err != nil || len(res.Added)+len(res.Removed) == 0 {
+	if err != nil || len(res.Added)+len(res.Removed) == 0 && !ch.upgrade {
 		return res, err
 	}
 	re, err := v.newReencryption(target, target.Fingerprint(), ch.Progress)
@@ -209,7 +212,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 		return "", 0, err
 	}
 	*res = latest
-	if len(latest.Added)+len(latest.Removed) == 0 {
+	if len(latest.Added)+len(latest.Removed) == 0 && !(ch.upgrade && !snap.names.key.Generation()) {
 		return "", 0, nil // someone else made the same change meanwhile
 	}
 	if target.Fingerprint() != re.fp || rotates(snap.names.key, len(latest.Removed) > 0) && sameKey(snap.names.key, next) {

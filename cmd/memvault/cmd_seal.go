@@ -14,7 +14,7 @@ import (
 func newSealCommand(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "seal",
-		Short: "Convert the vault to the sealed format, which hides names from the git host",
+		Short: "Convert the vault to the sealed format (format 3), which hides names from the git host",
 		Long: `Seal converts a vault of the plain format to the sealed format, in one commit.
 
 From that commit on, what a git host (or anyone with a copy of the repository) sees
@@ -31,6 +31,12 @@ Every current memory file is decrypted in memory and encrypted again, padded, to
 same recipients; nothing decrypted is written to disk. If the conversion is
 interrupted the vault stays as it was, and running seal again goes on from where it
 stopped. A vault that is sealed already is left as it is.
+
+A vault sealed by an older memvault (format 2, without key generations) is sealed
+again by seal under a generation of the vault key (format 3), in one commit, to the
+same members: a member added afterwards then reads its whole history's names and
+messages, and every content from then on. A change of members does the same on the
+way.
 
 Other clones follow with their next sync: a clone with no changes of its own
 fast-forwards to the conversion; one with plain commits of its own merges them, sealed,

@@ -165,3 +165,54 @@ func TestFormat2VaultBecomesFormat3(t *testing.T) {
 		t.Errorf("carol's clone = %v, want ErrNotRecipient", err)
 	}
 }
+
+// TestSealUpgradesFormat2: memvault seal on a vault of format 2 makes it
+// format 3 in one commit, with the same members: every file reads as before,
+// the history's names and messages still open, and the keychain names every
+// older key file, so a member added afterwards reads them too.
+func TestSealUpgradesFormat2(t *testing.T) {
+	dir := t.TempDir()
+	unpackFormat2(t, dir)
+	v, err := vault.Open(ctx, filepath.Join(dir, "vault.git"), vault.Options{IdentityFile: filepath.Join(dir, "identity")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	before := len(mustLog(t, v))
+	res, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{})
+	if err != nil {
+		t.Fatalf("Seal of a format 2 vault: %v", err)
+	}
+	if res.Files != 5 || res.Commit == "" {
+		t.Errorf("Seal = %+v, want 5 files in one commit", res)
+	}
+	recs := mustLog(t, v)
+	if len(recs) != before+1 || recs[0].Command != "seal" {
+		t.Errorf("Seal made %d commits (the last %q), want one seal", len(recs)-before, recs[0].Command)
+	}
+	if got, err := read(t, v, "/memories/notes/n1.md"); err != nil || got != "note 1 second\n" {
+		t.Errorf("after Seal, n1.md = %q, %v", got, err)
+	}
+	if _, err := v.Seal(ctx, vault.Meta{}, vault.SealOptions{}); !errors.Is(err, vault.ErrSealed) {
+		t.Errorf("a second Seal = %v, want ErrSealed", err)
+	}
+	if problems, err := v.Fsck(ctx); err != nil || len(problems) != 0 {
+		t.Errorf("fsck after Seal = %q, %v", problems, err)
+	}
+	if err := v.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gittest.Git(t), "--git-dir", filepath.Join(dir, "vault.git"), "cat-file", "blob", "main:.memvault/format").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "3" {
+		t.Errorf(".memvault/format after Seal = %q, %v; want 3", out, err)
+	}
+}
+
+func mustLog(t *testing.T, v *vault.Vault) []vault.Record {
+	t.Helper()
+	recs, err := v.Log(ctx, vault.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
