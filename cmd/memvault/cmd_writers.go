@@ -61,16 +61,17 @@ A change of writers arriving from a remote is shown and taken only with sync
 		Short: "Print your signing key as a writer line, to give to a writer of a vault",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) (err error) {
-			v, err := g.open(c.Context())
+			// The identity's signing key alone: no vault is needed (a
+			// newcomer has none yet; 'memvault join' prints the whole line).
+			_, identity, err := g.paths()
 			if err != nil {
 				return err
 			}
-			defer closeVault(v, &err)
-			w, err := v.SigningWriter()
+			signer, err := keys.LoadSigner(identity, keys.Passphrases{Ask: g.passphrase})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(c.OutOrStdout(), writerKeyLine(w))
+			fmt.Fprintln(c.OutOrStdout(), writerKeyLine(keys.WriterOf(signer.PublicKey(), "")))
 			return nil
 		},
 	}
