@@ -48,10 +48,14 @@ const (
 type contentModel struct {
 	*common
 	frame
-	keyErr   error      // why what keyReq asked for could not be decrypted
-	keyReq   contentReq // the content keyErr is about; the warning shows while it is shown
-	prov     []provRef  // what each row of a blame or search leads to
-	jumpLine int        // the line a search result opens its file at
+	keyErr error      // why what keyReq asked for could not be decrypted
+	keyReq contentReq // the content keyErr is about; the warning shows while it is shown
+	// failed says the read of want failed for a reason a new try may mend
+	// (a pack merged away under a long-lived reader, a busy disk), not for
+	// want of a key: the next key reads it again, so the pane never stays dead.
+	failed   bool
+	prov     []provRef // what each row of a blame or search leads to
+	jumpLine int       // the line a search result opens its file at
 
 	want   contentReq
 	title  string
@@ -76,6 +80,7 @@ type row struct {
 func (c *contentModel) set(req contentReq, title string, kind bodyKind, header, lines []string) {
 	c.want, c.title, c.kind, c.header, c.lines = req, title, kind, header, lines
 	c.offset, c.wrapW, c.rows, c.cursor = 0, 0, nil, -1
+	c.failed = false
 }
 
 // wrap computes the display rows for text width w.
@@ -203,7 +208,7 @@ func (c *contentModel) onContent(msg contentMsg) {
 // be read at all. A sealed vault's names and history open only under its key,
 // which the identity opens: without it nothing can be shown.
 func (c *contentModel) showHeadError(err error) {
-	lines := []string{"Cannot read the vault", "", sanitize(err.Error())}
+	lines := []string{"Cannot read the vault", "", sanitize(err.Error()), "", "Any key reads it again."}
 	if errors.Is(err, vault.ErrNoIdentity) || errors.Is(err, vault.ErrDecrypt) || errors.Is(err, vault.ErrPassphrase) {
 		lines = []string{
 			"Cannot open the vault: no usable identity",
@@ -222,6 +227,7 @@ func (c *contentModel) showHeadError(err error) {
 // a panel that says what still works and how to fix it.
 func (c *contentModel) showError(req contentReq, err error) {
 	var lines []string
+	retry := false
 	switch {
 	case errors.Is(err, vault.ErrNoIdentity):
 		c.keyErr, c.keyReq = err, req
@@ -256,13 +262,15 @@ func (c *contentModel) showError(req contentReq, err error) {
 			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
 		}
 	default:
-		lines = []string{"Cannot show this", "", sanitize(err.Error())}
+		lines = []string{"Cannot show this", "", sanitize(err.Error()), "", "Any key reads it again."}
+		retry = true
 	}
 	title, header := req.path, []string(nil)
 	if req.show == showCommit || req.show == showBetween {
 		title, header = c.title, c.header // the details need no key
 	}
 	c.set(req, title, bodyError, header, lines)
+	c.failed = retry
 }
 
 func (c *contentModel) onProv(msg provMsg) {

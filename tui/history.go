@@ -415,7 +415,7 @@ func (h *historyModel) onLog(msg logMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		h.err = msg.err
-		h.setStatus(fmt.Sprintf("read the history: %v", msg.err), true)
+		h.setStatus(fmt.Sprintf("read the history: %v (any key tries again)", msg.err), true)
 		return nil
 	}
 	switch {
@@ -564,6 +564,8 @@ func (h *historyModel) View() []string {
 	}
 	if len(out) < rows {
 		switch {
+		case h.err != nil:
+			out = append(out, pad(h.st.StatusError.Render(" cannot read the history (any key tries again): "+sanitize(h.err.Error())), w))
 		case h.loading:
 			out = append(out, pad(h.st.Faint.Render(" loading…"), w))
 		case len(h.view) == 0 && h.filter != "":

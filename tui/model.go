@@ -53,7 +53,8 @@ type Model struct {
 	// Reads of the head run concurrently; each is numbered, and a result
 	// older than one already applied is dropped.
 	headAsked, headApplied int
-	watched                bool // the vault tells of commits at once; polling is the fallback
+	headErr                error // the last read of the head failed
+	watched                bool  // the vault tells of commits at once; polling is the fallback
 }
 
 // New returns the root model for v. Its commands do their I/O under ctx.

@@ -45,6 +45,7 @@ type treeModel struct {
 	all      []file // every file at commit allAt, once walked for a filter
 	allAt    string
 	walkWant string // the commit a walk was asked for
+	err      error  // the last listing failed; the next key lists again
 }
 
 // file is a memory file found by a walk of the whole tree.
@@ -271,8 +272,9 @@ func (t *treeModel) Update(msg tea.Msg) tea.Cmd {
 		if t.snap == nil || msg.commit != t.snap.Commit() {
 			return nil
 		}
+		t.err = msg.err
 		if msg.err != nil {
-			t.setStatus(fmt.Sprintf("list the tree: %v", msg.err), true)
+			t.setStatus(fmt.Sprintf("list the tree: %v (any key tries again)", msg.err), true)
 			return nil
 		}
 		t.setDirs(msg.dirs)

@@ -23,8 +23,9 @@ func (m *Model) onHead(msg headMsg) tea.Cmd {
 		return tea.Batch(cmds...) // an older read overtaken by a newer one
 	}
 	m.headApplied = msg.seq
+	m.headErr = msg.err
 	if msg.err != nil {
-		m.setStatus(fmt.Sprintf("read the head: %v", msg.err), true)
+		m.setStatus(fmt.Sprintf("read the head: %v (any key tries again)", msg.err), true)
 		if m.snap == nil {
 			m.content.showHeadError(msg.err) // nothing else will replace "loading…"
 		}
@@ -62,9 +63,67 @@ func (m *Model) onDirs(msg dirsMsg) tea.Cmd {
 	return cmd
 }
 
-// onKey handles a key press in the current mode.
+// onKey handles a key press in the current mode. A read that failed (the
+// head, a listing, a page of history, the content) is tried again with it, so
+// that a pane a passing failure emptied comes back at the next key.
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.status, m.isErr = "", false
+	retry := m.retryFailed()
+	cmd := m.modeKey(msg)
+	if m.content.failed && m.mode != modeEdit {
+		cmd = tea.Batch(cmd, m.reloadContent())
+	}
+	return tea.Batch(retry, cmd)
+}
+
+// retryFailed reads again what failed to read: the head, the tree's
+// listings, the history's next page.
+func (m *Model) retryFailed() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.headErr != nil {
+		m.headErr = nil
+		cmds = append(cmds, m.readHead(false))
+	}
+	if m.tree.err != nil && m.snap != nil {
+		m.tree.err = nil
+		cmds = append(cmds, dirsCmd(m.ctx, m.snap, m.tree.openDirs()))
+	}
+	if m.hist.err != nil && m.snap != nil {
+		m.hist.err = nil
+		if len(m.hist.recs) == 0 {
+			cmds = append(cmds, m.hist.loadHistory(false))
+		} else {
+			cmds = append(cmds, m.hist.moreHistory())
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// reloadContent reads again the content whose read failed.
+func (m *Model) reloadContent() tea.Cmd {
+	req := m.content.want
+	title, header := m.content.title, m.content.header
+	var cmd tea.Cmd
+	switch req.show {
+	case showBlame:
+		return m.startBlame()
+	case showSearch:
+		return m.search(req.path)
+	case showFile:
+		if m.snap == nil {
+			return nil
+		}
+		req.rev = m.snap.Commit()
+		fallthrough
+	default:
+		m.content.set(req, title, bodyLoading, header, []string{"loading…"})
+		cmd = m.contentCmd(req)
+	}
+	return cmd
+}
+
+// modeKey handles a key press in the current mode.
+func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch m.mode {
 	case modeDialog:
 		return m.dialogKey(msg)
