@@ -26,8 +26,11 @@ func (m *Model) planCmd(act action) tea.Cmd {
 	if r := m.hist.selected(); r != nil {
 		rec = *r
 	}
-	when := fmt.Sprintf("%s (%s %s, %s)", short(act.rev), sanitize(rec.Command),
-		sanitize(strings.TrimPrefix(rec.Path, vault.Root+"/")), absTime(rec.Time, m.opts.Now()))
+	what := sanitize(strings.TrimPrefix(rec.Path, vault.Root+"/"))
+	if rec.NewPath != "" {
+		what += " → " + sanitize(strings.TrimPrefix(rec.NewPath, vault.Root+"/"))
+	}
+	when := fmt.Sprintf("%s (%s %s, %s)", short(act.rev), sanitize(rec.Command), what, absTime(rec.Time, m.opts.Now()))
 	return func() tea.Msg {
 		msg := planMsg{act: act}
 		switch act.kind {
@@ -122,7 +125,33 @@ func fileLines(files []vault.FileChange, undo bool) []string {
 		}
 		out = append(out, "  "+describe(f))
 	}
+	if len(files) > maxPlanFiles {
+		// The list is cut: say what happens to all of them, so a rollback
+		// that deletes thousands of files does not hide it behind a few.
+		out = append(out, "  in all: "+tally(files, undo))
+	}
 	return out
+}
+
+// tally counts what happens to files, by kind: "3 deleted, 5190 changed".
+func tally(files []vault.FileChange, undo bool) string {
+	n := map[vault.FileStatus]int{}
+	for _, f := range files {
+		if undo {
+			f = reverse(f)
+		}
+		n[f.Status]++
+	}
+	var parts []string
+	for _, k := range []struct {
+		st   vault.FileStatus
+		word string
+	}{{vault.Deleted, "deleted"}, {vault.Modified, "changed"}, {vault.Added, "re-created"}, {vault.Renamed, "moved back"}} {
+		if n[k.st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[k.st], k.word))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reverse turns a commit's change of a file into the change that undoes it.
@@ -150,7 +179,9 @@ func reverse(f vault.FileChange) vault.FileChange {
 	return f
 }
 
-// describe says in words what a change does to its file.
+// describe says in words what a change does to its file. Every change it
+// describes takes a file back to what it was, so a rename's file goes back
+// from where it is (Path) to where it was (NewPath).
 func describe(f vault.FileChange) string {
 	p := sanitize(f.Path)
 	add, del := diffCounts(f.Diff)
@@ -160,7 +191,11 @@ func describe(f vault.FileChange) string {
 	case vault.Deleted:
 		return fmt.Sprintf("delete %s (%s)", p, plural(del, "line"))
 	case vault.Renamed:
-		return fmt.Sprintf("move %s back to %s", sanitize(f.NewPath), p)
+		s := fmt.Sprintf("move %s back to %s", p, sanitize(f.NewPath))
+		if add+del > 0 {
+			s += fmt.Sprintf(" (+%d −%d lines)", add, del)
+		}
+		return s
 	}
 	return fmt.Sprintf("change %s (+%d −%d lines)", p, add, del)
 }

@@ -1,0 +1,79 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// rename moves a memory file as the memory tool's rename does.
+func rename(tb testing.TB, v *vault.Vault, from, to string) {
+	tb.Helper()
+	err := v.Update(context.Background(), vault.Meta{Command: "rename", Agent: "claude"}, func(tx *vault.Tx) error {
+		return tx.Rename(from, to)
+	})
+	if err != nil {
+		tb.Fatalf("rename %s %s: %v", from, to, err)
+	}
+}
+
+// The confirmation of a revert or a rollback across a rename once said the
+// opposite of what it would do: t on "rename test_plan.md → done/test_plan.md"
+// read "move test_plan.md back to done/test_plan.md". It names the file where
+// it is now first, then where it goes back to.
+func TestRenameConfirmationSaysWhereTheFileGoes(t *testing.T) {
+	v, _ := newVault(t)
+	write(t, v, vault.Meta{Command: "create", Agent: "claude"}, "/memories/test_plan.md", "- plan\n")
+	rename(t, v, "/memories/test_plan.md", "/memories/done/test_plan.md")
+	const want = "move /memories/done/test_plan.md back to /memories/test_plan.md"
+	for _, k := range []string{"t", "R"} {
+		d := newDriver(t, v, 100, 30)
+		d.keys("tab")
+		if k == "R" {
+			d.keys("j")
+		}
+		d.keys(k)
+		if d.m.mode != modeDialog {
+			t.Fatalf("%s: no confirmation:\n%s", k, d.frame())
+		}
+		if body := strings.Join(d.m.dialog.lines, "\n"); !strings.Contains(body, want) {
+			t.Errorf("%s: the confirmation says\n%s\nwant it to say %q", k, body, want)
+		}
+		if k == "t" {
+			d.golden("revert_rename_confirm")
+		}
+		d.keys("y")
+		if readMemory(t, v, "/memories/test_plan.md") != "- plan\n" || readMemory(t, v, "/memories/done/test_plan.md") != "" {
+			t.Fatalf("%s: the file did not go back to test_plan.md", k)
+		}
+		rename(t, v, "/memories/test_plan.md", "/memories/done/test_plan.md")
+	}
+}
+
+// A rollback over more files than its confirmation lists once ended with
+// "…and 5191 more", hiding how many of them it deletes. It counts them all.
+func TestRollbackConfirmationCountsEveryFile(t *testing.T) {
+	v, _ := newVault(t)
+	for i := range 6 {
+		write(t, v, vault.Meta{Command: "create"}, fmt.Sprintf("/memories/old%d.md", i), "old\n")
+	}
+	for i := range 4 {
+		write(t, v, vault.Meta{Command: "str_replace"}, fmt.Sprintf("/memories/old%d.md", i), "changed\n")
+	}
+	for i := range 5 {
+		write(t, v, vault.Meta{Command: "create"}, fmt.Sprintf("/memories/new%d.md", i), "new\n")
+	}
+	write(t, v, vault.Meta{Command: "delete"}, "/memories/old5.md", "")
+	d := newDriver(t, v, 100, 30)
+	d.keys("tab", "G", "k", "R") // back to the second commit: old0.md alone
+	if d.m.mode != modeDialog {
+		t.Fatalf("no confirmation:\n%s", d.frame())
+	}
+	body := strings.Join(d.m.dialog.lines, "\n")
+	if want := "in all: 9 deleted, 1 changed"; !strings.Contains(body, want) {
+		t.Errorf("the confirmation says\n%s\nwant %q", body, want)
+	}
+}
