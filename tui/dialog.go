@@ -107,7 +107,6 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Confirm):
 		act := m.dialog.act
 		m.dialog, m.mode = nil, modeBrowse
-		m.setStatus("working…", false)
 		return m.actionCmd(act)
 	case key.Matches(msg, m.keys.Cancel), msg.String() == "n", msg.String() == "q":
 		m.dialog, m.mode = nil, modeBrowse

@@ -170,16 +170,6 @@ func (e *editor) Update(msg tea.Msg) tea.Cmd {
 	}
 	k := &e.keys
 	switch {
-	case key.Matches(kp, k.Save):
-		e.discard = false
-		if !e.dirty() {
-			e.closed = true
-			e.setStatus("no change: nothing written", false)
-			return nil
-		}
-		e.saving = true
-		e.setStatus("saving "+sanitize(e.path)+"…", false)
-		return e.saveCmd([]byte(e.ta.Value()))
 	case key.Matches(kp, k.Cancel):
 		if e.dirty() && !e.discard {
 			e.discard = true
@@ -229,15 +219,31 @@ func (m *Model) closeEditor() {
 	m.mode, m.focus = modeBrowse, m.source
 }
 
-// saveCmd writes edited as the file's content in one commit, if the file
+// save writes the text as the file's content in one commit, as the running
+// write; with nothing changed it leaves the editor.
+func (m *Model) save() tea.Cmd {
+	e := m.editor
+	e.discard = false
+	if !e.dirty() {
+		e.closed = true
+		e.setStatus("no change: nothing written", false)
+		return nil
+	}
+	cmd := m.startWrite("save "+sanitize(e.path), e.saveRun([]byte(e.ta.Value())))
+	e.saving = cmd != nil
+	return cmd
+}
+
+// saveRun writes edited as the file's content in one commit, if the file
 // still holds what was opened.
-func (e *editor) saveCmd(edited []byte) tea.Cmd {
+func (e *editor) saveRun(edited []byte) writeRun {
 	ev := e.v.(editVault)
-	ctx, v, p, base := e.ctx, e.v, e.path, e.base
+	v, p, base := e.v, e.path, e.base
 	meta := vault.Meta{Command: "edit", Agent: e.opts.Agent}
-	return func() tea.Msg {
+	return func(ctx context.Context, locked func()) tea.Msg {
 		parent := ""
 		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
+			locked()
 			parent = tx.Commit()
 			cur, err := tx.ReadFile(ctx, p)
 			switch {
@@ -286,6 +292,9 @@ func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {
 	}
 	e.saving = false
 	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.setStatus("save cancelled: nothing written; the text is still here", false)
+		return nil
 	case errors.Is(msg.err, errChanged):
 		m.setStatus(fmt.Sprintf("not saved: %s changed since you opened it; nothing written (esc leaves, then e opens it afresh)",
 			sanitize(strings.TrimPrefix(msg.path, vault.Root+"/"))), true)

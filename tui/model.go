@@ -53,8 +53,10 @@ type Model struct {
 	// Reads of the head run concurrently; each is numbered, and a result
 	// older than one already applied is dropped.
 	headAsked, headApplied int
-	headErr                error // the last read of the head failed
-	watched                bool  // the vault tells of commits at once; polling is the fallback
+	headErr                error     // the last read of the head failed
+	write                  *writeJob // the change being written, if any
+	writeSeq               int
+	watched                bool // the vault tells of commits at once; polling is the fallback
 }
 
 // New returns the root model for v. Its commands do their I/O under ctx.
@@ -148,6 +150,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
+	case writeWaitMsg, writeLockedMsg, writeDoneMsg:
+		cmd = m.onWrite(msg)
 	case syncStatusMsg, statusTickMsg, statusDueMsg, syncTickMsg:
 		cmd = m.sync.Update(msg)
 	case syncDoneMsg:

@@ -214,39 +214,48 @@ func diffCounts(diff string) (add, del int) {
 	return add, del
 }
 
-// actionCmd carries out act, a confirmed undo or a new checkpoint.
+// actionCmd carries out act, a confirmed undo or a new checkpoint, as the
+// running write.
 func (m *Model) actionCmd(act action) tea.Cmd {
-	ctx, v := m.ctx, m.v
+	v := m.v
 	meta := vault.Meta{Agent: m.opts.Agent}
-	return func() tea.Msg {
+	var what string
+	switch act.kind {
+	case actRestore:
+		what = fmt.Sprintf("restore %s to %s", act.path, short(act.rev))
+	case actRevert:
+		what = "revert " + short(act.rev)
+	case actRollback:
+		what = "roll back to " + short(act.rev)
+	case actUndo:
+		what = "undo the " + act.what
+	case actRedo:
+		what = "redo the " + act.what
+	case actCheckpoint:
+		what = fmt.Sprintf("checkpoint %q at %s", act.name, short(act.rev))
+	}
+	return m.startWrite(sanitize(what), func(ctx context.Context, locked func()) tea.Msg {
 		var res *vault.UndoResult
-		var err error
-		var what string
-		switch act.kind {
-		case actRestore:
-			what = fmt.Sprintf("restore %s to %s", act.path, short(act.rev))
-			res, err = v.Restore(ctx, meta, act.path, act.rev)
-		case actRevert:
-			what = "revert " + short(act.rev)
-			res, err = v.Revert(ctx, meta, act.rev)
-		case actRollback:
-			what = "roll back to " + short(act.rev)
-			res, err = v.Rollback(ctx, meta, act.rev)
-		case actUndo, actRedo:
-			what = "undo the " + act.what
-			if act.kind == actRedo {
-				what = "redo the " + act.what
-			}
-			res, err = v.Revert(ctx, meta, act.rev)
-		case actCheckpoint:
-			what = fmt.Sprintf("checkpoint %q at %s", act.name, short(act.rev))
-			_, err = v.Checkpoint(ctx, act.name, act.rev, "")
-			if err == nil {
-				return actionMsg{act: act, done: what + " made"}
+		err := waitLock(ctx, v, locked)
+		if err == nil {
+			switch act.kind {
+			case actRestore:
+				res, err = v.Restore(ctx, meta, act.path, act.rev)
+			case actRevert, actUndo, actRedo:
+				res, err = v.Revert(ctx, meta, act.rev)
+			case actRollback:
+				res, err = v.Rollback(ctx, meta, act.rev)
+			case actCheckpoint:
+				_, err = v.Checkpoint(ctx, act.name, act.rev, "")
+				if err == nil {
+					return actionMsg{act: act, done: what + " made"}
+				}
 			}
 		}
 		var conflict *vault.ConflictError
 		switch {
+		case errors.Is(err, context.Canceled):
+			return actionMsg{act: act, done: what + ": cancelled, nothing changed"}
 		case errors.As(err, &conflict):
 			return actionMsg{act: act, done: what, err: fmt.Errorf("later changes touch the same lines of %s; nothing changed",
 				strings.Join(conflict.Paths, ", "))}
@@ -260,5 +269,5 @@ func (m *Model) actionCmd(act action) tea.Cmd {
 			done += " · ctrl+z redoes"
 		}
 		return actionMsg{act: act, done: done, commit: res.Commit}
-	}
+	})
 }

@@ -49,7 +49,6 @@ func (m *Model) undoLast(redo bool) tea.Cmd {
 		m.setStatus(fmt.Sprintf("nothing to %s: only what was done here (restore, revert, rollback, edit) can be", word), false)
 		return nil
 	}
-	m.setStatus(fmt.Sprintf("%s the %s…", word, e.what), false)
 	return m.actionCmd(action{kind: kind, rev: e.commit, what: e.what})
 }
 

@@ -146,8 +146,20 @@ func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeConflicts:
 		return m.conflictsKey(msg)
 	case modeEdit:
-		if msg.String() == "ctrl+c" {
+		switch {
+		case msg.String() == "ctrl+c":
 			return tea.Quit
+		case m.editor.saving:
+			if key.Matches(msg, m.keys.Cancel) {
+				m.cancelWrite()
+			}
+			return nil
+		case key.Matches(msg, m.keys.Save):
+			cmd := m.save()
+			if m.editor.closed {
+				m.closeEditor()
+			}
+			return cmd
 		}
 		cmd := m.editor.Update(msg)
 		if m.editor.closed {
@@ -247,10 +259,11 @@ func (m *Model) focused() tea.Cmd {
 	return m.follow(false)
 }
 
-// cancel backs out of the innermost thing: a running sync, the marks, then
-// the filter.
+// cancel backs out of the innermost thing: a running write, a running sync,
+// the marks, then the filter.
 func (m *Model) cancel() tea.Cmd {
 	switch {
+	case m.cancelWrite():
 	case m.sync.cancelSync():
 	case len(m.hist.marks) > 0:
 		m.hist.marks, m.diffMarks = nil, false
