@@ -68,7 +68,7 @@ func (e *editor) dirty() bool { return e.ta.Value() != string(e.base) }
 func (m *Model) startEdit() tea.Cmd {
 	p := m.selectedRecordFile() // the tree's file, else the one the selected commit changed
 	if p == "" {
-		m.setStatus("edit: select a file in the tree first", true)
+		m.noFile("edit")
 		return nil
 	}
 	return m.editPath(p, false)

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
@@ -202,15 +204,29 @@ func (m *Model) sizePanes() {
 	}
 }
 
-// selectedRecordFile is the path a restore or "as it was" would act on: the
-// tree's selected file, else the file-scoped history's path, else the path the
-// selected commit changed.
+// selectedRecordFile is the file an edit, a blame, a restore or "as it was"
+// acts on, taken from the list the content follows: in the tree its selected
+// file (none for a directory: never a file shown before); in the history the
+// tree's selected file, else the path the selected commit changed.
 func (m *Model) selectedRecordFile() string {
-	if n := m.tree.selected(); n != nil && !n.dir {
+	n := m.tree.selected()
+	if n != nil && !n.dir {
 		return n.path
+	}
+	if m.source == paneTree {
+		return ""
 	}
 	if r := m.hist.selected(); r != nil && r.Path != "" && r.Command != "rename" && r.Command != "rollback" && r.Command != "revert" {
 		return r.Path
 	}
 	return ""
+}
+
+// noFile says why there is no file to act on, for the status bar.
+func (m *Model) noFile(what string) {
+	if n := m.tree.selected(); n != nil && n.dir && m.source == paneTree {
+		m.setStatus(fmt.Sprintf("%s: %s is a directory; select a file", what, sanitize(strings.TrimPrefix(n.path, vault.Root+"/"))), true)
+		return
+	}
+	m.setStatus(what+": select a file in the tree first", true)
 }

@@ -62,7 +62,11 @@ func (c *contentModel) isProvList() bool { return c.kind == bodyBlame || c.kind 
 func (m *Model) startBlame() tea.Cmd {
 	pv, ok := m.v.(provenanceVault)
 	p := m.selectedRecordFile()
-	if !ok || p == "" || m.snap == nil {
+	if p == "" {
+		m.noFile("blame")
+		return nil
+	}
+	if !ok || m.snap == nil {
 		return nil
 	}
 	req := contentReq{show: showBlame, path: p, rev: m.snap.Commit()}

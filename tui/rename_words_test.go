@@ -77,3 +77,27 @@ func TestRollbackConfirmationCountsEveryFile(t *testing.T) {
 		t.Errorf("the confirmation says\n%s\nwant %q", body, want)
 	}
 }
+
+// e with a directory selected in the tree once edited the file shown last,
+// one a commit of the history had changed. It says a directory is selected;
+// a file selected afterwards is the one edited.
+func TestEditActsOnTheSelection(t *testing.T) {
+	v, _ := newVault(t)
+	seed(t, v)
+	d := newDriver(t, v, 100, 30)
+	d.keys("tab", "j", "j", "j") // the str_replace of preferences.md
+	d.keys("shift+tab", "G")     // the tree, on user/
+	if n := d.m.tree.selected(); n == nil || n.path != "/memories/user" {
+		t.Fatalf("the tree selects %v, want /memories/user", n)
+	}
+	for _, k := range []string{"e", "b"} {
+		d.keys(k)
+		if d.m.mode != modeBrowse || d.m.content.want.show == showBlame || !strings.Contains(d.m.status, "user is a directory") {
+			t.Errorf("%s on a directory: mode %v, content %v, status %q", k, d.m.mode, d.m.content.want, d.m.status)
+		}
+	}
+	d.keys("l", "j", "e")
+	if d.m.mode != modeEdit || d.m.editor.path != prefsPath {
+		t.Errorf("e on preferences.md: mode %v, status %q", d.m.mode, d.m.status)
+	}
+}
