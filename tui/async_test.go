@@ -24,9 +24,17 @@ type asyncDriver struct {
 
 func newAsyncDriver(t *testing.T, ui Vault, v *vault.Vault, w, h int) *asyncDriver {
 	t.Helper()
+	return newAsyncDriverOpts(t, ui, v, w, h, Options{})
+}
+
+// newAsyncDriverOpts is newAsyncDriver with options; the clock, the polling
+// and the colour are the tests' own.
+func newAsyncDriverOpts(t *testing.T, ui Vault, v *vault.Vault, w, h int, opts Options) *asyncDriver {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := New(ctx, ui, Options{Now: func() time.Time { return uiNow }, PollInterval: -1, NoColor: true})
+	opts.Now, opts.PollInterval, opts.NoColor = func() time.Time { return uiNow }, -1, true
+	m := New(ctx, ui, opts)
 	a := &asyncDriver{driver: &driver{tb: t, m: m, v: v}, ctx: ctx, msgs: make(chan tea.Msg, 256)}
 	a.update(tea.WindowSizeMsg{Width: w, Height: h})
 	a.run(m.Init())

@@ -363,3 +363,56 @@ func (w wholeWalk) LogOldest(ctx context.Context, n int) ([]vault.Record, int, e
 	}
 	return all[max(len(all)-n, 0):], len(all), nil
 }
+
+// BenchmarkJumpToCommit is : with a hash typed, on the large vault: shown is
+// from enter to the commit selected or shown with its diff (target: ≤ 300 ms);
+// placed adds, for a commit beyond the loaded pages, the walk that places it
+// in the history, which runs beside the interface. near is a commit six rows
+// down, deep one 50,000 commits down.
+func BenchmarkJumpToCommit(b *testing.B) {
+	dir, opts := bigVault(b)
+	ctx := context.Background()
+	v, err := vault.Open(ctx, dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	near, err := v.Log(ctx, vault.LogOptions{Skip: 6, Limit: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	deep, err := v.Log(ctx, vault.LogOptions{Skip: 50000, Limit: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		commit string
+		placed bool
+	}{{"near", near[0].Commit, false}, {"deep/shown", deep[0].Commit, false}, {"deep/placed", deep[0].Commit, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				b.StopTimer()
+				d := benchDriver(b, v, 120, 40)
+				d.keys("tab", ":")
+				d.typeText(tc.commit[:10])
+				b.StartTimer()
+				start := time.Now()
+				_, cmd := d.m.Update(keyMsg("enter"))
+				_, next := d.m.Update(cmd()) // the lookup and the commit's diff
+				_ = d.m.View()
+				if tc.placed {
+					d.run(next)
+				}
+				lat = append(lat, time.Since(start))
+				b.StopTimer()
+				if d.m.content.want.rev != tc.commit || tc.placed && d.m.hist.selected().Commit != tc.commit {
+					b.Fatalf("after : the content shows %+v", d.m.content.want)
+				}
+				b.StartTimer()
+			}
+			reportLatency(b, lat)
+		})
+	}
+}

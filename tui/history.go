@@ -38,6 +38,7 @@ type historyModel struct {
 	done    bool            // every record of the scope is loaded
 	loading bool
 	err     error
+	jumping string // the commit a walk is placing in the history
 
 	filter  string     // as typed
 	flt     histFilter // as read
@@ -381,7 +382,8 @@ func (h *historyModel) jumpHistory(rev string) tea.Cmd {
 	if rev == "" {
 		h.setStatus("going to the first commit…", false)
 	} else {
-		h.setStatus("looking for "+sanitize(rev)+"…", false)
+		h.jumping = rev
+		h.setStatus("placing "+short(rev)+" in the history: reading it from the newest commit… (esc stops)", false)
 	}
 	return jumpCmd(h.pageContext(), h.v, req)
 }
@@ -406,6 +408,12 @@ func (h *historyModel) onLog(msg logMsg) tea.Cmd {
 		return nil // a page of another scope, or of one since reset
 	}
 	h.loading = false
+	if req.jump != "" {
+		if h.jumping != req.jump {
+			return nil // stopped, or another jump since
+		}
+		h.jumping = ""
+	}
 	if errors.Is(msg.err, context.Canceled) {
 		return nil
 	}

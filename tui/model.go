@@ -152,6 +152,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onPlan(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
+	case jumpMsg:
+		cmd = m.onJump(msg)
 	case writeWaitMsg, writeLockedMsg, writeDoneMsg:
 		cmd = m.onWrite(msg)
 	case syncStatusMsg, statusTickMsg, statusDueMsg, syncTickMsg:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -82,5 +83,71 @@ func TestJumpToCommit(t *testing.T) {
 	d.keys("enter")
 	if !d.m.isErr || !strings.Contains(d.m.status, "nosuchthing") {
 		t.Errorf("go to an unknown revision: status %q, want an error naming it", d.m.status)
+	}
+}
+
+// slowWalk is a vault whose walks of the whole history wait until released,
+// as a walk of 100,000 commits would take seconds.
+type slowWalk struct {
+	*vault.Vault
+	release chan struct{}
+}
+
+func (s *slowWalk) Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error) {
+	if opts.Limit == 0 {
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.Vault.Log(ctx, opts)
+}
+
+// : once walked the whole history before it showed anything, 10 to 29 s on a
+// long one, and "6e9" said only 'unknown revision'. The vault's lookup of
+// revisions finds the commit, which shows at once: selected when it is
+// loaded, else shown while a walk places it in the history, which esc stops.
+// A prefix too short says how many digits it needs.
+func TestJumpShowsTheCommitAtOnce(t *testing.T) {
+	v, _ := newVault(t)
+	for i := range 60 {
+		write(t, v, vault.Meta{Command: "create", Agent: "claude"}, fmt.Sprintf("/memories/f%02d.md", i), fmt.Sprintf("file %d\n", i))
+	}
+	all := history(t, v)
+	slow := &slowWalk{Vault: v, release: make(chan struct{})}
+	a := newAsyncDriverOpts(t, slow, v, 100, 30, Options{PageSize: 4})
+
+	a.press("tab", ":")
+	a.typeText(all[1].Commit[:10])
+	a.press("enter")
+	a.until(func() bool { r := a.m.hist.selected(); return r != nil && r.Commit == all[1].Commit }, "the loaded commit selected")
+
+	deep := all[50] // not loaded: pages of 4, as many as the pane needs
+	a.press(":")
+	a.typeText(deep.Commit[:8])
+	a.press("enter")
+	a.until(func() bool { return a.m.content.want.rev == deep.Commit && a.m.content.kind == bodyDiff }, "the deep commit shown")
+	if !strings.Contains(a.frame(), "+file 9") || !strings.Contains(a.m.status, "esc stops") {
+		t.Errorf("the deep commit's diff is not shown, or the status does not say the walk goes on (%q):\n%s", a.m.status, a.frame())
+	}
+	a.press("esc")
+	if a.m.hist.jumping != "" || a.m.content.want.rev != deep.Commit {
+		t.Errorf("esc: the walk goes on (%q), or the commit is gone: %+v", a.m.hist.jumping, a.m.content.want)
+	}
+
+	a.press(":")
+	a.typeText(deep.Commit[:8])
+	a.press("enter")
+	a.until(func() bool { return a.m.hist.jumping != "" }, "the walk")
+	close(slow.release)
+	a.until(func() bool { r := a.m.hist.selected(); return r != nil && r.Commit == deep.Commit }, "the deep commit selected")
+
+	a.press(":")
+	a.typeText(all[3].Commit[:3])
+	a.press("enter")
+	a.until(func() bool { return a.m.isErr }, "an error")
+	if !strings.Contains(a.m.status, "needs at least 4 hex digits") {
+		t.Errorf("a 3-digit prefix says %q", a.m.status)
 	}
 }

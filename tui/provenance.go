@@ -140,11 +140,7 @@ func (m *Model) askKey(msg tea.KeyPressMsg) tea.Cmd {
 		case modePickaxe:
 			return m.setPickaxe(text)
 		case modeJump:
-			if text == "" {
-				return nil
-			}
-			m.focus = paneHistory
-			return m.hist.jumpHistory(text)
+			return m.jump(text)
 		}
 		return m.search(text)
 	case key.Matches(msg, m.keys.Cancel):

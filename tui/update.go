@@ -264,6 +264,7 @@ func (m *Model) focused() tea.Cmd {
 func (m *Model) cancel() tea.Cmd {
 	switch {
 	case m.cancelWrite():
+	case m.hist.cancelJump():
 	case m.sync.cancelSync():
 	case len(m.hist.marks) > 0:
 		m.hist.marks, m.diffMarks = nil, false
