@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/memvault/memvault/vault"
@@ -57,6 +58,8 @@ type contentModel struct {
 	prov     []provRef // what each row of a blame or search leads to
 	jumpLine int       // the line a search result opens its file at
 
+	find finder // the text searched for in the pane (/, n, N)
+
 	want   contentReq
 	title  string
 	kind   bodyKind
@@ -81,6 +84,9 @@ func (c *contentModel) set(req contentReq, title string, kind bodyKind, header, 
 	c.want, c.title, c.kind, c.header, c.lines = req, title, kind, header, lines
 	c.offset, c.wrapW, c.rows, c.cursor = 0, 0, nil, -1
 	c.failed = false
+	if c.find.text != "" {
+		c.findAll() // marked in what shows now; n goes to them
+	}
 }
 
 // wrap computes the display rows for text width w.
@@ -133,7 +139,7 @@ func (c *contentModel) render(w, h int, st *Styles) []string {
 	c.wrap(w)
 	out := make([]string, 0, h)
 	for i := c.offset; i < len(c.rows) && len(out) < h; i++ {
-		out = append(out, c.renderRow(c.rows[i], w, st))
+		out = append(out, c.renderRow(i, w, st))
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
@@ -141,9 +147,10 @@ func (c *contentModel) render(w, h int, st *Styles) []string {
 	return out
 }
 
-func (c *contentModel) renderRow(r row, w int, st *Styles) string {
+func (c *contentModel) renderRow(i, w int, st *Styles) string {
+	r := c.rows[i]
 	if r.line < 0 {
-		return pad(st.Faint.Render(r.text), w)
+		return pad(c.highlight(r.text, i, st.Faint), w)
 	}
 	if c.isProvList() {
 		if r.line == c.cursor {
@@ -158,12 +165,13 @@ func (c *contentModel) renderRow(r row, w int, st *Styles) string {
 		if r.num > 0 {
 			num = fmt.Sprintf("%*d", g, r.num)
 		}
+		text := c.highlight(r.text, i, lipgloss.NewStyle())
 		if r.line == c.cursor {
-			return pad(st.Cursor.Render(num+" │ ")+r.text, w)
+			return pad(st.Cursor.Render(num+" │ ")+text, w)
 		}
-		return pad(st.LineNumber.Render(num+" │ ")+r.text, w)
+		return pad(st.LineNumber.Render(num+" │ ")+text, w)
 	case bodyDiff:
-		return pad(diffStyle(c.lines[r.line], st).Render(r.text), w)
+		return pad(c.highlight(r.text, i, diffStyle(c.lines[r.line], st)), w)
 	case bodyError:
 		if r.line == 0 {
 			return pad(st.ErrorTitle.Render(r.text), w)
@@ -172,7 +180,7 @@ func (c *contentModel) renderRow(r row, w int, st *Styles) string {
 	case bodyLoading:
 		return pad(st.Faint.Render(r.text), w)
 	}
-	return pad(r.text, w)
+	return pad(c.highlight(r.text, i, lipgloss.NewStyle()), w)
 }
 
 // wrapLine cuts plain text s into pieces of at most w cells, between words

@@ -19,6 +19,9 @@ type KeyMap struct {
 	PrevPane key.Binding
 
 	Filter     key.Binding
+	Find       key.Binding // find a text in the content pane
+	NextMatch  key.Binding
+	PrevMatch  key.Binding
 	Scope      key.Binding // whole-vault history or the selected file's
 	Mark       key.Binding // mark a commit for a two-commit diff
 	AsOf       key.Binding // the file as it was at the selected commit
@@ -65,6 +68,9 @@ func DefaultKeyMap() KeyMap {
 		NextPane:   b([]string{"tab"}, "tab", "next pane"),
 		PrevPane:   b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		Filter:     b([]string{"/"}, "/", "filter"),
+		Find:       b([]string{"/"}, "/", "find in text"),
+		NextMatch:  b([]string{"n"}, "n/N", "next/prev match"),
+		PrevMatch:  b([]string{"N"}, "N", "previous match"),
 		Scope:      b([]string{"f"}, "f", "file/all history"),
 		Mark:       b([]string{"space", "m"}, "space", "mark"),
 		AsOf:       b([]string{"v"}, "v", "as it was/diff"),
@@ -98,7 +104,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Conflicts, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
-		k.AsOf, k.Scope, k.Filter, k.Checkpoint, k.Cancel,
+		k.AsOf, k.Scope, k.Filter, k.Find, k.NextMatch, k.Checkpoint, k.Cancel,
 	}
 }
 
@@ -106,7 +112,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
-		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter},
+		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter, k.Find, k.NextMatch},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
 		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.Sync},
 		{k.Conflicts, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
@@ -127,21 +133,26 @@ const (
 	modeJump           // typing a commit hash or checkpoint name to go to
 	modeEdit           // editing a file in place
 	modeConflicts      // the list of files in conflict is open
+	modeFind           // typing a text to find in the content
 )
 
 // typing tells whether the mode edits the one-line input.
 func (m mode) typing() bool {
-	return m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe || m == modeJump
+	return m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe || m == modeJump || m == modeFind
 }
 
 // enable turns on the bindings that apply in mode m with the focus on pane p,
 // given whether a commit is selected (in the history, or in the content that
-// follows it) and whether a file is.
-func (k *KeyMap) enable(m mode, p pane, commit, file bool) {
+// follows it), whether a file is, and whether a find in the content is on.
+func (k *KeyMap) enable(m mode, p pane, commit, file, found bool) {
 	browse := m == modeBrowse
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.NextPane, &k.PrevPane, &k.Filter, &k.Scope, &k.Checkpoint} {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom, &k.NextPane, &k.PrevPane, &k.Scope, &k.Checkpoint} {
 		b.SetEnabled(browse)
 	}
+	k.Filter.SetEnabled(browse && p != paneContent)
+	k.Find.SetEnabled(browse && p == paneContent)
+	k.NextMatch.SetEnabled(browse && p == paneContent && found)
+	k.PrevMatch.SetEnabled(browse && p == paneContent && found)
 	k.Open.SetEnabled(browse && p != paneContent || m == modeConflicts)
 	k.Fold.SetEnabled(browse && p == paneTree)
 	k.Unfold.SetEnabled(browse && p == paneTree)

@@ -80,7 +80,7 @@ func New(ctx context.Context, v Vault, opts Options) *Model {
 	m.lay = computeLayout(m.width, m.height, 0)
 	m.sizePanes()
 	m.content.set(contentReq{}, "", bodyLoading, nil, []string{"loading…"})
-	m.keys.enable(m.mode, m.focus, false, false)
+	m.keys.enable(m.mode, m.focus, false, false, false)
 	return m
 }
 
@@ -182,7 +182,7 @@ func (m *Model) settle() {
 	sel := m.tree.selected()
 	file := (sel != nil && !sel.dir) || m.selectedRecordFile() != ""
 	commit := m.hist.selected() != nil && (m.focus == paneHistory || m.focus == paneContent && m.source == paneHistory)
-	m.keys.enable(m.mode, m.focus, commit, file)
+	m.keys.enable(m.mode, m.focus, commit, file, m.content.find.text != "")
 	m.lay = computeLayout(m.width, m.height, m.hist.histWant())
 	m.help.SetWidth(m.width)
 	m.sizePanes()

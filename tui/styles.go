@@ -14,33 +14,35 @@ type Styles struct {
 	Title         lipgloss.Style // a pane's title, in its top border
 	TitleFocused  lipgloss.Style
 
-	Cursor      lipgloss.Style // the selected row of the focused pane
-	CursorBlur  lipgloss.Style // the selected row of another pane
-	Marked      lipgloss.Style // a commit marked for a two-commit diff
-	Dir         lipgloss.Style
-	File        lipgloss.Style
-	Size        lipgloss.Style
-	Match       lipgloss.Style // the part of a name the filter matched
-	Hash        lipgloss.Style
-	Time        lipgloss.Style
-	Command     lipgloss.Style
-	Path        lipgloss.Style
-	Agent       lipgloss.Style
-	ToolUse     lipgloss.Style
-	Checkpoint  lipgloss.Style
-	LineNumber  lipgloss.Style
-	DiffAdd     lipgloss.Style
-	DiffDel     lipgloss.Style
-	DiffHunk    lipgloss.Style
-	DiffHeader  lipgloss.Style
-	Faint       lipgloss.Style // hints and placeholders
-	ErrorTitle  lipgloss.Style
-	ErrorText   lipgloss.Style
-	Status      lipgloss.Style // the status bar
-	StatusError lipgloss.Style
-	StatusInfo  lipgloss.Style
-	DialogTitle lipgloss.Style // the first line of a confirmation
-	Help        help.Styles
+	Cursor       lipgloss.Style // the selected row of the focused pane
+	CursorBlur   lipgloss.Style // the selected row of another pane
+	Marked       lipgloss.Style // a commit marked for a two-commit diff
+	Dir          lipgloss.Style
+	File         lipgloss.Style
+	Size         lipgloss.Style
+	Match        lipgloss.Style // the part of a name the filter matched
+	Found        lipgloss.Style // text a find in the content matched
+	FoundCurrent lipgloss.Style // the match n and N went to
+	Hash         lipgloss.Style
+	Time         lipgloss.Style
+	Command      lipgloss.Style
+	Path         lipgloss.Style
+	Agent        lipgloss.Style
+	ToolUse      lipgloss.Style
+	Checkpoint   lipgloss.Style
+	LineNumber   lipgloss.Style
+	DiffAdd      lipgloss.Style
+	DiffDel      lipgloss.Style
+	DiffHunk     lipgloss.Style
+	DiffHeader   lipgloss.Style
+	Faint        lipgloss.Style // hints and placeholders
+	ErrorTitle   lipgloss.Style
+	ErrorText    lipgloss.Style
+	Status       lipgloss.Style // the status bar
+	StatusError  lipgloss.Style
+	StatusInfo   lipgloss.Style
+	DialogTitle  lipgloss.Style // the first line of a confirmation
+	Help         help.Styles
 }
 
 // NewStyles returns the styles for a terminal with a dark (or light) background,
@@ -65,6 +67,8 @@ func NewStyles(dark, noColor bool) Styles {
 		File:          lipgloss.NewStyle(),
 		Size:          c("#8a8a9a", "#70708a"),
 		Match:         c("#b05a00", "#ffb86c").Underline(true),
+		Found:         c("#b05a00", "#ffb86c").Underline(true).Bold(true),
+		FoundCurrent:  lipgloss.NewStyle().Reverse(true).Bold(true),
 		Hash:          c("#a0620c", "#e0af68"),
 		Time:          c("#3a7a3a", "#9ece6a"),
 		Command:       c("#8a3fb8", "#bb9af7"),

@@ -131,6 +131,8 @@ func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case modeFilter:
 		return m.filterKey(msg)
+	case modeFind:
+		return m.findKey(msg)
 	case modeSearch, modePickaxe, modeJump:
 		return m.askKey(msg)
 	case modeHelp:
@@ -190,6 +192,12 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.input.SetValue(m.hist.filter)
 		m.input.CursorEnd()
 		return m.input.Focus()
+	case key.Matches(msg, k.Find):
+		return m.startFind()
+	case key.Matches(msg, k.NextMatch):
+		m.content.nextMatch(1)
+	case key.Matches(msg, k.PrevMatch):
+		m.content.nextMatch(-1)
 	case key.Matches(msg, k.Cancel):
 		return m.cancel()
 	case key.Matches(msg, k.Scope):
@@ -265,6 +273,8 @@ func (m *Model) cancel() tea.Cmd {
 	switch {
 	case m.cancelWrite():
 	case m.hist.cancelJump():
+	case m.focus == paneContent && m.content.find.text != "":
+		m.content.setFind("")
 	case m.sync.cancelSync():
 	case len(m.hist.marks) > 0:
 		m.hist.marks, m.diffMarks = nil, false
