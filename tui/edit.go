@@ -59,6 +59,9 @@ type editor struct {
 	ta      textarea.Model
 	saving  bool
 	discard bool // esc was pressed once on unsaved changes
+	// quitAsked: ctrl+c was pressed once on unsaved changes, which the next
+	// ctrl+c drops
+	quitAsked bool
 }
 
 // dirty tells whether the text differs from the file as opened.

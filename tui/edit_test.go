@@ -176,3 +176,34 @@ func TestEditConflictMarkers(t *testing.T) {
 		}
 	}
 }
+
+// ctrl+c in the editor once quit at once and dropped unsaved text; esc
+// asked. ctrl+c asks too: a second ctrl+c in a row quits, any other key
+// asks again at the next; with nothing changed it quits at once.
+func TestEditCtrlCAsks(t *testing.T) {
+	v, _ := newVault(t)
+	seed(t, v)
+	d := newDriver(t, v, 80, 24)
+	openEditor(t, d)
+	d.typeText("draft")
+	d.send(ctrl('c'))
+	if d.quit || !strings.Contains(d.m.status, "ctrl+c again quits") {
+		t.Fatalf("ctrl+c on unsaved text: quit %v, status %q", d.quit, d.m.status)
+	}
+	d.typeText("!")
+	d.send(ctrl('c'))
+	if d.quit {
+		t.Fatal("ctrl+c after a key quit without asking again")
+	}
+	d.send(ctrl('c'))
+	if !d.quit {
+		t.Error("a second ctrl+c in a row did not quit")
+	}
+
+	d = newDriver(t, v, 80, 24)
+	openEditor(t, d)
+	d.send(ctrl('c'))
+	if !d.quit {
+		t.Error("ctrl+c with nothing changed did not quit")
+	}
+}

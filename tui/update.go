@@ -122,6 +122,22 @@ func (m *Model) reloadContent() tea.Cmd {
 	return cmd
 }
 
+// editorQuit quits from the editor, but not over unsaved text at the first
+// ctrl+c: it asks, and a second ctrl+c in a row quits.
+func (m *Model) editorQuit() tea.Cmd {
+	e := m.editor
+	switch {
+	case e.saving:
+		m.setStatus("a save is under way: esc cancels it, then ctrl+c quits", true)
+		return nil
+	case e.dirty() && !e.quitAsked:
+		e.quitAsked = true
+		m.setStatus("unsaved changes: ctrl+c again quits and drops them, ctrl+s saves, esc leaves the editor", true)
+		return nil
+	}
+	return tea.Quit
+}
+
 // modeKey handles a key press in the current mode.
 func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch m.mode {
@@ -150,19 +166,21 @@ func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeEdit:
 		switch {
 		case msg.String() == "ctrl+c":
-			return tea.Quit
+			return m.editorQuit()
 		case m.editor.saving:
 			if key.Matches(msg, m.keys.Cancel) {
 				m.cancelWrite()
 			}
 			return nil
 		case key.Matches(msg, m.keys.Save):
+			m.editor.quitAsked = false
 			cmd := m.save()
 			if m.editor.closed {
 				m.closeEditor()
 			}
 			return cmd
 		}
+		m.editor.quitAsked = false
 		cmd := m.editor.Update(msg)
 		if m.editor.closed {
 			m.closeEditor()
