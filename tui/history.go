@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,9 +53,10 @@ type historyModel struct {
 	selectNext string // a commit to put the cursor on once it is loaded (an undo's)
 	newest     string // the newest commit of the scope, as last read
 
-	// The width the loaded rows want, and what it was worked out from.
-	want, wantN, wantCp int
-	wantFirst           string
+	// What the loaded rows need (see needs), and what it was worked out from.
+	needPath, needAgent, needTool int
+	wantN, wantCp                 int
+	wantFirst                     string
 }
 
 // firstCommit is the first loaded record's commit, or "".
@@ -467,30 +469,31 @@ func (h *historyModel) Title() string {
 }
 
 // The widths of a history row's parts: the cursor mark, the mark and hash,
-// the relative time, the absolute time and the command, each with its space.
+// the relative time, the absolute time and the command, each with its space;
+// and the most the agent and tool-use id columns take.
 const (
 	histFixed = 1 + 9 + 8 + 12
 	histAbs   = 17
+	maxAgentW = 20
+	maxToolW  = 24
 )
 
 // histColumns chooses the columns of history rows w cells wide whose paths
-// (checkpoints included) need pathW. The agent keeps its place while the path
-// still gets minPath cells; then the path takes what it needs, and only when
-// it is whole do the tool-use id and then the absolute time show (the commit's
-// details show both in any case).
+// (checkpoints included) need pathW. The path gets up to minPath cells, then
+// the agent and the tool-use id each show whole if they fit, then the path
+// takes what it needs, and the absolute time shows only when the path is
+// whole (the commit's details show both times and ids in any case). A path
+// longer than its room is cut at its end.
 func histColumns(w, pathW, aw, tw int) (abs, agent, tool bool) {
 	const minPath = 30
 	need := histFixed + min(pathW, minPath)
 	if aw > 0 && need+1+aw <= w {
 		agent, need = true, need+1+aw
 	}
-	need += pathW - min(pathW, minPath)
-	if need > w {
-		return false, agent, false
-	}
 	if tw > 0 && need+1+tw <= w {
 		tool, need = true, need+1+tw
 	}
+	need += pathW - min(pathW, minPath)
 	return need+histAbs <= w, agent, tool
 }
 
@@ -506,22 +509,36 @@ func (h *historyModel) histPath(r *vault.Record) string {
 	return p
 }
 
-// histWant is the width the history pane needs to show every column and the
-// whole path of its widest loaded row, border included.
-func (h *historyModel) histWant() int {
+// needs measures the loaded rows, not the visible ones, so that the columns
+// stay put while the cursor moves: the width that nineteen paths in twenty
+// fit in (a rare long one, such as a rename's, is cut rather than pushing
+// the agent out), and the widest agent and tool-use id, up to maxAgentW and
+// maxToolW.
+func (h *historyModel) needs() (pw, aw, tw int) {
 	if h.wantN == len(h.view) && h.wantFirst == h.firstCommit() && h.wantCp == len(h.checkpoints) {
-		return h.want
+		return h.needPath, h.needAgent, h.needTool
 	}
-	pw, aw, tw := 0, 0, 0
+	widths := make([]int, 0, len(h.view))
 	for _, i := range h.view {
 		r := &h.recs[i]
-		pw = max(pw, lipgloss.Width(h.histPath(r)))
-		aw = max(aw, min(lipgloss.Width(sanitize(r.Agent)), 12))
-		tw = max(tw, min(lipgloss.Width(sanitize(r.ToolUseID)), 16))
+		widths = append(widths, lipgloss.Width(h.histPath(r)))
+		aw = max(aw, min(lipgloss.Width(sanitize(r.Agent)), maxAgentW))
+		tw = max(tw, min(lipgloss.Width(sanitize(r.ToolUseID)), maxToolW))
 	}
-	h.want = 2 + histFixed + histAbs + pw + 1 + aw + 1 + tw
+	if len(widths) > 0 {
+		slices.Sort(widths)
+		pw = widths[len(widths)-1-len(widths)/20]
+	}
+	h.needPath, h.needAgent, h.needTool = pw, aw, tw
 	h.wantN, h.wantFirst, h.wantCp = len(h.view), h.firstCommit(), len(h.checkpoints)
-	return h.want
+	return pw, aw, tw
+}
+
+// histWant is the width the history pane needs to show every column and the
+// paths of its loaded rows (see needs), border included.
+func (h *historyModel) histWant() int {
+	pw, aw, tw := h.needs()
+	return 2 + histFixed + histAbs + pw + 1 + aw + 1 + tw
 }
 
 // View implements component: the visible commits, with as many columns as fit.
@@ -529,11 +546,7 @@ func (h *historyModel) View() []string {
 	w, rows := h.width, h.height
 	now := h.opts.Now()
 	out := make([]string, 0, rows)
-	aw, tw := h.rightWidths(rows)
-	pw := 0
-	for i := h.offset; i < len(h.view) && i < h.offset+rows; i++ {
-		pw = max(pw, lipgloss.Width(h.histPath(&h.recs[h.view[i]])))
-	}
+	pw, aw, tw := h.needs()
 	wide, wider, widest := histColumns(w, pw, aw, tw)
 	for i := h.offset; i < len(h.view) && len(out) < rows; i++ {
 		r := &h.recs[h.view[i]]
@@ -581,15 +594,4 @@ func (h *historyModel) View() []string {
 		}
 	}
 	return out
-}
-
-// rightWidths are the widths of the agent and tool-use columns: as wide as
-// their widest visible value, up to 12 and 16 cells.
-func (h *historyModel) rightWidths(rows int) (agent, toolUse int) {
-	for i := h.offset; i < len(h.view) && i < h.offset+rows; i++ {
-		r := &h.recs[h.view[i]]
-		agent = max(agent, min(lipgloss.Width(sanitize(r.Agent)), 12))
-		toolUse = max(toolUse, min(lipgloss.Width(sanitize(r.ToolUseID)), 16))
-	}
-	return agent, toolUse
 }

@@ -18,23 +18,18 @@ func (r rect) contains(x, y int) bool {
 // layout places the panes. Below 160 columns or 30 rows the tree and the
 // content share the top and the history takes the full width below, so all its
 // columns fit (they need 93 cells); on a larger screen the tree sits above the
-// history on the left half, 80 columns or more, which keeps the history's
-// times and agents, and the content, for long diffs, takes the full height on
-// the right. The left half grows, up to what leaves the content
-// minContent columns, when the history's rows need it (histW, border included),
-// so no path is cut while there is room. The status bar and the help bar close
-// the screen.
+// history in a left column, and the content, for long diffs, takes the full
+// height on the right. The left column takes two fifths of the width, and grows up to
+// half when the history's rows need it (histW, border included): a long path
+// never takes the content pane, where diffs are read, below half the screen.
+// The status bar and the help bar close the screen.
 type layout struct {
 	tree, hist, content rect
 	statusY, helpY      int
 }
 
-// wideLayout is the width from which the history shares the left half;
-// minContent is the least the content pane keeps beside a wider history.
-const (
-	wideLayout = 160
-	minContent = 60
-)
+// wideLayout is the width from which the history shares the left column.
+const wideLayout = 160
 
 func computeLayout(w, h, histW int) layout {
 	main := h - 2
@@ -49,7 +44,7 @@ func computeLayout(w, h, histW int) layout {
 			helpY:   main + 1,
 		}
 	}
-	left := max(w/2, min(histW, w-minContent))
+	left := clamp(histW, w*2/5, w/2)
 	treeH := main * 2 / 5
 	return layout{
 		tree:    rect{0, 0, left, treeH},
