@@ -81,6 +81,7 @@ type logReq struct {
 	before  bool   // the page above the window: skip..skip+limit ends where it starts
 	jump    string // a window of limit records around this revision (a hash or a checkpoint)
 	oldest  bool   // a window of the limit oldest records
+	seq     int    // the number of a jump, told apart from an earlier one to the same commit
 }
 
 func headCmd(ctx context.Context, v Vault, poll bool, seq int) tea.Cmd {

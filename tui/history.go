@@ -40,6 +40,7 @@ type historyModel struct {
 	loading bool
 	err     error
 	jumping string // the commit a walk is placing in the history
+	jumpSeq int    // the number of the last jump, which a walk's result names
 
 	filter  string     // as typed
 	flt     histFilter // as read
@@ -279,7 +280,7 @@ func (h *historyModel) marked(c string) bool {
 // needMore tells whether the cursor is near enough the end of what is loaded,
 // or the filter leaves too little on screen, to load the next page.
 func (h *historyModel) needMore(visible int) bool {
-	if h.done || h.loading || h.err != nil {
+	if h.done || h.loading || h.err != nil || h.jumping != "" {
 		return false
 	}
 	return h.cursor+2*visible >= len(h.view)
@@ -368,7 +369,7 @@ func (h *historyModel) moreHistory() tea.Cmd {
 // earlierHistory asks for the page above a window that does not start at the
 // newest commit, when the cursor nears its top.
 func (h *historyModel) earlierHistory() tea.Cmd {
-	if h.base == 0 || h.loading || h.err != nil || h.cursor > h.height {
+	if h.base == 0 || h.loading || h.err != nil || h.jumping != "" || h.cursor > h.height {
 		return nil
 	}
 	h.loading = true
@@ -380,7 +381,8 @@ func (h *historyModel) earlierHistory() tea.Cmd {
 // records, and puts the cursor on that commit.
 func (h *historyModel) jumpHistory(rev string) tea.Cmd {
 	h.loading = true
-	req := logReq{scope: h.scope, pickaxe: h.pickaxe, limit: h.opts.PageSize, jump: rev, oldest: rev == ""}
+	h.jumpSeq++
+	req := logReq{scope: h.scope, pickaxe: h.pickaxe, limit: h.opts.PageSize, jump: rev, oldest: rev == "", seq: h.jumpSeq}
 	if rev == "" {
 		h.setStatus("going to the first commit…", false)
 	} else {
@@ -409,9 +411,11 @@ func (h *historyModel) onLog(msg logMsg) tea.Cmd {
 		req.before && req.skip+req.limit != h.base {
 		return nil // a page of another scope, or of one since reset
 	}
-	h.loading = false
+	if h.jumping == "" || req.jump != "" {
+		h.loading = false // a page that arrives while a jump walks leaves it be
+	}
 	if req.jump != "" {
-		if h.jumping != req.jump {
+		if h.jumping == "" || req.seq != h.jumpSeq {
 			return nil // stopped, or another jump since
 		}
 		h.jumping = ""
