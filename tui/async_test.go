@@ -22,14 +22,14 @@ type asyncDriver struct {
 	msgs chan tea.Msg
 }
 
-func newAsyncDriver(t *testing.T, ui Vault, v *vault.Vault, w, h int) *asyncDriver {
+func newAsyncDriver(t testing.TB, ui Vault, v *vault.Vault, w, h int) *asyncDriver {
 	t.Helper()
 	return newAsyncDriverOpts(t, ui, v, w, h, Options{})
 }
 
 // newAsyncDriverOpts is newAsyncDriver with options; the clock, the polling
 // and the colour are the tests' own.
-func newAsyncDriverOpts(t *testing.T, ui Vault, v *vault.Vault, w, h int, opts Options) *asyncDriver {
+func newAsyncDriverOpts(t testing.TB, ui Vault, v *vault.Vault, w, h int, opts Options) *asyncDriver {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -89,6 +89,18 @@ func (a *asyncDriver) until(cond func() bool, what string) {
 			a.update(msg)
 		case <-deadline:
 			a.tb.Fatalf("no %s within 20s; the screen:\n%s", what, a.frame())
+		}
+	}
+}
+
+// settle takes the commands' messages until none comes for 200 ms.
+func (a *asyncDriver) settle() {
+	for {
+		select {
+		case msg := <-a.msgs:
+			a.update(msg)
+		case <-time.After(200 * time.Millisecond):
+			return
 		}
 	}
 }

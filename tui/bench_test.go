@@ -416,3 +416,104 @@ func BenchmarkJumpToCommit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHeldKeys is 100 j keys held down in the history on a vault whose
+// every commit changes a 3,000-line file (188 KB), as a terminal's key repeat
+// sends them, one every 20 ms: the lag from the last key to the screen
+// showing the 100th commit's diff. Each key's selection asks for a decrypted
+// diff of two versions of the file; costly makes each such diff take 60 ms of
+// processor, as on a loaded machine, so that reads started for every key
+// would keep the processors from the keys. Target: the 100 keys drained
+// within 1 s of the first.
+func BenchmarkHeldKeys(b *testing.B) {
+	for _, costly := range []bool{false, true} {
+		b.Run(map[bool]string{false: "diff", true: "costly-diff"}[costly], func(b *testing.B) { benchHeldKeys(b, costly) })
+	}
+}
+
+// costlyShow spends 60 ms of processor on each commit it shows.
+type costlyShow struct{ *vault.Vault }
+
+func (c costlyShow) Show(ctx context.Context, rev string) (*vault.Change, error) {
+	for start := time.Now(); time.Since(start) < 60*time.Millisecond; {
+	}
+	return c.Vault.Show(ctx, rev)
+}
+
+func benchHeldKeys(b *testing.B, costly bool) {
+	w, opts := newVault(b)
+	lines := make([]string, 3000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d: what the agent noted about the project, kept at some length", i)
+	}
+	for c := range 110 {
+		for k := range 5 {
+			i := (c*97 + k*31) % len(lines)
+			lines[i] = fmt.Sprintf("line %d: changed by commit %d", i, c)
+		}
+		write(b, w, vault.Meta{Command: "str_replace", Agent: "claude"}, "/memories/big.md", strings.Join(lines, "\n")+"\n")
+	}
+	all, err := w.Log(context.Background(), vault.LogOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		b.StopTimer()
+		// A process of its own, as the interface is: nothing decrypted yet.
+		v, err := vault.Open(context.Background(), w.Dir(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ui Vault = v
+		if costly {
+			ui = costlyShow{v}
+		}
+		a := newAsyncDriver(b, ui, v, 120, 40)
+		a.press("tab")
+		a.settle()
+		go func() {
+			for range 100 {
+				a.msgs <- keyMsg("j")
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+		a.until(func() bool { r := a.m.hist.selected(); return r != nil && r.Commit == all[100].Commit }, "the 100th key")
+		b.StartTimer()
+		start := time.Now()
+		a.until(func() bool {
+			return a.m.content.want.rev == all[100].Commit && a.m.content.kind == bodyDiff
+		}, "the 100th commit's diff")
+		_ = a.m.View()
+		lat = append(lat, time.Since(start))
+		b.StopTimer()
+		a.settle()
+		v.Close()
+		b.StartTimer()
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkFilterNoMatch is a history filter no commit passes, on the large
+// vault: from the filter typed to the whole history read (every record is
+// read and checked to know that none passes).
+func BenchmarkFilterNoMatch(b *testing.B) {
+	dir, opts := bigVault(b)
+	v, err := vault.Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	for b.Loop() {
+		b.StopTimer()
+		d := benchDriver(b, v, 120, 40)
+		d.keys("tab")
+		b.StartTimer()
+		d.run(d.m.applyFilter("agent:importer-bot")) // as typed at once
+		b.StopTimer()
+		if !d.m.hist.done || len(d.m.hist.view) != 0 {
+			b.Fatalf("the filter read %d records (done %v) and passed %d", len(d.m.hist.recs), d.m.hist.done, len(d.m.hist.view))
+		}
+		b.StartTimer()
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,6 +60,12 @@ type contentModel struct {
 	jumpLine int       // the line a search result opens its file at
 
 	find finder // the text searched for in the pane (/, n, N)
+
+	// reading says a read for the pane runs (see Model.contentCmd);
+	// cancelRead stops it; queued is the newest request that waits for it.
+	reading    bool
+	cancelRead context.CancelFunc
+	queued     *contentReq
 
 	want   contentReq
 	title  string

@@ -49,7 +49,12 @@ type historyModel struct {
 
 	cursor int // index into view
 	offset int
-	marks  []string // up to two commit hashes, oldest mark first
+	// ahead is how many rows further down the keys asked the cursor to go
+	// than was loaded: held pgdn keys move it as far as they ask, once the
+	// pages come, rather than piling up at the end of what was loaded.
+	ahead int
+	grow  int      // how many times a filtered page's size doubled (see moreHistory)
+	marks []string // up to two commit hashes, oldest mark first
 
 	selectNext string // a commit to put the cursor on once it is loaded (an undo's)
 	newest     string // the newest commit of the scope, as last read
@@ -236,6 +241,7 @@ func (h *historyModel) setFilter(q string, now time.Time) {
 	}
 	h.filter = q
 	h.flt = parseFilter(q, now)
+	h.grow = 0
 	h.refilter()
 	h.cursor = 0
 	if keep != "" {
@@ -306,6 +312,11 @@ func (h *historyModel) Update(msg tea.Msg) tea.Cmd {
 			return h.jumpHistory("")
 		}
 		if d, ok := navDelta(k, msg, h.height); ok {
+			if last := len(h.view) - 1; d > 0 && h.cursor+d > last && !h.done && !key.Matches(msg, k.Bottom) {
+				h.ahead += h.cursor + d - last // on top of what earlier keys still owe
+			} else {
+				h.ahead = 0
+			}
 			h.move(d)
 			return tea.Batch(h.moreHistory(), h.earlierHistory())
 		}
@@ -361,7 +372,10 @@ func (h *historyModel) moreHistory() tea.Cmd {
 	h.loading = true
 	limit := h.opts.PageSize
 	if h.filter != "" {
-		limit *= 5 // a filter passes few records; fetch more at once
+		// A filter passes few records: fetch more at once, and more again
+		// while pages bring too few to fill the pane, since each page
+		// walks the history from the newest commit to where it starts.
+		limit *= 5 << h.grow
 	}
 	return logCmd(h.pageContext(), h.v, logReq{scope: h.scope, pickaxe: h.pickaxe, skip: h.base + len(h.recs), limit: limit})
 }
@@ -445,7 +459,19 @@ func (h *historyModel) onLog(msg logMsg) tea.Cmd {
 		if req.skip == 0 && len(msg.recs) > 0 {
 			h.newest = msg.recs[0].Commit
 		}
+		before := len(h.view)
 		h.appendPage(msg.recs, msg.req.limit)
+		if h.filter != "" && len(h.view)-before < h.height && h.grow < 6 {
+			h.grow++
+		}
+		if h.ahead > 0 {
+			n := min(h.ahead, len(h.view)-1-h.cursor)
+			h.cursor += n
+			h.ahead -= n
+			if h.done {
+				h.ahead = 0
+			}
+		}
 	case !h.prepend(msg.recs):
 		// More new commits than a page: start again from the newest.
 		h.reset(h.scope)
@@ -591,6 +617,10 @@ func (h *historyModel) View() []string {
 		switch {
 		case h.err != nil:
 			out = append(out, pad(h.st.StatusError.Render(" cannot read the history (any key tries again): "+sanitize(h.err.Error())), w))
+		case h.loading && h.filter != "":
+			// A filter that passes few commits reads far: say how far.
+			out = append(out, pad(h.st.Faint.Render(fmt.Sprintf(" reading the history for the filter: %d commits read, %d match · esc clears it",
+				h.base+len(h.recs), len(h.view))), w))
 		case h.loading:
 			out = append(out, pad(h.st.Faint.Render(" loading…"), w))
 		case len(h.view) == 0 && h.filter != "":

@@ -144,7 +144,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.tree.Update(msg)
 	case logMsg:
 		cmd = m.routeHistory(msg)
-	case contentMsg, provMsg:
+	case contentMsg:
+		cmd = m.onContent(msg)
+	case provMsg:
 		cmd = m.content.Update(msg)
 	case checkpointsMsg:
 		cmd = m.onCheckpoints(msg)

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -110,19 +112,57 @@ func (h *historyModel) commitDetails(r *vault.Record) []string {
 	return append(lines, "")
 }
 
-// contentCmd starts the read or diff req asks for.
+// contentCmd starts the read or diff req asks for. One read runs at a time:
+// while one runs, the newest request waits in its place, and the running one,
+// for a selection already left, is cancelled. Keys held down (j, pgdn) thus
+// never pile up reads, each decrypting and diffing, that would keep the
+// processors from the keys; the screen follows the key, not the backlog.
 func (m *Model) contentCmd(req contentReq) tea.Cmd {
+	c := &m.content
+	if c.reading {
+		c.queued = &req
+		c.cancelRead()
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	c.reading, c.cancelRead = true, cancel
+	var cmd tea.Cmd
 	switch req.show {
 	case showFile:
-		return fileCmd(m.ctx, m.snap, req)
+		cmd = fileCmd(ctx, m.snap, req)
 	case showAsOf:
-		return asOfCmd(m.ctx, m.v, req)
+		cmd = asOfCmd(ctx, m.v, req)
 	case showCommit:
-		return showCmd(m.ctx, m.v, req, m.content.header)
+		cmd = showCmd(ctx, m.v, req, m.content.header)
 	case showBetween:
-		return betweenCmd(m.ctx, m.v, req)
+		cmd = betweenCmd(ctx, m.v, req)
+	default:
+		c.reading = false
+		cancel()
+		return nil
 	}
-	return nil
+	return func() tea.Msg {
+		defer cancel()
+		return cmd()
+	}
+}
+
+// onContent takes the result of a read and starts the one that waited, if
+// it is still wanted.
+func (m *Model) onContent(msg contentMsg) tea.Cmd {
+	c := &m.content
+	c.reading = false
+	if errors.Is(msg.err, context.Canceled) {
+		msg.req = contentReq{show: -1} // cancelled as stale: never shown
+	}
+	cmd := c.Update(msg)
+	if q := c.queued; q != nil {
+		c.queued = nil
+		if *q == c.want {
+			return tea.Batch(cmd, m.contentCmd(*q))
+		}
+	}
+	return cmd
 }
 
 func plural(n int, what string) string {
