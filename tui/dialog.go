@@ -26,6 +26,7 @@ const (
 type action struct {
 	kind actionKind
 	path string // actRestore
+	from string // actRestore: the file's name at rev, where it was renamed since
 	rev  string
 	name string // actCheckpoint
 	what string // actUndo, actRedo: the action, in words
@@ -78,6 +79,7 @@ func (m *Model) plan(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Restore):
 		act.kind, act.path = actRestore, m.selectedRecordFile()
+		act.from = m.fileThen(act.path)
 	case key.Matches(msg, m.keys.Revert):
 		act.kind = actRevert
 	default:

@@ -265,14 +265,15 @@ func (e *editor) saveRun(edited []byte) writeRun {
 		if err != nil {
 			return editSavedMsg{path: p, err: err}
 		}
-		c, err := commitAfter(ctx, v, parent, p)
+		c, err := commitAfter(ctx, v, parent, "edit", p)
 		return editSavedMsg{path: p, commit: c, err: err}
 	}
 }
 
-// commitAfter finds the edit of p made on parent among the newest commits: the
-// vault says only that it committed, and others may have committed since.
-func commitAfter(ctx context.Context, v Vault, parent, p string) (string, error) {
+// commitAfter finds the commit of command on p made on parent among the
+// newest commits: the vault says only that it committed, and others may have
+// committed since.
+func commitAfter(ctx context.Context, v Vault, parent, command, p string) (string, error) {
 	recs, err := v.Log(ctx, vault.LogOptions{Limit: 100})
 	if err != nil {
 		return "", err
@@ -281,11 +282,11 @@ func commitAfter(ctx context.Context, v Vault, parent, p string) (string, error)
 		if r.Commit == parent {
 			return "", nil // nothing was committed: the text was the file's
 		}
-		if r.Command == "edit" && r.Path == p && len(r.Parents) > 0 && r.Parents[0] == parent {
+		if r.Command == command && r.Path == p && len(r.Parents) > 0 && r.Parents[0] == parent {
 			return r.Commit, nil
 		}
 	}
-	return "", fmt.Errorf("the edit's commit is not among the newest 100")
+	return "", fmt.Errorf("the %s's commit is not among the newest 100", command)
 }
 
 func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {

@@ -226,6 +226,30 @@ func (m *Model) selectedRecordFile() string {
 	return ""
 }
 
+// fileThen is the name file p had at the selected commit: in the history of
+// p itself, which follows p back through its renames, the name it had
+// before a rename above that commit; otherwise p.
+func (m *Model) fileThen(p string) string {
+	h := &m.hist
+	if p == "" || h.scope != p || h.base > 0 || h.selected() == nil {
+		return p
+	}
+	name := p
+	for j := range h.view[h.cursor] { // every record above it, filtered or not
+		r := &h.recs[j]
+		if r.Command != "rename" || r.NewPath == "" {
+			continue
+		}
+		switch {
+		case name == r.NewPath:
+			name = r.Path
+		case strings.HasPrefix(name, r.NewPath+"/"): // a directory above it moved
+			name = r.Path + strings.TrimPrefix(name, r.NewPath)
+		}
+	}
+	return name
+}
+
 // noFile says why there is no file to act on, for the status bar.
 func (m *Model) noFile(what string) {
 	if n := m.tree.selected(); n != nil && n.dir && m.source == paneTree {

@@ -101,3 +101,45 @@ func TestEditActsOnTheSelection(t *testing.T) {
 		t.Errorf("e on preferences.md: mode %v, status %q", d.m.mode, d.m.status)
 	}
 }
+
+// In a file's history, which follows the file back through its renames, a
+// commit from before a rename once showed nothing with v, and r said "there
+// was no file … at" it: both looked for the file under its name now. They
+// use the name it had then.
+func TestFileHistoryBeforeRename(t *testing.T) {
+	v, _ := newVault(t)
+	const old, cur = "/memories/draft.md", "/memories/plans/final.md"
+	write(t, v, vault.Meta{Command: "create", Agent: "claude"}, old, "first\n")
+	write(t, v, vault.Meta{Command: "str_replace", Agent: "claude"}, old, "second\n")
+	rename(t, v, old, cur)
+	write(t, v, vault.Meta{Command: "str_replace", Agent: "claude"}, cur, "third\n")
+	d := newDriver(t, v, 100, 30)
+	d.keys("j", "l", "j") // plans/final.md
+	if n := d.m.tree.selected(); n == nil || n.path != cur {
+		t.Fatalf("the tree selects %v", n)
+	}
+	d.keys("f", "tab")
+	if len(d.m.hist.recs) != 4 {
+		t.Fatalf("the file's history holds %d commits, want 4", len(d.m.hist.recs))
+	}
+	d.keys("j", "j", "v") // the str_replace of draft.md
+	if !strings.Contains(d.frame(), "second") || d.m.content.kind != bodyText {
+		t.Fatalf("v before the rename:\n%s", d.frame())
+	}
+	d.golden("as_of_before_rename")
+	d.keys("v", "r")
+	if d.m.mode != modeDialog {
+		t.Fatalf("r before the rename: %q", d.m.status)
+	}
+	d.keys("y")
+	if got := readMemory(t, v, cur); got != "second\n" {
+		t.Errorf("after the restore %s holds %q, want the text draft.md had", cur, got)
+	}
+	if r := d.m.hist.selected(); r == nil || r.Command != "restore" {
+		t.Errorf("after the restore the history selects %+v", r)
+	}
+	d.keys("z") // undone like any other
+	if got := readMemory(t, v, cur); got != "third\n" {
+		t.Errorf("after z %s holds %q", cur, got)
+	}
+}

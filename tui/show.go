@@ -58,6 +58,7 @@ func (m *Model) wantHistoryContent() (contentReq, string, []string) {
 		if p == "" {
 			return contentReq{show: showNone}, "as it was", []string{"Select a file in the tree to see it as it was at this commit."}
 		}
+		p = m.fileThen(p) // its name then, before a rename since
 		return contentReq{show: showAsOf, path: p, rev: r.Commit},
 			fmt.Sprintf("%s as it was at %s", strings.TrimPrefix(p, vault.Root+"/"), short(r.Commit)), nil
 	}

@@ -54,6 +54,9 @@ func planRestore(ctx context.Context, v Vault, head, when string, msg *planMsg) 
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
+	if from := msg.act.from; from != "" && from != p {
+		return planRestoreRenamed(ctx, v, then, head, when, msg)
+	}
 	if k, err := then.Stat(p); err != nil || k != vault.KindFile {
 		return fmt.Errorf("restore: there was no file %s at %s", sanitize(p), short(msg.act.rev))
 	}
@@ -73,6 +76,61 @@ func planRestore(ctx context.Context, v Vault, head, when string, msg *planMsg) 
 		"This is a new commit; the current version stays in the history.",
 	}
 	return nil
+}
+
+// planRestoreRenamed plans the restore of a file to what it was at a commit
+// from before it was renamed: its text then, under its name then, becomes
+// its text now.
+func planRestoreRenamed(ctx context.Context, v Vault, then *vault.Snapshot, head, when string, msg *planMsg) error {
+	p, from := msg.act.path, msg.act.from
+	old, err := then.ReadFile(ctx, from)
+	if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrIsDir) {
+		return fmt.Errorf("restore: there was no file %s at %s", sanitize(from), short(msg.act.rev))
+	}
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	now, err := v.SnapshotAt(ctx, head)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	cur, err := now.ReadFile(ctx, p)
+	if err != nil && !errors.Is(err, vault.ErrNotExist) {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if string(cur) == string(old) {
+		msg.title = fmt.Sprintf("%s is already as %s was at %s: nothing to restore", sanitize(p), sanitize(from), short(msg.act.rev))
+		return nil
+	}
+	add, del := lineCounts(string(cur), string(old))
+	msg.title = "Restore " + sanitize(p)
+	msg.lines = []string{
+		"Make " + sanitize(p) + " what it was at " + when + ",",
+		"when it was " + sanitize(from) + fmt.Sprintf(": change %s (+%d −%d lines).", sanitize(p), add, del),
+		"",
+		"This is a new commit; the current version stays in the history.",
+	}
+	return nil
+}
+
+// lineCounts counts the lines to add to a and to delete from it to make b,
+// line for line as a multiset: a diff's counts, short of moved lines.
+func lineCounts(a, b string) (add, del int) {
+	n := map[string]int{}
+	for _, l := range splitLines([]byte(a)) {
+		n[l]++
+	}
+	for _, l := range splitLines([]byte(b)) {
+		if n[l] > 0 {
+			n[l]--
+		} else {
+			add++
+		}
+	}
+	for _, k := range n {
+		del += k
+	}
+	return add, del
 }
 
 func planRevert(ctx context.Context, v Vault, when string, msg *planMsg) error {
@@ -240,6 +298,10 @@ func (m *Model) actionCmd(act action) tea.Cmd {
 		if err == nil {
 			switch act.kind {
 			case actRestore:
+				if act.from != "" && act.from != act.path {
+					res, err = restoreRenamed(ctx, v, meta, act)
+					break
+				}
 				res, err = v.Restore(ctx, meta, act.path, act.rev)
 			case actRevert, actUndo, actRedo:
 				res, err = v.Revert(ctx, meta, act.rev)
@@ -270,4 +332,42 @@ func (m *Model) actionCmd(act action) tea.Cmd {
 		}
 		return actionMsg{act: act, done: done, commit: res.Commit}
 	})
+}
+
+// restoreRenamed makes file act.path what it was at act.rev under its name
+// then, act.from, as one commit that says it restores from that commit. The
+// vault's Restore takes a file back only under the name it has, so this is a
+// write of the text then.
+func restoreRenamed(ctx context.Context, v Vault, meta vault.Meta, act action) (*vault.UndoResult, error) {
+	ev, ok := v.(editVault)
+	if !ok {
+		return nil, errors.New("this vault cannot be written here")
+	}
+	then, err := v.SnapshotAt(ctx, act.rev)
+	if err != nil {
+		return nil, err
+	}
+	old, err := then.ReadFile(ctx, act.from)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(old)
+	meta.Command, meta.Source = "restore", act.rev
+	parent := ""
+	err = ev.Update(ctx, meta, func(tx *vault.Tx) error {
+		parent = tx.Commit()
+		cur, err := tx.ReadFile(ctx, act.path)
+		if err == nil && string(cur) == string(old) {
+			return nil
+		}
+		return tx.WriteFile(ctx, act.path, old)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, err := commitAfter(ctx, v, parent, "restore", act.path)
+	if err != nil {
+		return nil, err
+	}
+	return &vault.UndoResult{Commit: c, Source: act.rev}, nil
 }
