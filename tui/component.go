@@ -50,6 +50,11 @@ type common struct {
 
 	status string
 	isErr  bool // status is an error
+
+	// undone names, by commit, the reverts this session made as undo (z)
+	// or redo (ctrl+z): the vault records both as revert, and the history
+	// says which they were.
+	undone map[string]string
 }
 
 func (c *common) setStatus(s string, isErr bool) {

@@ -120,6 +120,14 @@ func (c *contentModel) wrap(w int) {
 			c.rows = append(c.rows, row{text: ansi.Truncate(l, tw, "…"), line: i, num: i + 1})
 			continue
 		}
+		if sign := diffSign(l); c.kind == bodyDiff && sign != "" && tw > 1 {
+			// Every row of a long added or removed line keeps its sign: without
+			// colour (NO_COLOR) it is all that tells them apart.
+			for _, piece := range wrapLine(l[1:], tw-1) {
+				c.rows = append(c.rows, row{text: sign + piece, line: i})
+			}
+			continue
+		}
 		for j, piece := range wrapLine(l, tw) {
 			r := row{text: piece, line: i}
 			if j == 0 {
@@ -190,6 +198,18 @@ func (c *contentModel) renderRow(i, w int, st *Styles) string {
 	return pad(c.highlight(r.text, i, lipgloss.NewStyle()), w)
 }
 
+// diffSign is the sign of a unified diff's added or removed line, "" for
+// any other line.
+func diffSign(l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return ""
+	case strings.HasPrefix(l, "+"), strings.HasPrefix(l, "-"):
+		return l[:1]
+	}
+	return ""
+}
+
 // wrapLine cuts plain text s into pieces of at most w cells, between words
 // where it can.
 func wrapLine(s string, w int) []string {
@@ -220,22 +240,28 @@ func (c *contentModel) onContent(msg contentMsg) {
 }
 
 // showHeadError puts in the content pane why the vault's newest state cannot
-// be read at all. A sealed vault's names and history open only under its key,
-// which the identity opens: without it nothing can be shown.
+// be read at all (see headErrorLines).
 func (c *contentModel) showHeadError(err error) {
-	lines := []string{"Cannot read the vault", "", sanitize(err.Error()), "", "Any key reads it again."}
+	c.set(contentReq{}, "memvault", bodyError, nil, headErrorLines(err, c.v.IdentityFile()))
+}
+
+// headErrorLines say why the vault's newest state cannot be read, and what
+// to do. A sealed vault's names and history open only under its key, which
+// the identity opens: without it nothing can be shown, and the vault's own
+// words say which identity it tried and which keys it is encrypted to.
+func headErrorLines(err error, identity string) []string {
 	if errors.Is(err, vault.ErrNoIdentity) || errors.Is(err, vault.ErrDecrypt) || errors.Is(err, vault.ErrPassphrase) {
-		lines = []string{
+		return []string{
 			"Cannot open the vault: no usable identity",
 			"",
-			"The vault is sealed: its names, sizes and history open only with an",
-			"identity among its recipients, and " + c.v.IdentityFile() + " is missing,",
-			"unreadable or not one of them.",
+			"The vault is sealed: its names, sizes and history open only with an identity among its recipients, and " +
+				identity + " is missing, unreadable or not one of them:",
+			sanitize(err.Error()),
 			"",
 			"Name the right identity with --identity FILE or MEMVAULT_IDENTITY.",
 		}
 	}
-	c.set(contentReq{}, "memvault", bodyError, nil, lines)
+	return []string{"Cannot read the vault", "", sanitize(err.Error()), "", "Any key reads it again."}
 }
 
 // showError puts an error in the content pane. A missing or wrong identity gets

@@ -128,6 +128,12 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 	switch msg.act.kind {
 	case actUndo, actRedo:
 		m.undo.onUndone(msg.act, msg.commit)
+		if msg.commit != "" {
+			if m.undone == nil {
+				m.undone = map[string]string{}
+			}
+			m.undone[msg.commit] = map[actionKind]string{actUndo: "undo", actRedo: "redo"}[msg.act.kind]
+		}
 	case actRestore, actRevert, actRollback:
 		if msg.commit != "" {
 			m.undo.did(undoEntry{commit: msg.commit, what: msg.act.describe()})

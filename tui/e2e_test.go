@@ -178,7 +178,7 @@ func TestEndToEndNoIdentity(t *testing.T) {
 				t.Fatal(err)
 			}
 			x := startTmux(t, bin, "--vault", v.Dir(), "--identity", opts.IdentityFile, "ui")
-			x.waitFor("History · all")
+			x.waitFor("Memory")
 			if sealed {
 				x.waitFor("Cannot open the vault: no usable identity")
 				x.waitFor("--identity FILE")

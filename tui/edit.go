@@ -98,7 +98,7 @@ func (m *Model) editPath(p string, conflict bool) tea.Cmd {
 func editable(text []byte) string {
 	for _, l := range strings.Split(string(text), "\n") {
 		if sanitize(l) != l {
-			return "it holds tabs, control characters or invalid UTF-8 that the editor would change"
+			return "it holds tabs, control characters, joined emoji or invalid UTF-8 that the editor would change"
 		}
 	}
 	return ""

@@ -16,10 +16,15 @@ const tabWidth = 4
 // sanitize makes text from the vault safe to draw: memory files and commit
 // messages are written by an agent, maybe a collaborator's, and a control
 // character or escape sequence in them must not reach the terminal. Tabs
-// become spaces; other controls, bidi controls and invalid bytes show as
-// their escapes (\x1b, \u202e, \xff), as in the CLI.
+// become spaces; other controls, bidi controls, zero-width joiners and
+// invalid bytes show as their escapes (\x1b, \u202e, \u200d, \xff).
 func sanitize(s string) string {
 	s = escape.Line(s)
+	// A zero-width joiner makes one glyph of several emoji in some terminals
+	// and not in others (tmux draws each), so no width is right for both and
+	// a row holding one pushed its border off the screen: it shows as its
+	// escape, like the other invisible controls.
+	s = strings.ReplaceAll(s, "\u200d", `\u200d`)
 	if !strings.Contains(s, "\t") {
 		return s
 	}

@@ -590,7 +590,11 @@ func (h *historyModel) View() []string {
 		if wide {
 			b.WriteString(h.st.Time.Render(absTime(r.Time, now)) + " ")
 		}
-		b.WriteString(h.st.Command.Render(fmt.Sprintf("%-11s", sanitize(r.Command))) + " ")
+		cmd := sanitize(r.Command)
+		if u := h.undone[r.Commit]; u != "" {
+			cmd = u
+		}
+		b.WriteString(h.st.Command.Render(fmt.Sprintf("%-11s", cmd)) + " ")
 		p := strings.TrimPrefix(sanitize(r.Path), vault.Root+"/")
 		if r.NewPath != "" {
 			p += " → " + strings.TrimPrefix(sanitize(r.NewPath), vault.Root+"/")

@@ -50,6 +50,9 @@ func (m *Model) routeHistory(msg tea.Msg) tea.Cmd {
 		if took {
 			m.source = paneHistory
 		}
+		if m.source == paneTree && m.content.want.show == showDir {
+			return tea.Batch(cmd, m.follow(false)) // an empty vault's summary says how old it is
+		}
 		if m.source == paneHistory && (before == nil || after == nil || before.Commit != after.Commit) {
 			return tea.Batch(cmd, m.follow(false))
 		}

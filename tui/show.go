@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -34,13 +35,26 @@ func (m *Model) wantContent() (contentReq, string, []string) {
 	}
 	files, dirs := n.counts()
 	if n == m.tree.root && files+dirs == 0 {
-		return req, n.path, []string{
-			"No memories yet.",
-			"",
-			"When an agent writes one, it shows up here as it happens.",
+		lines := []string{"No memories yet."}
+		if d, ok := m.v.(interface{ Dir() string }); ok {
+			lines[0] = "No memories yet in " + sanitize(d.Dir()) + "."
 		}
+		if m.justMade() {
+			// A mistyped --vault or MEMVAULT_DIR makes a new vault: say so
+			// here, not only once the interface is left.
+			return req, n.path, append(lines, "",
+				"This vault was made just now. If you meant another, quit (q) and name it with --vault DIR or MEMVAULT_DIR.")
+		}
+		return req, n.path, append(lines, "", "When an agent writes one, it shows up here as it happens.")
 	}
 	return req, n.path, []string{fmt.Sprintf("%s, %s", plural(files, "file"), plural(dirs, "directory"))}
+}
+
+// justMade tells whether the vault's only commit is the one that made it, a
+// minute ago or less.
+func (m *Model) justMade() bool {
+	h := &m.hist
+	return h.done && len(h.recs) == 1 && h.recs[0].Command == "init" && m.opts.Now().Sub(h.recs[0].Time) < time.Minute
 }
 
 func (m *Model) wantHistoryContent() (contentReq, string, []string) {

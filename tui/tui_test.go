@@ -18,6 +18,12 @@ type fixedIdentity struct{ *vault.Vault }
 
 func (fixedIdentity) IdentityFile() string { return "~/.config/memvault/identity" }
 
+// fixedDir shows the vault's directory under a fixed name, so frames that
+// mention it do not depend on the test's temporary directory.
+type fixedDir struct{ *vault.Vault }
+
+func (fixedDir) Dir() string { return "~/.local/share/memvault/default.git" }
+
 // TestFrames drives the root model with keys and sizes, as a person would, and
 // compares each frame with its golden file.
 func TestFrames(t *testing.T) {
@@ -119,7 +125,7 @@ func TestFrames(t *testing.T) {
 				if !tt.empty {
 					seed(t, v)
 				}
-				d := newDriver(t, v, 80, 24)
+				d := newDriverFor(t, fixedDir{v}, v, 80, 24)
 				tt.steps(t, d)
 			})
 		}

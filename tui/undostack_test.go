@@ -50,6 +50,10 @@ func TestUndoRedo(t *testing.T) {
 	if got := readMemory(t, v, prefsPath); got != edited {
 		t.Errorf("after ctrl+z the file is %q, want the edit %q", got, edited)
 	}
+	// The vault records both as revert; the history says which they were.
+	if rows := historyRows(d.frame()); len(rows) < 2 || !strings.Contains(rows[0], " redo ") || !strings.Contains(rows[1], " undo ") {
+		t.Errorf("after z and ctrl+z the history's newest rows are\n%s\nwant a redo above an undo", strings.Join(rows, "\n"))
+	}
 	d.keys("z", "z")
 	if got := readMemory(t, v, prefsPath); got != orig {
 		t.Errorf("after ctrl+z and z the file is %q, want %q", got, orig)

@@ -38,6 +38,11 @@ func (m *Model) render() string {
 		l.content: draw(l.content, content, paneContent),
 	})
 	frame = append(frame, m.statusBar(), m.helpBar())
+	if m.snap == nil && m.headErr != nil && m.mode == modeBrowse {
+		// Nothing could be read: the reason takes the screen, where it is
+		// read whole, not cut to the content pane.
+		overlay(frame, m.width, m.frameLines(headErrorLines(m.headErr, m.v.IdentityFile()), "memvault"))
+	}
 	switch m.mode {
 	case modeDialog:
 		overlay(frame, m.width, m.dialogBox())
