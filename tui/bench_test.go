@@ -517,3 +517,43 @@ func BenchmarkFilterNoMatch(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkEditLargeFile is the editor on a file of 188 KB (about 2,900
+// lines): open is from e to the editor drawn, key a character typed and the
+// frame drawn after it. It once took 1.5 s to open and a second a key.
+func BenchmarkEditLargeFile(b *testing.B) {
+	v, _ := newVault(b)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 188<<10; i++ {
+		fmt.Fprintf(&sb, "line %d: the agent wrote this much about the user's project today\n", i)
+	}
+	write(b, v, vault.Meta{Command: "create"}, "/memories/big.md", sb.String())
+	for _, what := range []string{"open", "key"} {
+		b.Run(what, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			d := newDriverOpts(b, v, v, 120, 40, Options{})
+			d.keys("j")
+			for b.Loop() {
+				b.StopTimer()
+				if what == "open" && d.m.editor != nil {
+					d.keys("esc") // nothing changed: it leaves
+				} else if what == "key" && d.m.editor == nil {
+					d.keys("e")
+				}
+				b.StartTimer()
+				start := time.Now()
+				if what == "open" {
+					d.keys("e")
+				} else {
+					d.typeText("x")
+				}
+				_ = d.m.View()
+				lat = append(lat, time.Since(start))
+				if d.m.editor == nil {
+					b.Fatalf("no editor after %d: %q mode %v", len(lat), d.m.status, d.m.mode)
+				}
+			}
+			reportLatency(b, lat)
+		})
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/memvault/memvault/vault"
@@ -56,16 +55,25 @@ type editor struct {
 	path    string
 	at      string
 	base    []byte
-	ta      textarea.Model
+	ta      *textArea
 	saving  bool
 	discard bool // esc was pressed once on unsaved changes
 	// quitAsked: ctrl+c was pressed once on unsaved changes, which the next
 	// ctrl+c drops
 	quitAsked bool
+	// isDirty is dirty's answer for the text's version dirtyAt.
+	isDirty bool
+	dirtyAt int
 }
 
-// dirty tells whether the text differs from the file as opened.
-func (e *editor) dirty() bool { return e.ta.Value() != string(e.base) }
+// dirty tells whether the text differs from the file as opened; it is
+// worked out again only after a change.
+func (e *editor) dirty() bool {
+	if e.ta.version != e.dirtyAt {
+		e.dirtyAt, e.isDirty = e.ta.version, e.ta.Value() != string(e.base)
+	}
+	return e.isDirty
+}
 
 // startEdit reads the selected file at the head, for the editor.
 func (m *Model) startEdit() tea.Cmd {
@@ -121,42 +129,20 @@ func (m *Model) onEditOpen(msg editOpenMsg) tea.Cmd {
 		m.setStatus(fmt.Sprintf("edit %s: %s; use memvault edit", sanitize(msg.path), why), true)
 		return nil
 	}
-	ta := textarea.New()
-	ta.MaxHeight = 0 // no cap on the file's lines: a cap would drop the rest on save
-	ta.MaxWidth = 0
-	ta.CharLimit = 0
-	ta.ShowLineNumbers = true
-	ta.Prompt = ""
-	setEditorStyles(&ta, m.dark, m.opts.NoColor)
-	ta.SetValue(string(msg.text))
-	if ta.Value() != string(msg.text) { // the area would change the file by itself
-		m.setStatus("edit "+sanitize(msg.path)+": the editor cannot hold this file unchanged; use memvault edit", true)
-		return nil
-	}
-	ta.MoveToBegin()
-	m.editor = &editor{common: &m.common, path: msg.path, at: msg.at, base: msg.text, ta: ta}
+	m.editor = &editor{common: &m.common, path: msg.path, at: msg.at, base: msg.text,
+		ta: newTextArea(string(msg.text), m.st.LineNumber, m.st.Cursor)}
 	m.mode, m.focus = modeEdit, paneContent
 	m.editor.SetSize(m.lay.content.w-2, m.lay.content.h-2)
 	if msg.conflict && !strings.HasPrefix(m.editor.ta.Value(), "<<<<<<< ") {
 		m.editor.jumpConflict(1)
 	}
-	return m.editor.ta.Focus()
-}
-
-func setEditorStyles(ta *textarea.Model, dark, noColor bool) {
-	s := textarea.DefaultStyles(dark)
-	if noColor {
-		s = textarea.Styles{}
-	}
-	s.Cursor.Blink = false // a steady cursor needs no timer
-	ta.SetStyles(s)
+	return nil
 }
 
 // SetSize implements component: the text area fills the room.
 func (e *editor) SetSize(w, h int) {
 	e.frame.SetSize(w, h)
-	e.ta.SetWidth(max(w, 1))
-	e.ta.SetHeight(max(h, 1))
+	e.ta.SetSize(w, h)
 }
 
 // Update implements component: save, leave, the conflict markers, or the
@@ -164,9 +150,8 @@ func (e *editor) SetSize(w, h int) {
 func (e *editor) Update(msg tea.Msg) tea.Cmd {
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		var cmd tea.Cmd
-		e.ta, cmd = e.ta.Update(msg)
-		return cmd
+		e.ta.Update(msg) // a paste
+		return nil
 	}
 	if e.saving {
 		return nil
@@ -190,26 +175,17 @@ func (e *editor) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	e.discard = false
-	var cmd tea.Cmd
-	e.ta, cmd = e.ta.Update(msg)
-	return cmd
+	e.ta.Update(msg)
+	return nil
 }
 
 // jumpConflict moves the cursor to the next (dir 1) or previous (-1) line
 // that opens a conflict a merge left, as "<<<<<<< ours (host, time)".
 func (e *editor) jumpConflict(dir int) {
-	ta := &e.ta
-	lines := strings.Split(ta.Value(), "\n")
-	cur := ta.Line()
-	for i := cur + dir; i >= 0 && i < len(lines); i += dir {
-		if strings.HasPrefix(lines[i], "<<<<<<< ") {
-			for ta.Line() < i {
-				ta.CursorDown()
-			}
-			for ta.Line() > i {
-				ta.CursorUp()
-			}
-			ta.CursorStart()
+	ta := e.ta
+	for i := ta.Line() + dir; i >= 0 && i < len(ta.lines); i += dir {
+		if strings.HasPrefix(string(ta.lines[i]), "<<<<<<< ") {
+			ta.goToLine(i)
 			e.setStatus(fmt.Sprintf("conflict at line %d", i+1), false)
 			return
 		}
@@ -332,7 +308,7 @@ func (e *editor) Title() string {
 // room.
 func (e *editor) View() []string {
 	w, h := e.width, e.height
-	rows := strings.Split(e.ta.View(), "\n")
+	rows := e.ta.View()
 	out := make([]string, 0, h)
 	for i := 0; i < h; i++ {
 		line := ""

@@ -94,7 +94,7 @@ func (m *Model) setStyles() {
 	is.Cursor.Blink = false // a steady cursor needs no timer
 	m.input.SetStyles(is)
 	if m.editor != nil {
-		setEditorStyles(&m.editor.ta, m.dark, m.opts.NoColor)
+		m.editor.ta.numStyle, m.editor.ta.cursorStyle = m.st.LineNumber, m.st.Cursor
 	}
 }
 
