@@ -20,6 +20,8 @@ const (
 	actCheckpoint                   // name a commit
 	actUndo                         // take back an action made here: revert its commit
 	actRedo                         // bring back what an undo took back: revert the undo
+	actDelete                       // delete a file or a directory
+	actMove                         // move (rename) a file or a directory
 )
 
 // action is one change to the vault, as confirmed by the user.
@@ -27,6 +29,7 @@ type action struct {
 	kind actionKind
 	path string // actRestore
 	from string // actRestore: the file's name at rev, where it was renamed since
+	to   string // actMove: where it goes
 	rev  string
 	name string // actCheckpoint
 	what string // actUndo, actRedo: the action, in words
@@ -58,6 +61,10 @@ func (a action) describe() string {
 		return "revert of " + short(a.rev)
 	case actRollback:
 		return "rollback to " + short(a.rev)
+	case actDelete:
+		return "delete of " + strings.TrimPrefix(a.path, vault.Root+"/")
+	case actMove:
+		return "move of " + strings.TrimPrefix(a.path, vault.Root+"/")
 	}
 	return a.what
 }
@@ -89,8 +96,15 @@ func (m *Model) plan(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) onPlan(msg planMsg) {
-	if r := m.hist.selected(); m.mode != modeBrowse || r == nil || r.Commit != msg.act.rev {
-		return // the user moved on while it was worked out
+	if m.mode != modeBrowse {
+		return
+	}
+	if msg.act.kind == actDelete {
+		if n := m.tree.selected(); n == nil || n.path != msg.act.path {
+			return // the user moved on while it was worked out
+		}
+	} else if r := m.hist.selected(); r == nil || r.Commit != msg.act.rev {
+		return
 	}
 	if msg.err != nil {
 		m.setStatus(msg.err.Error(), true)
@@ -134,7 +148,7 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 			}
 			m.undone[msg.commit] = map[actionKind]string{actUndo: "undo", actRedo: "redo"}[msg.act.kind]
 		}
-	case actRestore, actRevert, actRollback:
+	case actRestore, actRevert, actRollback, actDelete, actMove:
 		if msg.commit != "" {
 			m.undo.did(undoEntry{commit: msg.commit, what: msg.act.describe()})
 			m.status += " · z undoes"

@@ -52,6 +52,7 @@ type editor struct {
 	*common
 	frame
 	closed  bool // the person left the editor, saved or not
+	create  bool // a new file, which the save creates
 	path    string
 	at      string
 	base    []byte
@@ -203,7 +204,7 @@ func (m *Model) closeEditor() {
 func (m *Model) save() tea.Cmd {
 	e := m.editor
 	e.discard = false
-	if !e.dirty() {
+	if !e.dirty() && !e.create {
 		e.closed = true
 		e.setStatus("no change: nothing written", false)
 		return nil
@@ -217,8 +218,11 @@ func (m *Model) save() tea.Cmd {
 // still holds what was opened.
 func (e *editor) saveRun(edited []byte) writeRun {
 	ev := e.v.(editVault)
-	v, p, base := e.v, e.path, e.base
+	v, p, base, create := e.v, e.path, e.base, e.create
 	meta := vault.Meta{Command: "edit", Agent: e.opts.Agent}
+	if create {
+		meta.Command = "create"
+	}
 	return func(ctx context.Context, locked func()) tea.Msg {
 		parent := ""
 		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
@@ -226,6 +230,10 @@ func (e *editor) saveRun(edited []byte) writeRun {
 			parent = tx.Commit()
 			cur, err := tx.ReadFile(ctx, p)
 			switch {
+			case create && err == nil, create && errors.Is(err, vault.ErrIsDir):
+				return fmt.Errorf("%s was made meanwhile: %w", p, errChanged)
+			case create && errors.Is(err, vault.ErrNotExist):
+				return tx.WriteFile(ctx, p, edited)
 			case errors.Is(err, vault.ErrNotExist):
 				return fmt.Errorf("%s was deleted: %w", p, errChanged)
 			case err != nil:
@@ -241,7 +249,7 @@ func (e *editor) saveRun(edited []byte) writeRun {
 		if err != nil {
 			return editSavedMsg{path: p, err: err}
 		}
-		c, err := commitAfter(ctx, v, parent, "edit", p)
+		c, err := commitAfter(ctx, v, parent, meta.Command, p)
 		return editSavedMsg{path: p, commit: c, err: err}
 	}
 }
@@ -275,6 +283,10 @@ func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {
 	case errors.Is(msg.err, context.Canceled):
 		m.setStatus("save cancelled: nothing written; the text is still here", false)
 		return nil
+	case errors.Is(msg.err, errChanged) && e.create:
+		m.setStatus(fmt.Sprintf("not saved: %s was made meanwhile; nothing written (esc leaves, then e opens it)",
+			sanitize(strings.TrimPrefix(msg.path, vault.Root+"/"))), true)
+		return nil
 	case errors.Is(msg.err, errChanged):
 		m.setStatus(fmt.Sprintf("not saved: %s changed since you opened it; nothing written (esc leaves, then e opens it afresh)",
 			sanitize(strings.TrimPrefix(msg.path, vault.Root+"/"))), true)
@@ -288,7 +300,11 @@ func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {
 		m.setStatus("no change: nothing written", false)
 		return m.follow(true)
 	}
-	m.undo.did(undoEntry{commit: msg.commit, what: "edit of " + strings.TrimPrefix(msg.path, vault.Root+"/")})
+	what := "edit of "
+	if e.create {
+		what = "creation of "
+	}
+	m.undo.did(undoEntry{commit: msg.commit, what: what + strings.TrimPrefix(msg.path, vault.Root+"/")})
 	m.setStatus(fmt.Sprintf("saved %s as commit %s · z undoes", sanitize(msg.path), short(msg.commit)), false)
 	m.hist.selectNext = msg.commit
 	return m.readHead(false)
@@ -298,6 +314,9 @@ func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {
 // unsaved changes.
 func (e *editor) Title() string {
 	t := "edit " + sanitize(strings.TrimPrefix(e.path, vault.Root+"/"))
+	if e.create {
+		return "new " + sanitize(strings.TrimPrefix(e.path, vault.Root+"/")) + " · not yet written"
+	}
 	if e.dirty() {
 		t += " · modified"
 	}

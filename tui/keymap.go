@@ -38,6 +38,9 @@ type KeyMap struct {
 	Redo       key.Binding // bring back what Undo took back
 	Sync       key.Binding // sync with the default remote
 	Conflicts  key.Binding // list the files a merge left in conflict
+	New        key.Binding // a new file, in the editor
+	Move       key.Binding // move (rename) the selected file or directory
+	Delete     key.Binding // delete the selected file or directory
 
 	Save         key.Binding // in the editor: write the file as one commit
 	NextConflict key.Binding // in the editor: the next conflict marker
@@ -87,6 +90,9 @@ func DefaultKeyMap() KeyMap {
 		Redo:       b([]string{"ctrl+z"}, "ctrl+z", "redo action"),
 		Sync:       b([]string{"p"}, "p", "sync remote"),
 		Conflicts:  b([]string{"C"}, "C", "conflicts"),
+		New:        b([]string{"n"}, "n", "new file"),
+		Move:       b([]string{"M"}, "M", "move/rename"),
+		Delete:     b([]string{"d"}, "d", "delete"),
 
 		Save:         b([]string{"ctrl+s"}, "ctrl+s", "save edit"),
 		NextConflict: b([]string{"alt+n"}, "alt+n", "next conflict"),
@@ -114,7 +120,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter, k.Find, k.NextMatch},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
-		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.Sync},
+		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.New, k.Move, k.Delete, k.Sync},
 		{k.Conflicts, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
 	}
 }
@@ -134,11 +140,13 @@ const (
 	modeEdit           // editing a file in place
 	modeConflicts      // the list of files in conflict is open
 	modeFind           // typing a text to find in the content
+	modeNew            // typing the path of a new file
+	modeMove           // typing where a file or directory goes
 )
 
 // typing tells whether the mode edits the one-line input.
 func (m mode) typing() bool {
-	return m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe || m == modeJump || m == modeFind
+	return m == modeFilter || m == modePrompt || m == modeSearch || m == modePickaxe || m == modeJump || m == modeFind || m == modeNew || m == modeMove
 }
 
 // enable turns on the bindings that apply in mode m with the focus on pane p,
@@ -172,6 +180,9 @@ func (k *KeyMap) enable(m mode, p pane, commit, file, found bool) {
 	k.Redo.SetEnabled(browse)
 	k.Sync.SetEnabled(browse)
 	k.Conflicts.SetEnabled(browse || m == modeConflicts)
+	k.New.SetEnabled(browse && p == paneTree)
+	k.Move.SetEnabled(browse && p == paneTree)
+	k.Delete.SetEnabled(browse && p == paneTree)
 	k.Save.SetEnabled(m == modeEdit)
 	k.NextConflict.SetEnabled(m == modeEdit)
 	k.PrevConflict.SetEnabled(m == modeEdit)

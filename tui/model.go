@@ -46,6 +46,7 @@ type Model struct {
 	editor  *editor // the edit in place, in modeEdit
 
 	input        textinput.Model // the filter, or a checkpoint's name
+	movePath     string          // what a move (modeMove) moves
 	dialog       *dialog
 	conflictList conflictList // the files in conflict, in modeConflicts
 	helpView     helpView

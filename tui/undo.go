@@ -291,6 +291,10 @@ func (m *Model) actionCmd(act action) tea.Cmd {
 		what = "redo the " + act.what
 	case actCheckpoint:
 		what = fmt.Sprintf("checkpoint %q at %s", act.name, short(act.rev))
+	case actDelete:
+		return m.startWrite("delete "+sanitize(act.path), changeRun(v, meta, act))
+	case actMove:
+		return m.startWrite("move "+sanitize(act.path), changeRun(v, meta, act))
 	}
 	return m.startWrite(sanitize(what), func(ctx context.Context, locked func()) tea.Msg {
 		var res *vault.UndoResult

@@ -149,6 +149,8 @@ func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.filterKey(msg)
 	case modeFind:
 		return m.findKey(msg)
+	case modeNew, modeMove:
+		return m.pathKey(msg)
 	case modeSearch, modePickaxe, modeJump:
 		return m.askKey(msg)
 	case modeHelp:
@@ -212,6 +214,12 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.input.Focus()
 	case key.Matches(msg, k.Find):
 		return m.startFind()
+	case key.Matches(msg, k.New):
+		return m.startNew()
+	case key.Matches(msg, k.Move):
+		return m.startMove()
+	case key.Matches(msg, k.Delete):
+		return m.planDelete()
 	case key.Matches(msg, k.NextMatch):
 		m.content.nextMatch(1)
 	case key.Matches(msg, k.PrevMatch):
