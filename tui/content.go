@@ -61,6 +61,11 @@ type contentModel struct {
 
 	find finder // the text searched for in the pane (/, n, N)
 
+	// nowrap cuts long lines at the pane's edge instead of wrapping them
+	// (w), and hscroll is how many cells of them are scrolled off to the left.
+	nowrap  bool
+	hscroll int
+
 	// reading says a read for the pane runs (see Model.contentCmd);
 	// cancelRead stops it; queued is the newest request that waits for it.
 	reading    bool
@@ -90,7 +95,7 @@ type row struct {
 func (c *contentModel) set(req contentReq, title string, kind bodyKind, header, lines []string) {
 	c.want, c.title, c.kind, c.header, c.lines = req, title, kind, header, lines
 	c.offset, c.wrapW, c.rows, c.cursor = 0, 0, nil, -1
-	c.failed = false
+	c.failed, c.hscroll = false, 0
 	if c.find.text != "" {
 		c.findAll() // marked in what shows now; n goes to them
 	}
@@ -118,6 +123,10 @@ func (c *contentModel) wrap(w int) {
 	for i, l := range c.lines {
 		if c.isProvList() { // one row a line, so the cursor moves by lines: cut, not wrapped
 			c.rows = append(c.rows, row{text: ansi.Truncate(l, tw, "…"), line: i, num: i + 1})
+			continue
+		}
+		if c.nowrap {
+			c.rows = append(c.rows, row{text: c.cut(l, tw), line: i, num: i + 1})
 			continue
 		}
 		if sign := diffSign(l); c.kind == bodyDiff && sign != "" && tw > 1 {
@@ -196,6 +205,41 @@ func (c *contentModel) renderRow(i, w int, st *Styles) string {
 		return pad(st.Faint.Render(r.text), w)
 	}
 	return pad(c.highlight(r.text, i, lipgloss.NewStyle()), w)
+}
+
+// cut is the part of line l in sight without wrapping: tw cells from
+// hscroll, with a "…" where more lies to the right; a diff line keeps its
+// sign however far it is scrolled.
+func (c *contentModel) cut(l string, tw int) string {
+	sign := ""
+	if c.kind == bodyDiff && tw > 1 && (diffSign(l) != "" || strings.HasPrefix(l, " ")) && c.hscroll > 0 {
+		sign, l, tw = l[:1], l[1:], tw-1
+	}
+	l = ansi.Cut(l, c.hscroll, c.hscroll+tw+1)
+	if ansi.StringWidth(l) > tw {
+		l = ansi.Truncate(l, tw, "…")
+	}
+	return sign + l
+}
+
+// setWrap wraps long lines, or cuts them at the edge.
+func (c *contentModel) setWrap(wrap bool) {
+	c.nowrap, c.hscroll, c.wrapW = !wrap, 0, 0
+	if wrap {
+		c.setStatus("long lines wrap (w cuts them)", false)
+	} else {
+		c.setStatus("long lines are cut at the edge: ← and → scroll them (w wraps them)", false)
+	}
+}
+
+// scrollSide scrolls cut lines by delta cells, within the longest.
+func (c *contentModel) scrollSide(delta int) {
+	longest := 0
+	for _, l := range c.lines {
+		longest = max(longest, ansi.StringWidth(l))
+	}
+	c.hscroll = clamp(c.hscroll+delta, 0, max(longest-c.width/2, 0))
+	c.wrapW = 0 // cut again
 }
 
 // diffSign is the sign of a unified diff's added or removed line, "" for
@@ -332,6 +376,16 @@ func (c *contentModel) onProv(msg provMsg) {
 func (c *contentModel) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if c.nowrap && !c.isProvList() {
+			switch msg.String() {
+			case "left", "h":
+				c.scrollSide(-max(c.width/4, 1))
+				return nil
+			case "right", "l":
+				c.scrollSide(max(c.width/4, 1))
+				return nil
+			}
+		}
 		d, ok := navDelta(&c.keys, msg, max(c.height, 1))
 		if !ok {
 			return nil

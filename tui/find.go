@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // match is an occurrence of the found text: its line and its byte offsets.
@@ -111,6 +112,17 @@ func (c *contentModel) showMatch() {
 		return
 	}
 	m := c.find.matches[c.find.at]
+	if c.nowrap {
+		// Cut lines scroll sideways to the match, a third of the way in.
+		tw := c.width
+		if c.kind == bodyText {
+			tw -= c.gutter()
+		}
+		x := ansi.StringWidth(c.lines[m.line][:m.start])
+		if x < c.hscroll || x+ansi.StringWidth(c.find.text) > c.hscroll+tw-1 {
+			c.hscroll, c.wrapW = max(x-tw/3, 0), 0
+		}
+	}
 	c.wrap(c.width)
 	if i := c.matchRow(m); i >= 0 {
 		if i < c.offset || i >= c.offset+c.height || c.offset+c.height > len(c.rows) {

@@ -56,3 +56,42 @@ func TestFindInContent(t *testing.T) {
 		t.Errorf("esc left the search %q", d.m.content.find.text)
 	}
 }
+
+// A long line could only wrap, as lazygit's and tig's diffs can be told not
+// to. w cuts long lines at the pane's edge, ← and → scroll them, a diff line
+// keeps its sign however far it is scrolled, a find scrolls to its match,
+// and w wraps them again.
+func TestNoWrap(t *testing.T) {
+	v, _ := newVault(t)
+	long := "start " + strings.Repeat("middle ", 20) + "the end"
+	write(t, v, vault.Meta{Command: "create"}, "/memories/long.md", "short\n")
+	write(t, v, vault.Meta{Command: "str_replace"}, "/memories/long.md", long+"\nshort\n")
+	d := newDriver(t, v, 80, 24)
+	d.keys("tab", "enter", "w")
+	add := func() string {
+		for _, r := range d.m.content.rows {
+			if strings.HasPrefix(r.text, "+") && !strings.HasPrefix(r.text, "+++") {
+				return r.text
+			}
+		}
+		return ""
+	}
+	if got := add(); !strings.HasPrefix(got, "+start middle") || !strings.HasSuffix(got, "…") || len(d.m.content.rows) != len(d.m.content.lines)+len(d.m.content.header) {
+		t.Fatalf("w did not cut the long line: %q, %d rows", got, len(d.m.content.rows))
+	}
+	d.golden("nowrap")
+	d.keys("right", "right")
+	if got := add(); !strings.HasPrefix(got, "+") || strings.Contains(got, "start") {
+		t.Errorf("→ did not scroll the line, or it lost its sign: %q", got)
+	}
+	d.keys("/")
+	d.typeText("the end")
+	d.keys("enter")
+	if got := add(); !strings.Contains(got, "the end") {
+		t.Errorf("a find did not scroll to its match: %q (hscroll %d, status %q)", got, d.m.content.hscroll, d.m.status)
+	}
+	d.keys("w")
+	if got := add(); !strings.HasPrefix(got, "+start middle") || strings.Contains(got, "…") {
+		t.Errorf("w did not wrap the line again: %q", got)
+	}
+}

@@ -214,6 +214,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.input.Focus()
 	case key.Matches(msg, k.Find):
 		return m.startFind()
+	case key.Matches(msg, k.Wrap):
+		m.content.setWrap(m.content.nowrap)
 	case key.Matches(msg, k.New):
 		return m.startNew()
 	case key.Matches(msg, k.Move):
