@@ -59,6 +59,11 @@ type historyModel struct {
 	selectNext string // a commit to put the cursor on once it is loaded (an undo's)
 	newest     string // the newest commit of the scope, as last read
 
+	// The merge graph of the loaded records, and what it was worked out from.
+	graphRows  []string
+	graphN     int
+	graphFirst string
+
 	// What the loaded rows need (see needs), and what it was worked out from.
 	needPath, needAgent, needTool int
 	wantN, wantCp                 int
@@ -568,7 +573,24 @@ func (h *historyModel) needs() (pw, aw, tw int) {
 // paths of its loaded rows (see needs), border included.
 func (h *historyModel) histWant() int {
 	pw, aw, tw := h.needs()
-	return 2 + histFixed + histAbs + pw + 1 + aw + 1 + tw
+	gw := 0
+	if l := h.lanes(); len(l) > 0 {
+		gw = len([]rune(l[0])) + 1
+	}
+	return 2 + histFixed + gw + histAbs + pw + 1 + aw + 1 + tw
+}
+
+// lanes is the merge graph of the loaded records (see graph), one string a
+// record, or nil: it shows for the whole vault's history, unfiltered, where
+// a record's neighbours are its neighbours in the history.
+func (h *historyModel) lanes() []string {
+	if h.scope != "" || h.filter != "" || h.pickaxe != "" {
+		return nil
+	}
+	if h.graphN != len(h.recs) || h.graphFirst != h.firstCommit() {
+		h.graphRows, h.graphN, h.graphFirst = graph(h.recs), len(h.recs), h.firstCommit()
+	}
+	return h.graphRows
 }
 
 // View implements component: the visible commits, with as many columns as fit.
@@ -577,7 +599,12 @@ func (h *historyModel) View() []string {
 	now := h.opts.Now()
 	out := make([]string, 0, rows)
 	pw, aw, tw := h.needs()
-	wide, wider, widest := histColumns(w, pw, aw, tw)
+	lanes := h.lanes()
+	gw := 0
+	if len(lanes) > 0 {
+		gw = len([]rune(lanes[0])) + 1
+	}
+	wide, wider, widest := histColumns(w-gw, pw, aw, tw)
 	for i := h.offset; i < len(h.view) && len(out) < rows; i++ {
 		r := &h.recs[h.view[i]]
 		var b strings.Builder
@@ -586,6 +613,9 @@ func (h *historyModel) View() []string {
 			mark = h.st.Marked.Render("●")
 		}
 		b.WriteString(mark + h.st.Hash.Render(short(r.Commit)) + " ")
+		if gw > 0 {
+			b.WriteString(h.st.Graph.Render(lanes[h.view[i]]) + " ")
+		}
 		b.WriteString(h.st.Time.Render(fmt.Sprintf("%-7s", relTime(r.Time, now))) + " ")
 		if wide {
 			b.WriteString(h.st.Time.Render(absTime(r.Time, now)) + " ")

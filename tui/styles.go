@@ -24,6 +24,7 @@ type Styles struct {
 	Found        lipgloss.Style // text a find in the content matched
 	FoundCurrent lipgloss.Style // the match n and N went to
 	Hash         lipgloss.Style
+	Graph        lipgloss.Style // the history's merge graph
 	Time         lipgloss.Style
 	Command      lipgloss.Style
 	Path         lipgloss.Style
@@ -70,6 +71,7 @@ func NewStyles(dark, noColor bool) Styles {
 		Found:         c("#b05a00", "#ffb86c").Underline(true).Bold(true),
 		FoundCurrent:  lipgloss.NewStyle().Reverse(true).Bold(true),
 		Hash:          c("#a0620c", "#e0af68"),
+		Graph:         c("#1f7a8a", "#7dcfff"),
 		Time:          c("#3a7a3a", "#9ece6a"),
 		Command:       c("#8a3fb8", "#bb9af7"),
 		Path:          lipgloss.NewStyle(),
