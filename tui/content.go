@@ -61,6 +61,11 @@ type contentModel struct {
 
 	find finder // the text searched for in the pane (/, n, N)
 
+	// words shows a diff by words (W): raw is the diff as read, lines then
+	// its word-diffed form (see wordDiffLines).
+	words bool
+	raw   []string
+
 	// nowrap cuts long lines at the pane's edge instead of wrapping them
 	// (w), and hscroll is how many cells of them are scrolled off to the left.
 	nowrap  bool
@@ -93,7 +98,10 @@ type row struct {
 
 // set replaces what the pane shows, from the top.
 func (c *contentModel) set(req contentReq, title string, kind bodyKind, header, lines []string) {
-	c.want, c.title, c.kind, c.header, c.lines = req, title, kind, header, lines
+	c.want, c.title, c.kind, c.header, c.lines, c.raw = req, title, kind, header, lines, lines
+	if kind == bodyDiff && c.words {
+		c.lines = wordDiffLines(lines)
+	}
 	c.offset, c.wrapW, c.rows, c.cursor = 0, 0, nil, -1
 	c.failed, c.hscroll = false, 0
 	if c.find.text != "" {
@@ -195,6 +203,9 @@ func (c *contentModel) renderRow(i, w int, st *Styles) string {
 		}
 		return pad(st.LineNumber.Render(num+" │ ")+text, w)
 	case bodyDiff:
+		if strings.HasPrefix(c.lines[r.line], "~") && c.find.text == "" {
+			return pad(c.wordRow(i, st), w)
+		}
 		return pad(c.highlight(r.text, i, diffStyle(c.lines[r.line], st)), w)
 	case bodyError:
 		if r.line == 0 {
@@ -220,6 +231,75 @@ func (c *contentModel) cut(l string, tw int) string {
 		l = ansi.Truncate(l, tw, "…")
 	}
 	return sign + l
+}
+
+// setWords shows diffs by words, or by lines.
+func (c *contentModel) setWords(words bool) {
+	c.words, c.wrapW = words, 0
+	if c.kind == bodyDiff {
+		c.lines = c.raw
+		if words {
+			c.lines = wordDiffLines(c.raw)
+		}
+		if c.find.text != "" {
+			c.findAll()
+		}
+	}
+	if words {
+		c.setStatus("diffs by words: [-taken out-]{+put in+} (W shows them by lines)", false)
+	} else {
+		c.setStatus("diffs by lines (W shows them by words)", false)
+	}
+}
+
+// wordRow draws row i of a word-diffed line, its marks in the colours of a
+// removed and an added line. A mark wrapped from the row before goes on.
+func (c *contentModel) wordRow(i int, st *Styles) string {
+	r := c.rows[i]
+	state := byte(0) // '-' or '+' inside a mark
+	first := i
+	for first > 0 && c.rows[first-1].line == r.line {
+		first--
+	}
+	for k := first; k < i; k++ {
+		_, state = wordMarks(c.rows[k].text, state, st)
+	}
+	out, _ := wordMarks(r.text, state, st)
+	return out
+}
+
+// wordMarks styles text, in which [-…-] and {+…+} mark words taken out and
+// put in; state says whether it starts inside a mark, and the state at its
+// end is returned.
+func wordMarks(text string, state byte, st *Styles) (string, byte) {
+	var b strings.Builder
+	plain := lipgloss.NewStyle()
+	seg := 0
+	styleOf := func(s byte) lipgloss.Style {
+		switch s {
+		case '-':
+			return st.DiffDel
+		case '+':
+			return st.DiffAdd
+		}
+		return plain
+	}
+	for j := 0; j < len(text); {
+		switch {
+		case state == 0 && (strings.HasPrefix(text[j:], "[-") || strings.HasPrefix(text[j:], "{+")):
+			b.WriteString(plain.Render(text[seg:j]))
+			state, seg = text[j+1], j
+			j += 2
+		case state == '-' && strings.HasPrefix(text[j:], "-]"), state == '+' && strings.HasPrefix(text[j:], "+}"):
+			b.WriteString(styleOf(state).Render(text[seg : j+2]))
+			state, seg = 0, j+2
+			j += 2
+		default:
+			j++
+		}
+	}
+	b.WriteString(styleOf(state).Render(text[seg:]))
+	return b.String(), state
 }
 
 // setWrap wraps long lines, or cuts them at the edge.

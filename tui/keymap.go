@@ -39,6 +39,7 @@ type KeyMap struct {
 	Sync       key.Binding // sync with the default remote
 	Conflicts  key.Binding // list the files a merge left in conflict
 	Wrap       key.Binding // wrap long lines in the content, or cut them
+	Words      key.Binding // diffs by words, or by lines
 	New        key.Binding // a new file, in the editor
 	Move       key.Binding // move (rename) the selected file or directory
 	Delete     key.Binding // delete the selected file or directory
@@ -92,6 +93,7 @@ func DefaultKeyMap() KeyMap {
 		Sync:       b([]string{"p"}, "p", "sync remote"),
 		Conflicts:  b([]string{"C"}, "C", "conflicts"),
 		Wrap:       b([]string{"w"}, "w", "wrap/cut lines"),
+		Words:      b([]string{"W"}, "W", "diff by words"),
 		New:        b([]string{"n"}, "n", "new file"),
 		Move:       b([]string{"M"}, "M", "move/rename"),
 		Delete:     b([]string{"d"}, "d", "delete"),
@@ -120,7 +122,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
-		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter, k.Find, k.NextMatch, k.Wrap},
+		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter, k.Find, k.NextMatch, k.Wrap, k.Words},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
 		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.New, k.Move, k.Delete, k.Sync},
 		{k.Conflicts, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
@@ -183,6 +185,7 @@ func (k *KeyMap) enable(m mode, p pane, commit, file, found bool) {
 	k.Sync.SetEnabled(browse)
 	k.Conflicts.SetEnabled(browse || m == modeConflicts)
 	k.Wrap.SetEnabled(browse)
+	k.Words.SetEnabled(browse)
 	k.New.SetEnabled(browse && p == paneTree)
 	k.Move.SetEnabled(browse && p == paneTree)
 	k.Delete.SetEnabled(browse && p == paneTree)

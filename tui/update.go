@@ -216,6 +216,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.startFind()
 	case key.Matches(msg, k.Wrap):
 		m.content.setWrap(m.content.nowrap)
+	case key.Matches(msg, k.Words):
+		m.content.setWords(!m.content.words)
 	case key.Matches(msg, k.New):
 		return m.startNew()
 	case key.Matches(msg, k.Move):
