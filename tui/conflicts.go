@@ -8,6 +8,8 @@ package tui
 // it on its own.
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -77,6 +79,17 @@ func (m *Model) conflictsKey(msg tea.KeyPressMsg) tea.Cmd {
 		c := list[clamp(m.conflictList.cursor, 0, len(list)-1)]
 		m.mode = modeBrowse
 		return m.editPath(c.path, c.kind == "markers") // a file moved aside holds no marker
+	case key.Matches(msg, k.TakeOurs, k.TakeTheirs):
+		if len(list) == 0 {
+			return nil
+		}
+		c := list[clamp(m.conflictList.cursor, 0, len(list)-1)]
+		if c.kind != "markers" {
+			m.setStatus("moved aside, it holds no conflict markers: in the tree M moves it over the other, d deletes it", true)
+			return nil
+		}
+		m.mode = modeBrowse
+		return m.takeSide(c.path, key.Matches(msg, k.TakeOurs))
 	}
 	nav := DefaultKeyMap() // the panes' moves are off while the list is open
 	if d, ok := navDelta(&nav, msg, m.conflictRows()); ok {
@@ -103,9 +116,9 @@ func (m *Model) conflictsBox() []string {
 		pw = max(pw, lipgloss.Width(relPath(c.path)))
 		kw = max(kw, lipgloss.Width(kinds[c.kind]))
 	}
-	title := "Conflicts · enter edits"
+	title := "Conflicts · enter edits · o ours · t theirs"
 	if rows < len(list) {
-		title = fmt.Sprintf("Conflicts %d-%d/%d · enter edits", cl.offset+1, cl.offset+rows, len(list))
+		title = fmt.Sprintf("Conflicts %d-%d/%d · enter edits · o ours · t theirs", cl.offset+1, cl.offset+rows, len(list))
 	}
 	// As wide as the widest row, or the title, and the screen allows; a path
 	// is cut only when the screen is narrower than it.
@@ -125,4 +138,76 @@ func (m *Model) conflictsBox() []string {
 // relPath is a memory path as the panes show it, under /memories.
 func relPath(p string) string {
 	return strings.TrimPrefix(sanitize(p), vault.Root+"/")
+}
+
+// takeSide settles every conflict of file p as one side had it, ours or
+// theirs, as one commit that z takes back.
+func (m *Model) takeSide(p string, ours bool) tea.Cmd {
+	ev, ok := m.v.(editVault)
+	if !ok {
+		m.setStatus("this vault cannot be written here", true)
+		return nil
+	}
+	side := map[bool]string{true: "ours", false: "theirs"}[ours]
+	act := action{kind: actResolve, path: p, what: "taking " + side + " in " + relPath(p)}
+	v, meta := m.v, vault.Meta{Command: "resolve", Agent: m.opts.Agent}
+	return m.startWrite("take "+side+" in "+relPath(p), func(ctx context.Context, locked func()) tea.Msg {
+		what := "take " + side + " in " + p
+		parent := ""
+		n := 0
+		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
+			locked()
+			parent = tx.Commit()
+			text, err := tx.ReadFile(ctx, p)
+			if err != nil {
+				return err
+			}
+			var settled string
+			settled, n = settle(string(text), ours)
+			if n == 0 {
+				return nil
+			}
+			return tx.WriteFile(ctx, p, []byte(settled))
+		})
+		switch {
+		case errors.Is(err, context.Canceled):
+			return actionMsg{act: act, done: what + ": cancelled, nothing changed"}
+		case err != nil:
+			return actionMsg{act: act, done: what, err: err}
+		case n == 0:
+			return actionMsg{act: act, done: what + ": no conflict marker left, nothing changed"}
+		}
+		c, err := commitAfter(ctx, v, parent, meta.Command, p)
+		if err != nil {
+			return actionMsg{act: act, done: what, err: err}
+		}
+		return actionMsg{act: act, done: fmt.Sprintf("%s: %s settled, as commit %s", what, plural(n, "conflict"), short(c)), commit: c}
+	})
+}
+
+// settle keeps, of each conflict a merge left in text between its markers,
+// the lines of one side, ours or theirs, and drops the markers; it says how
+// many conflicts it settled.
+func settle(text string, ours bool) (string, int) {
+	var b strings.Builder
+	n, part := 0, 0 // 0 outside, 1 ours, 2 theirs
+	lines := strings.SplitAfter(text, "\n")
+	for _, l := range lines {
+		bare := strings.TrimRight(l, "\r\n")
+		switch {
+		case part == 0 && strings.HasPrefix(bare, "<<<<<<< "):
+			part = 1
+		case part == 1 && bare == "=======":
+			part = 2
+		case part == 2 && strings.HasPrefix(bare, ">>>>>>> "):
+			part = 0
+			n++
+		case part == 0, part == 1 && ours, part == 2 && !ours:
+			b.WriteString(l)
+		}
+	}
+	if part != 0 { // a conflict not closed: leave the text as it is
+		return text, 0
+	}
+	return b.String(), n
 }

@@ -95,3 +95,50 @@ func TestConflictsNone(t *testing.T) {
 		t.Errorf("esc in the list: mode %v, want the panes", d.m.mode)
 	}
 }
+
+// A file in conflict could only be settled in the editor, marker by marker:
+// there was no take-ours or take-theirs. In the list of conflicts o keeps
+// this vault's side of every conflict of the chosen file and t the remote's,
+// as one commit that z takes back; the tree marks what is in conflict.
+func TestTakeOursOrTheirs(t *testing.T) {
+	v, _ := newVault(t)
+	seed(t, v)
+	conflicted(t, v)
+	d := newDriver(t, v, 100, 30)
+	if f := d.frame(); !strings.Contains(f, "user/                    conflict") {
+		t.Errorf("the tree does not mark user/ in conflict:\n%s", f)
+	}
+	choose := func(p string) {
+		t.Helper()
+		d.keys("C")
+		for i, c := range d.m.sync.conflicts() {
+			if c.path == p {
+				for range i {
+					d.keys("j")
+				}
+				return
+			}
+		}
+		t.Fatalf("%s is not listed", p)
+	}
+	choose(prefsPath)
+	d.keys("t")
+	if got := readMemory(t, v, prefsPath); got != "# Preferences\n\n- Long commit messages\n" {
+		t.Errorf("after t the file is %q", got)
+	}
+	if r := d.m.hist.selected(); r == nil || r.Command != "resolve" {
+		t.Errorf("the history selects %+v, want the resolve", r)
+	}
+	d.keys("z")
+	if got := readMemory(t, v, prefsPath); !strings.Contains(got, "<<<<<<< ours") {
+		t.Errorf("after z the file is %q, want its conflict back", got)
+	}
+	choose(prefsPath)
+	d.keys("o")
+	if got := readMemory(t, v, prefsPath); got != "# Preferences\n\n- Short commit messages\n" {
+		t.Errorf("after o the file is %q", got)
+	}
+	if n := len(d.m.sync.conflicts()); n != 2 {
+		t.Errorf("after o %d files are in conflict, want 2", n)
+	}
+}

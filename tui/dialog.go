@@ -22,6 +22,7 @@ const (
 	actRedo                         // bring back what an undo took back: revert the undo
 	actDelete                       // delete a file or a directory
 	actMove                         // move (rename) a file or a directory
+	actResolve                      // settle a file's conflicts as one side had them
 )
 
 // action is one change to the vault, as confirmed by the user.
@@ -148,7 +149,7 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 			}
 			m.undone[msg.commit] = map[actionKind]string{actUndo: "undo", actRedo: "redo"}[msg.act.kind]
 		}
-	case actRestore, actRevert, actRollback, actDelete, actMove:
+	case actRestore, actRevert, actRollback, actDelete, actMove, actResolve:
 		if msg.commit != "" {
 			m.undo.did(undoEntry{commit: msg.commit, what: msg.act.describe()})
 			m.status += " · z undoes"

@@ -290,7 +290,7 @@ func TestEndToEndEditUndoSync(t *testing.T) {
 	x.keys("Tab") // any key clears the message, and the bar shows the remote
 	x.waitFor("origin ↓0 ↑2")
 	x.keys("p")
-	x.waitFor("sync: push")
+	x.waitFor("sync: sent this vault's new commits to origin")
 	x.keys("Tab")
 	x.waitFor("origin ↓0 ↑0 · synced")
 	if got := readMemory(t, remote, "/memories/user/preferences.md"); strings.HasPrefix(got, "Hi ") || got == "" {

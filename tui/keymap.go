@@ -38,6 +38,8 @@ type KeyMap struct {
 	Redo       key.Binding // bring back what Undo took back
 	Sync       key.Binding // sync with the default remote
 	Conflicts  key.Binding // list the files a merge left in conflict
+	TakeOurs   key.Binding // in the conflicts: settle a file as this vault had it
+	TakeTheirs key.Binding // in the conflicts: settle a file as the remote had it
 	Wrap       key.Binding // wrap long lines in the content, or cut them
 	Words      key.Binding // diffs by words, or by lines
 	New        key.Binding // a new file, in the editor
@@ -92,6 +94,8 @@ func DefaultKeyMap() KeyMap {
 		Redo:       b([]string{"ctrl+z"}, "ctrl+z", "redo action"),
 		Sync:       b([]string{"p"}, "p", "sync remote"),
 		Conflicts:  b([]string{"C"}, "C", "conflicts"),
+		TakeOurs:   b([]string{"o"}, "o", "take ours"),
+		TakeTheirs: b([]string{"t"}, "t", "take theirs"),
 		Wrap:       b([]string{"w"}, "w", "wrap/cut lines"),
 		Words:      b([]string{"W"}, "W", "diff by words"),
 		New:        b([]string{"n"}, "n", "new file"),
@@ -113,7 +117,7 @@ func DefaultKeyMap() KeyMap {
 // bar always ends with Help and Quit.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
-		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Conflicts, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
+		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Conflicts, k.TakeOurs, k.TakeTheirs, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
 		k.AsOf, k.Scope, k.Filter, k.Find, k.NextMatch, k.Checkpoint, k.Cancel,
 	}
 }
@@ -125,7 +129,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter, k.Find, k.NextMatch, k.Wrap, k.Words},
 		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
 		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.New, k.Move, k.Delete, k.Sync},
-		{k.Conflicts, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
+		{k.Conflicts, k.TakeOurs, k.TakeTheirs, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
 	}
 }
 
@@ -184,6 +188,8 @@ func (k *KeyMap) enable(m mode, p pane, commit, file, found bool) {
 	k.Redo.SetEnabled(browse)
 	k.Sync.SetEnabled(browse)
 	k.Conflicts.SetEnabled(browse || m == modeConflicts)
+	k.TakeOurs.SetEnabled(m == modeConflicts)
+	k.TakeTheirs.SetEnabled(m == modeConflicts)
 	k.Wrap.SetEnabled(browse)
 	k.Words.SetEnabled(browse)
 	k.New.SetEnabled(browse && p == paneTree)

@@ -186,6 +186,9 @@ func (m *Model) settle() {
 	file := (sel != nil && !sel.dir) || m.selectedRecordFile() != ""
 	commit := m.hist.selected() != nil && (m.focus == paneHistory || m.focus == paneContent && m.source == paneHistory)
 	m.keys.enable(m.mode, m.focus, commit, file, m.content.find.text != "")
+	if m.tree.conflictsOf != m.sync.state {
+		m.tree.setConflicts(m.sync.state, m.sync.conflicts())
+	}
 	m.lay = computeLayout(m.width, m.height, m.hist.histWant())
 	m.help.SetWidth(m.width)
 	m.sizePanes()

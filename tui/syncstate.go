@@ -70,6 +70,7 @@ type syncState struct {
 	cancel       context.CancelFunc
 	progress     *progressLine
 	progressTick bool
+	before       *vault.Status // the state as a sync started, for its summary
 }
 
 // readStatus asks for the vault's status after the head moved: shortly, in
@@ -189,6 +190,7 @@ func (s *syncState) start() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.running, s.cancel, s.progress = true, cancel, &progressLine{}
+	s.before = s.state // its remotes' names, for the summary
 	opts := exchange.SyncOptions{Progress: s.progress}
 	cmd := func() tea.Msg {
 		defer cancel()
@@ -228,13 +230,44 @@ func (s *syncState) onDone(msg syncDoneMsg) tea.Cmd {
 	case msg.err != nil:
 		s.setStatus(fmt.Sprintf("sync: %v", msg.err), true)
 	default:
-		what := "sync: " + msg.res.Action
-		if n := len(msg.res.Conflicts); n > 0 {
-			what += fmt.Sprintf(", %s left in conflict: %s (C lists them)", plural(n, "file"), strings.Join(msg.res.Conflicts, ", "))
-		}
-		s.setStatus(what, len(msg.res.Conflicts) > 0)
+		s.setStatus("sync: "+s.summary(msg.res), len(msg.res.Conflicts) > 0)
 	}
 	return s.readNow()
+}
+
+// summary says what a sync did, in words, most telling first: what came and
+// went, the files left in conflict, and where the vault is now.
+func (s *syncState) summary(res exchange.SyncResult) string {
+	remote := "the remote"
+	if s.before != nil && len(s.before.Remotes) > 0 {
+		remote = sanitize(s.before.Remotes[0].Name)
+	}
+	var what string
+	switch res.Action {
+	case "up to date":
+		what = "up to date with " + remote
+	case "fast-forward", "pull":
+		what = "took the new commits of " + remote
+	case "merge":
+		what = "merged with " + remote
+	case "push":
+		what = "sent this vault's new commits to " + remote
+	default:
+		what = sanitize(res.Action)
+	}
+	if n := len(res.Conflicts); n > 0 {
+		what += fmt.Sprintf(", %s left in conflict: %s (C lists them)", plural(n, "file"), sanitize(strings.Join(res.Conflicts, ", ")))
+	}
+	if res.Pushed && res.Action != "push" && res.Action != "up to date" {
+		what += ", sent back"
+	}
+	if res.Head != "" && res.Action != "up to date" {
+		what += "; main is at " + short(res.Head)
+	}
+	if res.WentBack {
+		what += fmt.Sprintf(" (the remote had gone back from %s)", short(res.Seen))
+	}
+	return what
 }
 
 // View is the status bar's account of the remotes, "" when the vault

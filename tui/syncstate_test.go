@@ -39,8 +39,9 @@ func TestSyncStatus(t *testing.T) {
 	write(t, remote, vault.Meta{Command: "create", Agent: "claude"}, "/memories/remote.md", "there\n")
 
 	d.keys("p")
-	if !strings.HasPrefix(d.m.status, "sync: merge") || d.m.isErr {
-		t.Errorf("after p the status says %q, want a merge", d.m.status)
+	// It once said only "sync: merge".
+	if want := "sync: merged with origin, sent back; main is at "; !strings.HasPrefix(d.m.status, want) || d.m.isErr {
+		t.Errorf("after p the status says %q, want %q and the commit", d.m.status, want)
 	}
 	d.keys("j") // a key clears the message, and the bar shows where things stand
 	if got := d.m.statusBar(); !strings.Contains(got, "origin ↓0 ↑0 · synced now") {

@@ -46,6 +46,22 @@ type treeModel struct {
 	allAt    string
 	walkWant string // the commit a walk was asked for
 	err      error  // the last listing failed; the next key lists again
+
+	// conflicted are the files a merge left to settle, and the directories
+	// above them, as the status conflictsOf says.
+	conflicted  map[string]bool
+	conflictsOf *vault.Status
+}
+
+// setConflicts marks the files in conflict, and the directories they are in.
+func (t *treeModel) setConflicts(st *vault.Status, list []conflict) {
+	t.conflictsOf = st
+	t.conflicted = make(map[string]bool, len(list))
+	for _, c := range list {
+		for p := c.path; p != vault.Root && p != "/" && p != "."; p = path.Dir(p) {
+			t.conflicted[p] = true
+		}
+	}
 }
 
 // file is a memory file found by a walk of the whole tree.
@@ -346,14 +362,16 @@ func (t *treeModel) View() []string {
 		default:
 			b.WriteString("  " + t.highlight(name, t.st.File))
 		}
-		size := ""
+		size := t.st.Size.Render(humanSize(n.size))
 		switch {
+		case t.conflicted[n.path]:
+			size = t.st.StatusError.Render("conflict") // C lists them
 		case n.bad:
-			size = "unreadable"
-		case !n.dir:
-			size = humanSize(n.size)
+			size = t.st.Size.Render("unreadable")
+		case n.dir:
+			size = ""
 		}
-		out = append(out, listRow(&t.st, b.String(), t.st.Size.Render(size), w, i == t.cursor, t.focused))
+		out = append(out, listRow(&t.st, b.String(), size, w, i == t.cursor, t.focused))
 	}
 	if len(t.rows) == 0 {
 		out = append(out, pad(t.st.Faint.Render("nothing matches"), w))
