@@ -429,6 +429,44 @@ func BenchmarkHeldKeys(b *testing.B) {
 	for _, costly := range []bool{false, true} {
 		b.Run(map[bool]string{false: "diff", true: "costly-diff"}[costly], func(b *testing.B) { benchHeldKeys(b, costly) })
 	}
+	b.Run("large-vault", benchHeldKeysLarge)
+}
+
+// benchHeldKeysLarge is 100 j keys sent at once in the history of the large
+// vault (10,000 files, 100,000 commits): from the first to the screen showing
+// the 101st commit, selected, with its diff. Target: ≤ 1 s.
+func benchHeldKeysLarge(b *testing.B) {
+	dir, opts := bigVault(b)
+	v, err := vault.Open(context.Background(), dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	first, err := v.Log(context.Background(), vault.LogOptions{Limit: 101})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		b.StopTimer()
+		a := newAsyncDriver(b, withoutStatus{v}, v, 120, 40)
+		a.press("tab")
+		a.settle()
+		b.StartTimer()
+		start := time.Now()
+		for range 100 {
+			a.msgs <- keyMsg("j")
+		}
+		a.until(func() bool {
+			return a.m.content.want.rev == first[100].Commit && a.m.content.kind == bodyDiff
+		}, "the 101st commit's diff")
+		_ = a.m.View()
+		lat = append(lat, time.Since(start))
+		b.StopTimer()
+		a.settle()
+		b.StartTimer()
+	}
+	reportLatency(b, lat)
 }
 
 // costlyShow spends 60 ms of processor on each commit it shows.
