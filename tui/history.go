@@ -39,7 +39,7 @@ type historyModel struct {
 	done    bool            // every record of the scope is loaded
 	loading bool
 	err     error
-	jumping string // the commit a walk is placing in the history
+	jumping string // the commit a walk is placing in the history, or "the first commit"
 	jumpSeq int    // the number of the last jump, which a walk's result names
 
 	filter  string     // as typed
@@ -403,7 +403,8 @@ func (h *historyModel) jumpHistory(rev string) tea.Cmd {
 	h.jumpSeq++
 	req := logReq{scope: h.scope, pickaxe: h.pickaxe, limit: h.opts.PageSize, jump: rev, oldest: rev == "", seq: h.jumpSeq}
 	if rev == "" {
-		h.setStatus("going to the first commit…", false)
+		h.jumping = "the first commit"
+		h.setStatus("going to the first commit… (esc stops)", false)
 	} else {
 		h.jumping = rev
 		h.setStatus("placing "+short(rev)+" in the history: reading it from the newest commit… (esc stops)", false)
@@ -430,10 +431,11 @@ func (h *historyModel) onLog(msg logMsg) tea.Cmd {
 		req.before && req.skip+req.limit != h.base {
 		return nil // a page of another scope, or of one since reset
 	}
-	if h.jumping == "" || req.jump != "" {
+	jump := req.jump != "" || req.oldest
+	if h.jumping == "" || jump {
 		h.loading = false // a page that arrives while a jump walks leaves it be
 	}
-	if req.jump != "" {
+	if jump {
 		if h.jumping == "" || req.seq != h.jumpSeq {
 			return nil // stopped, or another jump since
 		}

@@ -92,7 +92,11 @@ func (h *historyModel) cancelJump() bool {
 		return false
 	}
 	h.cancelLog()
+	what := "stopped: the commit shows, the history stays where it was"
+	if h.jumping == "the first commit" {
+		what = "stopped: the history stays where it was"
+	}
 	h.jumping, h.loading = "", false
-	h.setStatus("stopped: the commit shows, the history stays where it was", false)
+	h.setStatus(what, false)
 	return true
 }

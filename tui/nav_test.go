@@ -90,7 +90,8 @@ func TestJumpToCommit(t *testing.T) {
 // as a walk of 100,000 commits would take seconds.
 type slowWalk struct {
 	*vault.Vault
-	release chan struct{}
+	release chan struct{} // for the whole history's records
+	oldest  chan struct{} // for the walk of its shape (G)
 }
 
 func (s *slowWalk) Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error) {
@@ -104,6 +105,15 @@ func (s *slowWalk) Log(ctx context.Context, opts vault.LogOptions) ([]vault.Reco
 	return s.Vault.Log(ctx, opts)
 }
 
+func (s *slowWalk) LogOldest(ctx context.Context, n int) ([]vault.Record, int, error) {
+	select {
+	case <-s.oldest:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	return s.Vault.LogOldest(ctx, n)
+}
+
 // : once walked the whole history before it showed anything, 10 to 29 s on a
 // long one, and "6e9" said only 'unknown revision'. The vault's lookup of
 // revisions finds the commit, which shows at once: selected when it is
@@ -115,7 +125,7 @@ func TestJumpShowsTheCommitAtOnce(t *testing.T) {
 		write(t, v, vault.Meta{Command: "create", Agent: "claude"}, fmt.Sprintf("/memories/f%02d.md", i), fmt.Sprintf("file %d\n", i))
 	}
 	all := history(t, v)
-	slow := &slowWalk{Vault: v, release: make(chan struct{})}
+	slow := &slowWalk{Vault: v, release: make(chan struct{}), oldest: make(chan struct{})}
 	a := newAsyncDriverOpts(t, slow, v, 100, 30, Options{PageSize: 4})
 
 	a.press("tab", ":")
@@ -142,6 +152,18 @@ func TestJumpShowsTheCommitAtOnce(t *testing.T) {
 	a.until(func() bool { return a.m.hist.jumping != "" }, "the walk")
 	close(slow.release)
 	a.until(func() bool { r := a.m.hist.selected(); return r != nil && r.Commit == deep.Commit }, "the deep commit selected")
+
+	a.press("g")
+	a.settle()
+	a.press("G") // a walk of the history's shape: esc stops it too
+	if !strings.Contains(a.m.status, "esc stops") {
+		t.Errorf("G says %q", a.m.status)
+	}
+	a.press("esc")
+	if a.m.hist.jumping != "" || !strings.Contains(a.m.status, "stopped") {
+		t.Errorf("esc after G: the walk goes on (%q), the status says %q", a.m.hist.jumping, a.m.status)
+	}
+	close(slow.oldest)
 
 	a.press(":")
 	a.typeText(all[3].Commit[:3])
