@@ -136,8 +136,9 @@ func logCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 
 // jumpCmd loads the window req asks for: the oldest records of the scope, or
 // those around the commit req.jump names. The oldest of the whole-vault
-// history come from LogOldest, which walks only the history's shape (its
-// parents) and reads the records of the window alone. Otherwise the position
+// history come from LogOldest, and the window around a commit of it from
+// LogAround, which walk only the history's shape (its parents) and read the
+// records of the window alone. In a file's history or a search the position
 // of a commit is only known by walking the history down to it, so the walk
 // reads every record up to the window; only the window is kept.
 func jumpCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
@@ -159,6 +160,12 @@ func jumpCmd(ctx context.Context, v Vault, req logReq) tea.Cmd {
 				return msg
 			}
 			target = h
+		}
+		if target != "" && req.scope == "" && req.pickaxe == "" {
+			recs, base, total, err := v.LogAround(ctx, target, req.limit)
+			msg.recs, msg.err, msg.base = recs, err, base
+			msg.done, msg.at = base+len(recs) == total, target
+			return msg
 		}
 		all, err := v.Log(ctx, vault.LogOptions{Path: req.scope, Pickaxe: req.pickaxe})
 		if err != nil {

@@ -3,9 +3,9 @@ package tui
 // Go to a commit (:): the revision is resolved by the vault's lookup of
 // revisions (a hash or a prefix of one, a checkpoint, main~3), not by a walk
 // of the history, and the commit shows at once. A commit among the loaded
-// records is selected there; one further down is placed in the history by a
-// walk that runs beside the interface, which esc stops: the vault offers no
-// cheaper way to know a commit's place in the whole history.
+// records is selected there; one further down is placed in the history by
+// the vault's walk of the history's shape (LogAround), beside the interface,
+// which esc stops.
 
 import (
 	"errors"

@@ -31,6 +31,10 @@ type Vault interface {
 	// LogOldest returns the oldest records of the whole history, newest
 	// first, and how many commits it holds: G without the walk of every record.
 	LogOldest(ctx context.Context, n int) ([]vault.Record, int, error)
+	// LogAround returns the records of the whole history around a commit,
+	// where they start, and how many commits it holds: : without the walk of
+	// every record above the commit.
+	LogAround(ctx context.Context, target string, n int) ([]vault.Record, int, int, error)
 	// Show returns a commit with the decrypted diff of each file it changed.
 	Show(ctx context.Context, rev string) (*vault.Change, error)
 	// Diff returns the decrypted changes between two revisions.

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
@@ -206,6 +207,59 @@ func (v *Vault) LogOldest(ctx context.Context, n int) ([]Record, int, error) {
 		return nil, 0, err
 	}
 	return out, total, nil
+}
+
+// LogAround returns n records of the whole-vault history around the commit
+// target (a full hash), newest first and checked as Log gives them: the window
+// in which target sits in the middle (or as near it as the history's ends
+// allow), where the window starts (how many records are newer), and how many
+// commits the history holds. Like LogOldest it walks only the history's shape
+// (see gitlog's Parents) and reads the records of the window alone, so a
+// history view goes to any commit without reading every record above it. The
+// error wraps ErrUnknownRevision when target is not in the history.
+func (v *Vault) LogAround(ctx context.Context, target string, n int) ([]Record, int, int, error) {
+	th, err := gitlog.ParseHash(target)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("vault: log around %q: %w", oneLine(target), ErrUnknownRevision)
+	}
+	head, err := v.repo.Head()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	n = max(n, 1)
+	var hs []gitlog.Hash
+	at := -1
+	err = v.walkTopoShape(ctx, head, func(h gitlog.Hash) error {
+		if h == th {
+			at = len(hs)
+		}
+		hs = append(hs, h)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if at < 0 {
+		return nil, 0, 0, fmt.Errorf("vault: log around %s: not in the history of main: %w", th, ErrUnknownRevision)
+	}
+	start := min(max(at-n/2, 0), max(len(hs)-n, 0))
+	end := min(start+n, len(hs))
+	out := make([]Record, 0, end-start)
+	for _, h := range hs[start:end] {
+		c, err := v.repo.ReadCommit(h)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		r, err := v.record(c)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		out = append(out, r)
+	}
+	if err := v.checkRecords(out); err != nil {
+		return nil, 0, 0, err
+	}
+	return out, start, len(hs), nil
 }
 
 // renamedFrom returns the tree path whose history continues that of tree path p
