@@ -21,6 +21,19 @@ func TestVersionOf(t *testing.T) {
 		{debug.BuildInfo{}, version},
 		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}}, version + "+0123456789ab"},
 		{debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}}, version + "+0123456789ab.dirty"},
+		// Go 1.24 and later stamp a pseudo-version on a build in a checkout
+		// that is not at a tag: it names a commit, not a release, and once
+		// was printed as the version itself.
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127154236-91ef971f39ee"}}, version + "+91ef971f39ee"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127154236-91ef971f39ee+dirty"}}, version + "+91ef971f39ee.dirty"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.1.1-0.20261127154236-91ef971f39ee"}}, version + "+91ef971f39ee"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.2.0-rc.1.0.20261127154236-91ef971f39ee"}}, version + "+91ef971f39ee"},
+		// With the build's VCS data too, its full revision is the one named.
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261127154236-0123456789ab+dirty"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}}, version + "+0123456789ab.dirty"},
+		// A tag is a release, whatever else the build recorded.
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.1.0"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}}, "v0.1.0"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.2.0-rc.1"}}, "v0.2.0-rc.1"},
 	} {
 		if got := versionOf(&c.bi); got != c.want {
 			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
