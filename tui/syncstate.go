@@ -287,7 +287,7 @@ func (s *syncState) View() string {
 				parts = append(parts, sanitize(r.Name)+" never synced")
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s ↓%d ↑%d", sanitize(r.Name), r.Ahead, r.Behind))
+			parts = append(parts, fmt.Sprintf("%s ↓%d ↑%d", sanitize(r.Name), r.Behind, r.Ahead)) // to pull, to push
 		}
 		if len(s.state.Remotes) > 0 && !s.last.IsZero() && !s.running {
 			parts = append(parts, "synced "+relTime(s.last, s.opts.Now()))

@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -39,8 +38,9 @@ type remoteStatus struct {
 	URL  string `json:"url"` // any password replaced by xxxxx
 	// Known is false until the remote's branch was first fetched or pushed.
 	Known bool `json:"known"`
-	// Ahead counts the commits the remote has that the branch lacks, Behind
-	// those the branch has that the remote lacks.
+	// Ahead counts the commits the branch has that the remote lacks (a push
+	// sends them), Behind those the remote has that the branch lacks (a pull
+	// brings them in), as git status counts a branch against its upstream.
 	Ahead  int `json:"ahead"`
 	Behind int `json:"behind"`
 }
@@ -117,7 +117,7 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 		there, err := v.repo.Ref(gitlog.RemoteRef(r.Name))
 		if err == nil && !there.IsZero() {
 			rs.Known = true
-			if rs.Behind, rs.Ahead, err = v.aheadBehind(ctx, head, there); err != nil {
+			if rs.Ahead, rs.Behind, err = v.aheadBehind(ctx, head, there); err != nil {
 				return nil, err
 			}
 		}
@@ -283,64 +283,89 @@ func sortConflicts(cs []conflictFile) {
 }
 
 // aheadBehind counts the commits reachable from a and not b (onlyA) and from
-// b and not a (onlyB), reading newest first and stopping once every line
-// still open is reachable from both, as git's merge-base painting does.
+// b and not a (onlyB), as git rev-list --count b..a and a..b do. It reads
+// only the history's shape (gitlog's Parents) and never trusts commit dates:
+// commits made within one second share a date, and a walk newest first by
+// date that stopped once both sides met miscounted them. The usual cases, one
+// side a line of commits on top of the other, cost that line; otherwise it
+// walks both histories whole.
 func (v *Vault) aheadBehind(ctx context.Context, a, b gitlog.Hash) (onlyA, onlyB int, err error) {
-	const fromA, fromB, both = 1, 2, 3
-	flags := map[gitlog.Hash]int{}
-	passed := map[gitlog.Hash]int{} // the flags each commit passed on to its parents
-	var queue byDate
-	mark := func(h gitlog.Hash, f int) error {
-		if flags[h]|f == flags[h] {
-			return nil
-		}
-		c, err := v.repo.ReadCommit(h)
-		if err != nil {
-			return fmt.Errorf("vault: status: %w", err)
-		}
-		flags[h] |= f
-		heap.Push(&queue, c)
-		return nil
+	if a == b {
+		return 0, 0, nil
 	}
-	open := func() bool {
-		for _, c := range queue {
-			if flags[c.Hash] != both {
-				return true
-			}
-		}
-		return false
+	if n, ok, err := v.lineTo(ctx, a, b); err != nil || ok {
+		return n, 0, err
 	}
-	if err := mark(a, fromA); err != nil {
+	if n, ok, err := v.lineTo(ctx, b, a); err != nil || ok {
+		return 0, n, err
+	}
+	fromA, err := v.ancestors(ctx, a)
+	if err != nil {
 		return 0, 0, err
 	}
-	if err := mark(b, fromB); err != nil {
+	fromB, err := v.ancestors(ctx, b)
+	if err != nil {
 		return 0, 0, err
 	}
-	for queue.Len() > 0 && open() {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
-		}
-		c := heap.Pop(&queue).(*gitlog.Commit)
-		f := flags[c.Hash]
-		if passed[c.Hash] == f {
-			continue
-		}
-		passed[c.Hash] = f
-		for _, p := range c.ParentHashes {
-			if err := mark(p, f); err != nil {
-				return 0, 0, err
-			}
-		}
-	}
-	for _, f := range flags {
-		switch f {
-		case fromA:
+	for h := range fromA {
+		if !fromB[h] {
 			onlyA++
-		case fromB:
+		}
+	}
+	for h := range fromB {
+		if !fromA[h] {
 			onlyB++
 		}
 	}
 	return onlyA, onlyB, nil
+}
+
+// lineTo follows from down its parents while each commit has exactly one,
+// and says how many commits it passed when it reaches to: then those are all
+// the commits from has and to lacks, since none of them can be below to.
+// ok is false when it meets a merge or the first commit first.
+func (v *Vault) lineTo(ctx context.Context, from, to gitlog.Hash) (n int, ok bool, err error) {
+	for h := from; h != to; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, false, err
+			}
+		}
+		ps, err := v.repo.Parents(h)
+		if err != nil {
+			return 0, false, fmt.Errorf("vault: status: %w", err)
+		}
+		if len(ps) != 1 {
+			return 0, false, nil
+		}
+		h = ps[0]
+	}
+	return n, true, nil
+}
+
+// ancestors is the set of commits reachable from h, h included.
+func (v *Vault) ancestors(ctx context.Context, h gitlog.Hash) (map[gitlog.Hash]bool, error) {
+	seen := map[gitlog.Hash]bool{h: true}
+	for todo := []gitlog.Hash{h}; len(todo) > 0; {
+		if len(seen)%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		c := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		ps, err := v.repo.Parents(c)
+		if err != nil {
+			return nil, fmt.Errorf("vault: status: %w", err)
+		}
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				todo = append(todo, p)
+			}
+		}
+	}
+	return seen, nil
 }
 
 // identityStatus says what the identity reads.

@@ -16,8 +16,9 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Say where the vault stands: branch, remotes, conflicts, identity",
-		Long: `Status says where the vault's branch is (its last commit), how far each remote is
-ahead of it or behind it as of the last sync, pull or push with that remote (status
+		Long: `Status says where the vault's branch is (its last commit), how far main is ahead
+of each remote (commits a push sends) and behind it (commits a pull brings in), as
+git status counts them, as of the last sync, pull or push with that remote (status
 itself does not go to the network), which memory files hold conflict markers a
 merge left or were moved aside by one, which entries of the tree are no memory
 file memvault reads (each fails alone; the rest reads as usual), and the identity
@@ -26,7 +27,8 @@ further --identity), whether it reads the current files and whether it reads all
 of the history.
 
 Settle a conflict with 'memvault edit PATH'. With --json, one object: branch, head
-(the fields of 'memvault log --json'), remotes (name, url, known, ahead, behind),
+(the fields of 'memvault log --json'), remotes (name, url, known, ahead: commits
+main has and the remote lacks, behind: the other way),
 conflicts (path, kind: markers or moved-aside), conflicts_unknown when the files
 could not be read to tell, bad_entries (path, reason: entries of the tree that are
 no memory file memvault reads, such as one added by hand with git), and identity
@@ -77,11 +79,11 @@ func runStatus(ctx context.Context, g *globalOptions, asJSON bool, out io.Writer
 		case r.Ahead == 0 && r.Behind == 0:
 			where = "up to date"
 		case r.Behind == 0:
-			where = fmt.Sprintf("%d ahead: 'memvault pull %s' brings them in", r.Ahead, escape.Name(r.Name))
+			where = fmt.Sprintf("main is %d ahead: 'memvault push %s' sends %s", r.Ahead, escape.Name(r.Name), them(r.Ahead))
 		case r.Ahead == 0:
-			where = fmt.Sprintf("%d behind: 'memvault push %s' sends them", r.Behind, escape.Name(r.Name))
+			where = fmt.Sprintf("main is %d behind: 'memvault pull %s' brings %s in", r.Behind, escape.Name(r.Name), them(r.Behind))
 		default:
-			where = fmt.Sprintf("%d ahead, %d behind: 'memvault sync %s' merges", r.Ahead, r.Behind, escape.Name(r.Name))
+			where = fmt.Sprintf("main is %d ahead, %d behind: 'memvault sync %s' merges", r.Ahead, r.Behind, escape.Name(r.Name))
 		}
 		fmt.Fprintf(&b, "remote     %s  %s  %s\n", escape.Name(r.Name), escape.Name(r.URL), where)
 	}
@@ -127,6 +129,14 @@ func runStatus(ctx context.Context, g *globalOptions, asJSON bool, out io.Writer
 	}
 	_, err = io.WriteString(out, b.String())
 	return err
+}
+
+// them is "it" for one commit, "them" for more.
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // short is a commit hash as log prints it.
