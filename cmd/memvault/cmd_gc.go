@@ -41,21 +41,31 @@ func runGC(ctx context.Context, g *globalOptions, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	switch res.Objects {
+	fmt.Fprintln(out, gcSummary(res.Objects, res.Before, res.After))
+	return nil
+}
+
+// gcSummary says what gc did: the loose objects it packed, if any, and what
+// merging every pack into one made of the objects' size. It once said
+// "nothing to pack" and then, on the next line, how much it saved.
+func gcSummary(loose int, before, after int64) string {
+	what := "merged the packs into one"
+	switch loose {
 	case 0:
-		fmt.Fprintln(out, "nothing to pack: every object is in a pack")
 	case 1:
-		fmt.Fprintln(out, "packed 1 object into one pack")
+		what = "packed 1 loose object and merged the packs into one"
 	default:
-		fmt.Fprintf(out, "packed %d objects into one pack\n", res.Objects)
+		what = fmt.Sprintf("packed %d loose objects and merged the packs into one", loose)
 	}
 	switch {
-	case res.After < res.Before:
-		fmt.Fprintf(out, "objects: %s, from %s: %s saved\n", byteSize(res.After), byteSize(res.Before), byteSize(res.Before-res.After))
-	case res.After > res.Before:
-		fmt.Fprintf(out, "objects: %s, from %s: %s more\n", byteSize(res.After), byteSize(res.Before), byteSize(res.After-res.Before))
+	case after < before:
+		return fmt.Sprintf("%s: the objects take %s, from %s (%s saved)", what, byteSize(after), byteSize(before), byteSize(before-after))
+	case after > before:
+		return fmt.Sprintf("%s: the objects take %s, from %s (%s more)", what, byteSize(after), byteSize(before), byteSize(after-before))
+	case loose == 0:
+		return fmt.Sprintf("nothing to do: the objects are in one pack already (%s)", byteSize(after))
 	}
-	return nil
+	return fmt.Sprintf("%s: the objects take %s, as before", what, byteSize(after))
 }
 
 // byteSize is n bytes for a person: 512 bytes, 3.4 KiB, 13.4 MiB.

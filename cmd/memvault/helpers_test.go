@@ -155,3 +155,24 @@ func TestDemoScript(t *testing.T) {
 		}
 	}
 }
+
+// TestGCSummary: gc says in one line what it did. It once printed "nothing to
+// pack: every object is in a pack" and then "1.3 KiB saved" from the merge of
+// packs that followed.
+func TestGCSummary(t *testing.T) {
+	for _, tt := range []struct {
+		loose         int
+		before, after int64
+		want          string
+	}{
+		{0, 3000, 1700, "merged the packs into one: the objects take 1.7 KiB, from 2.9 KiB (1.3 KiB saved)"},
+		{0, 1700, 1700, "nothing to do: the objects are in one pack already (1.7 KiB)"},
+		{1, 1800, 1700, "packed 1 loose object and merged the packs into one: the objects take 1.7 KiB, from 1.8 KiB (100 bytes saved)"},
+		{3, 1700, 1800, "packed 3 loose objects and merged the packs into one: the objects take 1.8 KiB, from 1.7 KiB (100 bytes more)"},
+		{2, 1700, 1700, "packed 2 loose objects and merged the packs into one: the objects take 1.7 KiB, as before"},
+	} {
+		if got := gcSummary(tt.loose, tt.before, tt.after); got != tt.want {
+			t.Errorf("gcSummary(%d, %d, %d) = %q, want %q", tt.loose, tt.before, tt.after, got, tt.want)
+		}
+	}
+}
