@@ -27,10 +27,11 @@ identity, that the vault's recipients and format files parse, and that the ident
 file is readable by you alone. It prints each problem and exits with status 1 when
 there is any.
 
-It also notes what keeps decrypted memories in memory only and is missing from
-its own process, as from any memvault started the same way: on Linux, core dumps
-off, and memory locked against swap, which needs the memlock limit unlimited
-(ulimit -l unlimited). Notes do not change the exit status.
+On Linux it also notes what would let decrypted memories leave memory, as it
+would for any memvault started the same way: a process left dumpable (a crash
+could write a core dump), and, when the system has swap on, memory that is not
+locked against it (which needs the memlock limit unlimited: ulimit -l
+unlimited). Notes do not change the exit status.
 
 Every commit of the history is also checked as sync checks what a remote brings
 (layout, modes, names, age files within the size limit, format): each entry it

@@ -50,10 +50,24 @@ var memlockLimit = func() (uint64, error) {
 	return l.Cur, err
 }
 
+// swapActive tells whether the system swaps to any device or file now
+// (/proc/swaps lists one under its header). Unlocked memory only matters
+// then: most machines run under a finite memlock limit, and a note every fsck
+// printed about it, swap or none, taught people to skip notes. When the list
+// cannot be read, it says yes. A variable, so that a test can give either
+// answer.
+var swapActive = func() bool {
+	b, err := os.ReadFile("/proc/swaps")
+	if err != nil {
+		return true
+	}
+	return bytes.Count(bytes.TrimSpace(b), []byte("\n")) > 0
+}
+
 // hardeningNotes says, for memvault fsck, which of harden's protections this
-// process lacks and how to get them. It asks the process itself, not what
-// harden meant to do: its dumpable flag (which only it can read) and its
-// locked memory.
+// process lacks where it matters, and how to get them. It asks the process
+// itself, not what harden meant to do: its dumpable flag (which only it can
+// read) and its locked memory, the latter only while the system has swap on.
 func hardeningNotes() []string {
 	var notes []string
 	if dumpable, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || dumpable != 0 {
@@ -64,21 +78,20 @@ func hardeningNotes() []string {
 		notes = append(notes, "this process is dumpable, so a crash may write decrypted memories to a core dump, "+
 			"and a debugger may read them ("+why+")")
 	}
-	if lockedKB() > 0 {
+	if lockedKB() > 0 || !swapActive() {
 		return notes
 	}
 	limit, err := memlockLimit()
 	switch {
 	case err != nil:
-		notes = append(notes, "memory is not locked, so decrypted memories may be written to swap")
+		notes = append(notes, "swap is on and memory is not locked: decrypted memories may be written to swap")
 	case limit == unix.RLIM_INFINITY:
-		notes = append(notes, "memory is not locked, so decrypted memories may be written to swap "+
+		notes = append(notes, "swap is on and memory is not locked: decrypted memories may be written to swap "+
 			"(the memlock limit is unlimited, but the system refused to lock)")
 	default:
-		notes = append(notes, fmt.Sprintf("memory is not locked, so decrypted memories may be written to swap: "+
-			"memvault locks it only when the memlock limit is unlimited, and it is %d KiB. "+
-			"Start memvault after 'ulimit -l unlimited' (LimitMEMLOCK=infinity for a systemd service) to lock it",
-			limit/1024))
+		notes = append(notes, fmt.Sprintf("swap is on and memory is not locked: decrypted memories may be written to swap. "+
+			"memvault locks memory under an unlimited memlock limit (it is %d KiB): 'ulimit -l unlimited', "+
+			"or encrypted swap", limit/1024))
 	}
 	return notes
 }

@@ -63,14 +63,22 @@ func TestHardening(t *testing.T) {
 	})
 
 	dumpable := regexp.MustCompile(`(?m)^note: this process is dumpable.*` + envDebugDumpable + ` is set`)
-	notLocked := regexp.MustCompile(`(?m)^note: memory is not locked.* it is 1024 KiB\. Start memvault after 'ulimit -l unlimited'`)
+	notLocked := regexp.MustCompile(`(?m)^note: swap is on and memory is not locked.*\(it is 1024 KiB\): 'ulimit -l unlimited'`)
+	// Unlocked memory is noted only while the system swaps: these child
+	// processes read this machine's /proc/swaps.
+	ifSwap := func(rs ...*regexp.Regexp) []*regexp.Regexp {
+		if swapActive() {
+			return append(rs, notLocked)
+		}
+		return rs
+	}
 	for _, tt := range []struct {
 		name, limits string
 		env          []string
 		want         []*regexp.Regexp // the notes fsck prints, in order
 	}{
-		{"fsck notes a finite memlock limit", "ulimit -l 1024", nil, []*regexp.Regexp{notLocked}},
-		{"fsck notes a dumpable process", "ulimit -l 1024", []string{envDebugDumpable + "=1"}, []*regexp.Regexp{dumpable, notLocked}},
+		{"fsck notes a finite memlock limit when swap is on", "ulimit -l 1024", nil, ifSwap()},
+		{"fsck notes a dumpable process", "ulimit -l 1024", []string{envDebugDumpable + "=1"}, ifSwap(dumpable)},
 		{"fsck notes nothing when all is done", "ulimit -l unlimited", nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +94,7 @@ func TestHardening(t *testing.T) {
 			for i := 0; ok && i < len(notes); i++ {
 				ok = tt.want[i].MatchString(notes[i])
 			}
-			if !ok || !strings.HasSuffix(string(out), "\nok: history, objects, encryption and identity are sound\n") {
+			if !ok || !strings.HasSuffix("\n"+string(out), "\nok: history, objects, encryption and identity are sound\n") {
 				t.Errorf("%s; memvault fsck (env %q) printed\n%s\nwant the notes %q, then ok", tt.limits, tt.env, out, tt.want)
 			}
 		})
@@ -232,8 +240,9 @@ func procLocked(t *testing.T, pid int) int64 {
 // lock is recorded, not made, so the test process stays as it is.
 func TestHardenMemlockDecision(t *testing.T) {
 	t.Setenv(envDebugDumpable, "1") // harden leaves the test process dumpable
-	oldLimit, oldLock := memlockLimit, lockMemory
-	t.Cleanup(func() { memlockLimit, lockMemory = oldLimit, oldLock })
+	oldLimit, oldLock, oldSwap := memlockLimit, lockMemory, swapActive
+	t.Cleanup(func() { memlockLimit, lockMemory, swapActive = oldLimit, oldLock, oldSwap })
+	swapActive = func() bool { return true }
 	if lockedKB() > 0 {
 		t.Fatalf("the test process has VmLck %d kB before any test locks it", lockedKB())
 	}
@@ -245,10 +254,10 @@ func TestHardenMemlockDecision(t *testing.T) {
 		note  string // the end of fsck's note on memory
 	}{
 		{"unlimited", unix.RLIM_INFINITY, nil, true, "(the memlock limit is unlimited, but the system refused to lock)"},
-		{"1 MiB", 1 << 20, nil, false, "it is 1024 KiB. Start memvault after 'ulimit -l unlimited' (LimitMEMLOCK=infinity for a systemd service) to lock it"},
-		{"one byte short of unlimited", unix.RLIM_INFINITY - 1, nil, false, "to lock it"},
-		{"zero", 0, nil, false, "it is 0 KiB. Start memvault after 'ulimit -l unlimited' (LimitMEMLOCK=infinity for a systemd service) to lock it"},
-		{"unreadable", unix.RLIM_INFINITY, unix.EPERM, false, "memory is not locked, so decrypted memories may be written to swap"},
+		{"1 MiB", 1 << 20, nil, false, "(it is 1024 KiB): 'ulimit -l unlimited', or encrypted swap"},
+		{"one byte short of unlimited", unix.RLIM_INFINITY - 1, nil, false, "or encrypted swap"},
+		{"zero", 0, nil, false, "(it is 0 KiB): 'ulimit -l unlimited', or encrypted swap"},
+		{"unreadable", unix.RLIM_INFINITY, unix.EPERM, false, "swap is on and memory is not locked: decrypted memories may be written to swap"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			memlockLimit = func() (uint64, error) { return tt.limit, tt.err }
@@ -259,9 +268,22 @@ func TestHardenMemlockDecision(t *testing.T) {
 				t.Errorf("harden under a memlock limit of %d (err %v) locked memory: %v, want %v", tt.limit, tt.err, locked, tt.lock)
 			}
 			notes := hardeningNotes()
-			if len(notes) == 0 || !strings.HasPrefix(notes[len(notes)-1], "memory is not locked") || !strings.HasSuffix(notes[len(notes)-1], tt.note) {
+			if len(notes) == 0 || !strings.HasPrefix(notes[len(notes)-1], "swap is on and memory is not locked") || !strings.HasSuffix(notes[len(notes)-1], tt.note) {
 				t.Errorf("hardeningNotes under a memlock limit of %d (err %v) = %q, want the last to end %q", tt.limit, tt.err, notes, tt.note)
 			}
 		})
 	}
+	// With no swap, unlocked memory cannot reach a disk that way: fsck once
+	// noted it on every machine with a finite memlock limit, which is most.
+	t.Run("no swap", func(t *testing.T) {
+		memlockLimit = func() (uint64, error) { return 1 << 20, nil }
+		lockMemory = func() error { return unix.EPERM }
+		swapActive = func() bool { return false }
+		harden()
+		for _, n := range hardeningNotes() {
+			if strings.Contains(n, "swap") {
+				t.Errorf("hardeningNotes with no swap on = %q, want no note about swap", n)
+			}
+		}
+	})
 }
