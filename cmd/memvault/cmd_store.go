@@ -60,7 +60,7 @@ func runStoreSync(ctx context.Context, v *vault.Vault, store string, pull bool, 
 		return err
 	}
 	fmt.Fprintf(out, "memory store %s: %d versions pulled, %d changes pushed\n", escape.Name(store), res.Pulled, res.Pushed)
-	return nil
+	return conflictsLeft(len(res.Conflicts))
 }
 
 // runStoreImport brings a memory store's whole history into the vault.

@@ -176,8 +176,10 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 changed on one side takes that side; a file changed on both is decrypted, merged by
 lines and encrypted again. Overlapping edits stay in the file between conflict
 markers (<<<<<<< ours (host, time) / ======= / >>>>>>> theirs (remote, time)), so no
-memory is lost; the merge commit names each such file. A change of the recipients
-made on the remote is shown and taken only with --accept-recipients.
+memory is lost; the merge commit names each such file, the command lists them and
+exits with status 1 (as git merge does; the merge is made, and sync pushed it).
+Settle each with 'memvault edit PATH', or 'C' in 'memvault ui'. A change of the
+recipients made on the remote is shown and taken only with --accept-recipients.
 
 Every commit the remote brings is checked first; when one holds what memvault does
 not admit (a plaintext file, a symbolic link, a crafted name, a blob over the size
@@ -248,8 +250,35 @@ func runSync(ctx context.Context, g *globalOptions, opts exchange.SyncOptions, t
 		}
 		fmt.Fprintf(out, "conflict: %s (both versions kept between markers; edit the file to settle it)\n", escape.Name(p))
 	}
-	return nil
+	return conflictsLeft(len(res.Conflicts))
 }
+
+// errConflictsLeft reports that a sync or pull did its work and left files in
+// conflict, listed on stdout: it exits with status 1, as git merge does, so
+// a script or an agent's loop does not take the vault for settled.
+var errConflictsLeft = errors.New("files left in conflict")
+
+// conflictsLeft is the error of a sync that left n files in conflict, nil
+// for none.
+func conflictsLeft(n int) error {
+	if n == 0 {
+		return nil
+	}
+	return conflictsLeftError(n)
+}
+
+// conflictsLeftError is how many files a sync left in conflict; it is
+// errConflictsLeft.
+type conflictsLeftError int
+
+func (n conflictsLeftError) Error() string {
+	if n == 1 {
+		return "sync: 1 file holds both sides of a conflict (listed above)"
+	}
+	return fmt.Sprintf("sync: %d files hold both sides of a conflict (listed above)", int(n))
+}
+
+func (conflictsLeftError) Is(target error) bool { return target == errConflictsLeft }
 
 // writeWentBack says that the remote no longer holds what this clone pushed
 // to it or fetched from it before, and what the sync did about it. memvault

@@ -108,7 +108,7 @@ func exitCode(err error, stderr io.Writer, debug bool) int {
 	}
 	switch {
 	case errors.Is(err, vault.ErrConflict), errors.Is(err, errNoMemory), errors.Is(err, errMemoryDir),
-		errors.Is(err, errFsckProblems):
+		errors.Is(err, errFsckProblems), errors.Is(err, errConflictsLeft):
 		return exitAnswer
 	}
 	return exitSetup
@@ -165,6 +165,7 @@ var hints = []struct {
 	{vault.ErrNewerFormat, hintNewerFormat},
 	{vault.ErrRefused, hintRefused},
 	{vault.ErrConflict, hintConflict},
+	{errConflictsLeft, hintConflictsLeft},
 }
 
 // hintFor is what to do next about err: a command's own hint (hintedError),
@@ -283,6 +284,8 @@ const (
 		"the recipient named above and push, then clone again."
 	hintMixedRecipients = "'memvault identity new --pq' makes a post-quantum key; add such keys " +
 		"and remove the classical ones, or use no post-quantum key at all."
+	hintConflictsLeft = "Settle each with 'memvault edit PATH' (or 'C' in 'memvault ui'); 'memvault status' lists " +
+		"what is left. The merge is made and kept; sync again once they are settled."
 	// hintConflict is printed under a revert that does not apply.
 	hintConflict = "Nothing was changed. Edit the files yourself, or take one back whole with " +
 		"'memvault restore PATH --at REV~1'."
