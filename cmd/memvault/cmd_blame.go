@@ -35,7 +35,8 @@ that came from the other side names the merge and, the same way, the other side'
 commit.
 
 With --at, the file as it was at revision REV (a hash, main, a checkpoint, REV~N, or
-REV@{DATE} such as main@{2d}). With --json, one object: path, commit, lines (line, text,
+main@{DATE} such as main@{2d}: what main held then, by this vault's record of when
+its main moved). With --json, one object: path, commit, lines (line, text,
 commit, path, origin, origin_path) and commits (each commit's record, as log --json).`,
 		Example: `  memvault blame notes/todo.md
   memvault blame /memories/user_profile.md --at main@{2026-11-24}

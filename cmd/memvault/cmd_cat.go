@@ -28,9 +28,10 @@ with "/" is taken under /memories, so notes/todo.md is the same file. A missing 
 or a directory exits with status 1.
 
 With --at, the file as it was at revision REV: a commit hash (or at least its first 4
-digits), main, a checkpoint name, or any of these followed by ~N (N commits before)
-or by @{DATE} (the last commit at or before DATE: 2026-11-24, 2026-11-24T10:00:00Z,
-or an age such as 3h or 2d).`,
+digits), main, a checkpoint name, or any of these followed by ~N (N commits before);
+or main@{DATE}, what main held at DATE by this vault's record of when its main moved
+(2026-11-24, 2026-11-24T10:00:00Z, or an age such as 3h or 2d), never by commit
+dates.`,
 		Example: `  memvault cat /memories/user_profile.md
   memvault cat notes/todo.md
   memvault cat notes/todo.md --at main~3

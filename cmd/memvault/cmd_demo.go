@@ -42,8 +42,13 @@ vault goes in DIR instead (it must be new or empty) and its identity beside it i
 DIR.identity, and both are kept. MEMVAULT_DIR, MEMVAULT_IDENTITY and --identity are
 ignored, so the demo never writes into your own vault or reads your identity.
 
-When stdin and stdout are a terminal, the demo ends by opening the terminal UI (see
-memvault ui) on its vault; q quits it. --no-ui ends with the transcript instead.`,
+After the sessions it shows the history, one commit's decrypted diff, one undo (a
+revert of the agent's delete, itself a new commit), and what the disk holds: a bare
+git repository of ciphertext, and git's own view of it (sealed names and messages,
+when git is installed).
+
+When stdin and stdout are a terminal, the demo then asks whether to open the
+terminal UI (see memvault ui) on its vault; q quits it. --no-ui never asks.`,
 		Example: `  memvault demo
   memvault demo --keep | less
   memvault demo --vault /tmp/demo.git && memvault --vault /tmp/demo.git log`,
@@ -53,7 +58,7 @@ memvault ui) on its vault; q quits it. --no-ui ends with the transcript instead.
 		},
 	}
 	c.Flags().BoolVar(&opts.keep, "keep", false, "keep the temporary vault and print where it is")
-	c.Flags().BoolVar(&opts.noUI, "no-ui", false, "print the transcript only; do not open the UI at the end")
+	c.Flags().BoolVar(&opts.noUI, "no-ui", false, "print the transcript only; do not offer the UI at the end")
 	return c
 }
 
@@ -91,15 +96,27 @@ func runDemo(ctx context.Context, g *globalOptions, opts demoOptions, in io.Read
 	if err != nil {
 		return err
 	}
-	ui := !opts.noUI && isTerminal(in) && isTerminal(out)
-	if err := p.outro(recs, calls, errs, dir, identity, kept, ui); err != nil {
+	if err := p.history(recs, calls, errs); err != nil {
 		return err
 	}
-	if !ui {
-		return nil
+	if err := demoDiff(ctx, v, recs, p); err != nil {
+		return err
 	}
-	fmt.Fprintln(out, "\nOpening the terminal UI on the demo vault (q quits)…")
-	return showUI(ctx, v, in, out)
+	if err := demoUndo(ctx, v, recs, p); err != nil {
+		return err
+	}
+	if err := demoDisk(ctx, v, p); err != nil {
+		return err
+	}
+	ui := !opts.noUI && isTerminal(in) && isTerminal(out)
+	self := selfCommand()
+	if ui && p.askUI(in) {
+		p.ending(self, dir, identity, kept, true)
+		fmt.Fprintln(out, "\nOpening the terminal UI on the demo vault (q quits)…")
+		return showUI(ctx, v, in, out)
+	}
+	p.ending(self, dir, identity, kept, false)
+	return nil
 }
 
 // playConversation runs one conversation's calls, printing each, and checks that every

@@ -36,7 +36,7 @@ newline. With PATHs (after --), only those files and directories are searched.
 
 -i ignores case, -l prints only the paths of files with a match, -C N prints N lines
 of context around each match (PATH-N-TEXT, groups apart by "--"). --at searches the
-vault as it was at revision REV (a hash, main, a checkpoint, REV~N, REV@{DATE}).
+vault as it was at revision REV (a hash, main, a checkpoint, REV~N, main@{DATE}).
 --json prints one object: commit, files (path, matches, lines of line, text, match).
 
 The exit status is grep's: 0 when a line matched, 1 when none did, 2 on trouble.

@@ -15,10 +15,13 @@ import (
 // revisionHelp explains revisions in the help of every command that takes one.
 const revisionHelp = `A revision is a commit hash (or at least its first 4 digits), main (the current
 state), a checkpoint name, or any of these followed by ~N for N commits before it
-(main~1 is the commit before the last); ~N alone counts back from main. Any of these
-followed by @{DATE} is the last commit at or before DATE along first parents: DATE is
-2026-11-24T10:00:00Z, 2026-11-24 (midnight UTC) or an age such as 3h or 2d (main@{2d}
-is main as it was two days ago).`
+(main~1 is the commit before the last); ~N alone counts back from main.
+main@{DATE} (or @{DATE}) is what main held at DATE in this vault, read from the
+vault's own record of when its main moved here (each commit, fast-forward, merge
+and repair), never from commit dates, which whoever made a commit wrote. DATE is
+2026-11-24T10:00:00Z, 2026-11-24 (midnight UTC) or an age such as 3h or 2d
+(main@{2d} is main as it was here two days ago); a time before the record starts
+(before this clone was made) has no answer, and says so.`
 
 func newShowCommand(g *globalOptions) *cobra.Command {
 	var asJSON bool
@@ -65,7 +68,12 @@ func runShow(ctx context.Context, g *globalOptions, rev string, asJSON bool, out
 		}
 		return writeRecordJSON(out, "show", ch)
 	}
-	st := stylesFor(out)
+	return writeChange(out, ch, stylesFor(out))
+}
+
+// writeChange prints one commit as show does: its header, trailers, the
+// files it changed and their decrypted diffs.
+func writeChange(out io.Writer, ch *vault.Change, st styles) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.yellow("commit "+ch.Commit))
 	signed := "no: no writer's signature"

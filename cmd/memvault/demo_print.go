@@ -57,9 +57,8 @@ func (p demoPrinter) step(label string, s demoStep, ans agent.Answer) {
 	p.printf("  %s   %s\n", label, body)
 }
 
-// outro prints the history and where the vault goes. ui says the UI opens
-// next, on the vault a temporary demo removes only when the UI is quit.
-func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity string, kept, ui bool) error {
+// history prints the vault's log and what the sessions added up to.
+func (p demoPrinter) history(recs []vault.Record, calls, errs int) error {
 	st := p.st
 	commits := 0
 	for _, r := range recs {
@@ -67,25 +66,71 @@ func (p demoPrinter) outro(recs []vault.Record, calls, errs int, dir, identity s
 			commits++
 		}
 	}
-	p.printf("\n%s %s\n\n", st.cyan(demoRule), st.bold("History: memvault log, newest first"))
+	p.section("History: memvault log, newest first")
 	if err := writeLogText(p.out, recs, st); err != nil {
 		return err
 	}
 	p.printf("\n%d calls, %d error answers, %d commits (one per successful change).\n", calls, errs, commits)
-	switch {
-	case !kept && ui:
-		p.printf("The demo vault is removed when you quit the UI. Run 'memvault demo --keep' to keep it.\n")
-		return nil
-	case !kept:
-		p.printf("The demo vault is removed now. Run 'memvault demo --keep' to look around afterwards.\n")
-		return nil
-	}
-	flags := fmt.Sprintf("--vault %s --identity %s", shellQuote(dir), shellQuote(identity))
-	p.printf("The vault stays at %s. Look around:\n", dir)
-	p.printf("  memvault %s log %s\n", flags, progressPath)
-	p.printf("  memvault %s cat %s\n", flags, progressPath)
-	p.printf("  git --git-dir %s ls-tree -r main   %s\n", shellQuote(dir), st.dim("# what a git host sees: sealed names"))
 	return nil
+}
+
+// section starts one part of the demo's transcript.
+func (p demoPrinter) section(title string) {
+	p.printf("\n%s %s\n\n", p.st.cyan(demoRule), p.st.bold(title))
+}
+
+// askUI asks, on a terminal, whether to open the UI now, and reads one line of
+// answer: enter or y opens it, n (or the end of input) does not. It reads a
+// byte at a time, so that nothing meant for the UI is taken.
+func (p demoPrinter) askUI(in io.Reader) bool {
+	p.printf("\nOpen the terminal UI on the demo vault? It shows the same history, with diffs,\n" +
+		"blame and undo on keys (? lists them, q quits). [Y/n] ")
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		n, err := in.Read(b)
+		if n == 1 && b[0] != '\n' && b[0] != '\r' {
+			line = append(line, b[0])
+			continue
+		}
+		if n == 1 || err != nil {
+			break
+		}
+	}
+	answer := strings.ToLower(strings.TrimSpace(string(line)))
+	return answer == "" || answer == "y" || answer == "yes"
+}
+
+// ending says what becomes of the demo's vault and what to run next, in
+// words that work whether or not memvault is installed: self is how this
+// program was started (selfCommand). ui says the UI opens next, on the vault
+// a temporary demo removes only when the UI is quit.
+func (p demoPrinter) ending(self, dir, identity string, kept, ui bool) {
+	st := p.st
+	p.section("Next")
+	if kept {
+		flags := fmt.Sprintf("--vault %s --identity %s", shellQuote(dir), shellQuote(identity))
+		p.printf("The vault stays at %s. Look around:\n", dir)
+		p.printf("  %s %s log %s\n", self, flags, progressPath)
+		p.printf("  %s %s cat %s\n", self, flags, progressPath)
+		p.printf("  %s %s ui\n", self, flags)
+		p.printf("  git --git-dir %s ls-tree -r main   %s\n", shellQuote(dir), st.dim("# what a git host sees: sealed names"))
+	} else if ui {
+		p.printf("The demo vault is removed when you quit the UI; '%s demo --keep' keeps it.\n", self)
+	} else {
+		p.printf("The demo vault is removed now; '%s demo --keep' keeps it to look around.\n", self)
+	}
+	p.printf("\nYour own memory:\n")
+	run := "memvault"
+	switch {
+	case self == "memvault":
+	case strings.HasPrefix(self, "go run "):
+		p.printf("  go install ./cmd/memvault   %s\n", st.dim("# puts memvault in $(go env GOPATH)/bin, usually ~/go/bin: put that on PATH"))
+	default:
+		run = self
+	}
+	p.printf("  %s init\n", run)
+	p.printf("  claude mcp add memvault -- %s mcp   %s\n", run, st.dim("# Claude Code keeps its memory there"))
 }
 
 // indentLines puts indent before every line of s but the first.

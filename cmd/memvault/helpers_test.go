@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,6 +174,45 @@ func TestGCSummary(t *testing.T) {
 	} {
 		if got := gcSummary(tt.loose, tt.before, tt.after); got != tt.want {
 			t.Errorf("gcSummary(%d, %d, %d) = %q, want %q", tt.loose, tt.before, tt.after, got, tt.want)
+		}
+	}
+}
+
+// TestSelfCommand: the demo's last lines name a command that runs. They once
+// said "Run 'memvault demo --keep'" to someone who had run the demo with go
+// run and had no memvault installed.
+func TestSelfCommand(t *testing.T) {
+	dir := t.TempDir()
+	installed := filepath.Join(dir, "bin", "memvault")
+	built := filepath.Join(dir, "src", "memvault")
+	goRun := filepath.Join(dir, "go-build1234", "b001", "exe", "memvault")
+	for _, f := range []string{installed, built, goRun} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onPath := func(p string) func(string) (string, error) {
+		return func(string) (string, error) {
+			if p == "" {
+				return "", exec.ErrNotFound
+			}
+			return p, nil
+		}
+	}
+	for _, tt := range []struct {
+		exe, path, want string
+	}{
+		{installed, installed, "memvault"},
+		{goRun, "", "go run ./cmd/memvault"},
+		{goRun, installed, "go run ./cmd/memvault"},
+		{built, "", built},
+		{built, installed, "memvault"},
+	} {
+		if got := selfCommandOf(tt.exe, onPath(tt.path)); got != tt.want {
+			t.Errorf("selfCommandOf(%s) with %q on PATH = %q, want %q", tt.exe, tt.path, got, tt.want)
 		}
 	}
 }

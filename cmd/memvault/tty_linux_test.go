@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// TestDemoOnTerminalOrder: on a terminal the demo ends in the UI on its
-// vault, so the transcript must not say the vault is removed before the UI
-// opens on it; it once said "The demo vault is removed now" just above
-// "Opening the terminal UI on the demo vault".
-func TestDemoOnTerminalOrder(t *testing.T) {
+// demoOnTerminal runs memvault demo on a terminal, answers its question
+// about the UI with answer, quits the UI if it opens, and returns all the
+// terminal showed.
+func demoOnTerminal(t *testing.T, answer string) string {
+	t.Helper()
 	t.Setenv("TMPDIR", t.TempDir())
 	master, tty := openPTY(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -23,10 +23,14 @@ func TestDemoOnTerminalOrder(t *testing.T) {
 	go func() {
 		defer close(done)
 		buf := make([]byte, 4096)
-		quit := false
+		asked, quit := false, false
 		for {
 			n, err := master.Read(buf)
 			out.Write(buf[:n])
+			if !asked && strings.Contains(out.String(), "[Y/n] ") {
+				asked = true
+				master.Write([]byte(answer + "\r"))
+			}
 			if !quit && strings.Contains(out.String(), "Opening the terminal UI") {
 				// The UI is open: what came before it is what the test reads.
 				// It is quit with its own key, as a person would: a UI ended
@@ -43,21 +47,45 @@ func TestDemoOnTerminalOrder(t *testing.T) {
 		}
 	}()
 	var stderr bytes.Buffer
-	run(ctx, []string{"demo"}, tty, tty, &stderr)
+	if code := run(ctx, []string{"demo"}, tty, tty, &stderr); code != exitOK {
+		t.Errorf("memvault demo on a terminal (answering %q): status %d, stderr %s", answer, code, stderr.String())
+	}
 	tty.Close()
 	<-done
-	got := out.String()
-	opening := strings.Index(got, "Opening the terminal UI on the demo vault")
-	if opening < 0 {
-		t.Fatalf("memvault demo on a terminal did not open the UI; it printed\n%s\nstderr: %s", tail(got), stderr.String())
-	}
-	before := got[:opening]
-	if strings.Contains(before, "removed now") {
-		t.Errorf("memvault demo on a terminal says the vault is removed before opening the UI on it:\n%s", tail(before))
-	}
-	if !strings.Contains(before, "The demo vault is removed when you quit the UI") {
-		t.Errorf("memvault demo on a terminal does not say when its vault is removed:\n%s", tail(before))
-	}
+	return out.String()
+}
+
+// TestDemoOnTerminal: on a terminal the demo tells its story first and then
+// asks before it opens the UI, which once opened at once over the transcript,
+// so the story was not seen until it was quit. The transcript must not say
+// the vault is removed before the UI opens on it; it once said "The demo vault
+// is removed now" just above "Opening the terminal UI on the demo vault".
+func TestDemoOnTerminal(t *testing.T) {
+	t.Run("yes", func(t *testing.T) {
+		got := demoOnTerminal(t, "")
+		opening := strings.Index(got, "Opening the terminal UI on the demo vault")
+		if opening < 0 {
+			t.Fatalf("memvault demo on a terminal, answered with enter, did not open the UI; it printed\n%s", tail(got))
+		}
+		before := got[:opening]
+		for _, want := range []string{"Session 3 of 3", "One undo", "What the disk holds", "[Y/n] ", "The demo vault is removed when you quit the UI"} {
+			if !strings.Contains(before, want) {
+				t.Errorf("memvault demo on a terminal shows no %q before it opens the UI:\n%s", want, tail(before))
+			}
+		}
+		if strings.Contains(before, "removed now") {
+			t.Errorf("memvault demo on a terminal says the vault is removed before opening the UI on it:\n%s", tail(before))
+		}
+	})
+	t.Run("no", func(t *testing.T) {
+		got := demoOnTerminal(t, "n")
+		if strings.Contains(got, "Opening the terminal UI") {
+			t.Errorf("memvault demo on a terminal, answered n, opened the UI:\n%s", tail(got))
+		}
+		if !strings.Contains(got, "The demo vault is removed now") || !strings.Contains(got, "memvault init") {
+			t.Errorf("memvault demo on a terminal, answered n, does not end with what to run next:\n%s", tail(got))
+		}
+	})
 }
 
 // tail is the end of a long transcript, enough to see what went wrong.
