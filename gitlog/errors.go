@@ -47,8 +47,16 @@ var (
 	ErrRemoteExists = errors.New("remote already exists")
 	// ErrUnreachable: the remote's host or repository could not be reached.
 	ErrUnreachable = errors.New("remote unreachable")
-	// ErrAuth: the remote refused the credentials, or asked for some.
+	// ErrAuth: the remote refused the credentials, or asked for some (over
+	// ssh: refused every key offered, or there was none to offer).
 	ErrAuth = errors.New("remote refused authentication")
+	// ErrUnknownHost: the ssh host is in no known_hosts file, so who answers
+	// cannot be told from anyone else; nothing was sent.
+	ErrUnknownHost = errors.New("unknown ssh host")
+	// ErrHostKeyChanged: the ssh host answered with another key than the one
+	// known_hosts records for it: someone may be between this machine and
+	// the host. Nothing was sent.
+	ErrHostKeyChanged = errors.New("the ssh host key changed")
 	// ErrTimeout: the transfer ran out of time.
 	ErrTimeout = errors.New("timed out")
 	// ErrRejected: the remote refused the push, its branch having moved

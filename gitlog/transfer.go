@@ -16,9 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage"
-	"golang.org/x/crypto/ssh"
 )
 
 // Auth holds credentials for a transfer. The zero value means: none for http and
@@ -139,6 +137,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
+	defer closeAuth(auth)
 	lines := newProgressLines(opts.Progress)
 	defer lines.end()
 	st := newCapture(ctx, r, lines.source())
@@ -156,7 +155,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.As(err, &noRef):
 		return ZeroHash, nil
 	case err != nil:
-		return ZeroHash, transferError("fetch", name, rc.URLs[0], err)
+		return ZeroHash, transferError("fetch", name, rc.URLs[0], sshError(err, auth), err)
 	}
 	h, ok := st.refs[RemoteRef(name)]
 	if !ok || h == old {
@@ -194,6 +193,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return err
 	}
+	defer closeAuth(auth)
 	known, err := r.Ref(RemoteRef(name))
 	if err != nil {
 		return err
@@ -202,7 +202,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, lines) })
 	lines.end()
 	if err != nil {
-		return transferError("push", name, rc.URLs[0], err)
+		return transferError("push", name, rc.URLs[0], sshError(err, auth), err)
 	}
 	unlock, err := r.lock(ctx)
 	if err != nil {
@@ -329,8 +329,12 @@ func (r *Repo) writeSent(ctx context.Context, b *packBuilder, objs []Hash) error
 }
 
 // transferError wraps a go-git error in the sentinel that says what happened,
-// naming the remote by its URL without credentials.
-func transferError(op, name, rawURL string, err error) error {
+// naming the remote by its URL without credentials. sshErr, when not nil, is
+// what sshError made of err: the message and sentinel of an ssh failure.
+func transferError(op, name, rawURL string, sshErr, err error) error {
+	if sshErr != nil {
+		return fmt.Errorf("gitlog: %s %s (%s): %w", op, name, Redact(rawURL), sshErr)
+	}
 	var sentinel error
 	var nerr net.Error
 	msg := err.Error()
@@ -391,39 +395,11 @@ func authMethod(rawURL string, a Auth) (transport.AuthMethod, error) {
 		if user == "" {
 			user = "git"
 		}
-		var auth transport.AuthMethod
-		if a.SSHKey != "" {
-			pk, err := gitssh.NewPublicKeysFromFile(user, a.SSHKey, a.SSHKeyPassphrase)
-			if err != nil {
-				return nil, fmt.Errorf("gitlog: ssh key %s: %v: %w", a.SSHKey, err, ErrAuth)
-			}
-			if pk.HostKeyCallback, err = knownHosts(a.KnownHosts); err != nil {
-				return nil, err
-			}
-			auth = pk
-		} else {
-			ag, err := gitssh.NewSSHAgentAuth(user)
-			if err != nil {
-				return nil, fmt.Errorf("gitlog: ssh agent: %v: %w", err, ErrAuth)
-			}
-			if ag.HostKeyCallback, err = knownHosts(a.KnownHosts); err != nil {
-				return nil, err
-			}
-			auth = ag
+		s, err := newSSHAuth(ep, user, a)
+		if err != nil {
+			return nil, err
 		}
-		return auth, nil
+		return s, nil
 	}
 	return nil, nil
-}
-
-func knownHosts(file string) (ssh.HostKeyCallback, error) {
-	var files []string
-	if file != "" {
-		files = []string{file}
-	}
-	cb, err := gitssh.NewKnownHostsCallback(files...)
-	if err != nil {
-		return nil, fmt.Errorf("gitlog: known_hosts: %v: %w", err, ErrAuth)
-	}
-	return cb, nil
 }

@@ -92,8 +92,15 @@ var (
 	ErrBadRemoteName = gitlog.ErrBadRefName
 	// ErrUnreachable: the remote's host or repository could not be reached.
 	ErrUnreachable = gitlog.ErrUnreachable
-	// ErrAuth: the remote refused the credentials, or asked for some.
+	// ErrAuth: the remote refused the credentials, or asked for some (over
+	// ssh: refused every key offered, or there was none to offer).
 	ErrAuth = gitlog.ErrAuth
+	// ErrUnknownHost: the ssh host is in no known_hosts file; nothing was sent.
+	ErrUnknownHost = gitlog.ErrUnknownHost
+	// ErrHostKeyChanged: the ssh host answered with another key than
+	// known_hosts records for it (a possible man in the middle); nothing was
+	// sent.
+	ErrHostKeyChanged = gitlog.ErrHostKeyChanged
 	// ErrTimeout: a transfer, or the sync or clone around it, ran out of time.
 	ErrTimeout = gitlog.ErrTimeout
 	// ErrRejected: the remote refused a push, its branch having moved meanwhile.

@@ -63,7 +63,7 @@ const defaultTransferTimeout = 10 * time.Minute
 
 func (f *transferFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.username, "username", "", "the `USER` for https basic auth, or the ssh user (default $MEMVAULT_GIT_USERNAME)")
-	c.Flags().StringVar(&f.sshKey, "ssh-key", "", "an ssh private key `FILE` instead of the ssh agent")
+	c.Flags().StringVar(&f.sshKey, "ssh-key", "", "an ssh private key `FILE` instead of the ssh agent and ~/.ssh/id_*")
 	c.Flags().StringVar(&f.knownHosts, "known-hosts", "", "a known_hosts `FILE` to check the ssh host against (default ~/.ssh/known_hosts)")
 	c.Flags().DurationVar(&f.timeout, "timeout", defaultTransferTimeout, "give up when the whole transfer takes longer than `DURATION` (0: no limit)")
 }
@@ -73,9 +73,11 @@ const transferHelp = `Credentials: https takes --username and $MEMVAULT_GIT_TOKE
 $MEMVAULT_GIT_PASSWORD, else a user and password in the URL, else what git's
 credential helpers hold (credential.helper in git's global config or the
 vault's): they are asked only when the server wants credentials, git may not
-prompt, and they are told to forget a password the server refuses. ssh uses
-the ssh agent or --ssh-key, and checks the host in ~/.ssh/known_hosts (or
---known-hosts).
+prompt, and they are told to forget a password the server refuses. ssh offers
+what git does: the ssh agent's keys, then ~/.ssh/id_rsa, id_ecdsa and
+id_ed25519 when they need no passphrase; --ssh-key FILE offers that key alone.
+The host is checked in ~/.ssh/known_hosts (or --known-hosts FILE): a host not
+there, or one whose key changed, is refused before anything is sent.
 
 A transfer that takes longer than --timeout (default 10m; 0 for no limit) gives
 up; nothing is left half done.`

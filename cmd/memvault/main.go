@@ -148,6 +148,8 @@ var hints = []struct {
 	{vault.ErrMixedRecipients, hintMixedRecipients},
 	{vault.ErrRejected, hintRejected},
 	{vault.ErrTimeout, hintTimeout},
+	{vault.ErrHostKeyChanged, hintHostKeyChanged},
+	{vault.ErrUnknownHost, hintUnknownHost},
 	{vault.ErrAuth, hintAuth},
 	{vault.ErrNoRemote, hintNoRemote},
 	{vault.ErrBadRemoteURL, hintRemoteURL},
@@ -254,9 +256,16 @@ const (
 		"network and the remote, then run the command again, or allow more time with --timeout " +
 		"(0: no limit)."
 	hintAuth = "The remote wants credentials, or refused them. For https set $MEMVAULT_GIT_TOKEN " +
-		"(with --username if the host wants a user), or keep them in a git credential helper; for " +
-		"ssh load the key into the ssh agent or pass --ssh-key, and check that the host is in " +
-		"~/.ssh/known_hosts (or --known-hosts)."
+		"(with --username if the host wants a user), or keep them in a git credential helper. For " +
+		"ssh, memvault offers what git does: the ssh agent's keys, then ~/.ssh/id_rsa, id_ecdsa and " +
+		"id_ed25519 when they need no passphrase (load one that does with ssh-add), or the key " +
+		"--ssh-key names; the host must hold its public key ('ssh -T git@HOST' checks)."
+	hintUnknownHost = "Check the host's key fingerprint with its owner (GitHub, GitLab and others publish " +
+		"theirs), then add the host: 'ssh-keyscan HOST >> ~/.ssh/known_hosts', or connect once with " +
+		"'ssh git@HOST' and answer yes. --known-hosts FILE checks against another file."
+	hintHostKeyChanged = "Do not sync with this host until you know why its key changed. If its owner " +
+		"confirms a new key, remove the old one with 'ssh-keygen -R HOST' and add the new one; if not, " +
+		"someone may be between you and the host."
 	hintUnreachable = "Check the remote's URL ('memvault remote list'), the network, and that the " +
 		"repository exists on the host."
 	hintRejected = "Another clone kept pushing first, so each merge was out of date before it " +
