@@ -38,13 +38,17 @@ func newMCPCommand(g *globalOptions) *cobra.Command {
 		Long: `Mcp serves the vault over the Model Context Protocol, on stdin and stdout by default,
 so an MCP client (Claude Code, Claude Desktop, any other) can start it as a server.
 
-It offers the tool "memory", whose input is the memory tool's command object and whose
-answers are those of 'memvault tool'; its description teaches the model the memory
-protocol (view /memories first, record progress, assume interruption). The tool
-"history" lists recent commits. Every memory file is also a read-only resource
+It offers four tools. "memory" takes the memory tool's command object and answers as
+'memvault tool' does; its description teaches the model the memory protocol (view
+/memories first, record progress, assume interruption). "history" lists recent
+commits. "search" finds a regular expression in the current memory (path:line: text).
+"blame" says which commit, agent and session wrote each line of a file, optionally at
+an earlier revision. Every memory file is also a read-only resource
 memory:///memories/..., and clients hear when the list or a subscribed file changes.
 Commits made through MCP name the client (Agent) and a session id of their own, also for
-clients of the 2026-07-28 revision, which has no sessions. Every revision is served, on
+clients of the 2026-07-28 revision, which has no sessions, and the model's tool_use id
+(Tool-Use-Id) when the client sends it in the request's _meta (Claude Code does, as
+claudecode/toolUseId; any client may send memvault/toolUseId). Every revision is served, on
 stdio and HTTP alike, and a client's requests run in the order they arrived.
 A vault that does not exist yet is created on first use. When the vault or the identity
 cannot be read, mcp says why on stderr and still serves: the tools are listed, and every
