@@ -35,8 +35,13 @@ memvault), when a file or folder name is 144 to 255 bytes long (sealed names hol
 most 143), or for a little more speed. --sealed, the default, is still accepted. Either
 flag applies to a vault init creates; an existing vault keeps its format.
 
+With --name NAME you are a member of the new vault by that name, as 'memvault
+members' lists it and as others add members; without it no name is recorded (never a
+login or a host name).
+
 Keep the identity safe and out of any repository: without it the memory cannot be read.`,
 		Example: `  memvault init
+  memvault init --name alice
   memvault init --plain
   memvault --vault ~/vaults/work.git --identity ~/.config/memvault/work-identity init`,
 		Args: usageArgs(cobra.NoArgs),
