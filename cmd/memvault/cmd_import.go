@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -84,15 +87,20 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 		return fmt.Errorf("import: %s is not a folder", source)
 	}
 	// Bringing memory in may be the first thing done with a vault; a dry run
-	// creates nothing.
-	open := func() (*vault.Vault, error) { return g.openFace(ctx, errw, g.passphrase) }
-	if o.dryRun {
-		open = func() (*vault.Vault, error) { return g.open(ctx) }
+	// creates nothing, and answers for a vault import would create as for
+	// that new vault (dryRunVault).
+	open := func() (*vault.Vault, func(), error) {
+		v, err := g.openFace(ctx, errw, g.passphrase)
+		return v, func() {}, err
 	}
-	v, err := open()
+	if o.dryRun {
+		open = func() (*vault.Vault, func(), error) { return dryRunVault(ctx, g) }
+	}
+	v, cleanup, err := open()
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	defer closeVault(v, &err)
 	if o.history {
 		return importHistory(ctx, v, source, o, out, errw)
@@ -148,4 +156,36 @@ func printImport(out io.Writer, res vault.ImportResult, o importOptions) {
 	default:
 		fmt.Fprintf(out, "imported in commit %s\n", res.Commit[:12])
 	}
+}
+
+// dryRunVault opens the vault a dry run of import reads. Where there is no
+// vault yet (nothing at its place, or an empty folder), import would create
+// one, so the dry run answers for a new vault: one made, with an identity of
+// its own, in a temporary folder that is gone when the vault closes. It once
+// refused ("not a memvault vault … run 'memvault init'") where import itself
+// works.
+func dryRunVault(ctx context.Context, g *globalOptions) (*vault.Vault, func(), error) {
+	none := func() {}
+	v, err := g.open(ctx)
+	if !errors.Is(err, vault.ErrNotVault) {
+		return v, none, err
+	}
+	dir, _, perr := g.paths()
+	if perr != nil {
+		return nil, none, err
+	}
+	if entries, rerr := os.ReadDir(dir); rerr == nil && len(entries) > 0 || rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return nil, none, err // something else is there: import would refuse it too
+	}
+	tmp, terr := os.MkdirTemp("", "memvault-dry-run-")
+	if terr != nil {
+		return nil, none, fmt.Errorf("import: %w", terr)
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	nv, _, ierr := vault.Init(ctx, filepath.Join(tmp, "vault.git"), vault.Options{IdentityFile: filepath.Join(tmp, "identity")})
+	if ierr != nil {
+		cleanup()
+		return nil, none, ierr
+	}
+	return nv, cleanup, nil
 }
