@@ -62,5 +62,6 @@ func TestNamedFlagsExist(t *testing.T) {
 // notMemvaultFlag are flags of other programs that memvault's messages name.
 var notMemvaultFlag = map[string]bool{
 	"git-dir": true, "lost-found": true, "force": true, // git's, in hints that use git directly
-	"transport": true, "header": true, // claude mcp add's
+	"format": true, "name-only": true, // git's, in the demo's view of a vault through git
+	"transport": true, "header": true, "scope": true, // claude mcp add's
 }

@@ -41,10 +41,6 @@ func helpOf(t *testing.T, c *cobra.Command) string {
 	return out.String()
 }
 
-// foreignFlags are the flags of other programs that memvault's help shows in
-// their commands (git --git-dir, claude mcp add --transport and --header).
-var foreignFlags = map[string]bool{"git-dir": true, "transport": true, "header": true, "scope": true}
-
 // TestHelpCoversProgram: every --help names what its command has, and names
 // nothing the program lacks. A help text is read where the README is not:
 // mcp's once listed two of its four tools, and the revision help described
@@ -91,7 +87,7 @@ func TestHelpCoversProgram(t *testing.T) {
 		// 'memvault CMD' it quotes is a command.
 		words := c.Long + "\n" + c.Example
 		for _, m := range flagRef.FindAllStringSubmatch(words, -1) {
-			if !flags[m[1]] && !foreignFlags[m[1]] {
+			if !flags[m[1]] && !notMemvaultFlag[m[1]] {
 				t.Errorf("%s --help names --%s, which no command has", name, m[1])
 			}
 		}
