@@ -194,11 +194,13 @@ func TestEndToEndNoIdentity(t *testing.T) {
 	}
 }
 
-// TestEndToEndDemo runs `memvault demo` on a terminal: it ends in the UI on
-// the demo's vault.
+// TestEndToEndDemo runs `memvault demo` on a terminal: it tells its story,
+// asks, and ends in the UI on the demo's vault.
 func TestEndToEndDemo(t *testing.T) {
 	bin := memvaultBinary(t)
 	x := startTmux(t, bin, "demo")
+	x.waitFor("[Y/n]")
+	x.keys("Enter")
 	x.waitFor("History · all")
 	x.waitFor(demoAgentName)
 	x.keys("q")
