@@ -178,9 +178,9 @@ func (v *Vault) writeViews(views map[string]time.Time) error {
 	return nil
 }
 
-// unused is a memory file Expire chose: its path and when it was last viewed
+// UnusedFile is a memory file Expire chose: its path and when it was last viewed
 // or changed (zero if never, as far as the history since the cutoff tells).
-type unused struct {
+type UnusedFile struct {
 	Path     string
 	LastUsed time.Time
 }
@@ -189,12 +189,12 @@ type unused struct {
 // memory file neither viewed (see RecordView) nor changed since
 // now - unusedFor. With dryRun it only returns what it would delete. It returns
 // the files, sorted by path, and the commit made ("" when none).
-func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]unused, string, error) {
+func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool) ([]UnusedFile, string, error) {
 	if unusedFor <= 0 {
 		return nil, "", fmt.Errorf("vault: expire: the unused period must be positive")
 	}
 	cutoff := v.opts.Now().Add(-unusedFor)
-	var out []unused
+	var out []UnusedFile
 	meta := Meta{Command: "expire"}
 	err := v.updateWith(ctx, meta, func(tx *Tx) error {
 		// Paths only: the tree says what files there are, no blob is read.
@@ -233,7 +233,7 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 		}
 		for p := range files {
 			if last[p].Before(cutoff) {
-				out = append(out, unused{Path: p, LastUsed: last[p]})
+				out = append(out, UnusedFile{Path: p, LastUsed: last[p]})
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

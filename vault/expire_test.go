@@ -39,16 +39,16 @@ func TestExpire(t *testing.T) {
 	now = now.Add(20 * 24 * time.Hour)
 
 	before := mustLog(t, v)
-	unused, commit, err := v.Expire(ctx, 90*24*time.Hour, true)
-	if err != nil || commit != "" || len(unused) != 1 || unused[0].Path != "/memories/old.md" {
-		t.Fatalf("Expire(90d, dry run) = %v, %q, %v; want old.md alone and no commit", unused, commit, err)
+	UnusedFile, commit, err := v.Expire(ctx, 90*24*time.Hour, true)
+	if err != nil || commit != "" || len(UnusedFile) != 1 || UnusedFile[0].Path != "/memories/old.md" {
+		t.Fatalf("Expire(90d, dry run) = %v, %q, %v; want old.md alone and no commit", UnusedFile, commit, err)
 	}
 	if after := mustLog(t, v); len(after) != len(before) {
 		t.Fatalf("a dry run made a commit")
 	}
-	unused, commit, err = v.Expire(ctx, 90*24*time.Hour, false)
-	if err != nil || commit == "" || len(unused) != 1 {
-		t.Fatalf("Expire(90d) = %v, %q, %v; want old.md deleted in a commit", unused, commit, err)
+	UnusedFile, commit, err = v.Expire(ctx, 90*24*time.Hour, false)
+	if err != nil || commit == "" || len(UnusedFile) != 1 {
+		t.Fatalf("Expire(90d) = %v, %q, %v; want old.md deleted in a commit", UnusedFile, commit, err)
 	}
 	after := mustLog(t, v)
 	if len(after) != len(before)+1 || after[0].Command != "expire" {
@@ -61,8 +61,8 @@ func TestExpire(t *testing.T) {
 		}
 	}
 	// Nothing left to expire: no commit.
-	if unused, commit, err := v.Expire(ctx, 90*24*time.Hour, false); err != nil || commit != "" || len(unused) != 0 {
-		t.Errorf("second Expire = %v, %q, %v; want nothing", unused, commit, err)
+	if UnusedFile, commit, err := v.Expire(ctx, 90*24*time.Hour, false); err != nil || commit != "" || len(UnusedFile) != 0 {
+		t.Errorf("second Expire = %v, %q, %v; want nothing", UnusedFile, commit, err)
 	}
 }
 
@@ -108,11 +108,11 @@ func TestExpireAcrossRotation(t *testing.T) {
 	if _, err := v.Rekey(ctx, vault.Meta{}, vault.RekeyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	unused, _, err := v.Expire(ctx, 30*24*time.Hour, true)
+	UnusedFile, _, err := v.Expire(ctx, 30*24*time.Hour, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(unused) != 1 || unused[0].Path != "/memories/forgotten.md" {
-		t.Errorf("Expire after a rotation would delete %+v; want forgotten.md alone", unused)
+	if len(UnusedFile) != 1 || UnusedFile[0].Path != "/memories/forgotten.md" {
+		t.Errorf("Expire after a rotation would delete %+v; want forgotten.md alone", UnusedFile)
 	}
 }

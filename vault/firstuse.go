@@ -27,8 +27,8 @@ import (
 // The vault is made in a folder beside dir and renamed into place, so a
 // process starting on dir at the same moment sees no vault or a whole one;
 // when another process creates it first, OpenOrInit opens the one it made.
-func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, initResult, error) {
-	var res initResult
+func OpenOrInit(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
+	var res InitResult
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}

@@ -12,8 +12,8 @@ import (
 // maxSourceCommits bounds the history ImportHistory replays.
 const maxSourceCommits = 100_000
 
-// historyImport says what ImportHistory did.
-type historyImport struct {
+// HistoryImport says what ImportHistory did.
+type HistoryImport struct {
 	ImportResult     // over all the commits replayed; Commit is the last one made
 	Commits      int // first-parent commits in the source
 	Replayed     int // of them, those that changed the vault
@@ -42,8 +42,8 @@ type HistoryOptions struct {
 // time; the run writes at most as many bytes of files as one Import may, over
 // all its commits, and stops before the commit that would pass that, with an
 // error wrapping ErrVaultFull (the commits before it stay).
-func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (historyImport, error) {
-	var total historyImport
+func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (HistoryImport, error) {
+	var total HistoryImport
 	src, err := gitlog.OpenSource(source)
 	if err != nil {
 		return total, fmt.Errorf("vault: import: %w", err)

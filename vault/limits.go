@@ -39,8 +39,8 @@ func readQuotas(s map[string]string, l *Limits) {
 	l.SecretPolicy = s["secretpolicy"]
 }
 
-// usage is how much a memory tree holds.
-type usage struct {
+// Usage is how much a memory tree holds.
+type Usage struct {
 	Files int   // memory files
 	Bytes int64 // bytes of plaintext in them
 }
@@ -50,7 +50,7 @@ type usage struct {
 // directory's usage is remembered by its tree hash, so after the first call
 // in a process a call costs the directories a commit changed, not the vault.
 // A bad entry (see ErrBadEntry) counts as a file of no bytes.
-func (s *Snapshot) Usage(ctx context.Context) (usage, error) {
+func (s *Snapshot) Usage(ctx context.Context) (Usage, error) {
 	return s.treeUsage(ctx, true)
 }
 
@@ -62,10 +62,10 @@ func (s *Snapshot) FileCount(ctx context.Context) (int, error) {
 	return u.Files, err
 }
 
-func (s *Snapshot) treeUsage(ctx context.Context, sized bool) (usage, error) {
+func (s *Snapshot) treeUsage(ctx context.Context, sized bool) (Usage, error) {
 	e, found, err := s.lookup(Root)
 	if err != nil || !found || e.Hash.IsZero() {
-		return usage{}, err
+		return Usage{}, err
 	}
 	return s.v.treeUsage(ctx, s.names, Root, e.Hash, sized)
 }
@@ -78,7 +78,7 @@ type treeStats struct {
 }
 
 type treeStat struct {
-	u     usage
+	u     Usage
 	sized bool // u.Bytes is known
 }
 
@@ -86,7 +86,7 @@ const treeStatsMax = 1 << 16
 
 func newTreeStats() *treeStats { return &treeStats{m: make(map[gitlog.Hash]treeStat)} }
 
-func (c *treeStats) get(h gitlog.Hash, sized bool) (usage, bool) {
+func (c *treeStats) get(h gitlog.Hash, sized bool) (Usage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.m[h]
@@ -108,11 +108,11 @@ func (c *treeStats) put(h gitlog.Hash, st treeStat) {
 // are ns, and with sized adds up their plaintext sizes, which reads each
 // blob's header (the sealed size header under ns's key, in the sealed
 // format); without, it reads only trees.
-func (v *Vault) treeUsage(ctx context.Context, ns names, p string, h gitlog.Hash, sized bool) (usage, error) {
+func (v *Vault) treeUsage(ctx context.Context, ns names, p string, h gitlog.Hash, sized bool) (Usage, error) {
 	if u, ok := v.trees.get(h, sized); ok {
 		return u, nil
 	}
-	var u usage
+	var u Usage
 	if err := ctx.Err(); err != nil {
 		return u, err
 	}
@@ -174,11 +174,11 @@ func (l Limits) limited() bool { return l.MaxFiles > 0 || l.MaxVaultSize > 0 }
 
 // entryUsage is what entry e holds, in a tree whose names are ns: a file, or
 // a directory's files. The sizes are read only when the vault limits its size.
-func (v *Vault) entryUsage(ctx context.Context, ns names, p string, e gitlog.Entry) (usage, error) {
+func (v *Vault) entryUsage(ctx context.Context, ns names, p string, e gitlog.Entry) (Usage, error) {
 	if e.IsDir() {
 		return v.treeUsage(ctx, ns, p, e.Hash, v.limits.MaxVaultSize > 0)
 	}
-	u := usage{Files: 1}
+	u := Usage{Files: 1}
 	if v.limits.MaxVaultSize > 0 {
 		n, err := v.fileSizeIn(ns, p, e.Hash)
 		if err != nil {
@@ -253,7 +253,7 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 		if err != nil {
 			p = memPath(c.Path) // sealed under another key (a rotation): named as stored
 		}
-		var old, nu usage
+		var old, nu Usage
 		if !gone(c.Path) {
 			e, err := v.repo.Lookup(root, c.Path)
 			switch {
@@ -273,7 +273,7 @@ func (v *Vault) changesGrowth(ctx context.Context, root gitlog.Hash, changes []g
 			if err != nil {
 				return g, fmt.Errorf("vault: %s: %w", p, err)
 			}
-			nu = usage{Files: 1, Bytes: n}
+			nu = Usage{Files: 1, Bytes: n}
 		case gitlog.Link:
 			e, err := v.repo.LinkEntry(c.Hash)
 			if err != nil {

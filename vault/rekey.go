@@ -24,8 +24,8 @@ type RekeyOptions struct {
 	Progress func(done, total int)
 }
 
-// rekeyResult says what Rekey did.
-type rekeyResult struct {
+// RekeyResult says what Rekey did.
+type RekeyResult struct {
 	RecipientsResult
 	Identity keys.IdentityInfo // the new identity, now at the identity path
 	Retired  string            // where the old identity file is now
@@ -50,8 +50,8 @@ type rekeyResult struct {
 // The error wraps ErrNoIdentity when the identity is an SSH key or a plugin's
 // (rotate those yourself, then add and remove recipients), and otherwise what
 // ChangeRecipients returns.
-func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (rekeyResult, error) {
-	var res rekeyResult
+func (v *Vault) Rekey(ctx context.Context, meta Meta, opts RekeyOptions) (RekeyResult, error) {
+	var res RekeyResult
 	path := v.opts.IdentityFile
 	if rekeyUnfinished(path) {
 		return res, v.finishRekey(path, &res) // interrupted in its moves
@@ -135,7 +135,7 @@ func (v *Vault) pendingIdentity(path string, opts RekeyOptions) (*keys.File, err
 }
 
 // finishRekey moves the old identity file aside and the new one in place.
-func (v *Vault) finishRekey(path string, res *rekeyResult) error {
+func (v *Vault) finishRekey(path string, res *RekeyResult) error {
 	retired, err := installRekeyed(path)
 	if err != nil {
 		return err

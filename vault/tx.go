@@ -100,7 +100,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 	}
 	if limits.limited() {
 		cp, _ := CleanPath(p)
-		var old usage
+		var old Usage
 		if err == nil {
 			if old, err = tx.v.entryUsage(ctx, tx.names, cp, e); err != nil {
 				return err

@@ -73,8 +73,8 @@ type Options struct {
 	Name string
 }
 
-// initResult says what Init made.
-type initResult struct {
+// InitResult says what Init made.
+type InitResult struct {
 	VaultCreated    bool
 	IdentityCreated bool
 	Recipient       string // the identity's public recipient
@@ -146,8 +146,8 @@ func (o *Options) fill() error {
 // exist. If dir already holds a vault, Init opens it and reports VaultCreated false.
 // A git repository at dir that holds objects but no vault on its main branch is
 // left as it is, with an error wrapping ErrHoldsObjects.
-func Init(ctx context.Context, dir string, opts Options) (*Vault, initResult, error) {
-	var res initResult
+func Init(ctx context.Context, dir string, opts Options) (*Vault, InitResult, error) {
+	var res InitResult
 	if err := opts.fill(); err != nil {
 		return nil, res, err
 	}
