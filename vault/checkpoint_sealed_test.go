@@ -27,9 +27,11 @@ func TestCheckpointNameTakenAcrossKeyChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ch := range []vault.RecipientChange{{Add: []string{other.Recipient().String()}}, {Remove: []string{other.Recipient().String()}}} {
+		// The count of files differs (a sealed vault adds a member by
+		// wrapping its key anew, re-encrypting no file); the errors must not.
 		w.same("ChangeRecipients", func(v *vault.Vault, _ func(string) string) (any, error) {
-			res, err := v.ChangeRecipients(ctx, vault.Meta{}, ch)
-			return res.Files, err
+			_, err := v.ChangeRecipients(ctx, vault.Meta{}, ch)
+			return nil, err
 		})
 	}
 	for _, v := range []*vault.Vault{w.plain, w.sealed} {

@@ -1,9 +1,11 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"filippo.io/age"
 
@@ -13,8 +15,8 @@ import (
 
 // Key generations (format 3; docs/membership.md). Each vault key is a
 // generation with an age identity of its own, kept in the key file; every
-// memory file of its trees is encrypted to the members' recipients and to the
-// generation's recipient. .memvault/keychain holds every older generation,
+// memory file of its trees is encrypted to the generation's recipient, and the
+// key file to the members. .memvault/keychain holds every older generation,
 // sealed under the current key, and names the key each older key file of the
 // history wraps. So whoever opens the current key reads the whole history,
 // and a member removed by a rotation, who holds only older keys, reads nothing
@@ -30,13 +32,23 @@ func sealedFormat(format string) bool {
 	return format == sealedFormatVersion || format == generationsFormatVersion
 }
 
-// withGeneration returns rs and, when k is a generation, its recipient: the
-// recipients of a memory file sealed under k.
-func withGeneration(rs []ageRecipient, k *seal.Key) []ageRecipient {
+// fileRecipients returns the recipients of a memory file sealed under k in a
+// vault encrypted to rs: k's generation alone when k is one (format 3: the
+// members open the generation through the key file, so one age stanza a
+// file, whatever the number of members, and whoever opens the key reads
+// every file of its trees), else rs.
+func fileRecipients(rs []ageRecipient, k *seal.Key) []ageRecipient {
 	if k == nil || !k.Generation() {
 		return rs
 	}
-	return append(rs[:len(rs):len(rs)], k.Recipient())
+	return []ageRecipient{k.Recipient()}
+}
+
+// mixable reports whether age encrypts one file to rs and k's generation
+// together: a generation is post-quantum exactly when its vault's members are.
+func mixable(rs []ageRecipient, k *seal.Key) bool {
+	_, err := encrypt(nil, append(rs[:len(rs):len(rs)], k.Recipient()))
+	return err == nil
 }
 
 // newGeneration makes a vault key of format 3 for a vault encrypted to rs:
@@ -47,14 +59,15 @@ func newGeneration(rs []ageRecipient) (*seal.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := encrypt(nil, withGeneration(rs, k)); err == nil {
+	if mixable(rs, k) {
 		return k, nil
 	}
 	k, err = seal.NewGeneration(true)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := encrypt(nil, withGeneration(rs, k)); err != nil {
+	if !mixable(rs, k) {
+		_, err := encrypt(nil, append(rs[:len(rs):len(rs)], k.Recipient()))
 		return nil, err
 	}
 	return k, nil
@@ -361,4 +374,28 @@ func (s *sealKeys) knownKeys(cur *seal.Key) []*seal.Key {
 		add(k)
 	}
 	return out
+}
+
+// decryptFile opens the age file ct of memory file p in the tree root: with
+// the tree's generation first (format 3 encrypts every file to it alone), else
+// as the keyring opens files (the identity, the keys it retired, every
+// generation read so far).
+func (v *Vault) decryptFile(p string, ct []byte, root gitlog.Hash) ([]byte, error) {
+	if !root.IsZero() {
+		if k, err := v.sealKeyAt(root); err == nil && k != nil && k.Generation() {
+			if plain, err := decryptWith(ct, k.Identity()); err == nil {
+				return plain, nil
+			}
+		}
+	}
+	return v.keys.decryptAt(p, ct, root)
+}
+
+// decryptWith opens the age file ct with ids alone.
+func decryptWith(ct []byte, ids ...age.Identity) ([]byte, error) {
+	r, err := age.Decrypt(bytes.NewReader(ct), ids...)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
 }

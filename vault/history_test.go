@@ -226,9 +226,11 @@ func TestCheckpoints(t *testing.T) {
 	}
 }
 
+// TestDecrypt: a blob of the plain format opens with the identity alone
+// (TestSealedTextconv does a sealed one, with its key file).
 func TestDecrypt(t *testing.T) {
 	dir := t.TempDir()
-	v, opts := vaulttest.NewAt(t, dir)
+	v, opts := vaulttest.NewPlainAt(t, dir)
 	c := put(t, v, "/memories/a", "secret text")
 	ct := blobBytes(t, v, c, "/memories/a")
 	if got, err := vault.Decrypt(opts, ct); err != nil || string(got) != "secret text" {

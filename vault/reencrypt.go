@@ -158,9 +158,9 @@ func (re *reencryption) one(tp string, ct []byte) ([]byte, error) {
 	if re.pad {
 		frame := seal.Pad(plain)
 		defer clear(frame)
-		return encrypt(frame, withGeneration(re.rs, re.gen))
+		return encrypt(frame, fileRecipients(re.rs, re.gen))
 	}
-	return encrypt(plain, withGeneration(re.rs, re.gen))
+	return encrypt(plain, fileRecipients(re.rs, re.gen))
 }
 
 // pendingGeneration returns the new generation of the vault key this

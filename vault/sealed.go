@@ -343,7 +343,7 @@ func (n names) child(dir, stored string) (string, error) {
 // sealBlob returns the blob of a memory file in the sealed format: the sealed
 // size header, then the age file of the padded plaintext.
 func sealBlob(k *seal.Key, plain []byte, rs []ageRecipient) ([]byte, error) {
-	ct, err := encrypt(seal.Pad(plain), withGeneration(rs, k))
+	ct, err := encrypt(seal.Pad(plain), fileRecipients(rs, k))
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 	re.gen = next
 	finished := false
 	defer func() { re.progress.close(finished) }()
-	files, err := v.memoryFiles(snap.root)
+	files, err := v.filesToReencrypt(snap, next)
 	if err != nil {
 		return res, err
 	}
@@ -116,6 +116,18 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 	res.Resumed = min(resumed, res.Files)
 	finished = true
 	return res, nil
+}
+
+// filesToReencrypt lists the memory files a change of recipients encrypts
+// again: every current one, but none when the tree stays under the same
+// generation (format 3, members only added): its files are encrypted to the
+// generation, which the new members open through the key file, so only the key
+// file is wrapped anew and a member is added at the cost of one file.
+func (v *Vault) filesToReencrypt(snap *Snapshot, next *seal.Key) ([]fileRef, error) {
+	if k := snap.names.key; k != nil && k.Generation() && sameKey(k, next) {
+		return nil, nil
+	}
+	return v.memoryFiles(snap.root)
 }
 
 // planChange applies ch to the recipients of snap and checks the result.
@@ -218,7 +230,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 	if target.Fingerprint() != re.fp || rotates(snap.names.key, len(latest.Removed) > 0) && sameKey(snap.names.key, next) {
 		return "", 0, fmt.Errorf("vault: the recipients changed while re-encrypting; run the command again: %w", ErrRecipients)
 	}
-	files, err := v.memoryFiles(snap.root)
+	files, err := v.filesToReencrypt(snap, next)
 	if err == nil {
 		err = re.run(ctx, files)
 	}

@@ -56,8 +56,10 @@ func readAt(t *testing.T, v *vault.Vault, commit, p string) (string, error) {
 
 // Two identities share a vault; the one removed can no longer read
 // what is written after, and still reads the history it could read then.
+// (The plain format, which re-encrypts every file to add a reader; a sealed
+// vault wraps its key anew: TestSealedAddReencryptsNothing.)
 func TestTwoIdentitiesShareAVault(t *testing.T) {
-	alice, _ := vaulttest.NewAt(t, t.TempDir())
+	alice, _ := vaulttest.NewPlainAt(t, t.TempDir())
 	for i := range 5 {
 		write(t, alice, fmt.Sprintf("/memories/n%d.md", i), fmt.Sprintf("note %d", i))
 	}
@@ -144,9 +146,11 @@ func gitBlob(t *testing.T, dir, h string) []byte {
 }
 
 // A re-encryption interrupted after some files is resumed, and the
-// re-run re-encrypts only the files left.
+// re-run re-encrypts only the files left. (A plain vault's addition of a
+// reader; a sealed vault's rotation resumes the same way, with its pending
+// generation: TestInterruptedRotationResumes.)
 func TestInterruptedReencryptionResumes(t *testing.T) {
-	v := vaulttest.New(t)
+	v, _ := vaulttest.NewPlainAt(t, t.TempDir())
 	const n = 40
 	err := v.Update(ctx, vault.Meta{Command: "import"}, func(tx *vault.Tx) error {
 		for i := range n {
@@ -221,7 +225,7 @@ func TestInterruptedReencryptionResumes(t *testing.T) {
 // not held then) is re-encrypted too before the commit.
 func TestWriteDuringReencryption(t *testing.T) {
 	dir := t.TempDir()
-	v, _ := vaulttest.NewAt(t, dir)
+	v, _ := vaulttest.NewPlainAt(t, dir)
 	for i := range 10 {
 		write(t, v, fmt.Sprintf("/memories/f%d", i), "x")
 	}
@@ -299,4 +303,66 @@ func mustRead(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestSealedAddReencryptsNothing: a sealed vault (format 3) adds a reader by
+// wrapping its key anew: no file is encrypted again, and the reader reads
+// every file, through the generation the key file gives.
+func TestSealedAddReencryptsNothing(t *testing.T) {
+	alice, _ := vaulttest.NewSealedAt(t, t.TempDir())
+	for i := range 5 {
+		write(t, alice, fmt.Sprintf("/memories/n%d.md", i), fmt.Sprintf("note %d", i))
+	}
+	bobID, bob := newIdentity(t, keys.IdentityOptions{})
+	res, err := alice.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}})
+	if err != nil || res.Files != 0 || len(res.Added) != 1 || res.Commit == "" {
+		t.Fatalf("ChangeRecipients(add bob) = %+v, %v; want bob added, no file re-encrypted", res, err)
+	}
+	bobV := openAs(t, alice.Dir(), bobID)
+	for i := range 5 {
+		if got, err := read(t, bobV, fmt.Sprintf("/memories/n%d.md", i)); err != nil || got != fmt.Sprintf("note %d", i) {
+			t.Errorf("bob reads n%d.md = %q, %v", i, got, err)
+		}
+	}
+}
+
+// TestInterruptedRotationResumes: a sealed vault's removal of a reader, which
+// encrypts every file to a new generation, stopped after some files, goes on
+// from there when run again, with the same generation.
+func TestInterruptedRotationResumes(t *testing.T) {
+	v, _ := vaulttest.NewSealedAt(t, t.TempDir())
+	_, bob := newIdentity(t, keys.IdentityOptions{})
+	if _, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Add: []string{bob}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 30
+	err := v.Update(ctx, vault.Meta{Command: "import"}, func(tx *vault.Tx) error {
+		for i := range n {
+			if err := tx.WriteFile(ctx, fmt.Sprintf("/memories/f%d", i), []byte(fmt.Sprintf("note %d", i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vaulttest.FailReencryptionAfter(10)
+	_, err = v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{bob}})
+	vaulttest.FailReencryptionAfter(0)
+	if !errors.Is(err, keyhook.ErrInjected) {
+		t.Fatalf("interrupted removal = %v, want the injected failure", err)
+	}
+	res, err := v.ChangeRecipients(ctx, vault.Meta{}, vault.RecipientChange{Remove: []string{bob}})
+	if err != nil || res.Files != n || res.Resumed < 10 {
+		t.Fatalf("resumed removal = %+v, %v; want %d files, at least 10 done before", res, err, n)
+	}
+	for i := range n {
+		if got, err := read(t, v, fmt.Sprintf("/memories/f%d", i)); err != nil || got != fmt.Sprintf("note %d", i) {
+			t.Errorf("after the resumed rotation f%d = %q, %v", i, got, err)
+		}
+	}
+	if problems, err := v.Fsck(ctx); err != nil || len(problems) != 0 {
+		t.Errorf("Fsck = %q, %v", problems, err)
+	}
 }

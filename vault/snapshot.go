@@ -168,7 +168,7 @@ func (v *Vault) readBlobAt(p string, h gitlog.Hash, root gitlog.Hash) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	plain, err := v.keys.decryptAt(p, ct, root)
+	plain, err := v.decryptFile(p, ct, root)
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,16 @@ import (
 
 // TestUndoReencryptsToNewRecipients: once a recipient has been added, restored
 // and reverted content is encrypted again to the current recipients, not linked
-// as the ciphertext of then, which the new recipient could not read.
+// as the ciphertext of then, which the new recipient could not read. (The
+// plain format: a sealed vault of format 3 encrypts each file to its key's
+// generation, which a recipient added later opens through the key file.)
 func TestUndoReencryptsToNewRecipients(t *testing.T) {
 	ctx := context.Background()
-	v, _ := newTestVault(t)
+	dir0 := t.TempDir()
+	v, _, err := Init(ctx, filepath.Join(dir0, "v.git"), Options{IdentityFile: filepath.Join(dir0, "id"), Plain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer v.Close()
 	dir := filepath.Dir(v.Dir())
 	write := func(p, s string) string { return mustCreate(t, v, p, s) }
@@ -31,7 +37,7 @@ func TestUndoReencryptsToNewRecipients(t *testing.T) {
 	content, _ := snap.recipientsContent()
 	w, _ := v.repo.Lock(ctx)
 	head, _ := v.repo.Head()
-	err := v.commit(w, head, "", "", []gitlog.Change{{Op: gitlog.Put, Path: recipientsPath, Data: append(content, other.Recipient().String()+"\n"...)}}, Meta{Command: "recipients"})
+	err = v.commit(w, head, "", "", []gitlog.Change{{Op: gitlog.Put, Path: recipientsPath, Data: append(content, other.Recipient().String()+"\n"...)}}, Meta{Command: "recipients"})
 	w.Unlock()
 	if err != nil {
 		t.Fatal(err)

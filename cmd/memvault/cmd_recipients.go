@@ -190,6 +190,12 @@ func printRecipientsResult(out io.Writer, res vault.RecipientsResult) {
 	if res.Resumed > 0 {
 		resumed = fmt.Sprintf(", %d of them done by the interrupted run before", res.Resumed)
 	}
+	if res.Files == 0 && len(res.Removed) == 0 {
+		// A sealed vault wraps its key anew: the files are encrypted to the
+		// key's generation, which the new keys open through it.
+		fmt.Fprintf(out, "the vault key is wrapped for the new keys in commit %s: they read every file, and the sealed history\n", res.Commit[:12])
+		return
+	}
 	fmt.Fprintf(out, "re-encrypted %d memory files in commit %s%s\n", res.Files, res.Commit[:12], resumed)
 	fmt.Fprintln(out, "\nHistory is not rewritten: files as they were before this commit stay encrypted to")
 	fmt.Fprintln(out, "the keys of their time, so whoever could read them then still can.")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,9 @@ memvault: in a clone of a vault, run once
 
 and git log -p, git show and git diff print decrypted diffs for the memory files
 (the vault's .gitattributes maps memories/** to the memvault diff driver). No vault
-is opened; the plaintext only goes to git through a pipe. Do not set
+is opened: a sealed vault's files open through the key file and keychain the clone
+checks out (.memvault/key, .memvault/keychain), and the plaintext only goes to git
+through a pipe. Do not set
 diff.memvault.cachetextconv: git would then store the plaintext in the clone.`,
 		Example: `  git config diff.memvault.textconv "memvault textconv"
   git log -p -- memories/user_profile.md`,
@@ -43,7 +46,12 @@ func runTextconv(ctx context.Context, g *globalOptions, file string, out io.Writ
 	if err != nil {
 		return err
 	}
-	plain, err := vault.Decrypt(g.options(identity), ct)
+	// A sealed vault's clone checks out its key file and keychain at the
+	// top of its work tree, where git runs its textconv driver: a file of
+	// format 3 opens through them.
+	key, _ := os.ReadFile(filepath.Join(".memvault", "key"))
+	chain, _ := os.ReadFile(filepath.Join(".memvault", "keychain"))
+	plain, err := vault.DecryptSealed(g.options(identity), key, chain, ct)
 	if err != nil {
 		return err
 	}
