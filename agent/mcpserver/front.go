@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +42,7 @@ type front struct {
 	streams   atomic.Int64 // event streams held open now
 	stateful  http.Handler // revisions up to 2025-11-25, with Mcp-Session-Id
 	stateless http.Handler // 2026-07-28 and later
-	line      lineup
+	line      *lineup
 	sessions  clientSessions
 }
 
@@ -57,6 +58,11 @@ const (
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(sessionHeader)
 	modern := r.Header.Get("Mcp-Protocol-Version") >= firstStateless
+	if r.Method != http.MethodPost {
+		if a := arrivalOf(r); a != nil {
+			a.leave() // in no line: those behind it need not wait
+		}
+	}
 	if r.Method == http.MethodGet {
 		if !f.holdStream(w) {
 			return
@@ -75,6 +81,15 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tooLarge(w, f.maxBody)
 		return
 	}
+	// The request is placed in the line of its group by the time it
+	// reached the server, before its body is read: bodies are read in
+	// whatever order Go schedules the connections.
+	place := arrivalOf(r)
+	if place == nil {
+		place = f.line.arrive(time.Now(), false)
+	}
+	defer place.leave()
+	place.place(arrivalGroup(r, modern))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.maxBody))
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
@@ -113,11 +128,11 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		key = "session " + sid
 	}
 	if calls.n == 0 || key == "" {
+		place.leave() // in no line: those behind it need not wait
 		f.handler(modern).ServeHTTP(w, r)
 		return
 	}
-	done, err := f.line.join(r.Context(), key)
-	defer done()
+	done, err := place.join(r.Context(), key, calls.id, calls.hasID)
 	if err != nil {
 		return // the client is gone
 	}
@@ -131,6 +146,16 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if modern {
 		f.sessions.id(key, time.Now()) // a long listen keeps its session
 	}
+}
+
+// arrivalGroup is what a request's headers tell of the client it comes from,
+// before its body is read: the session it names, or else its host and
+// credentials. Requests of one line (see ServeHTTP) are always of one group.
+func arrivalGroup(r *http.Request, modern bool) string {
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !modern {
+		return "session " + sid
+	}
+	return "client " + clientKey(r, "")
 }
 
 // holdStream counts an event stream about to be held open, or answers 503
@@ -157,6 +182,8 @@ type calls struct {
 	n                int    // requests with an id (not notifications, not answers)
 	listen, discover bool   // among them a subscriptions/listen, a server/discover
 	client           string // the client's name and version, from the first one's _meta
+	id               int64  // the first one's id, when it is a number (hasID)
+	hasID            bool
 }
 
 // readCalls reads the requests in a body, one message or a batch. A body it
@@ -187,6 +214,11 @@ func readCalls(body []byte) calls {
 		}
 		if json.Unmarshal(raw, &m) != nil || m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
 			continue
+		}
+		if c.n == 0 {
+			if n, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
+				c.id, c.hasID = n, true
+			}
 		}
 		c.n++
 		c.listen = c.listen || m.Method == methodListen

@@ -123,7 +123,10 @@ const Path = "/mcp"
 // with sessions (Mcp-Session-Id, up to 2025-11-25) and 2026-07-28, which has
 // none; a client of the latter is given a session of memvault's own for its
 // commits, kept while it comes back within an hour. Each client's requests
-// are answered as if run one after another in the order they arrived.
+// are answered as if run one after another in the order they arrived:
+// served by ServeHTTP, the order they reached the server, which a request
+// takes before its body is read (see lineup); served by another server,
+// the order their handlers start.
 // A request body may hold at most opts.MaxBody bytes.
 // A request without the bearer token opts.Token gets 401; the token is
 // compared in constant time. Without a token every request gets 401, unless
@@ -131,12 +134,21 @@ const Path = "/mcp"
 // refused, and so are requests to a loopback address naming another host (the
 // SDK's protection against DNS rebinding).
 func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
+	h, _ := newHandler(srv, opts)
+	return h
+}
+
+// newHandler is Handler, with the lineup that keeps its clients' requests in
+// order, for a server that notes when they arrived.
+func newHandler(srv *mcp.Server, opts HTTPOptions) (http.Handler, *lineup) {
+	line := &lineup{}
 	maxBody := opts.MaxBody
 	if maxBody <= 0 {
 		maxBody = agent.DefaultMaxLine
 	}
 	get := func(*http.Request) *mcp.Server { return srv }
 	var h http.Handler = &front{
+		line:    line,
 		maxBody: maxBody,
 		nsessions: func() int {
 			n := 0
@@ -152,14 +164,20 @@ func Handler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 	}
 	h = http.NewCrossOriginProtection().Handler(h)
 	if opts.Token == "" && opts.NoAuth {
-		return h
+		return arrivals(line, h), line
 	}
 	want := sha256.Sum256([]byte(opts.Token))
+	return arrivals(line, authorized(h, opts.Token, want)), line
+}
+
+// authorized passes on the requests that carry the bearer token whose
+// SHA-256 is want, and answers the others 401.
+func authorized(h http.Handler, token string, want [sha256.Size]byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(got))
 		// Hashing first makes the comparison constant-time in the token's length too.
-		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok || opts.Token == "" {
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok || token == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="memvault"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -186,8 +204,11 @@ func ServeHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPO
 	if timeout <= 0 {
 		timeout = DefaultBodyTimeout
 	}
+	h, line := newHandler(srv, opts)
+	ln = newArrivalListener(ln, line)
 	hs := &http.Server{
-		Handler:           Handler(srv, opts),
+		Handler:           h,
+		ConnContext:       connContext,
 		ReadHeaderTimeout: min(headerTimeout, timeout),
 		ReadTimeout:       timeout,
 		IdleTimeout:       idleTimeout,

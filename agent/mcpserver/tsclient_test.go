@@ -37,17 +37,7 @@ func skipUnlessCI(tb testing.TB, format string, args ...any) {
 // change another process commits. Pinned clients used to get -32022, protocol
 // version not supported.
 func TestMCPHTTPTypeScriptV2Client(t *testing.T) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			skipUnlessCI(t, "%s is not installed (apt-get install nodejs npm)", tool)
-		}
-	}
-	js := t.TempDir()
-	install := exec.Command("npm", "install", "--prefer-offline", "--no-audit", "--no-fund", "--no-save", "--prefix", js, tsClientPackage)
-	install.Dir = js
-	if out, err := install.CombinedOutput(); err != nil {
-		skipUnlessCI(t, "npm cannot install %s: %v\n%s", tsClientPackage, err, out)
-	}
+	js := installNodePackages(t, tsClientPackage)
 	script, err := os.ReadFile(filepath.Join("testdata", "tsclient.mjs"))
 	if err != nil {
 		t.Fatal(err)
