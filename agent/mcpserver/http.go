@@ -174,7 +174,7 @@ func newHandler(srv *mcp.Server, opts HTTPOptions) (http.Handler, *lineup) {
 // SHA-256 is want, and answers the others 401.
 func authorized(h http.Handler, token string, want [sha256.Size]byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, ok := bearerToken(r.Header.Get("Authorization"))
 		sum := sha256.Sum256([]byte(got))
 		// Hashing first makes the comparison constant-time in the token's length too.
 		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok || token == "" {
@@ -184,6 +184,17 @@ func authorized(h http.Handler, token string, want [sha256.Size]byte) http.Handl
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// bearerToken returns the token of an Authorization header of the Bearer
+// scheme, whose name HTTP compares without regard to case (RFC 9110, 11.1):
+// "bearer x" is as good as "Bearer x".
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
 }
 
 // ServeHTTP serves srv over streamable HTTP on ln, as Handler does,

@@ -45,3 +45,35 @@ func TestMCPHTTPNeedsToken(t *testing.T) {
 		t.Errorf("ServeHTTP with no token = %v, want ErrNoToken", err)
 	}
 }
+
+// TestMCPHTTPBearerAnyCase: HTTP compares the names of authentication
+// schemes without regard to case, and clients send "bearer" too; the token
+// was refused unless the scheme was spelled "Bearer".
+func TestMCPHTTPBearerAnyCase(t *testing.T) {
+	srv := mcpserver.New(vaulttest.New(t), mcpserver.Options{Poll: -1})
+	h := mcpserver.Handler(srv.Server, mcpserver.HTTPOptions{Token: "s3cret"})
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"Bearer s3cret", http.StatusOK},
+		{"bearer s3cret", http.StatusOK},
+		{"BEARER s3cret", http.StatusOK},
+		{"bEaReR  s3cret", http.StatusOK},
+		{"bearer s3cretx", http.StatusUnauthorized},
+		{"Basic s3cret", http.StatusUnauthorized},
+		{"Bearers3cret", http.StatusUnauthorized},
+		{"s3cret", http.StatusUnauthorized},
+	} {
+		req := httptest.NewRequest("POST", mcpserver.Path, strings.NewReader(
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"lower","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", tc.auth)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("initialize with Authorization %q: %d, want %d", tc.auth, rec.Code, tc.want)
+		}
+	}
+}
