@@ -19,7 +19,7 @@ type PathErrorKind int
 // The kinds of bad path. Each has its own answer in the memory tool contract.
 const (
 	PathOutside PathErrorKind = iota + 1 // not /memories or under it
-	PathEscape                           // a ".." segment or an encoded dot, slash or backslash
+	PathEscape                           // a ".." segment or an encoded dot, slash or backslash that leaves Root
 	PathInvalid                          // anything else malformed; Reason says what
 )
 
@@ -62,7 +62,12 @@ const (
 //   - PathEscape: a ".." segment (a backslash also separates segments here, so
 //     "..\x" counts), or a percent-encoded dot, slash or backslash at any depth of
 //     percent-decoding (%2e, %252e, %25252e, %%32%65, …, any case), in %u form
-//     (%u002e), or as an overlong UTF-8 sequence (%c0%ae).
+//     (%u002e), or as an overlong UTF-8 sequence (%c0%ae), when the path, so
+//     decoded and resolved, would leave Root ("/memories/..", "/memories/a/../..").
+//   - PathInvalid, Reason `".." segment` or "encoded dot, slash or backslash":
+//     the same, when the path would stay under Root ("/memories/a/../b",
+//     "/memories/a%2fb"). Nothing resolves or decodes a memory path: a name
+//     means what it says, or is refused.
 //   - PathInvalid otherwise: invalid UTF-8, a control character (NUL included),
 //     a backslash, an empty segment, a "." segment, a segment over 255 bytes, a
 //     name git reserves (see gitReserved).
@@ -81,7 +86,11 @@ func CleanPath(p string) (string, error) {
 		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reasonTooLong}
 	}
 	if reason := escapes(clean); reason != "" {
-		return "", &PathError{Path: p, Kind: PathEscape, Reason: reason}
+		kind := PathInvalid
+		if leaves(clean) {
+			kind = PathEscape
+		}
+		return "", &PathError{Path: p, Kind: kind, Reason: reason}
 	}
 	if reason := malformed(clean); reason != "" {
 		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reason}
@@ -111,6 +120,49 @@ func escapes(p string) string {
 	}
 }
 
+// leaves reports whether p, under Root, names a place outside Root once
+// every encoding escapes looks for is decoded and every ".." resolved: the
+// path a careless layer below would reach.
+func leaves(p string) bool {
+	d := decoded(p)
+	if i := strings.IndexByte(d, 0); i >= 0 {
+		d = d[:i] // where a C string would end
+	}
+	depth := 0
+	for _, seg := range strings.FieldsFunc(d[len(Root):], func(r rune) bool { return r == '/' || r == '\\' }) {
+		switch seg {
+		case ".":
+		case "..":
+			if depth--; depth < 0 {
+				return true
+			}
+		default:
+			depth++
+		}
+	}
+	return false
+}
+
+// decoded is p with every encoding of a dot, slash or backslash that
+// hasEncodedSeparator finds decoded, round after round. Each round that
+// changes p makes it shorter, so this ends.
+func decoded(p string) string {
+	for {
+		d := percentDecode(p)
+		if strings.Contains(d, "%u") || strings.Contains(d, "%U") {
+			d = uDecoder.Replace(strings.ToLower(d))
+		}
+		d = decodeOverlong(d)
+		if d == p {
+			return d
+		}
+		p = d
+	}
+}
+
+// uDecoder decodes the %u forms of a dot, slash and backslash, lower case.
+var uDecoder = strings.NewReplacer("%u002e", ".", "%u002f", "/", "%u005c", "\\")
+
 // encodedSeparators are the escapes of '.', '/' and '\' that CleanPath refuses,
 // lower case.
 var encodedSeparators = []string{"%2e", "%2f", "%5c", "%u002e", "%u002f", "%u005c"}
@@ -133,6 +185,33 @@ func hasEncodedSeparator(s string) bool {
 // encoding of '.', '/' or '\', the classic way past decoders that check for
 // "../" before decoding.
 func hasOverlongSeparator(s string) bool {
+	_, n := overlongSeparator(s)
+	return n > 0
+}
+
+// decodeOverlong replaces every overlong UTF-8 encoding of '.', '/' or '\'
+// in s by the character.
+func decodeOverlong(s string) string {
+	var b strings.Builder
+	for {
+		i, n := overlongSeparator(s)
+		if n == 0 {
+			if b.Len() == 0 {
+				return s
+			}
+			b.WriteString(s)
+			return b.String()
+		}
+		r, _ := decodeOverlongAt(s[i : i+n])
+		b.WriteString(s[:i])
+		b.WriteRune(r)
+		s = s[i+n:]
+	}
+}
+
+// overlongSeparator finds the first overlong encoding of '.', '/' or '\' in
+// s: where it starts, and its length, 0 when there is none.
+func overlongSeparator(s string) (at, length int) {
 	for i := 0; i < len(s); i++ {
 		var n int // length of an overlong sequence starting at i
 		switch c := s[i]; {
@@ -148,20 +227,24 @@ func hasOverlongSeparator(s string) bool {
 		if i+n > len(s) {
 			continue
 		}
-		r := rune(s[i]) & (0x7f >> n)
-		ok := true
-		for _, b := range []byte(s[i+1 : i+n]) {
-			if b&0xc0 != 0x80 {
-				ok = false
-				break
-			}
-			r = r<<6 | rune(b&0x3f)
-		}
-		if ok && (r == '.' || r == '/' || r == '\\') {
-			return true
+		if r, ok := decodeOverlongAt(s[i : i+n]); ok && (r == '.' || r == '/' || r == '\\') {
+			return i, n
 		}
 	}
-	return false
+	return 0, 0
+}
+
+// decodeOverlongAt decodes seq, a lead byte and its continuation bytes, as
+// UTF-8 decoding would if it allowed overlong forms.
+func decodeOverlongAt(seq string) (rune, bool) {
+	r := rune(seq[0]) & (0x7f >> len(seq))
+	for _, b := range []byte(seq[1:]) {
+		if b&0xc0 != 0x80 {
+			return 0, false
+		}
+		r = r<<6 | rune(b&0x3f)
+	}
+	return r, true
 }
 
 // percentDecode replaces every %XX (two hex digits) in s by the byte it encodes
