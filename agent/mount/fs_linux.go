@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -49,10 +51,11 @@ type FS struct {
 type memFile struct {
 	path    string
 	data    []byte
-	dirty   bool // changed since the last commit
-	wrote   bool // written to (write(2)) since the last commit
-	scratch bool // never committed
-	refused bool // its content was refused by the screen, and not written to since
+	dirty   bool   // changed since the last commit
+	wrote   bool   // written to (write(2)) since the last commit
+	scratch bool   // never committed
+	opener  string // the program that created or last opened it for writing
+	refused bool   // its content was refused by the screen, and not written to since
 	opens   int
 	removed bool // unlinked or replaced while open
 	mtime   time.Time
@@ -318,7 +321,7 @@ func (f *FS) commit(ctx context.Context, meta vault.Meta, fn func(tx *vault.Tx) 
 
 // writeFile commits data as the content of p, unless p holds it already, and
 // returns what it committed: data as the screen let it through. f.mu is held.
-func (f *FS) writeFile(ctx context.Context, p string, data []byte) ([]byte, error) {
+func (f *FS) writeFile(ctx context.Context, p string, data []byte, opener string) ([]byte, error) {
 	data, err := f.screen(p, data)
 	if err != nil {
 		return nil, err
@@ -327,7 +330,7 @@ func (f *FS) writeFile(ctx context.Context, p string, data []byte) ([]byte, erro
 	if k, _ := f.inVault(ctx, p); k == vault.KindNone {
 		cmd = "create"
 	}
-	err = f.commit(ctx, vault.Meta{Command: cmd, Agent: f.agent(ctx)}, func(tx *vault.Tx) error {
+	err = f.commit(ctx, vault.Meta{Command: cmd, Agent: f.agent(ctx, opener)}, func(tx *vault.Tx) error {
 		if cur, err := tx.ReadFile(ctx, p); err == nil && bytes.Equal(cur, data) {
 			return nil
 		}
@@ -385,17 +388,73 @@ func (f *FS) moveMemory(from, to string) {
 	}
 }
 
-// agent names the program behind a request: the command name the kernel keeps
-// for the calling process.
-func (f *FS) agent(ctx context.Context) string {
+// agent names the program behind a request (see program), or, when the
+// request names no process (the kernel sends a file's release on its own),
+// the one that opened the file, or else Options.Agent.
+func (f *FS) agent(ctx context.Context, opener ...string) string {
 	if c, ok := ctx.(*fuse.Context); ok && c.Pid != 0 {
-		if b, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(c.Pid), 10) + "/comm"); err == nil {
-			if name := strings.TrimSpace(string(b)); name != "" {
-				return name
-			}
+		if name := program(c.Pid); name != "" {
+			return name
+		}
+	}
+	for _, o := range opener {
+		if o != "" {
+			return o
 		}
 	}
 	return f.opts.Agent
+}
+
+// program names the program that thread pid belongs to. FUSE gives the
+// calling thread, and a thread's name (/proc/PID/comm) is often not the
+// program's: Claude Code writes from a thread called "Bun Pool 0". So the
+// name is the one the process was run by, argv[0] (which a native install of
+// Claude Code keeps as "claude" when its executable is a file named for its
+// version), else its executable's, else the name of its main thread. It is
+// cut to maxProgram bytes of printable text, "" when there is none.
+func program(pid uint32) string {
+	proc := "/proc/" + strconv.FormatUint(uint64(pid), 10)
+	name := ""
+	if b, err := os.ReadFile(proc + "/cmdline"); err == nil {
+		arg0, _, _ := strings.Cut(string(b), "\x00")
+		name = strings.TrimLeft(path.Base(arg0), "-") // a login shell's "-bash"
+	}
+	if name == "" || name == "." || name == "/" {
+		if exe, err := os.Readlink(proc + "/exe"); err == nil {
+			name = path.Base(strings.TrimSuffix(exe, " (deleted)"))
+		}
+	}
+	if name == "" || name == "." || name == "/" {
+		if b, err := os.ReadFile(proc + "/status"); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if tgid, ok := strings.CutPrefix(line, "Tgid:"); ok {
+					if c, err := os.ReadFile("/proc/" + strings.TrimSpace(tgid) + "/comm"); err == nil {
+						name = strings.TrimSpace(string(c))
+					}
+					break
+				}
+			}
+		}
+	}
+	return printable(name, maxProgram)
+}
+
+// maxProgram bounds the length of a program's name in a commit.
+const maxProgram = 64
+
+// printable keeps the printable characters of s, at most max bytes of them.
+func printable(s string, max int) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "") {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // errno maps a vault error to what the system call returns.
@@ -455,4 +514,18 @@ func validChild(dir, name string, limit int, refused syscall.Errno) (string, sys
 		return "", refused
 	}
 	return p, 0
+}
+
+// tempFor reports whether name, new in the folder dir, is an atomic writer's
+// temporary file for a file beside it (see the package function). f.mu is
+// held.
+func (f *FS) tempFor(ctx context.Context, dir, name string) bool {
+	return tempFor(name, func(base string) bool {
+		p := dir + "/" + base
+		if mf := f.files[p]; mf != nil {
+			return true
+		}
+		e, ok := f.list(ctx, dir)[base]
+		return ok && !e.Dir && e.Err == nil
+	})
 }

@@ -94,7 +94,7 @@ func (f *FS) flush(ctx context.Context, mf *memFile) syscall.Errno {
 	if mf.refused {
 		return syscall.EACCES // said once, when it was refused
 	}
-	data, err := f.writeFile(ctx, mf.path, mf.data)
+	data, err := f.writeFile(ctx, mf.path, mf.data, mf.opener)
 	if errors.Is(err, errRefused) {
 		mf.refused = true
 	}

@@ -4,7 +4,8 @@
 //
 // The folder is /memories. Every file closed after a write, every rename and
 // every delete is one commit, authored by the program that made it where the
-// system says which (/proc/PID/comm on Linux). Plaintext lives only in this
+// system says which (on Linux, the name the process was run by, from
+// /proc/PID/cmdline: not the name of the thread that wrote). Plaintext lives only in this
 // process and in the kernel: files are opened with direct I/O, so the kernel
 // keeps no page cache of them, and nothing is written to a disk. Editors'
 // scratch files (see [Scratch]) live in memory and are never committed; a
@@ -65,8 +66,22 @@ type Options struct {
 //   - LibreOffice's lock files .~lock.NAME#;
 //   - macOS's .DS_Store and ._NAME;
 //   - names with a ".tmp" part (NAME.tmp, NAME.tmp.PID.TIME, .NAME.tmp123),
-//     as atomic writers name the file they rename over their target;
-//   - Python's tempfile names: tmp and eight letters, digits or _.
+//     as atomic writers name the file they rename over their target, and
+//     NAME.tmp followed by six or eight letters, digits or _ (Python's
+//     tempfile given the prefix NAME.tmp, mkstemp's NAME.tmpXXXXXX);
+//   - Python's tempfile names: tmp and eight letters, digits or _;
+//   - hidden names ending in six or more digits: .NAME and a random number,
+//     as Go's os.CreateTemp, ioutil.TempFile and renameio name the file they
+//     rename over NAME;
+//   - hidden names of two dots or more whose last part looks random (six or
+//     more letters and digits with a digit in them, or both cases):
+//     .NAME.XXXXXX, as rsync and mkstemp-based writers name theirs;
+//   - names of two dots or more whose last part is eight or more digits:
+//     NAME.1234567890, as Node's write-file-atomic names its.
+//
+// The folder also keeps in memory a new file whose name is that of a file
+// beside it followed by a random part (NAME.x7Kq2p, .NAME8q2x9z1m,
+// NAMEa1b2c3d4): a temporary file to be renamed over it.
 //
 // A memory file of such a name is not lost: it lives in the folder until the
 // mount ends, and a rename to another name commits it.
@@ -89,6 +104,82 @@ func Scratch(name string) bool {
 		return true
 	case hasTmpPart(name), pythonTemp(name):
 		return true
+	case name[0] == '.' && trailingDigits(name) >= 6:
+		return true
+	}
+	if last := strings.LastIndexByte(name, '.'); last > 0 && strings.Count(name, ".") >= 2 {
+		tail := name[last+1:]
+		switch {
+		case name[0] == '.' && randomTail(tail):
+			return true
+		case len(tail) >= 8 && trailingDigits(tail) == len(tail):
+			return true
+		}
+	}
+	return false
+}
+
+// trailingDigits counts the decimal digits s ends with.
+func trailingDigits(s string) int {
+	n := 0
+	for n < len(s) && s[len(s)-1-n] >= '0' && s[len(s)-1-n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// randomTail reports whether s looks like the random part temporary files
+// are given: six or more letters, digits and _, with a digit among them, or
+// letters of both cases. A word ("backup", "notes") does not.
+func randomTail(s string) bool {
+	if len(s) < 6 {
+		return false
+	}
+	var digit, upper, lower bool
+	for _, c := range []byte(s) {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c == '_':
+		default:
+			return false
+		}
+	}
+	return digit || upper && lower
+}
+
+// pythonTail reports whether s is the random part Python's tempfile adds:
+// eight lowercase letters, digits or _ (a word, too, so it is taken as one
+// only glued to the name of the file it would replace).
+func pythonTail(s string) bool {
+	return len(s) == 8 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""
+}
+
+// tempFor reports whether name, new in the folder, is an atomic writer's
+// temporary file for a file beside it: that file's name, perhaps after a
+// dot, then perhaps a dot, a dash or an underscore, then a random part
+// (randomTail). isFile tells whether a name is a file beside it.
+func tempFor(name string, isFile func(string) bool) bool {
+	s := strings.TrimPrefix(name, ".")
+	for i := len(s) - 6; i > 0; i-- {
+		tail := s[i:]
+		if c := tail[0]; c == '.' || c == '-' || c == '_' {
+			continue // the separator goes with the tail, below
+		}
+		base, glued := s[:i], true
+		if c := base[len(base)-1]; c == '.' || c == '-' || c == '_' {
+			base, glued = base[:len(base)-1], false
+		}
+		// Atomic writers add to the whole name of their target, which for a
+		// memory file has an extension; a name without one is not judged so.
+		// Eight lowercase letters glued to an extension are no word.
+		if strings.Contains(base, ".") && (randomTail(tail) || glued && pythonTail(tail)) && isFile(base) {
+			return true
+		}
 	}
 	return false
 }
@@ -105,7 +196,8 @@ func vimSwap(name string) bool {
 }
 
 // hasTmpPart reports whether name holds ".tmp" followed by its end, a dot, a
-// dash, an underscore or a digit.
+// dash, an underscore or a digit, or by six or eight letters, digits and _
+// up to its end or a dot.
 func hasTmpPart(name string) bool {
 	for i := 0; ; {
 		j := strings.Index(name[i:], ".tmp")
@@ -117,6 +209,11 @@ func hasTmpPart(name string) bool {
 			return true
 		}
 		if c := name[k]; c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' {
+			return true
+		}
+		// A random part: Python's tempfile adds eight characters, mkstemp six.
+		rest, _, _ := strings.Cut(name[k:], ".")
+		if (len(rest) == 6 || len(rest) == 8) && strings.Trim(rest, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" {
 			return true
 		}
 		i = k

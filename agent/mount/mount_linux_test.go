@@ -292,6 +292,15 @@ func TestScratch(t *testing.T) {
 		"a.md.tmp": true, "a.md.tmp.123.456": true, ".a.md.tmp99": true, "tmpab_12x9z": true, "tmpab_12x9z.md": true,
 		"a.md": false, "MEMORY.md": false, "swp.md": false, "a.swp": false, "tmp.md": false, "a.tmpl": false,
 		"templates.md": false, "#tag.md": false, "tmpfile.md": false, "notes.tmpfile": false,
+		// Atomic writers' temporary files: Python's tempfile with the prefix
+		// NAME.tmp, mkstemp, Go's os.CreateTemp and renameio, rsync, Node's
+		// write-file-atomic.
+		"prefs.md.tmpbet8rmsq": true, "prefs.md.tmpAb3xQ9": true, ".prefs.md1234567890": true,
+		".prefs.md8674665223082153551": true, ".prefs.md.Xy3kQ9": true, ".prefs.md.x7k2p9": true,
+		"prefs.md.2983745612": true,
+		"notes.20241129":      false, ".notes.md": false, ".config.backup": false, "prefs.md.backup": false,
+		"notes.md.2024": false, "v1.2.3": false, ".hidden12345": false, "prefs.md.tmpfiles": false,
+		".prefs.md.Backup": true, "prefs.md.tmplate": false,
 	} {
 		if got := mount.Scratch(name); got != want {
 			t.Errorf("Scratch(%q) = %v, want %v", name, got, want)

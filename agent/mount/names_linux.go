@@ -186,7 +186,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	case !toScratch:
 		// A file held in memory (an atomic writer's temporary file, or a new
 		// file not yet closed) put in place: one commit of its content there.
-		data, err := f.writeFile(ctx, to, mf.data)
+		data, err := f.writeFile(ctx, to, mf.data, mf.opener)
 		if err != nil {
 			return errno(err)
 		}

@@ -166,7 +166,7 @@ func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn
 			if err != nil {
 				return errno(err)
 			}
-			if _, err := f.writeFile(ctx, p, resize(data, int(size))); err != nil {
+			if _, err := f.writeFile(ctx, p, resize(data, int(size)), ""); err != nil {
 				return errno(err)
 			}
 		}
@@ -273,13 +273,17 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if h.write && flags&syscall.O_TRUNC != 0 {
 		mf.data, mf.dirty, mf.mtime = nil, true, time.Now()
 	}
+	if h.write {
+		mf.opener = f.agent(ctx, mf.opener)
+	}
 	mf.opens++
 	h.mf = mf
 	return h, fuse.FOPEN_DIRECT_IO, 0
 }
 
 // Create implements fs.NodeCreater. The new file lives in memory until it is
-// closed, then is committed, unless its name is a scratch name.
+// closed, then is committed, unless its name is a scratch name, or that of an
+// atomic writer's temporary file for a file beside it (see tempFor).
 func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
 	dir, ok := n.memPath()
 	if !ok {
@@ -309,10 +313,11 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 		}
 		return ch, fh, fl, e
 	}
+	opener := f.agent(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
-	mf := &memFile{path: p, scratch: Scratch(name), dirty: true, opens: 1, mtime: now}
+	mf := &memFile{path: p, scratch: Scratch(name) || f.tempFor(ctx, dir, name), dirty: true, opens: 1, mtime: now, opener: opener}
 	f.files[p] = mf
 	f.fillAttr(vault.KindFile, 0, now, &out.Attr)
 	h := &handle{f: f, mf: mf, write: true, append: flags&syscall.O_APPEND != 0}
