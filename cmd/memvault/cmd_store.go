@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/memstore"
 )
 
@@ -56,6 +57,9 @@ func runStoreSync(ctx context.Context, v *vault.Vault, store string, pull bool, 
 	for _, p := range res.Conflicts {
 		fmt.Fprintf(out, "conflict: %s (both versions kept between markers; edit the file to settle it)\n", escape.Name(p))
 	}
+	for _, s := range res.SetAside {
+		fmt.Fprintf(out, "set aside: %s (refused by this vault; later syncs go on past it)\n", escape.Line(s))
+	}
 	if err != nil {
 		return err
 	}
@@ -98,6 +102,9 @@ func watchStore(ctx context.Context, v *vault.Vault, store string, every, timeou
 			return nil
 		case err != nil:
 			fmt.Fprintf(log, "memvault: memory store %s: %s\n", escape.Name(store), escape.Line(err.Error()))
+		case len(res.SetAside) > 0:
+			fmt.Fprintf(log, "memvault: memory store %s: %d versions pulled, %d changes pushed, %d set aside: %s\n",
+				escape.Name(store), res.Pulled, res.Pushed, len(res.SetAside), escape.Line(strings.Join(res.SetAside, "; ")))
 		case res.Pulled+res.Pushed > 0 || len(res.Conflicts) > 0:
 			fmt.Fprintf(log, "memvault: memory store %s: %d versions pulled, %d changes pushed, %d conflicts (%s)\n",
 				escape.Name(store), res.Pulled, res.Pushed, len(res.Conflicts), time.Since(start).Round(time.Millisecond))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"time"
@@ -37,7 +38,7 @@ type client struct {
 }
 
 func newClient(store string, opts []option.RequestOption) *client {
-	opts = append([]option.RequestOption{option.WithMaxRetries(6)}, opts...)
+	opts = append([]option.RequestOption{option.WithMaxRetries(6), boundedAnswers}, opts...)
 	return &client{api: anthropic.NewClient(opts...), store: store}
 }
 
@@ -96,21 +97,101 @@ func (c *client) content(ctx context.Context, id string) (string, error) {
 	return v.Content, nil
 }
 
-// list pages through the store's versions as params ask, handing each to keep.
+// Bounds on one listing of the store's versions, and on any one answer: a
+// store (or whatever answers at ANTHROPIC_BASE_URL) that never ends its
+// listing once had a sync hold every version it listed, hundreds of
+// megabytes, until --timeout. A listing of 100 versions a page holds their
+// metadata, a few hundred bytes each: the bounds let a pull take 100,000
+// versions at once, and a sync that meets them says so and stops.
+var (
+	maxListPages = 1000            // pages in one listing
+	maxListBytes = 32 << 20        // bytes of answers in one listing
+	listTimeout  = 5 * time.Minute // one listing, from its first request to its last page
+	maxAnswer    = int64(16 << 20) // bytes of any one answer
+)
+
+// ErrListBounds is wrapped by the error of a sync that stopped because a
+// listing of the store's versions went past its bounds in pages, bytes or
+// time, or repeated a page.
+var ErrListBounds = errors.New("the store's listing went past its bounds")
+
+// list pages through the store's versions as params ask, handing each to
+// keep, within the listing bounds.
 func (c *client) list(ctx context.Context, params anthropic.BetaMemoryStoreMemoryVersionListParams, keep func(version)) error {
-	page, err := c.api.Beta.MemoryStores.MemoryVersions.List(ctx, c.store, params)
-	for ; err == nil && page != nil; page, err = page.GetNextPage() {
+	lctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	var size int
+	cursors := map[string]bool{}
+	page, err := c.api.Beta.MemoryStores.MemoryVersions.List(lctx, c.store, params)
+	for pages := 1; err == nil && page != nil; pages++ {
+		if size += len(page.RawJSON()); size > maxListBytes {
+			return fmt.Errorf("memory store %s: list the store's versions: %w: over %d MiB of answers", c.store, ErrListBounds, maxListBytes>>20)
+		}
 		for _, v := range page.Data {
 			keep(toVersion(v))
 		}
-		if len(page.Data) == 0 {
+		if len(page.Data) == 0 || page.NextPage == "" {
 			break
 		}
+		switch {
+		case cursors[page.NextPage]:
+			return fmt.Errorf("memory store %s: list the store's versions: %w: it sent a page it had sent before", c.store, ErrListBounds)
+		case pages >= maxListPages:
+			return fmt.Errorf("memory store %s: list the store's versions: %w: it did not end within %d pages", c.store, ErrListBounds, maxListPages)
+		}
+		cursors[page.NextPage] = true
+		page, err = page.GetNextPage()
+	}
+	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
+		return fmt.Errorf("memory store %s: list the store's versions: %w: it did not end within %v", c.store, ErrListBounds, listTimeout)
 	}
 	if err != nil {
 		return c.explain("list the store's versions", err)
 	}
 	return nil
+}
+
+// boundedAnswers cuts any answer longer than maxAnswer bytes: the SDK reads
+// an answer whole before it decodes it.
+var boundedAnswers = option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err == nil && res.Body != nil {
+		res.Body = &boundedBody{ReadCloser: res.Body, res: res, left: maxAnswer}
+	}
+	return res, err
+})
+
+// errAnswerTooLong is the read error of an answer over maxAnswer bytes.
+var errAnswerTooLong = fmt.Errorf("%w: an answer over %d MiB", ErrListBounds, maxAnswer>>20)
+
+type boundedBody struct {
+	io.ReadCloser
+	res  *http.Response
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the limit from a longer one.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			// Asking again would bring the same: the SDK retries a body it
+			// could not read unless told not to.
+			b.res.Header.Set("x-should-retry", "false")
+			return 0, errAnswerTooLong
+		}
+		if err == nil {
+			err = io.ErrNoProgress
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {

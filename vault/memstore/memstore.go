@@ -60,6 +60,10 @@ type Result struct {
 	Redacted  []string // versions redacted in the store, whose content was not fetched
 	Pushed    int      // creates, updates and deletes the store took
 	Conflicts []string // vault paths left with conflict markers
+	// SetAside are the versions the vault refused (a path no memory may
+	// have, content over its limits), each "ID: why": passed over, now and
+	// by later syncs, which go on past them.
+	SetAside []string
 }
 
 // Sync pulls the store's versions since the last sync into the vault and,
@@ -113,10 +117,13 @@ func (s *syncer) say(format string, args ...any) {
 	}
 }
 
+// errStorePath: a store path that does not start with "/".
+var errStorePath = errors.New("the store's path does not start with /")
+
 // vaultPath is the vault path of store path p.
 func vaultPath(p string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
-		return "", fmt.Errorf("the store's path %q does not start with /", p)
+		return "", fmt.Errorf("%w: %q", errStorePath, p)
 	}
 	return vault.CleanPath(vault.Root + p)
 }

@@ -134,7 +134,10 @@ func (p *puller) applyWindow(ctx context.Context, todo []version, start, end int
 		if replayed[v.ID] {
 			p.settleReplayed(v)
 		} else if err := p.apply(ctx, v); err != nil {
-			return fmt.Errorf("memory store %s: version %s: %w", p.c.store, v.ID, err)
+			if !refused(err) {
+				return fmt.Errorf("memory store %s: version %s: %w", p.c.store, v.ID, err)
+			}
+			p.setAside(v, err)
 		}
 		todo[i].Content = ""
 		p.st.advance(v)
@@ -148,6 +151,30 @@ func (p *puller) applyWindow(ctx context.Context, todo []version, start, end int
 		}
 	}
 	return nil
+}
+
+// refused tells whether err is the vault's refusal of one version's path or
+// content, which no later sync would change: that version is set aside.
+// Other errors (the disk, the network) stop the pull, to go on later.
+func refused(err error) bool {
+	var pe *vault.PathError
+	return errors.As(err, &pe) || errors.Is(err, errStorePath) || errors.Is(err, vault.ErrTooLarge) ||
+		errors.Is(err, vault.ErrNotDir) || errors.Is(err, vault.ErrIsDir)
+}
+
+// maxSetAside bounds the versions the state names as set aside: the newest.
+const maxSetAside = 1000
+
+// setAside passes over version v, which the vault refused: the sync goes on
+// past it, now and later, and says which and why. A version that once
+// stopped every later sync for good: its path held "..".
+func (p *puller) setAside(v version, why error) {
+	p.res.SetAside = append(p.res.SetAside, v.ID+": "+why.Error())
+	p.say("version %s set aside: %v", v.ID, why)
+	p.st.SetAside = append(p.st.SetAside, v.ID)
+	if n := len(p.st.SetAside); n > maxSetAside {
+		p.st.SetAside = p.st.SetAside[n-maxSetAside:]
+	}
 }
 
 // replayed returns the versions of this store that the vault's recent commits

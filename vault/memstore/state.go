@@ -31,6 +31,9 @@ type state struct {
 	Seen  []string  `json:"seen,omitempty"`
 	// Mine are versions this vault's pushes wrote: a pull skips them.
 	Mine []string `json:"mine,omitempty"`
+	// SetAside are the newest versions the vault refused, which the cursor
+	// has passed (see Result.SetAside).
+	SetAside []string `json:"set_aside,omitempty"`
 	// Memories are the store's memories as of the last sync, by id.
 	Memories map[string]synced `json:"memories"`
 	// Commit is the vault's head when the store last matched it: the base
