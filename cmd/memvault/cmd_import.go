@@ -105,8 +105,7 @@ func runImport(ctx context.Context, g *globalOptions, source string, o importOpt
 	if o.history {
 		return importHistory(ctx, v, source, o, out, errw)
 	}
-	base := memoriesFolder(source)
-	files, skipped, err := readFolder(ctx, base, o.to, v.Limits())
+	files, skipped, err := readFolder(ctx, source, o.to, v.Limits())
 	if err != nil {
 		return err
 	}

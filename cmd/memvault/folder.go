@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
 	"syscall"
 
 	"github.com/memvault/memvault/vault"
@@ -18,61 +15,41 @@ import (
 // The plain folder memvault import reads: an SDK's local-filesystem memory
 // folder, a folder memvault export wrote, or any folder of text files.
 
-// memoriesFolder is the folder whose files are imported: SOURCE/memories when
-// SOURCE is an SDK base folder (or a folder export wrote), else SOURCE.
-func memoriesFolder(source string) string {
-	m := filepath.Join(source, "memories")
-	if fi, err := os.Lstat(m); err == nil && fi.IsDir() {
-		return m
-	}
-	return source
-}
-
-// readFolder reads the files under base as files for the memory folder to. What
-// cannot be a memory file is returned in skipped, by memory path.
-func readFolder(ctx context.Context, base, to string, limits vault.Limits) (files []vault.ImportFile, skipped []vault.ImportSkip, err error) {
-	err = filepath.WalkDir(base, func(p string, d fs.DirEntry, werr error) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p == base {
-			return werr
-		}
-		rel, _ := filepath.Rel(base, p)
-		mp := path.Join(to, filepath.ToSlash(rel))
-		skip := func(reason string) error {
-			skipped = append(skipped, vault.ImportSkip{Path: mp, Reason: reason})
-			if d != nil && d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch {
-		case werr != nil:
-			return skip("cannot be read: " + werr.Error())
-		case d.Name() == ".git":
-			return skip("git metadata, not memory (--history imports a repository's commits)")
-		case d.IsDir():
-			return nil
-		case d.Type()&fs.ModeSymlink != 0:
-			return skip("a symbolic link")
-		case !d.Type().IsRegular():
-			return skip("not a regular file")
-		}
-		if limits.MaxFiles > 0 && len(files) >= limits.MaxFiles {
-			return fmt.Errorf("import: %s holds more than %d files, the vault's limit (memvault.maxFiles in its config); nothing imported", base, limits.MaxFiles)
-		}
-		data, reason := readImportFile(p, limits.MaxFileSize)
-		if reason != "" {
-			return skip(reason)
-		}
-		files = append(files, vault.ImportFile{Path: mp, Data: data})
-		return nil
-	})
+// readFolder reads the files under SOURCE/memories, when SOURCE is an SDK
+// base folder (or a folder export wrote), or else SOURCE, as files for the
+// memory folder to. What cannot be a
+// memory file is returned in skipped, by memory path. Where the system can
+// (see walkFolder), every folder and file under SOURCE is opened relative to
+// the folder that holds it, never following a symbolic link, so that a
+// folder swapped for a link during the walk is not followed out of SOURCE.
+func readFolder(ctx context.Context, source, to string, limits vault.Limits) (files []vault.ImportFile, skipped []vault.ImportSkip, err error) {
+	w := &walker{ctx: ctx, limits: limits}
+	base, err := w.walk(source, to)
 	if err != nil {
 		return nil, nil, fmt.Errorf("import: %w", err)
 	}
-	return files, skipped, nil
+	if limits.MaxFiles > 0 && len(w.files) > limits.MaxFiles {
+		return nil, nil, fmt.Errorf("import: %s holds more than %d files, the vault's limit (memvault.maxFiles in its config); nothing imported", base, limits.MaxFiles)
+	}
+	return w.files, w.skipped, nil
+}
+
+// walker gathers the files of a walk, and what it leaves out.
+type walker struct {
+	ctx     context.Context
+	limits  vault.Limits
+	files   []vault.ImportFile
+	skipped []vault.ImportSkip
+}
+
+func (w *walker) skip(mp, reason string) {
+	w.skipped = append(w.skipped, vault.ImportSkip{Path: mp, Reason: reason})
+}
+
+// full tells whether the walk holds more files than the vault may: it stops
+// there, and readFolder says so.
+func (w *walker) full() bool {
+	return w.limits.MaxFiles > 0 && len(w.files) > w.limits.MaxFiles
 }
 
 // readImportFile reads the file at p, or says why it is left out. The listing
@@ -91,6 +68,11 @@ func readImportFile(p string, max int64) ([]byte, string) {
 	if err != nil {
 		return nil, "cannot be read: " + err.Error()
 	}
+	return readOpened(f, max)
+}
+
+// readOpened reads f, which it closes, as readImportFile does.
+func readOpened(f *os.File, max int64) ([]byte, string) {
 	defer f.Close()
 	fi, err := f.Stat()
 	switch {
