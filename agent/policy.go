@@ -38,11 +38,66 @@ func ParseSecretPolicy(s string) SecretPolicy {
 }
 
 // secretRule finds one kind of secret. check, when set, confirms a match the
-// pattern alone cannot (a card number's Luhn digit).
+// pattern alone cannot (a card number's Luhn digit). hint, when set, tells
+// whether the text may hold one at all: most patterns begin with \b, which
+// leaves the regexp package no literal to look for first, so it tried the
+// pattern at every byte of every text, and an import of 10,000 small files
+// spent 1.5 s of CPU in the rules alone.
 type secretRule struct {
 	kind  string
 	re    *regexp.Regexp
 	check func(string) bool
+	hint  func(string) bool
+}
+
+// holdsAny returns a hint: the text holds one of subs.
+func holdsAny(subs ...string) func(string) bool {
+	return func(text string) bool {
+		for _, s := range subs {
+			if strings.Contains(text, s) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// holdsFold tells whether text holds word (ASCII lowercase), in any case.
+func holdsFold(word string) func(string) bool {
+	return func(text string) bool {
+		for i := 0; i+len(word) <= len(text); i++ {
+			j := strings.IndexAny(text[i:], word[:1]+strings.ToUpper(word[:1]))
+			if j < 0 || i+j+len(word) > len(text) {
+				return false
+			}
+			i += j
+			if strings.EqualFold(text[i:i+len(word)], word) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// holdsDigits tells whether text holds a run of at least 13 digits, each
+// after the one before or after a single space or dash, as a card number is
+// written.
+func holdsDigits(text string) bool {
+	n, gap := 0, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= '0' && c <= '9':
+			if n++; n >= 13 {
+				return true
+			}
+			gap = false
+		case (c == ' ' || c == '-') && n > 0 && !gap:
+			gap = true
+		default:
+			n, gap = 0, false
+		}
+	}
+	return false
 }
 
 // secretRules is our own small rule set, after the prefixes the issuers
@@ -52,17 +107,27 @@ type secretRule struct {
 // half a millisecond of every process's start, a view or a listing included.
 var secretRules = sync.OnceValue(func() []secretRule {
 	return []secretRule{
-		{kind: "private key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----|$)`)},
-		{kind: "age identity", re: regexp.MustCompile(`\bAGE-SECRET-KEY-(?:[A-Z0-9]+-)?1[02-9AC-HJ-NP-Z]{50,}`)},
-		{kind: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_\-]{20,}`)},
-		{kind: "OpenAI API key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`)},
-		{kind: "AWS access key id", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}\b`)},
-		{kind: "GitHub token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82})\b`)},
-		{kind: "Slack token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-		{kind: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-		{kind: "JSON Web Token", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`)},
-		{kind: "bearer token", re: regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9_\-.~+/]{20,}=*`)},
-		{kind: "card number", re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), check: luhnCard},
+		{kind: "private key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----|$)`),
+			hint: holdsAny("PRIVATE KEY")},
+		{kind: "age identity", re: regexp.MustCompile(`\bAGE-SECRET-KEY-(?:[A-Z0-9]+-)?1[02-9AC-HJ-NP-Z]{50,}`),
+			hint: holdsAny("AGE-SECRET-KEY-")},
+		{kind: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_\-]{20,}`),
+			hint: holdsAny("sk-ant-")},
+		{kind: "OpenAI API key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`),
+			hint: holdsAny("sk-")},
+		{kind: "AWS access key id", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}\b`),
+			hint: holdsAny("AKIA", "ASIA", "ABIA", "ACCA", "A3T")},
+		{kind: "GitHub token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82})\b`),
+			hint: holdsAny("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")},
+		{kind: "Slack token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
+			hint: holdsAny("xox")},
+		{kind: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
+			hint: holdsAny("AIza")},
+		{kind: "JSON Web Token", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`),
+			hint: holdsAny("eyJ")},
+		{kind: "bearer token", re: regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9_\-.~+/]{20,}=*`),
+			hint: holdsFold("bearer")},
+		{kind: "card number", re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), check: luhnCard, hint: holdsDigits},
 	}
 })
 
@@ -84,6 +149,9 @@ func findSecrets(text string) []secret {
 		return false
 	}
 	for _, r := range secretRules() {
+		if r.hint != nil && !r.hint(text) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringIndex(text, -1) {
 			if taken(m[0], m[1]) || r.check != nil && !r.check(text[m[0]:m[1]]) {
 				continue

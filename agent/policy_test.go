@@ -70,6 +70,34 @@ func TestFindSecrets(t *testing.T) {
 	}
 }
 
+// TestSecretHintsHideNothing: a rule's hint, which spares the pattern a
+// text that cannot hold its secret, passes every text the pattern matches.
+func TestSecretHintsHideNothing(t *testing.T) {
+	texts := []string{fakeAnthropic, fakeOpenAI, fakeOpenAI48, fakeAWS, fakeGitHub, fakeGitHubPAT, fakeSlack,
+		fakeGoogle, fakeJWT, fakePEM, fakeBearer, fakeCard, fakeAgeID, "5555-5555-5555-4444",
+		"authorization: BEARER " + strings.Repeat("tOk3n", 6), "bEaReR\t" + strings.Repeat("x", 20), "A3T" + "XAKIAIOSFODNN7EX"}
+	for _, r := range secretRules() {
+		for _, text := range texts {
+			for _, variant := range []string{text, "x " + text + " y", strings.ToLower(text), strings.ToUpper(text)} {
+				if r.re.MatchString(variant) && r.hint != nil && !r.hint(variant) {
+					t.Errorf("rule %s: the pattern matches %q, the hint says it cannot", r.kind, variant)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkFindSecrets scans a kilobyte of text that holds no secret, as
+// most memory files do: an import of 10,000 of them scans 10,000.
+func BenchmarkFindSecrets(b *testing.B) {
+	text := "# Notes on the project\n" + strings.Repeat("The meeting moved to Thursday; bring the draft. 42 items.\n", 17)
+	for b.Loop() {
+		if found := findSecrets(text); len(found) != 0 {
+			b.Fatal(found)
+		}
+	}
+}
+
 func TestParseSecretPolicy(t *testing.T) {
 	for in, want := range map[string]SecretPolicy{"": SecretsWarn, "off": SecretsOff, " Redact ": SecretsRedact,
 		"reject": SecretsReject, "warn": SecretsWarn, "bogus": SecretsWarn} {
