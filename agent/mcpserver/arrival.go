@@ -26,6 +26,7 @@ type arrivalListener struct {
 
 func newArrivalListener(ln net.Listener, line *lineup) *arrivalListener {
 	l := &arrivalListener{Listener: ln, line: line, conns: map[*arrivalConn]struct{}{}}
+	stampListener(ln)
 	if canTellUnread(ln) {
 		line.unread = l.unread
 	}

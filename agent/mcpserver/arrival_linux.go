@@ -71,6 +71,21 @@ func (k *kernelStamps) read(p []byte) (int, time.Time, error) {
 	return n, at, nil
 }
 
+// stampListener asks the kernel to note when each byte ln's connections
+// receive arrived: set on the listening socket, the option is inherited by
+// every connection accepted from it, so the bytes a client sends before its
+// connection is accepted are noted too (set on the connection after accept,
+// they are not, and their time is that of the read).
+func stampListener(ln net.Listener) {
+	if tl, ok := ln.(*net.TCPListener); ok {
+		if rc, err := tl.SyscallConn(); err == nil {
+			rc.Control(func(fd uintptr) {
+				_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+			})
+		}
+	}
+}
+
 // canTellUnread tells whether acceptQueued can read ln's accept queue.
 func canTellUnread(ln net.Listener) bool {
 	_, ok := ln.(*net.TCPListener)

@@ -15,6 +15,8 @@ type stampReader interface {
 
 func newStampReader(net.Conn) stampReader { return nil }
 
+func stampListener(net.Listener) {}
+
 func canTellUnread(net.Listener) bool { return false }
 
 func acceptQueued(net.Listener) bool { return false }
