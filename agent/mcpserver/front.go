@@ -129,10 +129,16 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if calls.n == 0 || key == "" {
 		place.leave() // in no line: those behind it need not wait
+		if calls.opens && calls.hasID && sid == "" {
+			// An initialize makes a session, whose line expects the id
+			// after this one next, and waits for it when a later one comes
+			// first.
+			w = &seedWriter{ResponseWriter: w, seed: func(sid string) { f.line.seed("session "+sid, calls.id+1) }}
+		}
 		f.handler(modern).ServeHTTP(w, r)
 		return
 	}
-	done, err := place.join(r.Context(), key, calls.id, calls.hasID)
+	done, err := place.join(r.Context(), call{key: key, id: calls.id, hasID: calls.hasID, opens: calls.opens})
 	if err != nil {
 		return // the client is gone
 	}
@@ -184,6 +190,7 @@ type calls struct {
 	client           string // the client's name and version, from the first one's _meta
 	id               int64  // the first one's id, when it is a number (hasID)
 	hasID            bool
+	opens            bool // the first one is an initialize or a server/discover
 }
 
 // readCalls reads the requests in a body, one message or a batch. A body it
@@ -219,6 +226,7 @@ func readCalls(body []byte) calls {
 			if n, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
 				c.id, c.hasID = n, true
 			}
+			c.opens = m.Method == "initialize" || m.Method == "server/discover"
 		}
 		c.n++
 		c.listen = c.listen || m.Method == methodListen
@@ -288,6 +296,42 @@ func (c *clientSessions) id(key string, now time.Time) string {
 	s.seen = now
 	return s.id
 }
+
+// seedWriter hands seed the session an answer names, as it is written.
+type seedWriter struct {
+	http.ResponseWriter
+	seed func(sid string)
+	done bool
+}
+
+func (s *seedWriter) check() {
+	if !s.done {
+		s.done = true
+		if sid := s.Header().Get("Mcp-Session-Id"); sid != "" {
+			s.seed(sid)
+		}
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (s *seedWriter) WriteHeader(code int) {
+	s.check()
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *seedWriter) Write(b []byte) (int, error) {
+	s.check()
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher, which the event streams need.
+func (s *seedWriter) Flush() {
+	s.check()
+	http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (s *seedWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // firstWrite calls then at the first write of the body.
 type firstWrite struct {

@@ -27,14 +27,19 @@ import (
 // for those ahead of it in its line to be done.
 //
 // A client that sends a request while a connection of its own is still being
-// opened for the one before puts the later one on the wire first. So within
-// a line, two requests that came less than window apart run in the order of
+// opened for the one before puts the later one on the wire first, and a busy
+// one (Node under load) may not even have begun to open it. So within a
+// line, two requests that came less than window apart run in the order of
 // their JSON-RPC ids when both are numbers: every SDK numbers a client's
-// requests in the order they are made.
+// requests in the order they are made. And a request whose id is past the
+// next one its line expects waits, up to window, for the ones between; a
+// line whose missing ids never come (a client that numbers its requests to
+// other servers from the same count) is not made to wait again.
 type lineup struct {
 	mu       sync.Mutex
 	arrivals []*arrival            // not yet left
 	lines    map[string][]*arrival // each line's keyed arrivals not yet left, in the order they run
+	ids      map[string]*lineIDs   // each line's next id, by line, the newest maxLines
 	changed  chan struct{}         // closed, and replaced, whenever an arrival changes
 	// unread reports whether a request has reached the server that no
 	// connection has read yet: then an arrival is still to come that may be
@@ -57,6 +62,25 @@ const (
 	window = 250 * time.Millisecond
 )
 
+// lineIDs is what a line knows of its client's request ids.
+type lineIDs struct {
+	next  int64 // the id expected next: one past the highest that ran
+	gappy bool  // ids went missing for good once: a gap is not waited on
+	used  time.Time
+}
+
+// maxLines bounds the lines whose ids the lineup keeps: of a line
+// forgotten, no id is expected until one runs.
+const maxLines = 4096
+
+// call is what a request's body tells the lineup.
+type call struct {
+	key   string // its line
+	id    int64  // its JSON-RPC id, when hasID
+	hasID bool
+	opens bool // initialize or server/discover, which a client sends first
+}
+
 // arrival is one request's place: when it reached the server, and, once
 // known, its group, its line and its id.
 type arrival struct {
@@ -68,6 +92,7 @@ type arrival struct {
 	key    string    // its line, set once keyed
 	id     int64     // its JSON-RPC id, when hasID
 	hasID  bool
+	opens  bool // it may start its line: no id is expected before it
 	placed bool
 	keyed  bool
 	begun  bool // it runs, or ran: nothing goes ahead of it any more
@@ -112,16 +137,15 @@ func (a *arrival) place(group string) {
 	a.l.changedLocked()
 }
 
-// join names the line the arrival's request belongs to, key, and its
-// JSON-RPC id when it is a number, and waits until every request ahead of
-// it in that line is done, or ctx ends (then it returns ctx's error). It
-// returns the function to call when this request is done, which lets the
-// next one go; it may be called more than once, and leave calls it too. The
-// arrival must have been placed.
-func (a *arrival) join(ctx context.Context, key string, id int64, hasID bool) (done func(), err error) {
+// join names the line the arrival's request belongs to and its JSON-RPC id
+// (c), and waits until every request ahead of it in that line is done, or
+// ctx ends (then it returns ctx's error). It returns the function to call
+// when this request is done, which lets the next one go; it may be called
+// more than once, and leave calls it too. The arrival must have been placed.
+func (a *arrival) join(ctx context.Context, c call) (done func(), err error) {
 	l := a.l
 	l.mu.Lock()
-	a.key, a.keyed, a.id, a.hasID = key, true, id, hasID
+	a.key, a.keyed, a.id, a.hasID, a.opens = c.key, true, c.id, c.hasID, c.opens
 	l.enterLocked(a)
 	l.changedLocked()
 	l.mu.Unlock()
@@ -148,7 +172,7 @@ func (a *arrival) join(ctx context.Context, key string, id int64, hasID bool) (d
 			l.mu.Lock()
 			wait, poll = l.waitLocked(a, now)
 			if !wait && !poll {
-				a.begun = true
+				l.beginLocked(a, now)
 				l.mu.Unlock()
 				return a.finish, nil
 			}
@@ -173,11 +197,81 @@ func (a *arrival) join(ctx context.Context, key string, id int64, hasID bool) (d
 			// Those behind wait for every request ahead of them in their
 			// line, not only for this one: giving up keeps their order.
 			l.mu.Lock()
-			a.begun = true
+			l.beginLocked(a, time.Now())
 			l.mu.Unlock()
 			return a.finish, ctx.Err()
 		}
 	}
+}
+
+// beginLocked lets a go: nothing goes ahead of it any more, and its line
+// expects the id after its own. A line is known from its first
+// server/discover on (whose id may be no number: the TypeScript SDK's v2
+// numbers the requests after it from 0), or from the id of a request that
+// ran.
+func (l *lineup) beginLocked(a *arrival, now time.Time) {
+	a.begun = true
+	switch {
+	case a.hasID:
+		li := l.lineIDsLocked(a.key, now)
+		li.next = max(li.next, a.id+1)
+	case a.opens:
+		l.lineIDsLocked(a.key, now)
+	}
+}
+
+// seed says line key expects next as its first id: the id after that of
+// the initialize that made its session.
+func (l *lineup) seed(key string, next int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	li := l.lineIDsLocked(key, time.Now())
+	li.next = max(li.next, next)
+	l.changedLocked()
+}
+
+// lineIDsLocked returns what line key knows of its ids, made anew when there
+// is none, forgetting the least recently used line beyond maxLines.
+func (l *lineup) lineIDsLocked(key string, now time.Time) *lineIDs {
+	if l.ids == nil {
+		l.ids = map[string]*lineIDs{}
+	}
+	li := l.ids[key]
+	if li == nil {
+		if len(l.ids) >= maxLines {
+			oldest := ""
+			for k, x := range l.ids {
+				if oldest == "" || x.used.Before(l.ids[oldest].used) {
+					oldest = k
+				}
+			}
+			delete(l.ids, oldest)
+		}
+		li = &lineIDs{}
+		l.ids[key] = li
+	}
+	li.used = now
+	return li
+}
+
+// missingLocked tells whether a's id is past the one its line expects next
+// and that one is not in the line: a request sent before a that has not
+// come yet. Nothing is expected of a line not known yet.
+func (l *lineup) missingLocked(a *arrival) (line *lineIDs, missing bool) {
+	if !a.hasID || a.opens {
+		return nil, false
+	}
+	li := l.ids[a.key]
+	if li == nil || li.gappy || a.id <= li.next {
+		return li, false
+	}
+	next := li.next
+	for _, b := range l.lines[a.key] {
+		if b.hasID && b.id == next {
+			return li, false // it is here: it goes first by its id
+		}
+	}
+	return li, true
 }
 
 // enterLocked puts a keyed arrival in its line: after those that began,
@@ -233,6 +327,15 @@ func (l *lineup) waitLocked(a *arrival, now time.Time) (wait, poll bool) {
 			return true, poll
 		case since < window:
 			poll = true
+		}
+	}
+	if li, missing := l.missingLocked(a); missing {
+		if now.Sub(a.seen) < window {
+			poll = true
+		} else {
+			// Gone for good: the line's ids have gaps, which are not
+			// waited on again.
+			li.gappy = true
 		}
 	}
 	return false, poll

@@ -11,7 +11,7 @@ import (
 func joined(a *arrival, key string, id int64) <-chan func() {
 	ch := make(chan func(), 1)
 	go func() {
-		done, _ := a.join(context.Background(), key, id, true)
+		done, _ := a.join(context.Background(), call{key: key, id: id, hasID: true})
 		ch <- done
 	}()
 	return ch
@@ -45,10 +45,10 @@ func TestLineupEarlierArrivalReadLater(t *testing.T) {
 	first := l.arrive(t0, true)
 	second := l.arrive(t0.Add(300*time.Microsecond), false)
 	second.place("g")
-	ch2 := joined(second, "k", 2)
+	ch2 := joined(second, "k", 1)
 	waiting(t, ch2, "the later request, with an earlier one not yet placed")
 	first.place("g")
-	ch1 := joined(first, "k", 1)
+	ch1 := joined(first, "k", 0)
 	done1 := ran(t, ch1, "the earlier request")
 	waiting(t, ch2, "the later request, with the earlier one running")
 	done1()
@@ -61,6 +61,7 @@ func TestLineupEarlierArrivalReadLater(t *testing.T) {
 func TestLineupIDsOrderCloseArrivals(t *testing.T) {
 	l := &lineup{}
 	t0 := time.Now()
+	l.seed("k", 7)
 	view := l.arrive(t0, false)
 	create := l.arrive(t0.Add(2*time.Millisecond), false)
 	view.place("g")
@@ -85,8 +86,8 @@ func TestLineupLinesIndependent(t *testing.T) {
 	b := l.arrive(t0.Add(time.Millisecond), false)
 	a.place("g")
 	b.place("g")
-	chA := joined(a, "one", 5)
-	chB := joined(b, "two", 1)
+	chA := joined(a, "one", 0)
+	chB := joined(b, "two", 0)
 	doneA := ran(t, chA, "the first line's request")
 	ran(t, chB, "the other line's request, while the first runs")()
 	doneA()
@@ -95,12 +96,12 @@ func TestLineupLinesIndependent(t *testing.T) {
 	d := l.arrive(t0.Add(2*time.Second), false)
 	c.place("g")
 	d.place("g")
-	chC := joined(c, "one", 9)
-	chD := joined(d, "one", 2)
-	doneC := ran(t, chC, "id 9")
-	waiting(t, chD, "id 2, a second after id 9")
+	chC := joined(c, "one", 2)
+	chD := joined(d, "one", 1)
+	doneC := ran(t, chC, "id 2")
+	waiting(t, chD, "id 1, a second after id 2")
 	doneC()
-	ran(t, chD, "id 2")()
+	ran(t, chD, "id 1")()
 }
 
 // A connection that comes and sends nothing holds the others back only
@@ -114,7 +115,7 @@ func TestLineupSilentConnectionBounded(t *testing.T) {
 		a := l.arrive(t0.Add(time.Millisecond), false)
 		a.place("g")
 		start := time.Now()
-		ran(t, joined(a, "k", 1), "a request behind a silent connection")()
+		ran(t, joined(a, "k", 0), "a request behind a silent connection")()
 		limit := settle
 		if fresh {
 			limit = window
@@ -135,14 +136,14 @@ func TestLineupCancelKeepsOrder(t *testing.T) {
 	for _, x := range []*arrival{a, b, c} {
 		x.place("g")
 	}
-	chA := joined(a, "k", 1)
+	chA := joined(a, "k", 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	chB := make(chan error, 1)
 	go func() {
-		_, err := b.join(ctx, "k", 2, true)
+		_, err := b.join(ctx, call{key: "k", id: 1, hasID: true})
 		chB <- err
 	}()
-	chC := joined(c, "k", 3)
+	chC := joined(c, "k", 2)
 	doneA := ran(t, chA, "the first")
 	waiting(t, chC, "the third")
 	cancel()
@@ -153,4 +154,45 @@ func TestLineupCancelKeepsOrder(t *testing.T) {
 	waiting(t, chC, "the third while the first runs")
 	doneA()
 	ran(t, chC, "the third")()
+}
+
+// A request whose id is past the one its line expects waits for the ones
+// between, which a client under load may not have begun to send: a view
+// (id 2) came, and the create before it (id 1) came later, with no trace
+// of it at the server before.
+func TestLineupWaitsForMissingID(t *testing.T) {
+	l := &lineup{}
+	l.seed("k", 1) // the session's initialize was id 0
+	t0 := time.Now()
+	view := l.arrive(t0, false)
+	view.place("g")
+	chView := joined(view, "k", 2)
+	waiting(t, chView, "id 2, with id 1 not come yet")
+	create := l.arrive(t0.Add(3*time.Millisecond), false)
+	create.place("g")
+	doneCreate := ran(t, joined(create, "k", 1), "id 1")
+	waiting(t, chView, "id 2 while id 1 runs")
+	doneCreate()
+	ran(t, chView, "id 2")()
+}
+
+// A line whose missing id never comes waits for it once, for window, and
+// not again: a client may number requests it sends elsewhere.
+func TestLineupGappyLine(t *testing.T) {
+	l := &lineup{}
+	l.seed("k", 1)
+	a := l.arrive(time.Now(), false)
+	a.place("g")
+	start := time.Now()
+	ran(t, joined(a, "k", 3), "id 3, with 1 and 2 never sent here")()
+	if took := time.Since(start); took < window/2 {
+		t.Errorf("id 3 ran after %v, want it to wait about %v for ids 1 and 2", took, window)
+	}
+	b := l.arrive(time.Now(), false)
+	b.place("g")
+	start = time.Now()
+	ran(t, joined(b, "k", 7), "id 7")()
+	if took := time.Since(start); took > window/2 {
+		t.Errorf("id 7 of a line known for gaps waited %v", took)
+	}
 }
