@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 var crashEvery = flag.Int("crash.every", 0, "explore every n-th crash point (0: every one, or every 5th with -short)")
@@ -71,21 +73,21 @@ func newCrashDisk(t *testing.T, root string, limit int, powerLoss bool) *crashDi
 	return c
 }
 
-func (c *crashDisk) hook(op diskOp) error {
+func (c *crashDisk) hook(op disk.Op) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.crashed {
 		return errCrashed
 	}
-	if op.kind != opOpened && c.armed {
+	if op.Kind != disk.Opened && c.armed {
 		c.n++
 		if c.n == c.limit {
 			c.crashed = true
-			if op.kind == opWrite && !c.powerLoss && len(op.data) > 1 {
+			if op.Kind == disk.Write && !c.powerLoss && len(op.Data) > 1 {
 				// A write cut off midway by the kill lands in part.
-				half := op.data[:len(op.data)/2]
-				c.apply(diskOp{kind: opWrite, f: op.f, off: op.off, data: half})
-				op.f.Write(half)
+				half := op.Data[:len(op.Data)/2]
+				c.apply(disk.Op{Kind: disk.Write, F: op.F, Off: op.Off, Data: half})
+				op.F.Write(half)
 			}
 			return errCrashed
 		}
@@ -94,60 +96,60 @@ func (c *crashDisk) hook(op diskOp) error {
 	return nil
 }
 
-func (c *crashDisk) apply(op diskOp) {
-	switch op.kind {
-	case opCreate:
-		if c.cur[op.path] == nil {
-			c.cur[op.path] = &inode{}
+func (c *crashDisk) apply(op disk.Op) {
+	switch op.Kind {
+	case disk.Create:
+		if c.cur[op.Path] == nil {
+			c.cur[op.Path] = &inode{}
 		}
-		if op.flag&os.O_TRUNC != 0 {
-			c.cur[op.path].cur = nil
+		if op.Flag&os.O_TRUNC != 0 {
+			c.cur[op.Path].cur = nil
 		}
-	case opOpened:
-		if c.cur[op.path] == nil {
-			c.cur[op.path] = &inode{}
+	case disk.Opened:
+		if c.cur[op.Path] == nil {
+			c.cur[op.Path] = &inode{}
 		}
-		c.handles[op.f] = c.cur[op.path]
-		c.appending[op.f] = op.flag&os.O_APPEND != 0
-	case opWrite:
-		ino := c.handles[op.f]
-		off := op.off
-		if c.appending[op.f] {
+		c.handles[op.F] = c.cur[op.Path]
+		c.appending[op.F] = op.Flag&os.O_APPEND != 0
+	case disk.Write:
+		ino := c.handles[op.F]
+		off := op.Off
+		if c.appending[op.F] {
 			off = int64(len(ino.cur))
 		}
-		if end := off + int64(len(op.data)); end > int64(len(ino.cur)) {
+		if end := off + int64(len(op.Data)); end > int64(len(ino.cur)) {
 			ino.cur = append(ino.cur, make([]byte, end-int64(len(ino.cur)))...)
 		}
-		copy(ino.cur[off:], op.data)
-	case opTruncate:
-		ino := c.handles[op.f]
-		if op.size <= int64(len(ino.cur)) {
-			ino.cur = ino.cur[:op.size]
+		copy(ino.cur[off:], op.Data)
+	case disk.Truncate:
+		ino := c.handles[op.F]
+		if op.Size <= int64(len(ino.cur)) {
+			ino.cur = ino.cur[:op.Size]
 		} else {
-			ino.cur = append(ino.cur, make([]byte, op.size-int64(len(ino.cur)))...)
+			ino.cur = append(ino.cur, make([]byte, op.Size-int64(len(ino.cur)))...)
 		}
-	case opSync, opDatasync:
-		ino := c.handles[op.f]
+	case disk.Sync, disk.Datasync:
+		ino := c.handles[op.F]
 		ino.dur = bytes.Clone(ino.cur)
-	case opRename:
-		if ino := c.cur[op.path]; ino != nil {
-			c.cur[op.to] = ino
-			delete(c.cur, op.path)
+	case disk.Rename:
+		if ino := c.cur[op.Path]; ino != nil {
+			c.cur[op.To] = ino
+			delete(c.cur, op.Path)
 		}
-	case opLink:
-		if ino := c.cur[op.path]; ino != nil {
-			c.cur[op.to] = ino
+	case disk.Link:
+		if ino := c.cur[op.Path]; ino != nil {
+			c.cur[op.To] = ino
 		}
-	case opRemove:
-		delete(c.cur, op.path)
-	case opSyncDir:
+	case disk.Remove:
+		delete(c.cur, op.Path)
+	case disk.SyncDir:
 		for p := range c.cur {
-			if filepath.Dir(p) == op.path {
+			if filepath.Dir(p) == op.Path {
 				c.dur[p] = c.cur[p]
 			}
 		}
 		for p := range c.dur {
-			if filepath.Dir(p) == op.path && c.cur[p] == nil {
+			if filepath.Dir(p) == op.Path && c.cur[p] == nil {
 				delete(c.dur, p)
 			}
 		}
@@ -187,7 +189,7 @@ func (c *crashDisk) lose(t *testing.T) {
 // A writePath returns the commit it last had acknowledged, and, when it was
 // stopped inside a commit, that commit's first parent: the stop may come after
 // the commit's record reached the journal whole.
-type writePath func(t *testing.T, r *Repo, dir string, d *disk) (acked, inProgress Hash)
+type writePath func(t *testing.T, r *Repo, dir string, d *disk.Disk) (acked, inProgress Hash)
 
 // explore runs path on copies of the folder template makes, whose repository
 // "r" path writes (others beside it are remotes), stopped at every crash point,
@@ -210,7 +212,7 @@ func explore(t *testing.T, name string, template func(t *testing.T, dir string),
 			copyTree(t, base, folder)
 			dir := filepath.Join(folder, "r")
 			cd := newCrashDisk(t, folder, limit, powerLoss)
-			d := &disk{hook: cd.hook}
+			d := &disk.Disk{Hook: cd.hook}
 			r, err := openOn(d, dir)
 			if err != nil {
 				t.Fatal(err)
@@ -377,7 +379,7 @@ func TestCrashExplorer(t *testing.T) {
 
 	// Commits, the flush that packs them, and the merge of packs that Close
 	// makes when they accumulate.
-	counts["commit, flush, merge"] = explore(t, "commit, flush, merge", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	counts["commit, flush, merge"] = explore(t, "commit, flush, merge", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		for i := range 3 {
 			h, err := tryCommit(r, Change{Op: Put, Path: fmt.Sprintf("m/c%d", i), Data: []byte{byte(i)}})
@@ -404,7 +406,7 @@ func TestCrashExplorer(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git hash-object: %v\n%s", err, out)
 		}
-	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		h, err := tryCommit(r, Change{Op: Put, Path: "m/gc", Data: []byte("before gc")})
 		if err != nil {
@@ -418,7 +420,7 @@ func TestCrashExplorer(t *testing.T) {
 	// ref moved through the journal.
 	counts["fetch"] = explore(t, "fetch", func(t *testing.T, dir string) {
 		besideRemote(t, dir, "src", false)
-	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		r.Fetch(ctx, "origin", TransferOptions{})
 		r.Flush(ctx)
@@ -429,7 +431,7 @@ func TestCrashExplorer(t *testing.T) {
 	// makes: the flush runs inside the commit, after its record is synced.
 	big := make([]byte, flushBytes+1<<20)
 	rand.Read(big)
-	counts["large commit"] = explore(t, "large commit", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	counts["large commit"] = explore(t, "large commit", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		h, err := tryCommit(r, Change{Op: Put, Path: "m/import", Data: big})
 		if err != nil {
@@ -440,7 +442,7 @@ func TestCrashExplorer(t *testing.T) {
 
 	// An import: its blobs streamed into a pack of their own (BlobPack), then
 	// one commit linking them, whose trees go into a second pack (CommitPacked).
-	counts["import pack"] = explore(t, "import pack", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	counts["import pack"] = explore(t, "import pack", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		wl, err := r.Lock(ctx)
 		if err != nil {
@@ -472,7 +474,7 @@ func TestCrashExplorer(t *testing.T) {
 
 	// A tag (a checkpoint) and a remote added and removed: the tag's ref
 	// through the journal, the config by rename.
-	counts["tag, remote"] = explore(t, "tag, remote", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	counts["tag, remote"] = explore(t, "tag, remote", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		wl, err := r.Lock(ctx)
 		if err != nil {
@@ -507,7 +509,7 @@ func TestCrashExplorer(t *testing.T) {
 		}
 		commit(t, r, Change{Op: Put, Path: "m/ours", Data: []byte("ours")})
 		r.Close()
-	}, func(t *testing.T, r *Repo, dir string, _ *disk) (Hash, Hash) {
+	}, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		theirs, err := r.Ref(RemoteRef("origin"))
 		if err != nil {
@@ -531,9 +533,9 @@ func TestCrashExplorer(t *testing.T) {
 	// target is written through the same disk, so it crashes too.
 	counts["merge, push to a local path"] = explore(t, "merge, push to a local path", func(t *testing.T, dir string) {
 		besideRemote(t, dir, "dst", true)
-	}, func(t *testing.T, r *Repo, dir string, d *disk) (Hash, Hash) {
+	}, func(t *testing.T, r *Repo, dir string, d *disk.Disk) (Hash, Hash) {
 		localDisk = d
-		defer func() { localDisk = osDisk }()
+		defer func() { localDisk = disk.OS }()
 		acked, _ := r.Head()
 		theirs, err := r.Ref(RemoteRef("origin"))
 		if err != nil {

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // zlibWriters are reused: a new zlib writer allocates and clears about 1 MB of
@@ -70,16 +73,16 @@ func (r *Repo) loosePath(h Hash) string {
 // needs. The caller syncs the ref's folder.
 func (r *Repo) writeRef(ref string, h Hash) error {
 	if ref != Branch {
-		if err := r.disk.mkdirAll(filepath.Dir(r.refPath(ref)), 0o755); err != nil {
+		if err := r.disk.MkdirAll(filepath.Dir(r.refPath(ref)), 0o755); err != nil {
 			return err
 		}
 	}
-	tmp, err := r.disk.writeTemp(r.StateDir(), []byte(h.String()+"\n"), 0o644, true)
+	tmp, err := r.disk.WriteTemp(r.StateDir(), []byte(h.String()+"\n"), 0o644, true)
 	if err != nil {
 		return err
 	}
-	if err := r.disk.rename(tmp, r.refPath(ref)); err != nil {
-		r.disk.remove(tmp)
+	if err := r.disk.Rename(tmp, r.refPath(ref)); err != nil {
+		r.disk.Remove(tmp)
 		return err
 	}
 	return nil
@@ -96,20 +99,25 @@ func (r *Repo) refPath(ref string) string {
 // overwrites, and an existing p gives an error wrapping fs.ErrExist.
 func WriteFileDurable(p string, data []byte, perm fs.FileMode, replace bool) error {
 	if replace {
-		return osDisk.writeFileAtomic(p, data, perm, true)
+		return disk.OS.WriteFileAtomic(p, data, perm, true)
 	}
-	tmp, err := osDisk.writeTemp(filepath.Dir(p), data, perm, true)
+	tmp, err := disk.OS.WriteTemp(filepath.Dir(p), data, perm, true)
 	if err != nil {
 		return err
 	}
 	// link(2) fails if p exists, where rename would replace it.
-	err = osDisk.link(tmp, p)
-	osDisk.remove(tmp)
+	err = disk.OS.Link(tmp, p)
+	disk.OS.Remove(tmp)
 	if err != nil {
 		return err
 	}
-	return osDisk.syncDir(filepath.Dir(p))
+	return disk.OS.SyncDir(filepath.Dir(p))
 }
 
 // SyncDir flushes a folder's entries, so a rename into it survives a crash.
-func SyncDir(dir string) error { return osDisk.syncDir(dir) }
+func SyncDir(dir string) error { return disk.OS.SyncDir(dir) }
+
+// TryLockFile takes an exclusive advisory lock on f for this process, without
+// waiting: flock(2) on Unix, LockFileEx on Windows. It reports busy when another
+// open file description holds the lock. Closing f releases it.
+func TryLockFile(f *os.File) (busy bool, err error) { return disk.TryLock(f) }

@@ -1,6 +1,10 @@
 package gitlog
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/memvault/memvault/gitlog/internal/record"
+)
 
 // The errors callers branch on (with errors.Is), in one place. Each operation's
 // doc comment says which of them its error may wrap.
@@ -23,7 +27,7 @@ var (
 	// ErrNewerFormat: a file of the repository is in a format this build does not
 	// know, written by a newer memvault. It is read as far as it can be, and never
 	// written, truncated or started over.
-	ErrNewerFormat = errors.New("written by a newer version of memvault: upgrade memvault to change this vault")
+	ErrNewerFormat = record.ErrNewerFormat
 	// ErrDamagedFile: a record memvault keeps beside the repository (the
 	// reflog) does not check; it is reported, never repaired by guessing.
 	ErrDamagedFile = errors.New("a record of the repository is damaged")

@@ -293,7 +293,7 @@ func (r *Repo) writeRefDurable(h Hash) error {
 	if err := r.writeRef(Branch, h); err != nil {
 		return err
 	}
-	if err := r.disk.syncDir(filepath.Dir(r.refPath(Branch))); err != nil {
+	if err := r.disk.SyncDir(filepath.Dir(r.refPath(Branch))); err != nil {
 		return err
 	}
 	if err := r.persist(Branch, cur, h, nil); err != nil {

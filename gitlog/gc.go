@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // PackResult is what Pack did: the objects it moved into packs, and the bytes
@@ -102,13 +103,13 @@ func (r *Repo) packLoosePhase(ctx context.Context, wait bool) (int, error) {
 // packLock takes the lock file name in memvault/. With wait it waits for
 // another packer to finish, or for ctx; without, ok is false while one runs.
 func (r *Repo) packLock(ctx context.Context, name string, wait bool) (unlock func(), ok bool, err error) {
-	f, err := r.disk.openFile(filepath.Join(r.dir, stateDir, name), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := r.disk.OpenFile(filepath.Join(r.dir, stateDir, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("gitlog: pack: %w", err)
 	}
 	unlock = func() { f.Close() } // closing unlocks
 	if !wait {
-		busy, err := tryLockFile(f)
+		busy, err := disk.TryLock(f)
 		if err != nil || busy {
 			f.Close()
 			if err != nil {
@@ -118,7 +119,7 @@ func (r *Repo) packLock(ctx context.Context, name string, wait bool) (unlock fun
 		}
 		return unlock, true, nil
 	}
-	if err := lockFileContext(ctx, f, func() { f.Close() }); err != nil {
+	if err := disk.LockContext(ctx, f, func() { f.Close() }); err != nil {
 		return nil, false, fmt.Errorf("gitlog: pack: lock: %w", err)
 	}
 	return unlock, true, nil
@@ -135,7 +136,7 @@ func (r *Repo) removeStaleTemps() {
 	tmps, _ := filepath.Glob(filepath.Join(r.dir, "objects", "pack", "tmp_*"))
 	for _, f := range tmps {
 		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > staleAfter {
-			r.disk.remove(f)
+			r.disk.Remove(f)
 		}
 	}
 }
@@ -150,10 +151,10 @@ func (r *Repo) packLoose(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, f := range files {
-		if err := r.disk.remove(f); err != nil && !os.IsNotExist(err) {
+		if err := r.disk.Remove(f); err != nil && !os.IsNotExist(err) {
 			return 0, fmt.Errorf("gitlog: pack: %w", err)
 		}
-		r.disk.remove(filepath.Dir(f)) // once empty
+		r.disk.Remove(filepath.Dir(f)) // once empty
 	}
 	return len(hs), nil
 }

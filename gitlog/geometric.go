@@ -65,7 +65,7 @@ func (r *Repo) mergeAway(ctx context.Context, merge []packFile) error {
 			continue
 		}
 		for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
-			if err := r.disk.remove(p.base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := r.disk.Remove(p.base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("gitlog: pack: %w", err)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 func sig() Signature { return Signature{Name: "t", Email: "t@example", When: time.Unix(1700000000, 0)} }
@@ -219,7 +220,7 @@ func TestReplayAfterCrash(t *testing.T) {
 	if len(recs) != 2 {
 		t.Fatalf("journal holds %d records, want 2", len(recs))
 	}
-	data = []byte(strings.Replace(string(data), "boot "+bootID(), "boot "+strings.Repeat("x", len(bootID())), 1))
+	data = []byte(strings.Replace(string(data), "boot "+disk.BootID(), "boot "+strings.Repeat("x", len(disk.BootID())), 1))
 	os.WriteFile(r.journalPath(), data, 0o600)
 	os.WriteFile(filepath.Join(dir, "refs/heads/main"), []byte(first.String()+"\n"), 0o644)
 
@@ -333,8 +334,8 @@ func TestReplayOldJournal(t *testing.T) {
 		binary.Write(&p, binary.BigEndian, uint32(z.Len()))
 		p.Write(z.Bytes())
 	}
-	old := []byte(journalMagicV1 + "boot another\n")
-	old = binary.BigEndian.AppendUint32(old, recordMagic)
+	old := []byte("memvault journal v1\nboot another\n")
+	old = append(old, "MVJR"...)
 	old = binary.BigEndian.AppendUint32(old, uint32(p.Len()))
 	old = binary.BigEndian.AppendUint32(old, crc32.Checksum(p.Bytes(), crcTable))
 	old = append(old, p.Bytes()...)
@@ -378,8 +379,8 @@ func TestJournalWithoutHeader(t *testing.T) {
 // claims more than zlib can hold, is read as the end of the records.
 func TestForeignJournalChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("hello"))
-	good := encodeRecord(record{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
-	lying := encodeRecord(record{ref: Branch, new: blob.hash, objs: []rawObject{{typ: plumbing.BlobObject, hash: blob.hash, data: []byte("forged")}}})
+	good := encodeRecord(journalRecord{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
+	lying := encodeRecord(journalRecord{ref: Branch, new: blob.hash, objs: []rawObject{{typ: plumbing.BlobObject, hash: blob.hash, data: []byte("forged")}}})
 	for _, tc := range []struct {
 		name    string
 		rec     []byte

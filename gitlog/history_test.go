@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // randomHistory commits n random change sets over a small tree of paths and
@@ -299,7 +300,7 @@ func TestTagReplayAfterCrash(t *testing.T) {
 		t.Fatal("the tag object is a loose file: it should be in the journal only")
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, stateDir, journalName))
-	data = []byte(strings.Replace(string(data), "boot "+bootID(), "boot "+strings.Repeat("x", len(bootID())), 1))
+	data = []byte(strings.Replace(string(data), "boot "+disk.BootID(), "boot "+strings.Repeat("x", len(disk.BootID())), 1))
 	os.WriteFile(filepath.Join(dir, stateDir, journalName), data, 0o600)
 	os.Remove(filepath.Join(dir, "refs/tags/cp"))
 	r2, err := Open(dir)

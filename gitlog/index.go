@@ -25,6 +25,8 @@ import (
 	"hash/crc32"
 	"os"
 	"sync"
+
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 const (
@@ -68,7 +70,7 @@ func under(p, dir string) bool {
 }
 
 type historyIndex struct {
-	disk *disk
+	disk *disk.Disk
 	path string
 
 	mu      sync.Mutex
@@ -81,7 +83,7 @@ type historyIndex struct {
 	f   *os.File   // the index file, open for appending once something was written
 }
 
-func newHistoryIndex(d *disk, path string) *historyIndex {
+func newHistoryIndex(d *disk.Disk, path string) *historyIndex {
 	return &historyIndex{disk: d, path: path}
 }
 
@@ -294,13 +296,13 @@ func (ix *historyIndex) flush() {
 	ix.fmu.Lock()
 	defer ix.fmu.Unlock()
 	if ix.f == nil {
-		f, err := ix.disk.openFile(ix.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := ix.disk.OpenFile(ix.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return
 		}
 		ix.f = f
 	}
-	ix.disk.write(ix.f, buf)
+	ix.disk.Write(ix.f, buf)
 }
 
 // close releases the index file.

@@ -117,7 +117,7 @@ func (j *journalObjects) refresh(path string) (end, size int64, err error) {
 
 // appended records a record the writer appended between from and to, if the
 // index had read up to from; otherwise the next refresh reads it.
-func (j *journalObjects) appended(from, to int64, rec record) {
+func (j *journalObjects) appended(from, to int64, rec journalRecord) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.scanned != from {
@@ -127,7 +127,7 @@ func (j *journalObjects) appended(from, to int64, rec record) {
 	j.scanned = to
 }
 
-func (j *journalObjects) add(rec record) {
+func (j *journalObjects) add(rec journalRecord) {
 	if j.objs == nil {
 		j.objs = map[Hash]rawObject{}
 		j.refs = map[string]refMove{}

@@ -43,72 +43,56 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
+	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/record"
 )
 
 const (
-	journalName    = "journal"
-	journalMagicV1 = "memvault journal v1\n"
-	journalMagic   = "memvault journal v2\n"
-	recordMagic    = 0x4d564a52 // "MVJR", v1: a move of Branch, objects as loose files' bytes
-	refRecordMagic = 0x4d564a46 // "MVJF", v1: a move of the ref the record names, likewise
-	objRecordMagic = 0x4d564a4f // "MVJO", v2: a move of the ref the record names; objects as type, size and zlib of their data
-	flushBytes     = 4 << 20
+	journalName = "journal"
+	flushBytes  = 4 << 20
+	// The record kinds: MVJR (v1) moved Branch, its objects as loose files'
+	// bytes; MVJF (v1) moved the ref it names, likewise; MVJO (v2) moves the
+	// ref it names, its objects as type, size and zlib of their data.
+	tagV1Branch = "MVJR"
+	tagV1Ref    = "MVJF"
+	tagObjects  = "MVJO"
 )
+
+// journalFormat is the journal as a record file: version 2 is written, with
+// the boot it was written in and an epoch that changes each time the journal
+// starts over, so a reader in another process knows that what it read of the
+// journal before is gone; version 1, which had no epoch, is still read.
+var journalFormat = record.Format{
+	Kind:    "journal",
+	Version: 2,
+	Fields:  map[int][]string{1: {"boot"}, 2: {"boot", "epoch"}},
+	Tags:    []string{tagV1Branch, tagV1Ref, tagObjects},
+}
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 func (r *Repo) journalPath() string { return filepath.Join(r.dir, stateDir, journalName) }
 
-// journalHeader starts a journal: the format, the boot it was written in, and an
-// epoch that changes each time the journal starts over, so a reader in another
-// process knows that what it read of the journal before is gone.
+// journalHeader starts a journal under a new epoch.
 func journalHeader() []byte {
 	var e [8]byte
 	rand.Read(e[:])
-	return []byte(journalMagic + "boot " + bootID() + "\nepoch " + hex.EncodeToString(e[:]) + "\n")
+	return journalFormat.Encode(disk.BootID(), hex.EncodeToString(e[:]))
 }
-
-// journalFamily starts every version of the journal's header; recordFamily is
-// the first three bytes of every record kind's magic.
-const (
-	journalFamily = "memvault journal v"
-	recordFamily  = 0x4d564a // "MVJ"
-)
 
 // parseJournalHeader reads a header of either version: the boot, the epoch (none
 // in v1) and the header's length. ok is false for a header cut short (a writer
 // killed as it started the journal) and for anything that is not a journal;
 // newer is set for the header of a version this build does not know.
 func parseJournalHeader(data []byte) (boot, epoch string, n int, ok, newer bool) {
-	var v2 bool
-	switch {
-	case bytes.HasPrefix(data, []byte(journalMagic)):
-		v2, n = true, len(journalMagic)
-	case bytes.HasPrefix(data, []byte(journalMagicV1)):
-		n = len(journalMagicV1)
-	default:
-		nl := bytes.IndexByte(data, '\n')
-		newer = nl > 0 && bytes.HasPrefix(data, []byte(journalFamily))
-		return "", "", 0, false, newer
+	h, ok, err := journalFormat.ParseHeader(data)
+	if err != nil || !ok {
+		return "", "", 0, false, errors.Is(err, ErrNewerFormat)
 	}
-	line := func(key string) (string, bool) {
-		rest := data[n:]
-		nl := bytes.IndexByte(rest, '\n')
-		if nl < 0 || !bytes.HasPrefix(rest, []byte(key+" ")) {
-			return "", false
-		}
-		n += nl + 1
-		return string(rest[len(key)+1 : nl]), true
+	if h.Version == 2 {
+		epoch = h.Fields[1]
 	}
-	if boot, ok = line("boot"); !ok {
-		return "", "", 0, false, false
-	}
-	if v2 {
-		if epoch, ok = line("epoch"); !ok {
-			return "", "", 0, false, false
-		}
-	}
-	return boot, epoch, n, true, false
+	return h.Fields[0], epoch, h.Len, true, false
 }
 
 // persist makes objs and the move of ref from old to new (ZeroHash: a deletion)
@@ -123,7 +107,7 @@ func (r *Repo) persist(ref string, old, new Hash, objs []rawObject) error {
 // persistAt is persist for a move made at when (a commit made here, at its
 // committer time), which the reflog records; a zero when is the clock's now.
 func (r *Repo) persistAt(ref string, old, new Hash, objs []rawObject, when time.Time) error {
-	rec := record{ref: ref, old: old, new: new, objs: objs}
+	rec := journalRecord{ref: ref, old: old, new: new, objs: objs}
 	size, err := r.appendJournal(encodeRecord(rec), rec)
 	if err != nil {
 		return fmt.Errorf("gitlog: journal: %w", err)
@@ -140,7 +124,7 @@ func (r *Repo) persistAt(ref string, old, new Hash, objs []rawObject, when time.
 }
 
 // encodeRecord frames one journal record.
-func encodeRecord(rec record) []byte {
+func encodeRecord(rec journalRecord) []byte {
 	var p bytes.Buffer
 	binary.Write(&p, binary.BigEndian, uint16(len(rec.ref)))
 	p.WriteString(string(rec.ref))
@@ -167,25 +151,21 @@ func encodeRecord(rec record) []byte {
 		p.Write(z.Bytes())
 	}
 	zlibStored.Put(w)
-	out := make([]byte, 12, 12+p.Len())
-	binary.BigEndian.PutUint32(out[0:], objRecordMagic)
-	binary.BigEndian.PutUint32(out[4:], uint32(p.Len()))
-	binary.BigEndian.PutUint32(out[8:], crc32.Checksum(p.Bytes(), crcTable))
-	return append(out, p.Bytes()...)
+	return record.Frame(make([]byte, 0, record.FrameLen(p.Len())), tagObjects, p.Bytes())
 }
 
 // appendJournal appends rec, syncs it, adds its objects to the journal's index,
 // and returns the journal's new size. The journal stays open: it is only ever
 // truncated in place, never replaced, so every process's handle names the same
 // file. The caller holds the lock.
-func (r *Repo) appendJournal(data []byte, rec record) (int64, error) {
+func (r *Repo) appendJournal(data []byte, rec journalRecord) (int64, error) {
 	if r.journal == nil {
-		f, err := r.disk.openFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+		f, err := r.disk.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
 		if errors.Is(err, os.ErrNotExist) {
-			if err := r.disk.writeFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
+			if err := r.disk.WriteFileAtomic(r.journalPath(), journalHeader(), 0o600, true); err != nil {
 				return 0, err
 			}
-			f, err = r.disk.openFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
+			f, err = r.disk.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600)
 		}
 		if err != nil {
 			return 0, err
@@ -211,14 +191,14 @@ func (r *Repo) appendJournal(data []byte, rec record) (int64, error) {
 		}
 	}
 	if size > end {
-		if err := r.disk.truncate(r.journal, end); err != nil {
+		if err := r.disk.Truncate(r.journal, end); err != nil {
 			return 0, err
 		}
 	}
-	if _, err := r.disk.write(r.journal, data); err != nil {
+	if _, err := r.disk.Write(r.journal, data); err != nil {
 		return 0, err
 	}
-	if err := r.disk.datasync(r.journal); err != nil {
+	if err := r.disk.Datasync(r.journal); err != nil {
 		return 0, err
 	}
 	r.jobjs.appended(end, end+int64(len(data)), rec)
@@ -296,7 +276,7 @@ func (r *Repo) placeRefs(moves []refMove) error {
 		dirs[filepath.Dir(r.refPath(m.name))] = true
 	}
 	for d := range dirs {
-		if err := r.disk.syncDir(d); err != nil {
+		if err := r.disk.SyncDir(d); err != nil {
 			return err
 		}
 	}
@@ -308,26 +288,26 @@ func (r *Repo) restartJournal() error {
 	f := r.journal
 	if f == nil {
 		var err error
-		if f, err = r.disk.openFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600); err != nil {
+		if f, err = r.disk.OpenFile(r.journalPath(), os.O_RDWR|os.O_APPEND, 0o600); err != nil {
 			return err
 		}
 		defer f.Close()
 	}
 	head := journalHeader()
-	if err := r.disk.truncate(f, 0); err != nil {
+	if err := r.disk.Truncate(f, 0); err != nil {
 		return err
 	}
-	if _, err := r.disk.write(f, head); err != nil {
+	if _, err := r.disk.Write(f, head); err != nil {
 		return err
 	}
-	if err := r.disk.datasync(f); err != nil {
+	if err := r.disk.Datasync(f); err != nil {
 		return err
 	}
 	r.jobjs.restarted(head)
 	return nil
 }
 
-type record struct {
+type journalRecord struct {
 	ref      string
 	old, new Hash
 	objs     []rawObject
@@ -336,7 +316,7 @@ type record struct {
 // readJournal returns the journal's boot id and its whole records; a torn or
 // corrupt tail (a commit that was never acknowledged) ends the list. The error
 // wraps ErrNewerFormat for a journal or record of a newer memvault.
-func readJournal(data []byte) (boot string, recs []record, err error) {
+func readJournal(data []byte) (boot string, recs []journalRecord, err error) {
 	boot, _, n, ok, newer := parseJournalHeader(data)
 	if newer {
 		return "", nil, fmt.Errorf("the journal: %w", ErrNewerFormat)
@@ -355,34 +335,22 @@ func readJournal(data []byte) (boot string, recs []record, err error) {
 // the error wraps ErrNewerFormat. Each object must hash to its name, or the
 // records end there; a foreign journal's (another repository's, read for a
 // local-path remote) must also be at most largeObject bytes.
-func readRecords(data []byte, foreign bool) (recs []record, used int, err error) {
-	for len(data)-used >= 12 {
-		d := data[used:]
-		magic := binary.BigEndian.Uint32(d)
-		n := int(binary.BigEndian.Uint32(d[4:]))
-		if magic>>8 != recordFamily || len(d)-12 < n {
-			break
-		}
-		p := d[12 : 12+n]
-		if crc32.Checksum(p, crcTable) != binary.BigEndian.Uint32(d[8:]) {
-			break
-		}
-		if magic != recordMagic && magic != refRecordMagic && magic != objRecordMagic {
-			return recs, used, fmt.Errorf("a journal record of kind %q: %w", d[:4], ErrNewerFormat)
-		}
-		rec, ok := decodeRecord(magic, p, foreign)
+func readRecords(data []byte, foreign bool) (recs []journalRecord, used int, err error) {
+	framed, _, err := journalFormat.ParseRecords(data)
+	for _, f := range framed {
+		rec, ok := decodeRecord(f.Tag, f.Body, foreign)
 		if !ok {
-			break
+			return recs, used, nil
 		}
 		recs = append(recs, rec)
-		used += 12 + n
+		used += record.FrameLen(len(f.Body))
 	}
-	return recs, used, nil
+	return recs, used, err
 }
 
-func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
-	rec := record{ref: Branch}
-	if magic != recordMagic {
+func decodeRecord(tag string, p []byte, foreign bool) (journalRecord, bool) {
+	rec := journalRecord{ref: Branch}
+	if tag != tagV1Branch {
 		if len(p) < 2 {
 			return rec, false
 		}
@@ -408,7 +376,7 @@ func decodeRecord(magic uint32, p []byte, foreign bool) (record, bool) {
 	for ; n > 0; n-- {
 		var o rawObject
 		var ok bool
-		if magic == objRecordMagic {
+		if tag == tagObjects {
 			o, p, ok = decodeObject(p)
 		} else {
 			o, p, ok = decodeLoose(p)
@@ -499,10 +467,10 @@ func (r *Repo) recoverAtOpen() error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if busy, err := tryLockFile(r.lockFile); err != nil || busy {
+	if busy, err := disk.TryLock(r.lockFile); err != nil || busy {
 		return nil
 	}
-	defer unlockFile(r.lockFile)
+	defer disk.Unlock(r.lockFile)
 	r.removeLeftovers()
 	if _, _, err := r.jobjs.refresh(r.journalPath()); errors.Is(err, ErrNewerFormat) {
 		return nil // readable as far as this build can; writes refuse
@@ -521,10 +489,10 @@ func (r *Repo) recoverAtOpen() error {
 // which the caller holds, so none belongs to a live writer.
 func (r *Repo) removeLeftovers() {
 	for _, dir := range []string{r.dir, r.StateDir()} {
-		tmps, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
+		tmps, _ := filepath.Glob(filepath.Join(dir, disk.TempPrefix+"*"))
 		for _, p := range tmps {
-			if isTempName(filepath.Base(p)) {
-				r.disk.remove(p)
+			if disk.IsTempName(filepath.Base(p)) {
+				r.disk.Remove(p)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package gitlog
 import (
 	"context"
 	"fmt"
+
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // Writer is the repository's writer lock, held. Every change of a branch or tag
@@ -38,11 +40,11 @@ func (r *Repo) lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("gitlog: lock: %w", err)
 	}
 	f := r.lockFile
-	if err := lockFileContext(ctx, f, r.mu.Unlock); err != nil {
+	if err := disk.LockContext(ctx, f, r.mu.Unlock); err != nil {
 		return nil, fmt.Errorf("gitlog: lock: %w", err)
 	}
 	return func() {
-		unlockFile(f)
+		disk.Unlock(f)
 		r.mu.Unlock()
 	}, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // gitChainPack makes, with the git binary, the pack a hostile remote sends:
@@ -407,7 +408,7 @@ func TestPackSinkCancelled(t *testing.T) {
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newPackSink(osDisk, dir, nil)
+	s, err := newPackSink(disk.OS, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

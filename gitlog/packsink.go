@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // packSink takes a fetched pack into the repository as one pack file and its
@@ -22,7 +23,7 @@ import (
 // pack is durable before Fetch journals the move of the remote's ref, so the
 // journal needs no copy of its objects.
 type packSink struct {
-	d       *disk
+	d       *disk.Disk
 	f       *os.File
 	n       int64
 	started int64 // bytes whose writeback was started
@@ -40,8 +41,8 @@ type packSink struct {
 }
 
 // newPackSink receives a pack into the repository at dir.
-func newPackSink(d *disk, dir string, done func(string, []packedObject)) (*packSink, error) {
-	f, err := d.createTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_", 0o600)
+func newPackSink(d *disk.Disk, dir string, done func(string, []packedObject)) (*packSink, error) {
+	f, err := d.CreateTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_", 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: receive pack: %w", err)
 	}
@@ -64,7 +65,7 @@ func (r *Repo) newPackSink(ctx context.Context) (*packSink, error) {
 }
 
 func (s *packSink) Write(p []byte) (int, error) {
-	n, err := s.d.write(s.f, p)
+	n, err := s.d.Write(s.f, p)
 	s.n += int64(n)
 	s.meter.count(p[:n])
 	// Start writing back as the pack grows: the sync at the end then has
@@ -72,7 +73,7 @@ func (s *packSink) Write(p []byte) (int, error) {
 	// file system may make wait for the pack's pending blocks, waits for a
 	// megabyte at most.
 	if s.n-s.started >= writebackStep {
-		startWriteback(s.f, s.started, s.n-s.started)
+		disk.StartWriteback(s.f, s.started, s.n-s.started)
 		s.started = s.n
 	}
 	return n, err
@@ -84,14 +85,14 @@ const writebackStep = 1 << 20
 // abort drops what was received.
 func (s *packSink) abort() {
 	s.f.Close()
-	s.d.remove(s.f.Name())
+	s.d.Remove(s.f.Name())
 }
 
 // Close installs the pack; on any error the temporary file is removed and the
 // repository is as it was.
 func (s *packSink) Close() error {
 	tmp := s.f.Name()
-	defer s.d.remove(tmp) // gone already once renamed into place
+	defer s.d.Remove(tmp) // gone already once renamed into place
 	if s.n == 0 {
 		return s.f.Close()
 	}
@@ -110,7 +111,7 @@ func (s *packSink) Close() error {
 // as Close does.
 func (s *packSink) closeIndexed(idx *idxfile.MemoryIndex, sum Hash) error {
 	tmp := s.f.Name()
-	defer s.d.remove(tmp)
+	defer s.d.Remove(tmp)
 	err := s.installWith(idx, sum)
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
@@ -145,22 +146,22 @@ func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 	if n, err := idx.Count(); err != nil || n == 0 {
 		return err // an empty pack: nothing to keep
 	}
-	if err := s.d.sync(s.f); err != nil {
+	if err := s.d.Sync(s.f); err != nil {
 		return err
 	}
 	dir := filepath.Dir(s.f.Name())
-	idxTmp, err := s.d.createTemp(dir, "tmp_idx_", 0o444)
+	idxTmp, err := s.d.CreateTemp(dir, "tmp_idx_", 0o444)
 	if err != nil {
 		return err
 	}
-	defer s.d.remove(idxTmp.Name())
-	bw := bufio.NewWriter(s.d.writer(idxTmp))
+	defer s.d.Remove(idxTmp.Name())
+	bw := bufio.NewWriter(s.d.Writer(idxTmp))
 	_, err = idxfile.NewEncoder(bw).Encode(idx)
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err == nil {
-		err = s.d.sync(idxTmp)
+		err = s.d.Sync(idxTmp)
 	}
 	if cerr := idxTmp.Close(); err == nil {
 		err = cerr
@@ -173,13 +174,13 @@ func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 	if err := os.Chmod(s.f.Name(), 0o444); err != nil {
 		return err
 	}
-	if err := s.d.rename(idxTmp.Name(), base+".idx"); err != nil {
+	if err := s.d.Rename(idxTmp.Name(), base+".idx"); err != nil {
 		return err
 	}
-	if err := s.d.rename(s.f.Name(), base+".pack"); err != nil {
+	if err := s.d.Rename(s.f.Name(), base+".pack"); err != nil {
 		return err
 	}
-	if err := s.d.syncDir(dir); err != nil {
+	if err := s.d.SyncDir(dir); err != nil {
 		return err
 	}
 	if s.done != nil {

@@ -74,12 +74,12 @@ func (r *Repo) recordMove(ref string, old, new Hash, when time.Time) {
 		return
 	}
 	p := r.reflogPath()
-	f, err := r.disk.openFile(p, os.O_RDWR|os.O_APPEND, 0o600)
+	f, err := r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
-		if err := r.disk.writeFileAtomic(p, []byte(reflogMagic), 0o600, false); err != nil {
+		if err := r.disk.WriteFileAtomic(p, []byte(reflogMagic), 0o600, false); err != nil {
 			return
 		}
-		f, err = r.disk.openFile(p, os.O_RDWR|os.O_APPEND, 0o600)
+		f, err = r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600)
 	}
 	if err != nil {
 		return
@@ -92,7 +92,7 @@ func (r *Repo) recordMove(ref string, old, new Hash, when time.Time) {
 	if when.IsZero() {
 		when = r.clock()
 	}
-	r.disk.write(f, []byte(reflogLine(RefMove{Old: old, New: new, When: when})))
+	r.disk.Write(f, []byte(reflogLine(RefMove{Old: old, New: new, When: when})))
 }
 
 // RefLog returns the recorded moves of the main branch, oldest first. A

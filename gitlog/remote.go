@@ -88,7 +88,7 @@ func (r *Repo) updateConfig(change func(*config.Config) error) error {
 	if err != nil {
 		return fmt.Errorf("gitlog: config: %w", err)
 	}
-	if err := r.disk.writeFileAtomic(filepath.Join(r.dir, "config"), data, 0o644, true); err != nil {
+	if err := r.disk.WriteFileAtomic(filepath.Join(r.dir, "config"), data, 0o644, true); err != nil {
 		return fmt.Errorf("gitlog: write config: %w", err)
 	}
 	return nil

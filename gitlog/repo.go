@@ -29,6 +29,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // openPacks is how many pack files a Repo keeps open. Packing keeps a vault at a
@@ -56,7 +57,7 @@ type Repo struct {
 	lockFile *os.File   // flocked by Lock; nil in a read-only repository without one
 	readOnly bool       // the repository cannot be written: Lock fails
 	journal  *os.File   // opened by the first commit, under mu
-	disk     *disk      // every change to the repository's files goes through it
+	disk     *disk.Disk // every change to the repository's files goes through it
 	jobjs    journalObjects
 	now      func() time.Time // the reflog's clock, see SetClock
 
@@ -75,9 +76,9 @@ type Repo struct {
 // Init creates a bare repository at dir whose HEAD names Branch. It fails with an
 // error wrapping fs.ErrExist if dir already holds a repository, and refuses a
 // directory that holds anything else.
-func Init(dir string) (*Repo, error) { return initOn(osDisk, dir) }
+func Init(dir string) (*Repo, error) { return initOn(disk.OS, dir) }
 
-func initOn(d *disk, dir string) (*Repo, error) {
+func initOn(d *disk.Disk, dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
 		return nil, fmt.Errorf("gitlog: init %s: %w", dir, os.ErrExist)
 	}
@@ -85,7 +86,7 @@ func initOn(d *disk, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("gitlog: init %s: the directory is not empty and holds no repository", dir)
 	}
 	for _, sub := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", stateDir} {
-		if err := d.mkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+		if err := d.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, fmt.Errorf("gitlog: init: %w", err)
 		}
 	}
@@ -95,11 +96,11 @@ func initOn(d *disk, dir string) (*Repo, error) {
 		"HEAD":        "ref: " + string(Branch) + "\n",
 	}
 	for name, content := range files {
-		if err := d.writeFileAtomic(filepath.Join(dir, name), []byte(content), 0o644, true); err != nil {
+		if err := d.WriteFileAtomic(filepath.Join(dir, name), []byte(content), 0o644, true); err != nil {
 			return nil, fmt.Errorf("gitlog: init: %w", err)
 		}
 	}
-	if err := d.syncDir(dir); err != nil {
+	if err := d.SyncDir(dir); err != nil {
 		return nil, fmt.Errorf("gitlog: init: %w", err)
 	}
 	return openOn(d, dir)
@@ -108,9 +109,9 @@ func initOn(d *disk, dir string) (*Repo, error) {
 // Open opens the bare repository at dir. It returns an error wrapping ErrNotRepo
 // when dir holds none. If an earlier writer was cut off by a machine crash, Open
 // completes its journaled commits first.
-func Open(dir string) (*Repo, error) { return openOn(osDisk, dir) }
+func Open(dir string) (*Repo, error) { return openOn(disk.OS, dir) }
 
-func openOn(d *disk, dir string) (*Repo, error) {
+func openOn(d *disk.Disk, dir string) (*Repo, error) {
 	if fi, err := os.Stat(filepath.Join(dir, "objects")); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
 	}
@@ -118,13 +119,13 @@ func openOn(d *disk, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("gitlog: open %s: %w", dir, ErrNotRepo)
 	}
 	readOnly := false
-	if err := d.mkdirAll(filepath.Join(dir, stateDir), 0o700); isReadOnly(err) {
+	if err := d.MkdirAll(filepath.Join(dir, stateDir), 0o700); isReadOnly(err) {
 		readOnly = true
 	} else if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
 	lockPath := filepath.Join(dir, stateDir, "lock")
-	lf, err := d.openFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := d.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if isReadOnly(err) {
 		// A backup or a read-only mount: readable, never written. The lock
 		// file, if there is one, still serialises this process's readers'

@@ -11,12 +11,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"io"
 	"path/filepath"
 	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/memvault/memvault/gitlog/internal/disk"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -181,7 +183,7 @@ func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *
 
 // localDisk is the disk a push into a local path writes through; the crash
 // explorer hooks it.
-var localDisk = osDisk
+var localDisk = disk.OS
 
 // receivedPacks is how many packs a repository that takes pushes from a
 // local path holds before the pushes start merging them (geometrically, see

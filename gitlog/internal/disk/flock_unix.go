@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitlog
+package disk
 
 import (
 	"errors"
@@ -28,4 +28,5 @@ func lockFileWait(f *os.File) error {
 	}
 }
 
-func unlockFile(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+// Unlock lets go of the lock on f.
+func Unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }

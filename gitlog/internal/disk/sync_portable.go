@@ -1,6 +1,6 @@
 //go:build !linux
 
-package gitlog
+package disk
 
 import "os"
 
@@ -9,9 +9,9 @@ import "os"
 // FlushFileBuffers on Windows.
 func fdatasync(f *os.File) error { return f.Sync() }
 
-// bootID is unknown here, so a journal with records is replayed on every open:
+// BootID is unknown here, so a journal with records is replayed on every open:
 // correct, and cheap for a journal that is flushed every few megabytes.
-func bootID() string { return "" }
+func BootID() string { return "" }
 
-// startWriteback does nothing here: the sync at the end writes the whole pack.
-func startWriteback(*os.File, int64, int64) {}
+// StartWriteback does nothing here: the sync at the end writes the whole pack.
+func StartWriteback(*os.File, int64, int64) {}

@@ -1,4 +1,4 @@
-package gitlog
+package disk
 
 import (
 	"os"
@@ -8,17 +8,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// fdatasync flushes f's data to stable storage.
 func fdatasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
 
-// startWriteback starts writing n bytes of f at off back to the disk, without
+// StartWriteback starts writing n bytes of f at off back to the disk, without
 // waiting.
-func startWriteback(f *os.File, off, n int64) {
+func StartWriteback(f *os.File, off, n int64) {
 	unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
 
-// bootID names the running boot of the machine, so a journal written since it
+// BootID names the running boot of the machine, so a journal written since it
 // needs no replay.
-var bootID = sync.OnceValue(func() string {
+var BootID = sync.OnceValue(func() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""

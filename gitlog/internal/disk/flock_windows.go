@@ -1,4 +1,4 @@
-package gitlog
+package disk
 
 import (
 	"errors"
@@ -27,6 +27,7 @@ func lockFileWait(f *os.File) error {
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, lockLow, lockHigh, new(windows.Overlapped))
 }
 
-func unlockFile(f *os.File) error {
+// Unlock lets go of the lock on f.
+func Unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, lockLow, lockHigh, new(windows.Overlapped))
 }
