@@ -22,18 +22,31 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"sync"
 
 	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/record"
 )
 
 const (
 	indexName   = "history-index"
-	indexMagic  = 0x4d564849 // "MVHI"
-	maxIndexOps = 256        // more changed paths than this: the record says "anything"
+	maxIndexOps = 256 // more changed paths than this: the record says "anything"
+	tagIndex    = "MVHI"
 )
+
+// indexFormat is the history index as a record file: a record (MVHI) is one
+// commit's node (see encodeIndexRecord). Version 0 had no header; its records
+// are the same. Damage, and records of kinds this build does not know, are
+// stepped over: the index is a cache, and is only ever appended to.
+var indexFormat = record.Format{
+	Kind:       "history-index",
+	Version:    1,
+	Fields:     map[int][]string{0: nil, 1: nil},
+	Tags:       []string{tagIndex},
+	Headless:   true,
+	SkipDamage: true,
+}
 
 var errTooMany = errors.New("too many changes")
 
@@ -94,33 +107,18 @@ func (ix *historyIndex) load() {
 	}
 	ix.loaded = true
 	data, _ := os.ReadFile(ix.path)
+	ix.parse(data)
+}
+
+// parse takes the nodes of the index file data.
+func (ix *historyIndex) parse(data []byte) {
 	ix.nodes = make(map[Hash]*ixNode, len(data)/64) // a record of one changed path is about 80 bytes
 	ix.names = map[string]string{}
 	var a nodeAlloc
-	for len(data) >= 12 {
-		if binary.BigEndian.Uint32(data) != indexMagic {
-			data = resync(data)
-			continue
-		}
-		n := int(binary.BigEndian.Uint32(data[4:]))
-		if n > len(data)-12 || crc32.Checksum(data[12:12+n], crcTable) != binary.BigEndian.Uint32(data[8:]) {
-			data = resync(data)
-			continue
-		}
-		ix.decode(&a, data[12:12+n])
-		data = data[12+n:]
+	file, _ := indexFormat.Parse(data)
+	for _, rec := range file.Records {
+		ix.decode(&a, rec.Body)
 	}
-}
-
-// resync skips to the next place a record may start, past damage.
-func resync(data []byte) []byte {
-	var m [4]byte
-	binary.BigEndian.PutUint32(m[:], indexMagic)
-	i := bytes.Index(data[1:], m[:])
-	if i < 0 {
-		return nil
-	}
-	return data[1+i:]
 }
 
 // nodeAlloc hands out nodes and parent lists from larger blocks: loading an index
@@ -212,11 +210,7 @@ func encodeIndexRecord(h Hash, n *ixNode) []byte {
 		binary.Write(&p, binary.BigEndian, uint16(len(o)))
 		p.WriteString(o)
 	}
-	rec := make([]byte, 12, 12+p.Len())
-	binary.BigEndian.PutUint32(rec[0:], indexMagic)
-	binary.BigEndian.PutUint32(rec[4:], uint32(p.Len()))
-	binary.BigEndian.PutUint32(rec[8:], crc32.Checksum(p.Bytes(), crcTable))
-	return append(rec, p.Bytes()...)
+	return record.Frame(make([]byte, 0, record.FrameLen(p.Len())), tagIndex, p.Bytes())
 }
 
 // add indexes commit h, just made, of tree with parents, where base is the first
@@ -296,7 +290,15 @@ func (ix *historyIndex) flush() {
 	ix.fmu.Lock()
 	defer ix.fmu.Unlock()
 	if ix.f == nil {
-		f, err := ix.disk.OpenFile(ix.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		// The process that makes the file writes its header; the others
+		// append. Should the header be cut short, the records after it are
+		// still found.
+		f, err := ix.disk.OpenFile(ix.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			buf = append(indexFormat.Encode(), buf...)
+		} else {
+			f, err = ix.disk.OpenFile(ix.path, os.O_WRONLY|os.O_APPEND, 0o600)
+		}
 		if err != nil {
 			return
 		}

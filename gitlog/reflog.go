@@ -3,6 +3,7 @@ package gitlog
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -12,25 +13,37 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/memvault/memvault/gitlog/internal/record"
 )
 
 // The reflog is this repository's own record of when its main branch moved,
 // as git's reflog is: "as it was an hour ago" is answered from it, never from
 // commit dates, which whoever makes a commit writes (a collaborator's commit
 // dated 2001 would otherwise be what main "was" at any time since). Each move
-// of Branch, a commit, a fast-forward, a merge, a repair, appends one line to
-// memvault/reflog with the local time, the old and the new commit, and a
-// checksum of the line. It is only appended to. It is not synced on its own:
-// a crash may lose the last lines (and a time answer then reaches back to the
-// move before), never a move, which the journal holds. A line torn by a
-// crash at the end is left out; any other line that does not check is
-// damage, reported, never guessed around.
+// of Branch, a commit, a fast-forward, a merge, a repair, appends one record
+// to memvault/reflog: the old and the new commit and the local time. It is
+// only appended to. It is not synced on its own: a crash may lose the last
+// records (and a time answer then reaches back to the move before), never a
+// move, which the journal holds. A record torn by a crash at the end is left
+// out; damage followed by whole records is reported, never guessed around.
+//
+// Version 1 was a text line a move, with a CRC-32C of the line; it is still
+// read, and written again as version 2 before the first record is added.
 
-const (
-	reflogName   = "reflog"
-	reflogMagic  = "memvault reflog v1\n"
-	reflogFamily = "memvault reflog v"
-)
+const reflogName = "reflog"
+
+// reflogFormat is the reflog as a record file: a record (MVRL) is the old
+// and the new commit and the time in nanoseconds since 1970, big-endian.
+var reflogFormat = record.Format{
+	Kind:    "reflog",
+	Version: 2,
+	Fields:  map[int][]string{1: nil, 2: nil},
+	Tags:    []string{tagRefMove},
+	MaxBody: 48,
+}
+
+const tagRefMove = "MVRL"
 
 // skipReflog turns the record off: only BenchmarkCommitReflog sets it, to
 // measure what the record costs a commit, old and new in one run.
@@ -58,9 +71,12 @@ func (r *Repo) clock() time.Time {
 	return r.now()
 }
 
-func reflogLine(m RefMove) string {
-	body := fmt.Sprintf("%s %s %d", m.Old, m.New, m.When.UnixNano())
-	return fmt.Sprintf("%s %08x\n", body, crc32.Checksum([]byte(body), crcTable))
+func reflogRecord(m RefMove) record.Record {
+	body := make([]byte, 0, 48)
+	body = append(body, m.Old[:]...)
+	body = append(body, m.New[:]...)
+	body = binary.BigEndian.AppendUint64(body, uint64(m.When.UnixNano()))
+	return record.Record{Tag: tagRefMove, Body: body}
 }
 
 // recordMove appends the move of ref from old to new, made at when (zero:
@@ -73,26 +89,46 @@ func (r *Repo) recordMove(ref string, old, new Hash, when time.Time) {
 	if ref != Branch || old == new || skipReflog.Load() {
 		return
 	}
-	p := r.reflogPath()
-	f, err := r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := r.disk.WriteFileAtomic(p, []byte(reflogMagic), 0o600, false); err != nil {
+	f, file, err := reflogFormat.Open(r.disk, r.reflogPath(), nil, false)
+	if err != nil {
+		return // a later version's, or damaged: never written to
+	}
+	defer func() { f.Close() }()
+	if file.Damaged {
+		return // reported by RefLog, never cut off
+	}
+	if file.Version == 1 {
+		// Written again in this version, whole and synced, before anything
+		// is added; a v1 reflog that does not check is left as it is.
+		f.Close()
+		if err := r.convertRefLog(); err != nil {
 			return
 		}
-		f, err = r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600)
-	}
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	var head [len(reflogMagic)]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != reflogMagic {
-		return // a later version's, or damaged: never written to
+		if f, file, err = reflogFormat.Open(r.disk, r.reflogPath(), nil, false); err != nil || file.Version != reflogFormat.Version {
+			return
+		}
 	}
 	if when.IsZero() {
 		when = r.clock()
 	}
-	r.disk.Write(f, []byte(reflogLine(RefMove{Old: old, New: new, When: when})))
+	record.Append(r.disk, f, int64(file.Whole), []record.Record{reflogRecord(RefMove{Old: old, New: new, When: when})}, false)
+}
+
+// convertRefLog writes a reflog of version 1 again in version 2.
+func (r *Repo) convertRefLog() error {
+	data, err := os.ReadFile(r.reflogPath())
+	if err != nil {
+		return err
+	}
+	moves, err := parseRefLog(data)
+	if err != nil {
+		return err
+	}
+	recs := make([]record.Record, len(moves))
+	for i, m := range moves {
+		recs[i] = reflogRecord(m)
+	}
+	return reflogFormat.Replace(r.disk, r.reflogPath(), nil, recs, true)
 }
 
 // RefLog returns the recorded moves of the main branch, oldest first. A
@@ -111,16 +147,36 @@ func (r *Repo) RefLog() ([]RefMove, error) {
 }
 
 func parseRefLog(data []byte) ([]RefMove, error) {
-	if !bytes.HasPrefix(data, []byte(reflogMagic)) {
-		if bytes.HasPrefix(data, []byte(reflogFamily)) {
-			return nil, fmt.Errorf("gitlog: reflog: %w", ErrNewerFormat)
-		}
-		if len(data) < len(reflogMagic) && bytes.HasPrefix([]byte(reflogMagic), data) {
-			return nil, nil // torn as it was made
-		}
+	file, err := reflogFormat.Parse(data)
+	switch {
+	case errors.Is(err, record.ErrNotRecordFile):
 		return nil, fmt.Errorf("gitlog: reflog: not a reflog: %w", ErrDamagedFile)
+	case err != nil:
+		return nil, fmt.Errorf("gitlog: reflog: %w", err)
+	case file.Whole == 0:
+		return nil, nil // torn as it was made
+	case file.Version == 1:
+		return parseRefLogV1(data[file.Len:])
+	case file.Damaged:
+		return nil, fmt.Errorf("gitlog: reflog record %d does not check: %w", len(file.Records)+1, ErrDamagedFile)
 	}
-	data = data[len(reflogMagic):]
+	out := make([]RefMove, 0, len(file.Records))
+	for i, rec := range file.Records {
+		if len(rec.Body) != 48 {
+			return nil, fmt.Errorf("gitlog: reflog record %d does not check: %w", i+1, ErrDamagedFile)
+		}
+		var m RefMove
+		copy(m.Old[:], rec.Body)
+		copy(m.New[:], rec.Body[20:])
+		m.When = time.Unix(0, int64(binary.BigEndian.Uint64(rec.Body[40:])))
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// parseRefLogV1 reads the lines of a reflog of version 1: old, new, time in
+// nanoseconds, and the CRC-32C of the rest of the line in hex.
+func parseRefLogV1(data []byte) ([]RefMove, error) {
 	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
 		data = data[:i+1] // a line torn at the end by a crash
 	}

@@ -199,6 +199,9 @@ func (f *Format) ParseRecords(data []byte) (recs []Record, used int, err error) 
 		}
 		end := off + frameLen + int(n)
 		if !f.knows(d[:4]) {
+			if !f.SkipDamage && !isTag(d[:4]) {
+				break // not a tag at all: damage, or zeros a crash left
+			}
 			if !f.SkipDamage {
 				return recs, used, fmt.Errorf("%s: a record of kind %q: %w", f.Kind, d[:4], ErrNewerFormat)
 			}
@@ -208,6 +211,34 @@ func (f *Format) ParseRecords(data []byte) (recs []Record, used int, err error) 
 		off, used = end, end
 	}
 	return recs, used, nil
+}
+
+// isTag tells whether b may be a record's tag: four capital letters. Anything
+// else where a tag should be is damage, never a newer memvault's record.
+func isTag(b []byte) bool {
+	for _, c := range b {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return len(b) == 4
+}
+
+// wholeAfter tells whether a whole record of a known tag that checks starts
+// somewhere in data.
+func (f *Format) wholeAfter(data []byte) bool {
+	for off := f.resync(data, 0); off < len(data); off = f.resync(data, off+1) {
+		d := data[off:]
+		if len(d) < frameLen {
+			return false
+		}
+		n := binary.BigEndian.Uint32(d[4:])
+		if uint64(n) <= uint64(len(d)-frameLen) && uint64(n) <= uint64(f.maxBody()) &&
+			crc32.Checksum(d[frameLen:frameLen+int(n)], castagnoli) == binary.BigEndian.Uint32(d[8:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // resync finds the next place at or after from where a record of a known tag
@@ -229,6 +260,10 @@ type File struct {
 	// Whole is where the header and the whole records end; 0 when the file
 	// holds no whole header.
 	Whole int
+	// Damaged is set when what follows the whole records is not a torn
+	// tail: a whole record that checks comes after it, so records were lost
+	// in the middle.
+	Damaged bool
 }
 
 // Parse reads a whole file: its header and records. A file with no whole
@@ -240,8 +275,13 @@ func (f *Format) Parse(data []byte) (File, error) {
 	if err != nil || !ok {
 		return File{}, err
 	}
-	recs, used, err := f.ParseRecords(data[h.Len:])
-	return File{Header: h, Records: recs, Whole: h.Len + used}, err
+	rest := data[h.Len:]
+	recs, used, err := f.ParseRecords(rest)
+	file := File{Header: h, Records: recs, Whole: h.Len + used}
+	if err == nil && used < len(rest) && !f.SkipDamage {
+		file.Damaged = f.wholeAfter(rest[used+1:])
+	}
+	return file, err
 }
 
 // Read reads the file at path (see Parse); a missing file reads as empty.
