@@ -5,12 +5,8 @@ import (
 	"compress/zlib"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
-
-	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
 // zlibWriters are reused: a new zlib writer allocates and clears about 1 MB of
@@ -91,33 +87,3 @@ func (r *Repo) writeRef(ref string, h Hash) error {
 func (r *Repo) refPath(ref string) string {
 	return filepath.Join(r.dir, filepath.FromSlash(string(ref)))
 }
-
-// WriteFileDurable writes data to a file at p with mode perm, so that p holds
-// either nothing (or its old content) or all of data, even after a crash: the
-// bytes go to a temporary file beside p, which is synced and then put in place,
-// and the folder is synced. With replace it swaps p by rename; without, it never
-// overwrites, and an existing p gives an error wrapping fs.ErrExist.
-func WriteFileDurable(p string, data []byte, perm fs.FileMode, replace bool) error {
-	if replace {
-		return disk.OS.WriteFileAtomic(p, data, perm, true)
-	}
-	tmp, err := disk.OS.WriteTemp(filepath.Dir(p), data, perm, true)
-	if err != nil {
-		return err
-	}
-	// link(2) fails if p exists, where rename would replace it.
-	err = disk.OS.Link(tmp, p)
-	disk.OS.Remove(tmp)
-	if err != nil {
-		return err
-	}
-	return disk.OS.SyncDir(filepath.Dir(p))
-}
-
-// SyncDir flushes a folder's entries, so a rename into it survives a crash.
-func SyncDir(dir string) error { return disk.OS.SyncDir(dir) }
-
-// TryLockFile takes an exclusive advisory lock on f for this process, without
-// waiting: flock(2) on Unix, LockFileEx on Windows. It reports busy when another
-// open file description holds the lock. Closing f releases it.
-func TryLockFile(f *os.File) (busy bool, err error) { return disk.TryLock(f) }

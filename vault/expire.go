@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,26 +18,38 @@ import (
 	"github.com/memvault/memvault/vault/seal"
 )
 
-// viewsFile is where views are recorded, in the repository's local state
-// folder, never in the tree, so it never syncs and never makes a commit.
-// Each line is "<unix seconds>\t<what was read>"; a later line wins. What was
-// read is the memory path in a plain vault, and in a sealed one "#" and the
+// The views file records when each memory file was read, in the repository's
+// local state folder, never in the tree, so it never syncs and never makes a
+// commit. Each record is a time (Unix seconds, 8 bytes big-endian) and what
+// was read: the memory path in a plain vault, and in a sealed one "#" and the
 // path's ID under the vault key (seal.Key.PathID): the host of a sealed vault
-// sees no name, and neither does a thief of its folder. The file starts with
-// viewsHeader (version 1 held plain paths only; a file without a header is of
-// version 1, from an older memvault); a header of another version is a newer
-// memvault's, and the file is then neither appended to nor rewritten.
-const (
-	viewsFile     = "views"
-	viewsFamily   = "memvault views v"
-	viewsHeader   = viewsFamily + "2\n"
-	viewsHeaderV1 = viewsFamily + "1\n"
-)
+// sees no name, and neither does a thief of its folder. A later record wins.
+//
+// Version 3 is framed by gitlog's record files. Versions 1 and 2 were text, a
+// line "<unix seconds>\t<what was read>" each, version 2 under the header line
+// "memvault views v2" (version 1 held plain paths only, under "memvault views
+// v1" or no header at all); they are read, and written again in version 3 by
+// the first view recorded, paths in the clear of a sealed vault's version 1
+// replaced by their IDs. A file of a newer version is neither appended to nor
+// rewritten.
+var viewsFile = gitlog.RecordFile{Name: "views", Kind: "views", Version: 3, Tag: "MVVW"}
 
-// newerViews tells whether the views file that starts with head is of a
-// version this build does not know.
-func newerViews(head []byte) bool {
-	return bytes.HasPrefix(head, []byte(viewsFamily)) && !bytes.HasPrefix(head, []byte(viewsHeader)) && !bytes.HasPrefix(head, []byte(viewsHeaderV1))
+const viewsFamily = "memvault views v"
+
+// oldViews tells which older version the views file that starts with head is
+// of: 1 or 2, or 0 when it is none of them (empty, of version 3 or newer).
+func oldViews(head []byte) int {
+	switch {
+	case len(head) == 0:
+		return 0
+	case bytes.HasPrefix(head, []byte(viewsFamily+"1\n")):
+		return 1
+	case bytes.HasPrefix(head, []byte(viewsFamily+"2\n")):
+		return 2
+	case bytes.HasPrefix(head, []byte(viewsFamily)) || bytes.HasPrefix([]byte(viewsFamily), head):
+		return 0
+	}
+	return 1 // no header: the first version
 }
 
 // viewEntry is what the views file records of a read of cp: cp in the plain
@@ -47,12 +61,16 @@ func viewEntry(k *seal.Key, cp string) string {
 	return "#" + k.PathID(cp)
 }
 
+func viewRecord(t time.Time, entry string) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(t.Unix())), entry...)
+}
+
 // viewsCompactAt is the size past which Expire rewrites the views file with
-// one line per path.
+// one record per path.
 const viewsCompactAt = 1 << 20
 
 // RecordView notes that memory file p was read now, for Expire. It appends one
-// short line to a local file and does not sync it: a view lost in a crash only
+// short record to a local file and does not sync it: a view lost in a crash only
 // makes a file look older. In a plain vault the path is recorded (it is the
 // tree's name, which the host sees too); in a sealed one only its ID under
 // the vault key. Nothing of the content is recorded.
@@ -65,33 +83,19 @@ func (v *Vault) RecordView(p string) error {
 	if err != nil {
 		return fmt.Errorf("vault: record view: %w", err)
 	}
-	name := filepath.Join(v.repo.StateDir(), viewsFile)
-	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return fmt.Errorf("vault: record view: %w", err)
-	}
-	line := strconv.FormatInt(v.opts.Now().Unix(), 10) + "\t" + viewEntry(k, cp) + "\n"
-	var head [len(viewsHeader)]byte
-	n, _ := f.ReadAt(head[:], 0)
-	switch {
-	case newerViews(head[:n]):
-		line = "" // a newer memvault's file: a view not recorded only makes a file look older
-	case n == 0:
-		line = viewsHeader + line
-	case k != nil && !bytes.HasPrefix(head[:n], []byte(viewsHeader)):
-		// A file of version 1 in a sealed vault holds paths in the clear:
-		// it is written again with IDs first.
+	var head [len(viewsFamily) + 2]byte
+	if f, err := os.Open(filepath.Join(v.repo.StateDir(), viewsFile.Name)); err == nil {
+		n, _ := f.ReadAt(head[:], 0)
 		f.Close()
-		if err := v.rewriteViews(k); err != nil {
-			return err
+		if oldViews(head[:n]) != 0 {
+			if err := v.rewriteViews(k); err != nil {
+				return err
+			}
 		}
-		return v.RecordView(p)
 	}
-	if line != "" {
-		_, err = f.WriteString(line)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = v.repo.AppendRecords(viewsFile, viewRecord(v.opts.Now(), viewEntry(k, cp)))
+	if errors.Is(err, gitlog.ErrNewerFormat) {
+		return nil // a newer memvault's file: a view not recorded only makes a file look older
 	}
 	if err != nil {
 		return fmt.Errorf("vault: record view: %w", err)
@@ -99,8 +103,8 @@ func (v *Vault) RecordView(p string) error {
 	return nil
 }
 
-// rewriteViews writes the views file again in version 2, each path recorded
-// in the clear replaced by its ID under k.
+// rewriteViews writes the views file again in version 3, each path recorded
+// in the clear replaced by its ID under k when k is set.
 func (v *Vault) rewriteViews(k *seal.Key) error {
 	views, _, err := v.lastViews()
 	if err != nil {
@@ -108,7 +112,7 @@ func (v *Vault) rewriteViews(k *seal.Key) error {
 	}
 	out := make(map[string]time.Time, len(views))
 	for e, t := range views {
-		if !strings.HasPrefix(e, "#") {
+		if k != nil && !strings.HasPrefix(e, "#") {
 			e = viewEntry(k, e)
 		}
 		if t.After(out[e]) {
@@ -118,19 +122,38 @@ func (v *Vault) rewriteViews(k *seal.Key) error {
 	return v.writeViews(out)
 }
 
-// lastViews reads the views file: the last view of each entry (a path, or
-// "#" and a path's ID).
+// lastViews reads the views file, of any version: the last view of each entry
+// (a path, or "#" and a path's ID), and the file's size.
 func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
-	data, err := os.ReadFile(filepath.Join(v.repo.StateDir(), viewsFile))
+	data, err := os.ReadFile(filepath.Join(v.repo.StateDir(), viewsFile.Name))
 	if os.IsNotExist(err) {
 		return map[string]time.Time{}, 0, nil
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("vault: views: %w", err)
 	}
-	if newerViews(data) {
-		return nil, 0, fmt.Errorf("vault: views: %w", ErrNewerFormat)
+	if oldViews(data) != 0 {
+		return parseOldViews(data), int64(len(data)), nil
 	}
+	recs, err := v.repo.ReadRecords(viewsFile)
+	if err != nil {
+		return nil, 0, fmt.Errorf("vault: views: %w", err)
+	}
+	views := map[string]time.Time{}
+	for _, rec := range recs {
+		if len(rec) < 8 {
+			continue
+		}
+		t := time.Unix(int64(binary.BigEndian.Uint64(rec)), 0)
+		if p := string(rec[8:]); t.After(views[p]) {
+			views[p] = t
+		}
+	}
+	return views, int64(len(data)), nil
+}
+
+// parseOldViews reads the lines of a views file of version 1 or 2.
+func parseOldViews(data []byte) map[string]time.Time {
 	views := map[string]time.Time{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<16)
@@ -138,18 +161,18 @@ func (v *Vault) lastViews() (map[string]time.Time, int64, error) {
 		sec, p, ok := strings.Cut(sc.Text(), "\t")
 		n, err := strconv.ParseInt(sec, 10, 64)
 		if !ok || err != nil {
-			continue // a torn last line after a crash
+			continue // the header, or a torn last line after a crash
 		}
 		if t := time.Unix(n, 0); t.After(views[p]) {
 			views[p] = t
 		}
 	}
-	return views, int64(len(data)), nil
+	return views
 }
 
-// compactViews rewrites the views file with one line per current path. It runs
-// under the writer lock; a view recorded meanwhile by another process may be
-// lost, which only makes its file look older.
+// compactViews rewrites the views file with one record per current path. It
+// runs under the writer lock; a view recorded meanwhile by another process
+// may be lost, which only makes its file look older.
 func (v *Vault) compactViews(views map[string]time.Time, keep map[string]bool) error {
 	kept := map[string]time.Time{}
 	for e, t := range views {
@@ -160,19 +183,13 @@ func (v *Vault) compactViews(views map[string]time.Time, keep map[string]bool) e
 	return v.writeViews(kept)
 }
 
-// writeViews writes the views file whole, in version 2.
+// writeViews writes the views file whole, in version 3, durably.
 func (v *Vault) writeViews(views map[string]time.Time) error {
-	var b strings.Builder
-	b.WriteString(viewsHeader)
+	recs := make([][]byte, 0, len(views))
 	for e, t := range views {
-		b.WriteString(strconv.FormatInt(t.Unix(), 10) + "\t" + e + "\n")
+		recs = append(recs, viewRecord(t, e))
 	}
-	name := filepath.Join(v.repo.StateDir(), viewsFile)
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return fmt.Errorf("vault: compact views: %w", err)
-	}
-	if err := os.Rename(tmp, name); err != nil {
+	if err := v.repo.ReplaceRecords(viewsFile, recs); err != nil {
 		return fmt.Errorf("vault: compact views: %w", err)
 	}
 	return nil

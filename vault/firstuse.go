@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/durable"
 	"github.com/memvault/memvault/vault/keys"
 )
 
@@ -84,7 +84,7 @@ func initBeside(ctx context.Context, dir string, opts Options) (bool, error) {
 		return false, err
 	}
 	if err := os.Rename(tmp, dir); err == nil {
-		if err := gitlog.SyncDir(parent); err != nil {
+		if err := durable.SyncDir(parent); err != nil {
 			return false, fmt.Errorf("vault: init %s: %w", dir, err)
 		}
 		return true, nil

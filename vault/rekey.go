@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/durable"
 	"github.com/memvault/memvault/vault/keys"
 )
 
@@ -188,7 +188,7 @@ func installChain(cur, old, next string, numbered func(n int) string) error {
 		if err := rekeyRename(from, to); err != nil {
 			return fmt.Errorf("vault: rekey: %s: %w", what, err)
 		}
-		if err := gitlog.SyncDir(dir); err != nil {
+		if err := durable.SyncDir(dir); err != nil {
 			return fmt.Errorf("vault: rekey: %w", err)
 		}
 		return nil

@@ -199,7 +199,7 @@ func (v *Vault) newReencryption(target *keys.RecipientsFile, fp [32]byte, report
 	if _, err := encrypt(nil, rs); err != nil { // a plugin may refuse, or mix labels
 		return nil, err
 	}
-	progress, done, err := openProgress(v.repo.StateDir(), fp)
+	progress, done, err := openProgress(v.repo, fp)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"filippo.io/age"
 	"filippo.io/age/armor"
 
-	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/durable"
 	"github.com/memvault/memvault/vault/internal/keyhook"
 )
 
@@ -201,7 +201,7 @@ func writeKeyFile(path string, content []byte, replace bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("vault: write identity %s: %w", path, errors.Unwrap(err))
 	}
-	err := gitlog.WriteFileDurable(path, content, 0o600, replace)
+	err := durable.WriteFile(path, content, 0o600, replace)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("vault: write identity %s: a file is already there (move it away first: it may be the only key to a vault): %w", path, fs.ErrExist)
 	}

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/memvault/memvault/gitlog"
+	"github.com/memvault/memvault/vault/internal/durable"
 )
 
 // stateVersion is the format of a state file; a reader that meets another
@@ -98,7 +98,7 @@ func (s *state) save(vaultDir string) error {
 	if err != nil {
 		return err
 	}
-	return gitlog.WriteFileDurable(statePath(vaultDir, s.Store), data, 0o600, true)
+	return durable.WriteFile(statePath(vaultDir, s.Store), data, 0o600, true)
 }
 
 // applied says whether a pull has applied v already, or a push of this
