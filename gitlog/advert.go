@@ -11,8 +11,10 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	gitproto "github.com/go-git/go-git/v5/plumbing/transport/git"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 )
 
 // Bounds on a server's ref advertisement, the list of refs it sends before
@@ -28,25 +30,33 @@ const (
 // advertTimeoutHook is advertTimeout, shortened by tests.
 var advertTimeoutHook = advertTimeout
 
-var boundedTransports sync.Once
+// webClient is go-git's smart-HTTP client with the bounds on the
+// advertisement, shared by every http(s) transfer of the process.
+var webClient = sync.OnceValue(func() transport.Transport {
+	return githttp.NewClient(&http.Client{Transport: advertRoundTripper{http.DefaultTransport}})
+})
 
-// installBounded puts the bounds on the network transports: over http(s) on
-// the size and the time of the advertisement (its response body), over
-// git:// on both through a relay (see relayedGit), and over ssh, whose
+// transportFor returns the transport a transfer with ep takes: over http(s)
+// bounded on the size and the time of the advertisement (its response body),
+// over git:// on both through a relay (see relayedGit), over ssh, whose
 // connection go-git keeps to itself and encrypts, on its time and on the
-// bytes the server sends before it ends (see countedSSH).
-func installBounded() {
-	boundedTransports.Do(func() {
-		web := githttp.NewClient(&http.Client{Transport: advertRoundTripper{http.DefaultTransport}})
-		client.InstallProtocol("http", timedAdvert{web})
-		client.InstallProtocol("https", timedAdvert{web})
-		if t, ok := client.Protocols["git"]; ok {
-			client.InstallProtocol("git", timedAdvert{relayedGit{t}})
-		}
-		if t, ok := client.Protocols["ssh"]; ok {
-			client.InstallProtocol("ssh", timedAdvert{countedSSH{t}})
-		}
-	})
+// bytes the server sends before it ends (see countedSSH), and a local path
+// served in process (see localServer). It is chosen here, never through
+// go-git's table of protocols (client.Protocols), which belongs to the whole
+// process: a program that embeds memvault beside its own use of go-git keeps
+// go-git's transports as they are.
+func transportFor(ep *transport.Endpoint) (transport.Transport, error) {
+	switch ep.Protocol {
+	case "http", "https":
+		return timedAdvert{webClient()}, nil
+	case "git":
+		return timedAdvert{relayedGit{gitproto.DefaultClient}}, nil
+	case "ssh":
+		return timedAdvert{countedSSH{gitssh.DefaultClient}}, nil
+	case "file":
+		return localServer{server.DefaultServer}, nil
+	}
+	return nil, fmt.Errorf("unsupported scheme %q", ep.Protocol)
 }
 
 // advertRoundTripper bounds the body of a smart-HTTP ref advertisement

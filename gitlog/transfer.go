@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage"
 )
 
 // Auth holds credentials for a transfer. The zero value means: none for http and
@@ -38,89 +40,6 @@ type TransferOptions struct {
 	Progress io.Writer // objects and bytes sent or received, and the server's own progress; nil for none
 }
 
-// captureRefs is the repository's storage with ref writes held back, so go-git's
-// fetch never moves a ref behind the journal's back, and with the fetched pack
-// taken by a packSink: it is installed whole or not at all, before Fetch moves
-// the remote's ref through the journal. (A commit stored without its tree would
-// make the next fetch think it had everything.)
-type captureRefs struct {
-	storage.Storer
-	r        *Repo
-	refs     map[string]Hash
-	progress io.Writer // where the received pack is metered; nil for nowhere
-	// ctx is the fetch's: go-git closes the pack sink through io.Closer,
-	// which takes none, and the indexing must stop with the fetch.
-	ctx context.Context
-}
-
-func newCapture(ctx context.Context, r *Repo, progress io.Writer) *captureRefs {
-	r.jobjs.refresh(r.journalPath()) // best effort: a miss only fetches again what is here
-	return &captureRefs{Storer: r.st, r: r, refs: map[string]Hash{}, progress: progress, ctx: ctx}
-}
-
-func (s *captureRefs) SetReference(ref *plumbing.Reference) error {
-	s.refs[string(ref.Name())] = fromGG(ref.Hash())
-	return nil
-}
-
-func (s *captureRefs) CheckAndSetReference(ref, _ *plumbing.Reference) error {
-	return s.SetReference(ref)
-}
-
-// EncodedObject, HasEncodedObject and EncodedObjectSize go through r's read
-// lock: go-git's fetch reads local commits (to tell the server what it has), and
-// its storage builds its pack index lazily, unsafe beside other readers.
-//
-// A miss is the usual answer to go-git asking whether the repository already
-// has the commit the remote advertises, so it is not looked for again after
-// reindexing every pack (Repo.object's way with a miss): that decoded the
-// index of the whole history up to lookTries times per fetch, and made every
-// round of a busy fleet cost the length of its history. A commit
-// another process fetched a moment ago is then fetched again, which is harmless.
-func (s *captureRefs) EncodedObject(t plumbing.ObjectType, gh plumbing.Hash) (plumbing.EncodedObject, error) {
-	h := fromGG(gh)
-	if err := s.HasEncodedObject(gh); errors.Is(err, plumbing.ErrObjectNotFound) {
-		return nil, plumbing.ErrObjectNotFound
-	}
-	typ, data, err := s.r.readObject(t, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return nil, plumbing.ErrObjectNotFound // unwrapped: go-git compares with ==
-	}
-	if err != nil {
-		return nil, err
-	}
-	return memoryObject(rawObject{typ: typ, hash: h, data: data}), nil
-}
-
-// HasEncodedObject finds the objects of the journal too (read as the fetch
-// began, see Fetch): the newest commits are there until the journal is flushed.
-func (s *captureRefs) HasEncodedObject(h plumbing.Hash) error {
-	if _, ok := s.r.jobjs.get(fromGG(h)); ok {
-		return nil
-	}
-	s.r.readMu.Lock()
-	defer s.r.readMu.Unlock()
-	return s.Storer.HasEncodedObject(h)
-}
-
-func (s *captureRefs) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if o, ok := s.r.jobjs.get(fromGG(h)); ok {
-		return int64(len(o.data)), nil
-	}
-	s.r.readMu.Lock()
-	defer s.r.readMu.Unlock()
-	return s.Storer.EncodedObjectSize(h)
-}
-
-// PackfileWriter makes go-git hand over the fetched pack as it comes.
-func (s *captureRefs) PackfileWriter() (io.WriteCloser, error) {
-	sink, err := s.r.newPackSink(s.ctx)
-	if err == nil {
-		sink.meter = newMeter(s.progress, "Receiving")
-	}
-	return sink, err
-}
-
 // Fetch fetches the main branch of remote name into RemoteRef(name), moving that
 // ref through the journal under the lock, and returns what it now holds (ZeroHash
 // for an empty remote). It takes the lock itself. The error wraps ErrNoRemote,
@@ -131,35 +50,29 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	installLocal()
-	installBounded()
 	auth, err := authMethod(rc.URLs[0], opts.Auth)
 	if err != nil {
 		return ZeroHash, err
 	}
 	defer closeAuth(auth)
+	old, err := r.Ref(RemoteRef(name))
+	if err != nil {
+		return ZeroHash, err
+	}
 	lines := newProgressLines(opts.Progress)
 	defer lines.end()
-	st := newCapture(ctx, r, lines.source())
-	rem := git.NewRemote(st, rc)
-	fo := &git.FetchOptions{RemoteName: name, RefSpecs: rc.Fetch, Auth: auth, Progress: lines.source(), Tags: git.NoTags}
-	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &fo.Auth, func() error { return rem.FetchContext(ctx, fo) })
-	old, rerr := r.Ref(RemoteRef(name))
-	if rerr != nil {
-		return ZeroHash, rerr
-	}
-	var noRef git.NoMatchingRefSpecError
+	var h Hash
+	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() (err error) {
+		h, err = r.receive(ctx, rc.URLs[0], old, auth, lines)
+		return err
+	})
 	switch {
-	case errors.Is(err, git.NoErrAlreadyUpToDate):
-		return old, nil
-	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.As(err, &noRef):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return ZeroHash, nil
 	case err != nil:
 		return ZeroHash, transferError("fetch", name, rc.URLs[0], sshError(err, auth), err)
-	}
-	h, ok := st.refs[RemoteRef(name)]
-	if !ok || h == old {
-		return old, nil
+	case h == old || h.IsZero():
+		return h, nil
 	}
 	unlock, err := r.lock(ctx)
 	if err != nil {
@@ -176,6 +89,127 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	return h, nil
 }
 
+// maxHaves bounds the commits of each local ref a fetch names to the server
+// as held, as go-git's fetch does: enough to find the common history of two
+// clones that each made a few commits, without listing a long history.
+const maxHaves = 100
+
+// receive fetches the main branch of the repository at rawURL over
+// upload-pack and returns what it holds (ZeroHash: no main branch): the pack
+// of what this repository lacks goes into a pack sink, whole and synced, or
+// not at all. known is what the remote's ref here holds.
+func (r *Repo) receive(ctx context.Context, rawURL string, known Hash, auth transport.AuthMethod, lines *progressLines) (h Hash, err error) {
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil {
+		return ZeroHash, err
+	}
+	cli, err := transportFor(ep)
+	if err != nil {
+		return ZeroHash, err
+	}
+	sess, err := cli.NewUploadPackSession(ep, auth)
+	if err != nil {
+		return ZeroHash, err
+	}
+	defer func() {
+		if cerr := sess.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return ZeroHash, err
+	}
+	refs, err := ar.AllReferences()
+	if err != nil {
+		return ZeroHash, err
+	}
+	main, err := refs.Reference(ref(Branch))
+	if err != nil || main.Type() != plumbing.HashReference {
+		return ZeroHash, nil // no main branch: nothing to fetch
+	}
+	h = fromGG(main.Hash())
+	if h == known {
+		return h, nil
+	}
+	if _, err := r.readCommit(h); err == nil {
+		return h, nil // held already: packs go in whole, with all they need
+	}
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	if lines == nil && ar.Capabilities.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	req.Wants = []plumbing.Hash{main.Hash()}
+	req.Haves = ggHashes(r.haves(refs))
+	resp, err := sess.UploadPack(ctx, req)
+	if err != nil {
+		return ZeroHash, err
+	}
+	defer resp.Close()
+	var rd io.Reader = resp
+	switch {
+	case req.Capabilities.Supports(capability.Sideband64k):
+		d := sideband.NewDemuxer(sideband.Sideband64k, resp)
+		d.Progress = lines.source()
+		rd = d
+	case req.Capabilities.Supports(capability.Sideband):
+		d := sideband.NewDemuxer(sideband.Sideband, resp)
+		d.Progress = lines.source()
+		rd = d
+	}
+	sink, err := r.newPackSink(ctx)
+	if err != nil {
+		return ZeroHash, err
+	}
+	sink.meter = newMeter(lines.source(), "Receiving")
+	if _, err := io.Copy(sink, rd); err != nil {
+		sink.abort()
+		return ZeroHash, err
+	}
+	if err := sink.Close(); err != nil {
+		return ZeroHash, err
+	}
+	if _, err := r.readCommit(h); err != nil {
+		return ZeroHash, fmt.Errorf("the server sent no commit %s: %w", h, err)
+	}
+	return h, nil
+}
+
+// haves lists commits this repository holds for a fetch to name to the
+// server: up to maxHaves of the history of each of its refs, the newest
+// first, stopping at one the server advertised.
+func (r *Repo) haves(remote storer.ReferenceStorer) []Hash {
+	theirs := map[Hash]bool{}
+	if iter, err := remote.IterReferences(); err == nil {
+		iter.ForEach(func(ref *plumbing.Reference) error {
+			theirs[fromGG(ref.Hash())] = true
+			return nil
+		})
+	}
+	seen := map[Hash]bool{}
+	var out []Hash
+	heads, _ := r.refsWithPrefix("refs/heads/")
+	remotes, _ := r.refsWithPrefix("refs/remotes/")
+	for _, h := range append(slices.Collect(maps.Values(heads)), slices.Collect(maps.Values(remotes))...) {
+		if seen[h] {
+			continue
+		}
+		n := 0
+		r.Walk(h, func(c *Commit) error {
+			if seen[c.Hash] {
+				return nil
+			}
+			seen[c.Hash] = true
+			out = append(out, c.Hash)
+			if n++; n >= maxHaves || theirs[c.Hash] {
+				return ErrStop
+			}
+			return nil
+		})
+	}
+	return out
+}
+
 // Push sends Branch at h to remote name's main branch, which must be where the
 // last Fetch found it (or missing) and an ancestor of h, then records h in
 // RemoteRef(name). Only what the remote lacks is sent: the commits since its
@@ -187,8 +221,6 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return err
 	}
-	installLocal()
-	installBounded()
 	auth, err := authMethod(rc.URLs[0], opts.Auth)
 	if err != nil {
 		return err
@@ -227,7 +259,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	if ep.Protocol == "file" {
 		return r.sendLocal(ctx, ep.Path, known, h, lines)
 	}
-	cli, err := client.NewClient(ep)
+	cli, err := transportFor(ep)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -24,18 +23,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/utils/ioutil"
 )
-
-// localTransport makes file:// and plain paths work in process, without the git
-// binary that go-git's default file transport runs.
-var localTransport sync.Once
-
-func installLocal() {
-	localTransport.Do(func() { client.InstallProtocol("file", localServer{server.DefaultServer}) })
-}
 
 // localServer is go-git's in-process server, except that upload-pack chooses
 // what to send with missingObjects: go-git's own server reads every tree of the
