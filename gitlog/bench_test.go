@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"bytes"
 	"compress/zlib"
 	"context"
@@ -69,7 +71,7 @@ func BenchmarkInflateCommit(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		pool *sync.Pool
-	}{{"deflated", &zlibWriters}, {"stored", &zlibStored}} {
+	}{{"deflated", &gitobject.Writers}, {"stored", &gitobject.Stored}} {
 		var z bytes.Buffer
 		zw := tc.pool.Get().(*zlib.Writer)
 		zw.Reset(&z)
@@ -80,7 +82,7 @@ func BenchmarkInflateCommit(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if err := inflateInto(z.Bytes(), out, true); err != nil {
+				if err := gitobject.InflateInto(z.Bytes(), out, true); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -44,7 +44,7 @@ func (p *BlobPack) Add(data []byte) (Hash, error) {
 	case len(p.b.seen) == p.count:
 		return h, fmt.Errorf("gitlog: pack: more than the %d blobs it was started for", p.count)
 	}
-	if err := p.b.object(rawObject{typ: plumbing.BlobObject, hash: h, data: data}); err != nil {
+	if err := p.b.object(rawObject{Type: plumbing.BlobObject, Hash: h, Data: data}); err != nil {
 		return h, fmt.Errorf("gitlog: pack: %w", err)
 	}
 	return h, nil

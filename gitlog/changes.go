@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"bytes"
 	"fmt"
 	"sort"
@@ -31,15 +33,9 @@ type Change struct {
 }
 
 // rawObject is an encoded git object waiting to be written.
-type rawObject struct {
-	typ  plumbing.ObjectType
-	hash Hash
-	data []byte
-}
+type rawObject = gitobject.Object
 
-func newObject(t plumbing.ObjectType, data []byte) rawObject {
-	return rawObject{typ: t, hash: computeHash(t, data), data: data}
-}
+func newObject(t plumbing.ObjectType, data []byte) rawObject { return gitobject.New(t, data) }
 
 // mtree is a tree being edited: a copy of its entries plus the subtrees that were
 // opened for editing. Only trees on changed paths are ever copied.
@@ -147,7 +143,7 @@ func (b *builder) apply(c Change) error {
 	case Put:
 		blob := newObject(plumbing.BlobObject, c.Data)
 		b.objects = append(b.objects, blob)
-		return b.put(c.Path, Entry{Hash: blob.hash, Mode: ModeRegular}, nil)
+		return b.put(c.Path, Entry{Hash: blob.Hash, Mode: ModeRegular}, nil)
 	case Delete:
 		_, _, err := b.take(c.Path)
 		return err
@@ -200,8 +196,8 @@ func (b *builder) write(t *mtree) (h Hash, ok bool, err error) {
 	if b.trees == nil {
 		b.trees = map[Hash][]Entry{}
 	}
-	b.trees[o.hash] = es
-	return o.hash, true, nil
+	b.trees[o.Hash] = es
+	return o.Hash, true, nil
 }
 
 // lookup returns the entry the tree being built holds at p, if any.

@@ -184,7 +184,7 @@ func (r *Repo) buildTree(base Hash, changes []Change) (root, tree Hash, b *build
 	if !ok {
 		empty := newObject(plumbing.TreeObject, nil)
 		b.objects = append(b.objects, empty)
-		tree = empty.hash
+		tree = empty.Hash
 	}
 	return root, tree, b, nil
 }
@@ -218,7 +218,7 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	if head != old {
 		return ZeroHash, fmt.Errorf("gitlog: commit on %s: %w", old, ErrStale)
 	}
-	if err := r.persistAt(Branch, old, co.hash, objs, info.Committer.When); err != nil {
+	if err := r.persistAt(Branch, old, co.Hash, objs, info.Committer.When); err != nil {
 		return ZeroHash, err
 	}
 	for h, es := range trees {
@@ -226,9 +226,9 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	}
 	// The next write starts from this commit: keep it decoded from the bytes
 	// written, so it reads back from the cache exactly as from the disk.
-	if dc, err := decodeCommit(co.hash, data); err == nil {
-		r.commits.put(co.hash, dc)
+	if dc, err := decodeCommit(co.Hash, data); err == nil {
+		r.commits.put(co.Hash, dc)
 	}
-	r.index.add(r, co.hash, tree, base, parents)
-	return co.hash, nil
+	r.index.add(r, co.Hash, tree, base, parents)
+	return co.Hash, nil
 }

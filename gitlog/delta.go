@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"bytes"
 	"compress/zlib"
 	"context"
@@ -255,11 +257,11 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			// the object back.
 			if got, err := packfile.PatchDelta(win[bestBase].data, best); err == nil && bytes.Equal(got, data) {
 				zbuf.Reset()
-				zw := zlibWriters.Get().(*zlib.Writer)
+				zw := gitobject.Writers.Get().(*zlib.Writer)
 				zw.Reset(&zbuf)
 				zw.Write(best)
 				zw.Close()
-				zlibWriters.Put(zw)
+				gitobject.Writers.Put(zw)
 				res.deltas[c.hash] = deltaOut{base: win[bestBase].hash, size: int64(len(best)), zdata: bytes.Clone(zbuf.Bytes())}
 				depth = bestDepth
 				kept += zbuf.Len() + 64

@@ -13,7 +13,7 @@ import (
 // is framed again to the same bytes it was read from.
 func FuzzJournal(f *testing.F) {
 	blob := newObject(plumbing.BlobObject, []byte("a file"))
-	rec := encodeRecord(journalRecord{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
+	rec := encodeRecord(journalRecord{ref: Branch, new: blob.Hash, objs: []rawObject{blob}})
 	f.Add(append(journalHeader(), rec...))
 	f.Add(append([]byte("memvault journal v1\nboot x\n"), rec...))
 	f.Add(append(journalHeader(), rec[:len(rec)-3]...))

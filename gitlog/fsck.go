@@ -225,7 +225,7 @@ func (w *Writer) Repair(ctx context.Context) (Hash, error) {
 	for _, o := range r.jobjs.commits() {
 		var c object.Commit
 		if c.Decode(memoryObject(o)) == nil {
-			c.Hash = gg(o.hash)
+			c.Hash = gg(o.Hash)
 			commits = append(commits, &c)
 		}
 	}

@@ -327,10 +327,10 @@ func TestReplayOldJournal(t *testing.T) {
 	for _, o := range recs[0].objs {
 		var z bytes.Buffer
 		zw := zlib.NewWriter(&z)
-		fmt.Fprintf(zw, "%s %d\x00", o.typ, len(o.data))
-		zw.Write(o.data)
+		fmt.Fprintf(zw, "%s %d\x00", o.Type, len(o.Data))
+		zw.Write(o.Data)
 		zw.Close()
-		p.Write(o.hash[:])
+		p.Write(o.Hash[:])
 		binary.Write(&p, binary.BigEndian, uint32(z.Len()))
 		p.Write(z.Bytes())
 	}
@@ -379,8 +379,8 @@ func TestJournalWithoutHeader(t *testing.T) {
 // claims more than zlib can hold, is read as the end of the records.
 func TestForeignJournalChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("hello"))
-	good := encodeRecord(journalRecord{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
-	lying := encodeRecord(journalRecord{ref: Branch, new: blob.hash, objs: []rawObject{{typ: plumbing.BlobObject, hash: blob.hash, data: []byte("forged")}}})
+	good := encodeRecord(journalRecord{ref: Branch, new: blob.Hash, objs: []rawObject{blob}})
+	lying := encodeRecord(journalRecord{ref: Branch, new: blob.Hash, objs: []rawObject{{Type: plumbing.BlobObject, Hash: blob.Hash, Data: []byte("forged")}}})
 	for _, tc := range []struct {
 		name    string
 		rec     []byte

@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -36,7 +38,7 @@ func fromGGHashes(hs []plumbing.Hash) []Hash {
 
 func ref(name string) plumbing.ReferenceName { return plumbing.ReferenceName(name) }
 
-func computeHash(t plumbing.ObjectType, data []byte) Hash { return Hash(plumbing.ComputeHash(t, data)) }
+func computeHash(t plumbing.ObjectType, data []byte) Hash { return gitobject.Compute(t, data) }
 
 func entryOf(te object.TreeEntry) Entry {
 	return Entry{Name: te.Name, Hash: Hash(te.Hash), Mode: Mode(te.Mode)}

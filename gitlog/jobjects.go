@@ -140,10 +140,10 @@ func (j *journalObjects) add(rec journalRecord) {
 	m.gave[rec.new] = true
 	j.refs[rec.ref] = m
 	for _, o := range rec.objs {
-		if _, ok := j.objs[o.hash]; !ok {
-			j.order = append(j.order, o.hash)
+		if _, ok := j.objs[o.Hash]; !ok {
+			j.order = append(j.order, o.Hash)
 		}
-		j.objs[o.hash] = o
+		j.objs[o.Hash] = o
 	}
 }
 
@@ -219,7 +219,7 @@ func (j *journalObjects) commits() []rawObject {
 	defer j.mu.Unlock()
 	var cs []rawObject
 	for _, o := range j.objs {
-		if o.typ == plumbing.CommitObject {
+		if o.Type == plumbing.CommitObject {
 			cs = append(cs, o)
 		}
 	}
@@ -237,8 +237,8 @@ func (j *journalObjects) close() {
 
 func memoryObject(o rawObject) plumbing.EncodedObject {
 	mo := &plumbing.MemoryObject{}
-	mo.SetType(o.typ)
-	mo.Write(o.data)
+	mo.SetType(o.Type)
+	mo.Write(o.Data)
 	return mo
 }
 

@@ -26,6 +26,8 @@ package gitlog
 // (ErrNewerFormat).
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"bytes"
 	"compress/zlib"
 	"context"
@@ -132,25 +134,25 @@ func encodeRecord(rec journalRecord) []byte {
 	p.Write(rec.new[:])
 	binary.Write(&p, binary.BigEndian, uint32(len(rec.objs)))
 	// Every object is stored, not deflated: a blob is an age ciphertext,
-	// which deflate cannot shrink (see zlibStored), and the journal is
+	// which deflate cannot shrink (see gitobject.Stored), and the journal is
 	// read only to replay it: a flush packs its objects from memory, and
 	// deflates the commits and trees then, off the write's path. Deflating a tree here cost each write more than the
 	// rest of its hashing and framing, and most in a sealed vault, whose
 	// names are longer and compress less.
-	w := zlibStored.Get().(*zlib.Writer)
+	w := gitobject.Stored.Get().(*zlib.Writer)
 	var z bytes.Buffer
 	for _, o := range rec.objs {
 		z.Reset()
 		w.Reset(&z)
-		w.Write(o.data)
+		w.Write(o.Data)
 		w.Close()
-		p.Write(o.hash[:])
-		p.WriteByte(byte(o.typ))
-		binary.Write(&p, binary.BigEndian, uint32(len(o.data)))
+		p.Write(o.Hash[:])
+		p.WriteByte(byte(o.Type))
+		binary.Write(&p, binary.BigEndian, uint32(len(o.Data)))
 		binary.Write(&p, binary.BigEndian, uint32(z.Len()))
 		p.Write(z.Bytes())
 	}
-	zlibStored.Put(w)
+	gitobject.Stored.Put(w)
 	return record.Frame(make([]byte, 0, record.FrameLen(p.Len())), tagObjects, p.Bytes())
 }
 
@@ -384,7 +386,7 @@ func decodeRecord(tag string, p []byte, foreign bool) (journalRecord, bool) {
 		// Every object must hash to its name, in any journal: a vault folder
 		// may come from anywhere, and its journal is flushed into a pack when
 		// it is opened.
-		if !ok || foreign && len(o.data) > largeObject || computeHash(o.typ, o.data) != o.hash {
+		if !ok || foreign && len(o.Data) > largeObject || computeHash(o.Type, o.Data) != o.Hash {
 			return rec, false
 		}
 		rec.objs = append(rec.objs, o)
@@ -399,18 +401,18 @@ func decodeObject(p []byte) (rawObject, []byte, bool) {
 	if len(p) < 29 {
 		return o, p, false
 	}
-	copy(o.hash[:], p)
-	o.typ = plumbing.ObjectType(p[20])
+	copy(o.Hash[:], p)
+	o.Type = plumbing.ObjectType(p[20])
 	size := binary.BigEndian.Uint32(p[21:])
 	zlen := int(binary.BigEndian.Uint32(p[25:]))
-	if len(p)-29 < zlen || int64(size) > maxInflate(zlen) {
+	if len(p)-29 < zlen || int64(size) > gitobject.MaxInflate(zlen) {
 		return o, p, false
 	}
-	data, ok := inflateExactly(p[29:29+zlen], int(size))
+	data, ok := gitobject.InflateExactly(p[29:29+zlen], int(size))
 	if !ok {
 		return o, p, false
 	}
-	o.data = data
+	o.Data = data
 	return o, p[29+zlen:], true
 }
 
@@ -421,7 +423,7 @@ func decodeLoose(p []byte) (rawObject, []byte, bool) {
 	if len(p) < 24 {
 		return o, p, false
 	}
-	copy(o.hash[:], p)
+	copy(o.Hash[:], p)
 	l := int(binary.BigEndian.Uint32(p[20:]))
 	if len(p)-24 < l {
 		return o, p, false
@@ -432,27 +434,14 @@ func decodeLoose(p []byte) (rawObject, []byte, bool) {
 	}
 	defer zr.Close()
 	t, size, err := zr.Header()
-	if err != nil || size < 0 || size > maxInflate(l) {
+	if err != nil || size < 0 || size > gitobject.MaxInflate(l) {
 		return o, p, false
 	}
-	o.typ, o.data = t, make([]byte, size)
-	if _, err := io.ReadFull(zr, o.data); err != nil {
+	o.Type, o.Data = t, make([]byte, size)
+	if _, err := io.ReadFull(zr, o.Data); err != nil {
 		return o, p, false
 	}
 	return o, p[24+l:], true
-}
-
-// maxInflate is the most that n bytes of zlib can hold: deflate expands at most
-// 1,032 times. A record claiming more is damaged, and is not allocated for.
-func maxInflate(n int) int64 { return int64(n)*1032 + 64 }
-
-// inflateExactly inflates z, which must hold exactly size bytes.
-func inflateExactly(z []byte, size int) ([]byte, bool) {
-	data := make([]byte, size)
-	if err := inflateInto(z, data, true); err != nil {
-		return nil, false
-	}
-	return data, true
 }
 
 // recoverAtOpen completes what a writer that was killed, or lost its machine,

@@ -22,7 +22,7 @@ func find[T any](r *Repo, t plumbing.ObjectType, h Hash, fromJournal func(rawObj
 			r.jobjs.refresh(r.journalPath())
 		}
 		o, ok := r.jobjs.get(h)
-		if !ok || t != plumbing.AnyObject && t != o.typ {
+		if !ok || t != plumbing.AnyObject && t != o.Type {
 			var none T
 			return none, false
 		}

@@ -475,15 +475,15 @@ func memoryDeltas(ctx context.Context, objs []rawObject, window, depth int) (map
 	contents := map[Hash][]byte{}
 	for i := len(objs) - 1; i >= 0; i-- { // a tree made twice counts as its newest
 		o := objs[i]
-		size := int64(len(o.data))
-		if o.typ != plumbing.TreeObject || !mayDelta(o.typ, size) {
+		size := int64(len(o.Data))
+		if o.Type != plumbing.TreeObject || !mayDelta(o.Type, size) {
 			continue
 		}
-		if _, dup := contents[o.hash]; dup {
+		if _, dup := contents[o.Hash]; dup {
 			continue
 		}
-		contents[o.hash] = o.data
-		cands = append(cands, deltaCand{hash: o.hash, typ: o.typ, size: size, name: nameHash(o.typ, o.data[:min(len(o.data), nameHashPrefix)]), order: len(objs) - 1 - i})
+		contents[o.Hash] = o.Data
+		cands = append(cands, deltaCand{hash: o.Hash, typ: o.Type, size: size, name: nameHash(o.Type, o.Data[:min(len(o.Data), nameHashPrefix)]), order: len(objs) - 1 - i})
 	}
 	found, err := searchDeltas(ctx, cands, func(h Hash) ([]byte, error) { return contents[h], nil }, window, depth)
 	return found.deltas, err
@@ -533,7 +533,7 @@ func sendDeltas(ctx context.Context, hs []Hash, plan []reusable, copied []bool, 
 			if err != nil {
 				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
 			}
-			held[h] = rawObject{typ: t, hash: h, data: data}
+			held[h] = rawObject{Type: t, Hash: h, Data: data}
 		}
 		budget -= int64(len(data))
 		contents[h] = data

@@ -15,7 +15,7 @@ import (
 // reading it.
 func (r *Repo) ObjectSize(h Hash) (int64, error) {
 	if o, ok := r.jobjs.get(h); ok {
-		return int64(len(o.data)), nil
+		return int64(len(o.Data)), nil
 	}
 	// A loose object's header is read here: go-git's EncodedObjectSize leaves
 	// the loose file open (v5.19.3), which kept a read-only mount busy.
@@ -24,7 +24,7 @@ func (r *Repo) ObjectSize(h Hash) (int64, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("gitlog: size of %s: %w", h, err)
 	}
-	n, err := find(r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.data)) }, func() (int64, error) { return r.st.EncodedObjectSize(gg(h)) })
+	n, err := find(r, plumbing.AnyObject, h, func(o rawObject) int64 { return int64(len(o.Data)) }, func() (int64, error) { return r.st.EncodedObjectSize(gg(h)) })
 	if err != nil {
 		return 0, fmt.Errorf("gitlog: size of %s: %w", h, err)
 	}

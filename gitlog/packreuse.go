@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"crypto/sha1"
 	"fmt"
 	"hash/crc32"
@@ -197,7 +199,7 @@ func (r reusable) load() ([]byte, error) {
 		return nil, fmt.Errorf("the entry of %s does not match its checksum", r.e.hash)
 	}
 	data := make([]byte, r.size)
-	if err := inflateInto(z, data, false); err != nil {
+	if err := gitobject.InflateInto(z, data, false); err != nil {
 		return nil, err
 	}
 	return data, nil

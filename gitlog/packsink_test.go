@@ -38,7 +38,7 @@ func gitFoldersPack(t *testing.T) ([]byte, []rawObject) {
 			t.Fatal(err)
 		}
 		pt, _ := plumbing.ParseObjectType(ty)
-		objs = append(objs, rawObject{typ: pt, hash: h, data: data})
+		objs = append(objs, rawObject{Type: pt, Hash: h, Data: data})
 		if ty == "tree" && delta[h] {
 			treeDeltas++
 		}
@@ -61,16 +61,16 @@ func checkSeeded(t *testing.T, r *Repo, objs []rawObject) {
 	defer r.packs.mu.Unlock()
 	r.packs.relist()
 	for _, o := range objs {
-		p, off, ok := r.packs.find(o.hash)
+		p, off, ok := r.packs.find(o.Hash)
 		if !ok {
-			t.Fatalf("%v %s: in no pack", o.typ, o.hash)
+			t.Fatalf("%v %s: in no pack", o.Type, o.Hash)
 		}
 		c, kept := r.packs.cache[cacheKey{p, off}]
 		switch {
-		case o.typ == plumbing.BlobObject && kept:
-			t.Errorf("blob %s: kept by the pack reader", o.hash)
-		case o.typ != plumbing.BlobObject && (!kept || c.t != o.typ || !bytes.Equal(c.data, o.data)):
-			t.Errorf("%v %s: kept %v as %v %q, want %q", o.typ, o.hash, kept, c.t, c.data, o.data)
+		case o.Type == plumbing.BlobObject && kept:
+			t.Errorf("blob %s: kept by the pack reader", o.Hash)
+		case o.Type != plumbing.BlobObject && (!kept || c.t != o.Type || !bytes.Equal(c.data, o.Data)):
+			t.Errorf("%v %s: kept %v as %v %q, want %q", o.Type, o.Hash, kept, c.t, c.data, o.Data)
 		}
 	}
 }

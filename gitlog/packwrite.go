@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"bufio"
 	"bytes"
 	"compress/zlib"
@@ -113,7 +115,7 @@ func (b *packBuilder) added(h Hash, ew entryWriter) {
 
 // object appends a whole object, compressed here.
 func (b *packBuilder) object(o rawObject) error {
-	return b.stream(o.hash, o.typ, int64(len(o.data)), bytes.NewReader(o.data))
+	return b.stream(o.Hash, o.Type, int64(len(o.Data)), bytes.NewReader(o.Data))
 }
 
 // stream appends a whole object of size bytes read from rd, compressed as it
@@ -122,9 +124,9 @@ func (b *packBuilder) object(o rawObject) error {
 func (b *packBuilder) stream(h Hash, t plumbing.ObjectType, size int64, rd io.Reader) error {
 	ew := entryWriter{w: b.bw}
 	ew.Write(entryHeader(t, size))
-	pool := &zlibWriters
+	pool := &gitobject.Writers
 	if t == plumbing.BlobObject {
-		pool = &zlibStored
+		pool = &gitobject.Stored
 	}
 	zw := pool.Get().(*zlib.Writer)
 	defer pool.Put(zw)
@@ -214,8 +216,8 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 	n := 0
 	seen := make(map[Hash]bool, len(objs))
 	for _, o := range objs {
-		if !seen[o.hash] {
-			seen[o.hash] = true
+		if !seen[o.Hash] {
+			seen[o.Hash] = true
 			n++
 		}
 	}
@@ -234,17 +236,17 @@ func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
 			if pass { // newest first, as memoryDeltas counts a tree made twice
 				o = objs[len(objs)-1-i]
 			}
-			d, isDelta := deltas[o.hash]
-			if b.seen[o.hash] || isDelta != pass {
+			d, isDelta := deltas[o.Hash]
+			if b.seen[o.Hash] || isDelta != pass {
 				continue
 			}
 			// The journal's readers took these from memory; once they are
 			// read from the pack, the pack reader starts with them resolved.
-			if o.typ == plumbing.CommitObject || o.typ == plumbing.TreeObject {
-				b.sink.seeds = append(b.sink.seeds, packedObject{off: b.off, t: o.typ, data: o.data})
+			if o.Type == plumbing.CommitObject || o.Type == plumbing.TreeObject {
+				b.sink.seeds = append(b.sink.seeds, packedObject{off: b.off, t: o.Type, data: o.Data})
 			}
 			if isDelta {
-				b.delta(o.hash, d)
+				b.delta(o.Hash, d)
 				continue
 			}
 			if err := b.object(o); err != nil {

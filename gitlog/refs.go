@@ -114,10 +114,10 @@ func (w *Writer) CreateTag(name string, target Hash, tagger Signature, message s
 		return Tag{}, err
 	}
 	o := newObject(plumbing.TagObject, data)
-	if err := r.casRef(ref, ZeroHash, o.hash, []rawObject{o}); err != nil {
+	if err := r.casRef(ref, ZeroHash, o.Hash, []rawObject{o}); err != nil {
 		return Tag{}, err
 	}
-	return Tag{Name: name, Object: o.hash, Target: target, Tagger: tagger, Message: message}, nil
+	return Tag{Name: name, Object: o.Hash, Target: target, Tagger: tagger, Message: message}, nil
 }
 
 // LookupTag returns the tag called name. It returns an error wrapping

@@ -30,7 +30,7 @@ func (r *Repo) ReplaceEntries(ctx context.Context, root Hash, repl []Replacement
 	}
 	if !ok {
 		empty := newObject(plumbing.TreeObject, nil)
-		objs, h = append(objs, empty), empty.hash
+		objs, h = append(objs, empty), empty.Hash
 	}
 	if err := r.packObjects(ctx, objs); err != nil {
 		return ZeroHash, err
@@ -88,7 +88,7 @@ func (r *Repo) replaceIn(tree Hash, repl []Replacement, objs *[]rawObject) (Hash
 	data, _ := encodeTree(m)
 	o := newObject(plumbing.TreeObject, data)
 	*objs = append(*objs, o)
-	return o.hash, true, nil
+	return o.Hash, true, nil
 }
 
 // CommitTree commits tree, already in the repository, on parents, the first

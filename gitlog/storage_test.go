@@ -162,12 +162,12 @@ func TestNewerJournalLeftAlone(t *testing.T) {
 func TestJournalRefNameChecked(t *testing.T) {
 	blob := newObject(plumbing.BlobObject, []byte("x"))
 	for _, name := range []string{"refs/heads/../../../escape", "/etc/passwd", "HEAD", "refs/heads/main.lock"} {
-		rec := encodeRecord(journalRecord{ref: name, new: blob.hash, objs: []rawObject{blob}})
+		rec := encodeRecord(journalRecord{ref: name, new: blob.Hash, objs: []rawObject{blob}})
 		if recs, _, _ := readRecords(rec, false); len(recs) != 0 {
 			t.Errorf("a record naming %q was read", name)
 		}
 	}
-	rec := encodeRecord(journalRecord{ref: Branch, new: blob.hash, objs: []rawObject{blob}})
+	rec := encodeRecord(journalRecord{ref: Branch, new: blob.Hash, objs: []rawObject{blob}})
 	if recs, _, _ := readRecords(rec, false); len(recs) != 1 {
 		t.Errorf("a record naming %s was not read", Branch)
 	}

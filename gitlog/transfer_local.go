@@ -81,7 +81,7 @@ type journaled struct {
 }
 
 func (s journaled) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if o, ok := s.j.get(fromGG(h)); ok && (t == plumbing.AnyObject || t == o.typ) {
+	if o, ok := s.j.get(fromGG(h)); ok && (t == plumbing.AnyObject || t == o.Type) {
 		return memoryObject(o), nil
 	}
 	return s.Storage.EncodedObject(t, h)
@@ -96,7 +96,7 @@ func (s journaled) HasEncodedObject(h plumbing.Hash) error {
 
 func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	if o, ok := s.j.get(fromGG(h)); ok {
-		return int64(len(o.data)), nil
+		return int64(len(o.Data)), nil
 	}
 	return s.Storage.EncodedObjectSize(h)
 }
