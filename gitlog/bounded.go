@@ -71,7 +71,7 @@ func readAllMax(o plumbing.EncodedObject, limit int64) ([]byte, error) {
 // BlobPrefix returns the first n bytes of blob h (fewer if it is shorter) and
 // its size from its header, inflating no more than n bytes.
 func (r *Repo) BlobPrefix(h Hash, n int) ([]byte, int64, error) {
-	if _, ok := r.jobjs.get(h); !ok {
+	if _, ok := r.jobjs.Get(h); !ok {
 		if data, size, ok := r.packs.blobPrefix(h, n); ok {
 			return data, size, nil
 		}

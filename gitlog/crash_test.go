@@ -30,6 +30,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/journal"
 )
 
 var crashEvery = flag.Int("crash.every", 0, "explore every n-th crash point (0: every one, or every 5th with -short)")
@@ -430,7 +431,7 @@ func TestCrashExplorer(t *testing.T) {
 
 	// A commit larger than the journal's flush threshold, as an import
 	// makes: the flush runs inside the commit, after its record is synced.
-	big := make([]byte, flushBytes+1<<20)
+	big := make([]byte, journal.FlushBytes+1<<20)
 	rand.Read(big)
 	counts["large commit"] = explore(t, "large commit", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()

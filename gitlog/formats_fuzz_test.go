@@ -1,44 +1,9 @@
 package gitlog
 
 import (
-	"bytes"
 	"slices"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
-
-// FuzzJournal: whatever a vault folder holds as its journal, reading it
-// returns whole records or an error, never a panic, and every record it takes
-// is framed again to the same bytes it was read from.
-func FuzzJournal(f *testing.F) {
-	blob := newObject(plumbing.BlobObject, []byte("a file"))
-	rec := encodeRecord(journalRecord{ref: Branch, new: blob.Hash, objs: []rawObject{blob}})
-	f.Add(append(journalHeader(), rec...))
-	f.Add(append([]byte("memvault journal v1\nboot x\n"), rec...))
-	f.Add(append(journalHeader(), rec[:len(rec)-3]...))
-	f.Add([]byte("memvault journal v3\nboot x\nepoch y\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, epoch, n, ok, _ := parseJournalHeader(data)
-		if !ok {
-			return
-		}
-		recs, used, _ := readRecords(data[n:], false)
-		if used > len(data)-n {
-			t.Fatalf("readRecords used %d of %d bytes", used, len(data)-n)
-		}
-		if epoch == "" {
-			return // version 1: its records are not written again
-		}
-		var again []byte
-		for _, r := range recs {
-			again = append(again, encodeRecord(r)...)
-		}
-		if !bytes.Equal(again, data[n:n+used]) {
-			t.Fatalf("the %d records read frame again to other bytes", len(recs))
-		}
-	})
-}
 
 // FuzzHistoryIndex: whatever a vault folder holds as its history index,
 // loading it never panics, and every node it takes is encoded again to a

@@ -221,8 +221,8 @@ func (w *Writer) Repair(ctx context.Context) (Hash, error) {
 		return nil
 	})
 	r.readMu.Unlock()
-	r.jobjs.refresh(r.journalPath())
-	for _, o := range r.jobjs.commits() {
+	r.jobjs.Refresh(r.journalPath())
+	for _, o := range r.jobjs.Commits() {
 		var c object.Commit
 		if c.Decode(memoryObject(o)) == nil {
 			c.Hash = gg(o.Hash)

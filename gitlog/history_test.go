@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/journal"
 )
 
 // randomHistory commits n random change sets over a small tree of paths and
@@ -299,9 +300,9 @@ func TestTagReplayAfterCrash(t *testing.T) {
 	if _, err := os.Stat(r.loosePath(tag.Object)); err == nil {
 		t.Fatal("the tag object is a loose file: it should be in the journal only")
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, stateDir, journalName))
+	data, _ := os.ReadFile(filepath.Join(dir, stateDir, journal.Name))
 	data = []byte(strings.Replace(string(data), "boot "+disk.BootID(), "boot "+strings.Repeat("x", len(disk.BootID())), 1))
-	os.WriteFile(filepath.Join(dir, stateDir, journalName), data, 0o600)
+	os.WriteFile(filepath.Join(dir, stateDir, journal.Name), data, 0o600)
 	os.Remove(filepath.Join(dir, "refs/tags/cp"))
 	r2, err := Open(dir)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/gitlog/internal/journal"
 )
 
 // TestLocalRemoteJournalFIFO: a local-path remote whose memvault/journal is
@@ -26,7 +27,7 @@ func TestLocalRemoteJournalFIFO(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(remote, stateDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(remote, stateDir, journalName), 0o644); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(remote, stateDir, journal.Name), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	r, err := Init(t.TempDir())

@@ -11,7 +11,7 @@ import (
 )
 
 // find is gitlog's one way to look for object h (of type t, or any): in the
-// journal first (see journalObjects), then in go-git's storage under readMu
+// journal first (see journal.Index), then in go-git's storage under readMu
 // (see Repo.object). When the storage does not find it, or found it in a pack
 // merged away since, the journal is read again, then the packs are listed
 // again, and the storage asked again: an object is always in one or the other,
@@ -19,9 +19,9 @@ import (
 func find[T any](r *Repo, t plumbing.ObjectType, h Hash, fromJournal func(rawObject) T, fromStorage func() (T, error)) (T, error) {
 	inJournal := func(again bool) (T, bool) {
 		if again {
-			r.jobjs.refresh(r.journalPath())
+			r.jobjs.Refresh(r.journalPath())
 		}
-		o, ok := r.jobjs.get(h)
+		o, ok := r.jobjs.Get(h)
 		if !ok || t != plumbing.AnyObject && t != o.Type {
 			var none T
 			return none, false

@@ -35,7 +35,7 @@ type packSource struct {
 }
 
 func (s packSource) commit(h Hash) (*Commit, error) {
-	if _, ok := s.sto.j.get(h); !ok {
+	if _, ok := s.sto.j.Get(h); !ok {
 		if data, ok := s.packs.read(h, plumbing.CommitObject, maxStruct); ok {
 			return decodeCommit(h, data)
 		}
@@ -44,7 +44,7 @@ func (s packSource) commit(h Hash) (*Commit, error) {
 }
 
 func (s packSource) tree(h Hash) ([]Entry, error) {
-	if _, ok := s.sto.j.get(h); !ok && !h.IsZero() {
+	if _, ok := s.sto.j.Get(h); !ok && !h.IsZero() {
 		if data, ok := s.packs.read(h, plumbing.TreeObject, maxStruct); ok {
 			if es, ok := parseTree(data); ok {
 				return es, nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/journal"
 )
 
 // closure is every object reachable from commit h, found the slow way.
@@ -482,7 +483,7 @@ func TestPackedByAnotherOpener(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, recs, _ := readJournal(data); len(recs) != 0 {
+		if _, recs, _ := journal.Read(data); len(recs) != 0 {
 			t.Fatalf("after another opener's Pack, the journal holds %d records", len(recs))
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // inflating the object: a caller can refuse an object too big to read before
 // reading it.
 func (r *Repo) ObjectSize(h Hash) (int64, error) {
-	if o, ok := r.jobjs.get(h); ok {
+	if o, ok := r.jobjs.Get(h); ok {
 		return int64(len(o.Data)), nil
 	}
 	// A loose object's header is read here: go-git's EncodedObjectSize leaves

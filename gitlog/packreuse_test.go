@@ -330,7 +330,7 @@ func TestFlushSeedsPackReads(t *testing.T) {
 	defer r.Close()
 	commit(t, r, Change{Op: Put, Path: "m/f/a.md", Data: []byte("a")})
 	commit(t, r, Change{Op: Put, Path: "m/f/b.md", Data: []byte("b")})
-	objs, _, _ := r.jobjs.snapshot()
+	objs, _, _ := r.jobjs.Snapshot()
 	if err := r.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}

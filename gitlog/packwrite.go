@@ -437,7 +437,7 @@ func (m *packMerge) candidates(maxDepth int) []deltaCand {
 
 // recency ranks entry i, the newest 0: the packs come newest first (the
 // smallest, as consolidate and Pack list them), and each holds its objects
-// in the order they were made (see journalObjects.snapshot).
+// in the order they were made (see journal.Index.snapshot).
 func (m *packMerge) recency(i int) int {
 	p := m.entries[i].pack
 	return m.starts[p] + m.starts[p+1] - 1 - i

@@ -199,7 +199,7 @@ func parseRefLogLine(line string) (RefMove, bool) {
 	}
 	body, sum := line[:i], line[i+1:]
 	want, err := strconv.ParseUint(sum, 16, 32)
-	if err != nil || len(sum) != 8 || uint32(want) != crc32.Checksum([]byte(body), crcTable) {
+	if err != nil || len(sum) != 8 || uint32(want) != crc32.Checksum([]byte(body), castagnoli) {
 		return RefMove{}, false
 	}
 	f := strings.Fields(body)
@@ -214,3 +214,5 @@ func parseRefLogLine(line string) (RefMove, bool) {
 	}
 	return RefMove{Old: old, New: new, When: time.Unix(0, ns)}, true
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +10,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -21,10 +22,10 @@ const tagPrefix = "refs/tags/"
 // still in the journal comes first: the ref's file, which git reads, takes it
 // only once a flush has packed the objects it needs (see flushJournal).
 func (r *Repo) Ref(name string) (Hash, error) {
-	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
+	if _, _, err := r.jobjs.Refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
 		return ZeroHash, fmt.Errorf("gitlog: read %s: %w", name, err)
 	}
-	if h, ok := r.jobjs.ref(name); ok {
+	if h, ok := r.jobjs.Ref(name); ok {
 		return h, nil
 	}
 	return r.fileRef(name)
@@ -157,7 +158,7 @@ func (r *Repo) Tags() ([]Tag, error) {
 // refsWithPrefix returns the refs whose names start with prefix, as Ref reads
 // each: the journal's moves over the files.
 func (r *Repo) refsWithPrefix(prefix string) (map[string]Hash, error) {
-	if _, _, err := r.jobjs.refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
+	if _, _, err := r.jobjs.Refresh(r.journalPath()); err != nil && !errors.Is(err, ErrNewerFormat) {
 		return nil, err
 	}
 	iter, err := r.st.IterReferences()
@@ -174,13 +175,13 @@ func (r *Repo) refsWithPrefix(prefix string) (map[string]Hash, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range r.jobjs.moves() {
+	for _, m := range r.jobjs.Moves() {
 		switch {
-		case !strings.HasPrefix(string(m.name), prefix):
-		case m.new.IsZero():
-			delete(refs, m.name)
+		case !strings.HasPrefix(string(m.Name), prefix):
+		case m.New.IsZero():
+			delete(refs, m.Name)
 		default:
-			refs[m.name] = m.new
+			refs[m.Name] = m.New
 		}
 	}
 	return refs, nil
@@ -217,39 +218,8 @@ func (r *Repo) peelTag(name string, h Hash) (Tag, error) {
 // git check-ref-format does, and refuses a name that starts with "-" as well.
 // The error wraps ErrBadRefName and says what is wrong.
 func CheckRefName(name string) error {
-	bad := func(why string) error { return fmt.Errorf("gitlog: %q %s: %w", name, why, ErrBadRefName) }
-	switch {
-	case name == "":
-		return bad("is empty")
-	case len(name) > 255:
-		return bad("is over 255 bytes")
-	case !utf8.ValidString(name):
-		return bad("is not UTF-8")
-	case name == "@":
-		return bad(`is "@"`)
-	case strings.HasPrefix(name, "-"):
-		return bad(`starts with "-"`)
-	case strings.HasSuffix(name, "."):
-		return bad(`ends with "."`)
-	case strings.Contains(name, ".."):
-		return bad(`contains ".."`)
-	case strings.Contains(name, "@{"):
-		return bad(`contains "@{"`)
-	}
-	for _, c := range name {
-		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
-			return bad(fmt.Sprintf("contains %q", c))
-		}
-	}
-	for _, seg := range strings.Split(name, "/") {
-		switch {
-		case seg == "":
-			return bad(`has an empty "/"-separated part`)
-		case strings.HasPrefix(seg, "."):
-			return bad(`has a part that starts with "."`)
-		case strings.HasSuffix(seg, ".lock"):
-			return bad(`has a part that ends with ".lock"`)
-		}
+	if why := gitobject.CheckRefName(name); why != "" {
+		return fmt.Errorf("gitlog: %q %s: %w", name, why, ErrBadRefName)
 	}
 	return nil
 }
@@ -264,7 +234,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 	even := plumbing.NewHash(prefix + strings.Repeat("0", 40-len(prefix)))
 	// A pack that a fetch or gc in another process added is not in the index
 	// go-git built at open: look again after a reindex before saying none.
-	r.jobjs.refresh(r.journalPath())
+	r.jobjs.Refresh(r.journalPath())
 	r.readMu.Lock()
 	hs, err := r.st.HashesWithPrefix(even[:len(prefix)/2])
 	if err == nil && len(hs) == 0 || lookAgain(err) {
@@ -272,7 +242,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
 	}
 	r.readMu.Unlock()
-	hs = append(hs, ggHashes(r.jobjs.withPrefix(even[:len(prefix)/2]))...)
+	hs = append(hs, ggHashes(r.jobjs.WithPrefix(even[:len(prefix)/2]))...)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: find %s: %w", prefix, err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/journal"
 )
 
 // openPacks is how many pack files a Repo keeps open. Packing keeps a vault at a
@@ -52,13 +53,13 @@ type Repo struct {
 	index   *historyIndex
 	maxBlob blobLimit // see SetBlobLimit
 
-	readMu   sync.Mutex // guards go-git's object storage, see object
-	mu       ctxMutex   // serialises writers inside this process; lockFile does across processes
-	lockFile *os.File   // flocked by Lock; nil in a read-only repository without one
-	readOnly bool       // the repository cannot be written: Lock fails
-	journal  *os.File   // opened by the first commit, under mu
-	disk     *disk.Disk // every change to the repository's files goes through it
-	jobjs    journalObjects
+	readMu   sync.Mutex    // guards go-git's object storage, see object
+	mu       ctxMutex      // serialises writers inside this process; lockFile does across processes
+	lockFile *os.File      // flocked by Lock; nil in a read-only repository without one
+	readOnly bool          // the repository cannot be written: Lock fails
+	journal  *journal.File // appended to by commits, under mu
+	disk     *disk.Disk    // every change to the repository's files goes through it
+	jobjs    journal.Index
 	now      func() time.Time // the reflog's clock, see SetClock
 
 	flushTimer *time.Timer // flushes the journal after a pause in writing, see armIdleFlush
@@ -144,7 +145,7 @@ func openOn(d *disk.Disk, dir string) (*Repo, error) {
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d, journal: journal.Open(d, filepath.Join(dir, stateDir, journal.Name))}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverAtOpen(); err != nil {
 		r.Close()
@@ -226,15 +227,12 @@ func (r *Repo) closeFiles() error {
 	if held {
 		defer r.mu.Unlock()
 	}
-	if r.journal != nil {
-		r.journal.Close()
-		r.journal = nil
-	}
+	r.journal.Close()
 	if r.lockFile != nil && held {
 		r.lockFile.Close()
 	}
 	r.index.close()
-	r.jobjs.close()
+	r.jobjs.Close()
 	r.packs.close()
 	return r.st.Close()
 }
@@ -258,7 +256,7 @@ func isHex(s string) bool {
 // packed it since.
 //
 // The journal's objects, in no pack yet, are looked for first (see
-// journalObjects), and on a miss the journal is read again before the packs are
+// journal.Index), and on a miss the journal is read again before the packs are
 // listed again.
 func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
 	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.storageObject(t, h) })
@@ -373,7 +371,7 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 // leaves it to find, which also looks in the journal, where a commit just
 // written is, and which a miss in packSet would list the packs again for.
 func (r *Repo) packed(h Hash, t plumbing.ObjectType) ([]byte, bool) {
-	if _, ok := r.jobjs.get(h); ok {
+	if _, ok := r.jobjs.Get(h); ok {
 		return nil, false
 	}
 	return r.packs.read(h, t, maxStruct)

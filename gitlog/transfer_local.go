@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/journal"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -64,38 +65,38 @@ func loadLocal(ep *transport.Endpoint, sess io.Closer) (journaled, error) {
 	// process has open may hold its newest objects in its journal only.
 	st := filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
 		filesystem.Options{LargeObjectThreshold: largeObject, MaxOpenDescriptors: openPacks})
-	j := &journalObjects{foreign: true}
-	if _, _, err := j.refresh(filepath.Join(ep.Path, stateDir, journalName)); err != nil {
+	j := &journal.Index{MaxObject: largeObject}
+	if _, _, err := j.Refresh(filepath.Join(ep.Path, stateDir, journal.Name)); err != nil {
 		sess.Close()
 		return journaled{}, err
 	}
-	j.close()
+	j.Close()
 	return journaled{st, j}, nil
 }
 
 // journaled is the storage of a local repository with the objects of its
-// journal (see journalObjects) read at the start of a session.
+// journal (see journal.Index) read at the start of a session.
 type journaled struct {
 	*filesystem.Storage
-	j *journalObjects
+	j *journal.Index
 }
 
 func (s journaled) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if o, ok := s.j.get(fromGG(h)); ok && (t == plumbing.AnyObject || t == o.Type) {
+	if o, ok := s.j.Get(fromGG(h)); ok && (t == plumbing.AnyObject || t == o.Type) {
 		return memoryObject(o), nil
 	}
 	return s.Storage.EncodedObject(t, h)
 }
 
 func (s journaled) HasEncodedObject(h plumbing.Hash) error {
-	if _, ok := s.j.get(fromGG(h)); ok {
+	if _, ok := s.j.Get(fromGG(h)); ok {
 		return nil
 	}
 	return s.Storage.HasEncodedObject(h)
 }
 
 func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	if o, ok := s.j.get(fromGG(h)); ok {
+	if o, ok := s.j.Get(fromGG(h)); ok {
 		return int64(len(o.Data)), nil
 	}
 	return s.Storage.EncodedObjectSize(h)

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memvault/memvault/gitlog/internal/journal"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,7 +41,7 @@ func (r *Repo) watch(ctx context.Context) (<-chan struct{}, error) {
 	}{
 		{r.dir, func(n string) bool { return n == "packed-refs" || n == "HEAD" }},
 		{filepath.Join(r.dir, "refs", "heads"), func(n string) bool { return !strings.HasSuffix(n, ".lock") }},
-		{filepath.Join(r.dir, stateDir), func(n string) bool { return n == journalName }},
+		{filepath.Join(r.dir, stateDir), func(n string) bool { return n == journal.Name }},
 	}
 	for _, d := range dirs {
 		wd, err := unix.InotifyAddWatch(fd, d.path, watchMask)

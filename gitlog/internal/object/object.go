@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -122,4 +124,45 @@ func InflateExactly(z []byte, size int) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// CheckRefName checks a ref name below refs/ (a tag name, say) the way
+// git check-ref-format does, and refuses a name that starts with "-" as well.
+// It returns what is wrong with it, or "" for a good name.
+func CheckRefName(name string) string {
+	bad := func(why string) string { return why }
+	switch {
+	case name == "":
+		return bad("is empty")
+	case len(name) > 255:
+		return bad("is over 255 bytes")
+	case !utf8.ValidString(name):
+		return bad("is not UTF-8")
+	case name == "@":
+		return bad(`is "@"`)
+	case strings.HasPrefix(name, "-"):
+		return bad(`starts with "-"`)
+	case strings.HasSuffix(name, "."):
+		return bad(`ends with "."`)
+	case strings.Contains(name, ".."):
+		return bad(`contains ".."`)
+	case strings.Contains(name, "@{"):
+		return bad(`contains "@{"`)
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
+			return bad(fmt.Sprintf("contains %q", c))
+		}
+	}
+	for _, seg := range strings.Split(name, "/") {
+		switch {
+		case seg == "":
+			return bad(`has an empty "/"-separated part`)
+		case strings.HasPrefix(seg, "."):
+			return bad(`has a part that starts with "."`)
+		case strings.HasSuffix(seg, ".lock"):
+			return bad(`has a part that ends with ".lock"`)
+		}
+	}
+	return ""
 }

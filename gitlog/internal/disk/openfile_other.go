@@ -1,14 +1,14 @@
 //go:build !unix
 
-package gitlog
+package disk
 
 import (
 	"fmt"
 	"os"
 )
 
-// openRegular opens the file at p for reading only if it is a regular file.
-func openRegular(p string) (*os.File, error) {
+// OpenRegular opens the file at p for reading only if it is a regular file.
+func OpenRegular(p string) (*os.File, error) {
 	if fi, err := os.Lstat(p); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {

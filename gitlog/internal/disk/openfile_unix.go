@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitlog
+package disk
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"syscall"
 )
 
-// openRegular opens the file at p for reading only if it is a regular file:
+// OpenRegular opens the file at p for reading only if it is a regular file:
 // never following a symbolic link in its last element, never waiting on a
 // FIFO or a device. A vault folder may come from anyone, and a journal that
 // was a FIFO once hung sync past its timeout and SIGTERM.
-func openRegular(p string) (*os.File, error) {
+func OpenRegular(p string) (*os.File, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
