@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 func TestGeometricSplit(t *testing.T) {
@@ -35,9 +36,9 @@ func TestGeometricSplit(t *testing.T) {
 		{[]uint32{1, 1, 1, 1, 1, 1000}, 5},
 		{[]uint32{100, 3, 1000, 2}, 2}, // unsorted in: the two smallest merge
 	} {
-		var packs []packFile
+		var packs []pack.File
 		for i, c := range tc.counts {
-			packs = append(packs, packFile{base: fmt.Sprint(i), objects: c})
+			packs = append(packs, pack.File{Base: fmt.Sprint(i), Objects: c})
 		}
 		got := geometricSplit(packs)
 		if len(got) != tc.merged {
@@ -47,14 +48,14 @@ func TestGeometricSplit(t *testing.T) {
 		// After the merge, the packs must grow by a factor of two.
 		var sum uint32
 		for _, p := range got {
-			sum += p.objects
+			sum += p.Objects
 		}
 		sizes := []uint32{}
 		if sum > 0 {
 			sizes = append(sizes, sum)
 		}
 		for _, p := range packs[len(got):] {
-			sizes = append(sizes, p.objects)
+			sizes = append(sizes, p.Objects)
 		}
 		slices.Sort(sizes)
 		for i := 1; i < len(sizes); i++ {
@@ -362,29 +363,29 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 	}
 	// Smallest first, as consolidate merges them: git's pack, with the
 	// deltas, then lands at other offsets than it had.
-	sort.Slice(packs, func(i, j int) bool { return packs[i].objects < packs[j].objects })
-	if packs[2].objects < 30 {
+	sort.Slice(packs, func(i, j int) bool { return packs[i].Objects < packs[j].Objects })
+	if packs[2].Objects < 30 {
 		t.Fatalf("packs %+v: git's pack is not the largest", packs)
 	}
 
 	// A damaged entry in one of memvault's packs: the merge fails.
 	ours := packs[0]
 	for _, p := range packs {
-		if p.objects < ours.objects {
+		if p.Objects < ours.Objects {
 			ours = p
 		}
 	}
-	pack := ours.base + ".pack"
-	good, _ := os.ReadFile(pack)
+	packPath := ours.Base + ".pack"
+	good, _ := os.ReadFile(packPath)
 	bad := bytes.Clone(good)
 	bad[20] ^= 0x40 // inside the first entry's compressed data
-	os.Chmod(pack, 0o644)
-	os.WriteFile(pack, bad, 0o444)
+	os.Chmod(packPath, 0o644)
+	os.WriteFile(packPath, bad, 0o444)
 	if _, err := r.mergePacks(ctx, packs); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("mergePacks over a damaged entry = %v, want a checksum error", err)
 	}
-	os.Chmod(pack, 0o644)
-	os.WriteFile(pack, good, 0o444)
+	os.Chmod(packPath, 0o644)
+	os.WriteFile(packPath, good, 0o444)
 	if after, _ := r.listPacks(); len(after) != 3 {
 		t.Fatalf("a failed merge left %d packs, want the 3 it started from", len(after))
 	}
@@ -394,7 +395,7 @@ func TestMergePacksCopiesAndChecks(t *testing.T) {
 	}
 	for _, p := range packs {
 		for _, ext := range []string{".pack", ".idx"} {
-			os.Remove(p.base + ext)
+			os.Remove(p.Base + ext)
 		}
 	}
 	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {
@@ -486,19 +487,19 @@ func TestMergePacksStreamsDeltas(t *testing.T) {
 		zw.Close()
 		return z.Bytes()
 	}
-	var pack bytes.Buffer
-	pack.WriteString("PACK")
-	binary.Write(&pack, binary.BigEndian, [2]uint32{2, 2})
-	pack.Write(entryHeader(plumbing.BlobObject, base))
-	pack.Write(zlibOf(bytes.Repeat([]byte("m"), base)))
-	deltaAt := pack.Len()
-	pack.Write(entryHeader(plumbing.OFSDeltaObject, int64(len(delta))))
-	pack.WriteByte(byte(deltaAt - 12)) // the base's offset, backwards: under 128
-	pack.Write(zlibOf(delta))
-	sum := sha1.Sum(pack.Bytes())
-	pack.Write(sum[:])
+	var buf bytes.Buffer
+	buf.WriteString("PACK")
+	binary.Write(&buf, binary.BigEndian, [2]uint32{2, 2})
+	buf.Write(pack.EntryHeader(plumbing.BlobObject, base))
+	buf.Write(zlibOf(bytes.Repeat([]byte("m"), base)))
+	deltaAt := buf.Len()
+	buf.Write(pack.EntryHeader(plumbing.OFSDeltaObject, int64(len(delta))))
+	buf.WriteByte(byte(deltaAt - 12)) // the base's offset, backwards: under 128
+	buf.Write(zlibOf(delta))
+	sum := sha1.Sum(buf.Bytes())
+	buf.Write(sum[:])
 	name := filepath.Join(dir, "objects", "pack", fmt.Sprintf("pack-%x.pack", sum))
-	if err := os.WriteFile(name, pack.Bytes(), 0o444); err != nil {
+	if err := os.WriteFile(name, buf.Bytes(), 0o444); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("git", "--git-dir", dir, "index-pack", name).CombinedOutput(); err != nil {
@@ -524,7 +525,7 @@ func TestMergePacksStreamsDeltas(t *testing.T) {
 	t.Logf("the merge allocated %d MiB in all for a %d MiB object", n>>20, base*copies>>20)
 	for _, p := range packs {
 		for _, ext := range []string{".pack", ".idx"} {
-			os.Remove(p.base + ext)
+			os.Remove(p.Base + ext)
 		}
 	}
 	if out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict").CombinedOutput(); err != nil {

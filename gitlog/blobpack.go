@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // BlobPack is a new pack of blobs written one at a time, each compressed and
@@ -15,7 +16,7 @@ import (
 // commit lands the blobs are unreferenced: a pack left by a commit that failed
 // holds only objects gc removes.
 type BlobPack struct {
-	b     *packBuilder
+	b     *pack.Builder
 	count int
 	done  bool
 }
@@ -39,12 +40,12 @@ func (p *BlobPack) Add(data []byte) (Hash, error) {
 	switch {
 	case p.done:
 		return h, errors.New("gitlog: pack: blob added after the pack ended")
-	case p.b.seen[h]:
+	case p.b.Seen(h):
 		return h, fmt.Errorf("gitlog: pack: blob %s added twice", h)
-	case len(p.b.seen) == p.count:
+	case p.b.Len() == p.count:
 		return h, fmt.Errorf("gitlog: pack: more than the %d blobs it was started for", p.count)
 	}
-	if err := p.b.object(rawObject{Type: plumbing.BlobObject, Hash: h, Data: data}); err != nil {
+	if err := p.b.Add(rawObject{Type: plumbing.BlobObject, Hash: h, Data: data}); err != nil {
 		return h, fmt.Errorf("gitlog: pack: %w", err)
 	}
 	return h, nil
@@ -58,11 +59,11 @@ func (p *BlobPack) Finish() error {
 		return nil
 	}
 	p.done = true
-	if n := len(p.b.seen); n != p.count {
-		p.b.sink.abort()
+	if n := p.b.Len(); n != p.count {
+		p.b.Abort()
 		return fmt.Errorf("gitlog: pack: %d blobs of the %d it was started for", n, p.count)
 	}
-	if err := p.b.finish(); err != nil {
+	if err := p.b.Finish(); err != nil {
 		return fmt.Errorf("gitlog: pack: %w", err)
 	}
 	return nil
@@ -72,6 +73,6 @@ func (p *BlobPack) Finish() error {
 func (p *BlobPack) Abort() {
 	if !p.done {
 		p.done = true
-		p.b.sink.abort()
+		p.b.Abort()
 	}
 }

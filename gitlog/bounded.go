@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // Reads that never trust the repository. An object's header tells its size
@@ -17,11 +18,11 @@ import (
 
 // largeObject is the size above which go-git reads an object lazily, as a
 // stream, instead of inflating it whole into memory when it is looked up.
-const largeObject = 2 << 20
+const largeObject = pack.LargeObject
 
 // maxStruct bounds a tree or a commit memvault decodes: 50,000 entries of
 // 255-byte names fit 14 MB; a message of every conflict of such a tree too.
-const maxStruct = 32 << 20
+const maxStruct = pack.MaxStruct
 
 // defaultBlobLimit bounds ReadBlob until SetBlobLimit says otherwise.
 const defaultBlobLimit = 64 << 20
@@ -72,7 +73,7 @@ func readAllMax(o plumbing.EncodedObject, limit int64) ([]byte, error) {
 // its size from its header, inflating no more than n bytes.
 func (r *Repo) BlobPrefix(h Hash, n int) ([]byte, int64, error) {
 	if _, ok := r.jobjs.Get(h); !ok {
-		if data, size, ok := r.packs.blobPrefix(h, n); ok {
+		if data, size, ok := r.packs.BlobPrefix(h, n); ok {
 			return data, size, nil
 		}
 	}

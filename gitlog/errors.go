@@ -3,6 +3,7 @@ package gitlog
 import (
 	"errors"
 
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
 	"github.com/memvault/memvault/gitlog/internal/record"
 )
 
@@ -38,7 +39,7 @@ var (
 
 	// ErrTooLarge: an object is larger than the limit of the read; nothing of
 	// it was inflated.
-	ErrTooLarge = errors.New("larger than the limit")
+	ErrTooLarge = gitobject.ErrTooLarge
 	// ErrWrongType: an object is not of the type its tree entry or parent
 	// claims (a blob where a tree should be).
 	ErrWrongType = errors.New("object of the wrong type")

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/memvault/memvault/gitlog/internal/disk"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // PackResult is what Pack did: the objects it moved into packs, and the bytes
@@ -67,7 +67,7 @@ func (r *Repo) Pack(ctx context.Context) (PackResult, error) {
 	packs, err := r.listPacks()
 	if err == nil && (len(packs) > 1 || len(packs) == 1 && res.Objects > 0) {
 		// The smallest first, as consolidate merges them: the newest.
-		sort.Slice(packs, func(i, j int) bool { return packs[i].objects < packs[j].objects })
+		sort.Slice(packs, func(i, j int) bool { return packs[i].Objects < packs[j].Objects })
 		err = r.mergeAway(ctx, packs)
 	}
 	res.After = r.objectBytes()
@@ -164,55 +164,15 @@ func (r *Repo) packLoose(ctx context.Context) (int, error) {
 // be (see searchDeltas).
 func (r *Repo) writeNewPack(ctx context.Context, hs []Hash) error {
 	window, depth := r.deltaConfig()
-	var cands []deltaCand
-	if window > 0 {
-		for i, h := range hs {
-			t, size, rd, err := r.openObject(plumbing.AnyObject, h)
-			if err != nil {
-				return fmt.Errorf("gitlog: pack: %w", err)
-			}
-			if mayDelta(t, size) {
-				var start []byte
-				if t == plumbing.TreeObject { // the others have no name to read
-					start = make([]byte, min(size, nameHashPrefix))
-					_, err = io.ReadFull(rd, start)
-				}
-				cands = append(cands, deltaCand{hash: h, typ: t, size: size, name: nameHash(t, start), order: i})
-			}
-			rd.Close()
-			if err != nil {
-				return fmt.Errorf("gitlog: pack: %w", err)
-			}
-		}
-	}
 	load := func(h Hash) ([]byte, error) {
 		_, data, err := r.readObject(plumbing.AnyObject, h)
 		return data, err
 	}
-	found, err := searchDeltas(ctx, cands, load, window, depth)
-	if err != nil {
+	newBuilder := func(n int) (*pack.Builder, error) { return r.newPackBuilder(ctx, n) }
+	if err := pack.WriteFrom(ctx, newBuilder, hs, r.openObject, load, window, depth); err != nil {
 		return fmt.Errorf("gitlog: pack: %w", err)
 	}
-	b, err := r.newPackBuilder(ctx, len(hs))
-	if err != nil {
-		return err
-	}
-	for _, h := range hs {
-		if d, ok := found.deltas[h]; ok {
-			b.delta(h, d)
-			continue
-		}
-		t, size, rd, err := r.openObject(plumbing.AnyObject, h)
-		if err == nil {
-			err = b.stream(h, t, size, rd)
-			rd.Close()
-		}
-		if err != nil {
-			b.sink.abort()
-			return fmt.Errorf("gitlog: pack: %w", err)
-		}
-	}
-	return b.finish()
+	return nil
 }
 
 // looseObjects lists the loose objects, by name and file.
@@ -245,17 +205,4 @@ func (r *Repo) looseObjects() (hs []Hash, files []string, err error) {
 		}
 	}
 	return hs, files, nil
-}
-
-// contextWriter fails writes once ctx is done, so a long encode can be stopped.
-type contextWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c contextWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
 }

@@ -2,14 +2,13 @@ package gitlog
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // Every pack costs a reader a lookup in its index, so their number must stay
@@ -19,12 +18,6 @@ import (
 // of the one before: then there are at most about log2(objects / smallest)
 // packs, and an object is rewritten only when the packs below it have grown to
 // its size, a logarithmic number of times in all.
-
-// packFile is one pack of the repository and how many objects it holds.
-type packFile struct {
-	base    string // path without ".pack"
-	objects uint32
-}
 
 // consolidate merges the smallest packs into one, as described above. The
 // caller holds the pack lock.
@@ -51,7 +44,7 @@ func (r *Repo) packsOver(n int) bool {
 
 // mergeAway merges packs into one and removes them. The caller holds the pack
 // lock.
-func (r *Repo) mergeAway(ctx context.Context, merge []packFile) error {
+func (r *Repo) mergeAway(ctx context.Context, merge []pack.File) error {
 	out, err := r.mergePacks(ctx, merge)
 	if err != nil {
 		return err
@@ -61,11 +54,11 @@ func (r *Repo) mergeAway(ctx context.Context, merge []packFile) error {
 	// pack fails to open it and looks again (see Repo.object). The merged pack
 	// may carry the name of one it merged (see mergePacks): that one stays.
 	for _, p := range merge {
-		if p.base == out {
+		if p.Base == out {
 			continue
 		}
 		for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
-			if err := r.disk.Remove(p.base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := r.disk.Remove(p.Base + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("gitlog: pack: %w", err)
 			}
 		}
@@ -75,64 +68,27 @@ func (r *Repo) mergeAway(ctx context.Context, merge []packFile) error {
 
 // geometricSplit returns the packs to merge, smallest first: none when the
 // packs, sorted by size, already grow by a factor of two or more.
-func geometricSplit(packs []packFile) []packFile {
-	sort.Slice(packs, func(i, j int) bool { return packs[i].objects < packs[j].objects })
+func geometricSplit(packs []pack.File) []pack.File {
+	sort.Slice(packs, func(i, j int) bool { return packs[i].Objects < packs[j].Objects })
 	split := 0
 	for i := len(packs) - 1; i > 0; i-- {
-		if packs[i].objects < 2*packs[i-1].objects {
+		if packs[i].Objects < 2*packs[i-1].Objects {
 			split = i + 1
 			break
 		}
 	}
 	var total uint64
 	for _, p := range packs[:split] {
-		total += uint64(p.objects)
+		total += uint64(p.Objects)
 	}
-	for split < len(packs) && uint64(packs[split].objects) < 2*total {
-		total += uint64(packs[split].objects)
+	for split < len(packs) && uint64(packs[split].Objects) < 2*total {
+		total += uint64(packs[split].Objects)
 		split++
 	}
 	return packs[:split]
 }
 
-// listPacks lists the repository's packs that may be merged: a pack with a
-// .keep file is left alone, as git does.
-func (r *Repo) listPacks() ([]packFile, error) {
-	names, err := filepath.Glob(filepath.Join(r.dir, "objects", "pack", "pack-*.pack"))
-	if err != nil {
-		return nil, err
-	}
-	var packs []packFile
-	for _, name := range names {
-		base := strings.TrimSuffix(name, ".pack")
-		if _, err := os.Stat(base + ".keep"); err == nil {
-			continue
-		}
-		n, err := packCount(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // merged away meanwhile by git gc
-		}
-		if err != nil {
-			return nil, fmt.Errorf("gitlog: pack: %w", err)
-		}
-		packs = append(packs, packFile{base: base, objects: n})
-	}
-	return packs, nil
-}
-
-// packCount reads how many objects a pack holds from its header.
-func packCount(name string) (uint32, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	var head [12]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil {
-		return 0, fmt.Errorf("read %s: %w", name, err)
-	}
-	if string(head[:4]) != "PACK" {
-		return 0, fmt.Errorf("%s is not a pack", name)
-	}
-	return binary.BigEndian.Uint32(head[8:]), nil
+// listPacks lists the repository's packs that may be merged (see pack.List).
+func (r *Repo) listPacks() ([]pack.File, error) {
+	return pack.List(filepath.Join(r.dir, "objects", "pack"))
 }

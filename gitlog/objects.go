@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // objectSource reads the commits and trees missingObjects walks: a Repo, through
@@ -31,12 +32,12 @@ type storerSource struct{ sto storer.EncodedObjectStorer }
 // reading its packs straight (see packSet) and its journal before the storage.
 type packSource struct {
 	sto   journaled
-	packs *packSet
+	packs *pack.Set
 }
 
 func (s packSource) commit(h Hash) (*Commit, error) {
 	if _, ok := s.sto.j.Get(h); !ok {
-		if data, ok := s.packs.read(h, plumbing.CommitObject, maxStruct); ok {
+		if data, ok := s.packs.Read(h, plumbing.CommitObject, maxStruct); ok {
 			return decodeCommit(h, data)
 		}
 	}
@@ -45,7 +46,7 @@ func (s packSource) commit(h Hash) (*Commit, error) {
 
 func (s packSource) tree(h Hash) ([]Entry, error) {
 	if _, ok := s.sto.j.Get(h); !ok && !h.IsZero() {
-		if data, ok := s.packs.read(h, plumbing.TreeObject, maxStruct); ok {
+		if data, ok := s.packs.Read(h, plumbing.TreeObject, maxStruct); ok {
 			if es, ok := parseTree(data); ok {
 				return es, nil
 			}
@@ -282,7 +283,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 
 // objectReader opens object h of type t (or plumbing.AnyObject) as a stream,
 // with its type and size.
-type objectReader func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error)
+type objectReader = pack.OpenFunc
 
 // readObject reads object h of type t (or plumbing.AnyObject) whole, through
 // r's caches and read lock; a blob within r's blob limit, anything else within
@@ -357,192 +358,4 @@ func storerReader(sto storer.EncodedObjectStorer) objectReader {
 		}
 		return o.Type(), o.Size(), rd, nil
 	}
-}
-
-// writePack writes the objects hs to w as one pack (see packBuilder). A pack
-// of a whole vault costs a buffer and the trees compared for deltas (at most
-// sendBudget), whatever it holds: a history may hold a blob of a gigabyte
-// that a megabyte of zlib inflates to. Objects that reuse
-// finds packed are copied as stored (see packReuse), the rest read through
-// read and compressed; reuse may be nil. The trees sent whole are compared
-// for deltas against each other (see sendDeltas) when window is above 0. A
-// delta comes after its base, as git writes them.
-func writePack(ctx context.Context, w io.Writer, hs []Hash, read objectReader, reuse *packReuse, window, depth int) error {
-	b := newPackEncoder(w, len(hs))
-	if err := b.write(ctx, hs, read, reuse, window, depth); err != nil {
-		return err
-	}
-	_, err := b.trailer()
-	return err
-}
-
-// write appends the objects hs, as writePack writes them, to the pack b
-// started for len(hs) objects, leaving its checksum to the caller.
-func (b *packBuilder) write(ctx context.Context, hs []Hash, read objectReader, reuse *packReuse, window, depth int) error {
-	plan := make([]reusable, len(hs))
-	copied := make([]bool, len(hs))
-	bases := map[Hash]bool{} // of the deltas copied
-	for i, h := range hs {
-		if reuse == nil {
-			break
-		}
-		if plan[i], copied[i] = reuse.entry(h); copied[i] && plan[i].delta {
-			bases[plan[i].base] = true
-		}
-	}
-	held, found, err := sendDeltas(ctx, hs, plan, copied, bases, read, window, depth)
-	if err != nil {
-		return err
-	}
-	// waiting holds the deltas to write once their base is written.
-	waiting := map[Hash][]Hash{}
-	queued := map[Hash]bool{}
-	at := make(map[Hash]int, len(hs))
-	for i, h := range hs {
-		at[h] = i
-	}
-	write := func(h Hash) error {
-		i := at[h]
-		if d, ok := found[h]; ok {
-			b.delta(h, d)
-			return nil
-		}
-		if copied[i] {
-			reuse.copied++
-			return plan[i].copyTo(b, h)
-		}
-		if o, ok := held[h]; ok {
-			return b.object(o)
-		}
-		t, size, rd, err := read(plumbing.AnyObject, h)
-		if err != nil {
-			return err
-		}
-		defer rd.Close()
-		return b.stream(h, t, size, rd)
-	}
-	// emit writes h, then the deltas waiting for it, and theirs, in turn.
-	emit := func(h Hash) error {
-		todo := []Hash{h}
-		for len(todo) > 0 {
-			next := todo[len(todo)-1]
-			todo = todo[:len(todo)-1]
-			if err := write(next); err != nil {
-				return fmt.Errorf("gitlog: pack %w", err)
-			}
-			todo = append(todo, waiting[next]...)
-			delete(waiting, next)
-		}
-		return nil
-	}
-	for i, h := range hs {
-		if b.seen[h] || queued[h] {
-			continue
-		}
-		base, delta := found[h].base, false
-		if _, ok := found[h]; ok {
-			delta = true
-		} else if copied[i] && plan[i].delta {
-			base, delta = plan[i].base, true
-		}
-		if delta && !b.seen[base] {
-			waiting[base] = append(waiting[base], h)
-			queued[h] = true
-			continue
-		}
-		if err := emit(h); err != nil {
-			return err
-		}
-	}
-	if len(waiting) > 0 {
-		// Every base is one of hs, written by now.
-		return fmt.Errorf("gitlog: pack: %d deltas whose base was never written", len(waiting))
-	}
-	return nil
-}
-
-// sendBudget bounds the trees a pack being sent holds in memory to compare
-// them for deltas; past it, the rest are sent as they are.
-const sendBudget = 32 << 20
-
-// memoryDeltas searches for deltas among the trees of objs, held in memory,
-// oldest first (a journal's snapshot): a tree usually becomes the delta of
-// its folder's next version (see searchDeltas). Only trees: they are most of
-// what a commit adds but for its blob, and a tree read back whole inflated
-// all of its bytes where a delta inflates its few.
-func memoryDeltas(ctx context.Context, objs []rawObject, window, depth int) (map[Hash]deltaOut, error) {
-	var cands []deltaCand
-	contents := map[Hash][]byte{}
-	for i := len(objs) - 1; i >= 0; i-- { // a tree made twice counts as its newest
-		o := objs[i]
-		size := int64(len(o.Data))
-		if o.Type != plumbing.TreeObject || !mayDelta(o.Type, size) {
-			continue
-		}
-		if _, dup := contents[o.Hash]; dup {
-			continue
-		}
-		contents[o.Hash] = o.Data
-		cands = append(cands, deltaCand{hash: o.Hash, typ: o.Type, size: size, name: nameHash(o.Type, o.Data[:min(len(o.Data), nameHashPrefix)]), order: len(objs) - 1 - i})
-	}
-	found, err := searchDeltas(ctx, cands, func(h Hash) ([]byte, error) { return contents[h], nil }, window, depth)
-	return found.deltas, err
-}
-
-// sendDeltas reads the trees of hs that are not copied as deltas (those
-// packed whole, the journal's, those whose stored delta has its base on the
-// other side) and compares them for deltas as a pack merge does (see
-// searchDeltas): without it the remote's packs held every new tree whole, and
-// each fetch read them so. The trees are read into held, to be written from
-// memory when they stay whole, within sendBudget; a base of a copied delta is
-// left as it is, so no chain grows past the depth it had. A delta's base is
-// always one of hs.
-func sendDeltas(ctx context.Context, hs []Hash, plan []reusable, copied []bool, bases map[Hash]bool, read objectReader, window, depth int) (map[Hash]rawObject, map[Hash]deltaOut, error) {
-	held := map[Hash]rawObject{}
-	if window <= 0 {
-		return held, nil, nil
-	}
-	var cands []deltaCand
-	contents := map[Hash][]byte{}
-	budget := int64(sendBudget)
-	for i, h := range hs {
-		if bases[h] || copied[i] && plan[i].typ != plumbing.TreeObject {
-			continue
-		}
-		var data []byte
-		if copied[i] {
-			if !mayDelta(plan[i].typ, plan[i].size) || plan[i].size > budget {
-				continue
-			}
-			var err error
-			if data, err = plan[i].load(); err != nil {
-				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
-			}
-		} else {
-			t, size, rd, err := read(plumbing.AnyObject, h)
-			if err != nil {
-				return nil, nil, err
-			}
-			if t != plumbing.TreeObject || !mayDelta(t, size) || size > budget {
-				rd.Close()
-				continue
-			}
-			data = make([]byte, size)
-			_, err = io.ReadFull(rd, data)
-			rd.Close()
-			if err != nil {
-				return nil, nil, fmt.Errorf("gitlog: pack %s: %w", h, err)
-			}
-			held[h] = rawObject{Type: t, Hash: h, Data: data}
-		}
-		budget -= int64(len(data))
-		contents[h] = data
-		cands = append(cands, deltaCand{hash: h, typ: plumbing.TreeObject, size: int64(len(data)), name: nameHash(plumbing.TreeObject, data[:min(len(data), nameHashPrefix)]), order: i})
-	}
-
-	found, err := searchDeltas(ctx, cands, func(h Hash) ([]byte, error) { return contents[h], nil }, window, depth)
-	if err != nil {
-		return nil, nil, err
-	}
-	return held, found.deltas, nil
 }

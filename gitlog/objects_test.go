@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/memvault/memvault/gitlog/internal/journal"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // closure is every object reachable from commit h, found the slow way.
@@ -171,8 +172,8 @@ func TestPackSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pack bytes.Buffer
-	if err := writePack(ctx, &pack, objs, src.openObject, nil, 0, 0); err != nil {
+	var sent bytes.Buffer
+	if err := pack.WritePack(ctx, &sent, objs, src.openObject, nil, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 
@@ -182,14 +183,14 @@ func TestPackSink(t *testing.T) {
 	}
 	defer dst.Close()
 	packDir := filepath.Join(dst.Dir(), "objects", "pack")
-	for _, n := range []int{pack.Len() / 2, pack.Len() - 1} {
+	for _, n := range []int{sent.Len() / 2, sent.Len() - 1} {
 		s, err := dst.newPackSink(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Write(pack.Bytes()[:n])
+		s.Write(sent.Bytes()[:n])
 		if err := s.Close(); err == nil {
-			t.Errorf("a pack cut off after %d of %d bytes went in", n, pack.Len())
+			t.Errorf("a pack cut off after %d of %d bytes went in", n, sent.Len())
 		}
 		if left, _ := os.ReadDir(packDir); len(left) != 0 {
 			t.Errorf("a cut-off pack left %v behind", left)
@@ -199,7 +200,7 @@ func TestPackSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Write(pack.Bytes())
+	s.Write(sent.Bytes())
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close of a whole pack: %v", err)
 	}

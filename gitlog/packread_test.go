@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // packedTwice makes a history whose trees delta (one folder of many names,
@@ -88,7 +90,7 @@ func TestPackSetReads(t *testing.T) {
 	for _, dir := range []string{mine, gits} {
 		name := filepath.Base(dir)
 		typ, delta := gitObjects(t, dir)
-		s := newPackSet(dir)
+		s := pack.NewSet(dir)
 		deltas, blobs := 0, 0
 		for h, ty := range typ {
 			want, err := exec.Command(git, "--git-dir", dir, "cat-file", ty, h.String()).Output()
@@ -102,33 +104,33 @@ func TestPackSetReads(t *testing.T) {
 			case "tree":
 				pt = plumbing.TreeObject
 			default:
-				if _, ok := s.read(h, plumbing.TreeObject, maxStruct); ok {
+				if _, ok := s.Read(h, plumbing.TreeObject, maxStruct); ok {
 					t.Errorf("%s: read(%s, tree) of a %s = ok, want false", name, h, ty)
 				}
 				if ty == "blob" && !delta[h] { // a delta is left to go-git
 					blobs++
-					got, size, ok := s.blobPrefix(h, 3)
+					got, size, ok := s.BlobPrefix(h, 3)
 					if !ok || size != int64(len(want)) || !bytes.Equal(got, want[:min(3, len(want))]) {
 						t.Errorf("%s: blobPrefix(%s, 3) = %q, %d, %v; want %q, %d", name, h, got, size, ok, want[:min(3, len(want))], len(want))
 					}
 				}
 				continue
 			}
-			if _, _, ok := s.blobPrefix(h, 3); ok {
+			if _, _, ok := s.BlobPrefix(h, 3); ok {
 				t.Errorf("%s: blobPrefix(%s) of a %s = ok, want false", name, h, ty)
 			}
 			if delta[h] {
 				deltas++
 			}
-			got, ok := s.read(h, pt, maxStruct)
+			got, ok := s.Read(h, pt, maxStruct)
 			if !ok || !bytes.Equal(got, want) {
 				t.Fatalf("%s: read(%s, %s) = %q, %v; want %q", name, h, ty, got, ok, want)
 			}
-			if _, ok := s.read(h, plumbing.BlobObject, maxStruct); ok {
+			if _, ok := s.Read(h, plumbing.BlobObject, maxStruct); ok {
 				t.Errorf("%s: read(%s, blob) of a %s = ok, want false", name, h, ty)
 			}
 			if len(want) > 0 {
-				if _, ok := s.read(h, pt, int64(len(want))-1); ok {
+				if _, ok := s.Read(h, pt, int64(len(want))-1); ok {
 					t.Errorf("%s: read(%s) within %d bytes of %d = ok, want false", name, h, len(want)-1, len(want))
 				}
 			}
@@ -155,8 +157,8 @@ func TestPackSetReads(t *testing.T) {
 		if blobs == 0 {
 			t.Errorf("%s: no blob stored whole", name)
 		}
-		s.close()
-		if _, ok := s.read(ZeroHash, plumbing.TreeObject, maxStruct); ok {
+		s.Close()
+		if _, ok := s.Read(ZeroHash, plumbing.TreeObject, maxStruct); ok {
 			t.Errorf("read after close = ok")
 		}
 	}
@@ -182,19 +184,33 @@ func TestPackSetLeavesDamage(t *testing.T) {
 	if len(packs) != 1 {
 		t.Fatalf("%d packs, want 1", len(packs))
 	}
-	s := newPackSet(gits)
-	if _, ok := s.read(tree, plumbing.TreeObject, maxStruct); !ok {
+	s := pack.NewSet(gits)
+	if _, ok := s.Read(tree, plumbing.TreeObject, maxStruct); !ok {
 		t.Fatalf("read(%s) of the whole pack failed", tree)
 	}
-	p, off, ok := s.find(tree)
-	if !ok {
-		t.Fatal("find")
+	s.Close()
+	idxData, err := os.ReadFile(strings.TrimSuffix(packs[0], ".pack") + ".idx")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := s.head(p, off); !ok {
-		t.Fatal("head")
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bytes.NewReader(idxData)).Decode(idx); err != nil {
+		t.Fatal(err)
 	}
-	hn := s.sc.offset() - off // the zlib stream starts here
-	s.close()
+	off, err := idx.FindOffset(gg(tree))
+	if err != nil {
+		t.Fatalf("find: %v", err)
+	}
+	pf, err := os.Open(packs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := pack.NewScanner(nil)
+	if _, err := sc.At(pf, off); err != nil {
+		t.Fatalf("head: %v", err)
+	}
+	hn := sc.Offset() - off // the zlib stream starts here
+	pf.Close()
 
 	// The zlib header of the tree's entry broken, by hand.
 	os.Chmod(packs[0], 0o644)
@@ -206,9 +222,9 @@ func TestPackSetLeavesDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	s = newPackSet(gits)
-	defer s.close()
-	if got, ok := s.read(tree, plumbing.TreeObject, maxStruct); ok {
+	s = pack.NewSet(gits)
+	defer s.Close()
+	if got, ok := s.Read(tree, plumbing.TreeObject, maxStruct); ok {
 		t.Errorf("read of a broken entry = %q, ok; want false", got)
 	}
 	r, err := Open(gits)
@@ -232,19 +248,19 @@ func TestPackSetLeavesDamage(t *testing.T) {
 	if _, err := src.Pack(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b := newPackSet(src.Dir())
-	defer b.close()
+	b := pack.NewSet(src.Dir())
+	defer b.Close()
 	h := computeHash(plumbing.BlobObject, big)
-	if _, ok := b.read(h, plumbing.TreeObject, maxStruct); ok {
+	if _, ok := b.Read(h, plumbing.TreeObject, maxStruct); ok {
 		t.Error("read(blob, tree) = ok")
 	}
-	if _, ok := b.read(h, plumbing.BlobObject, 1000); ok {
+	if _, ok := b.Read(h, plumbing.BlobObject, 1000); ok {
 		t.Error("read(blob) within 1000 bytes = ok")
 	}
-	if b.held != 0 {
-		t.Errorf("%d bytes held after refusing a big blob, want 0", b.held)
+	if b.Held != 0 {
+		t.Errorf("%d bytes held after refusing a big blob, want 0", b.Held)
 	}
-	if got, ok := b.read(h, plumbing.BlobObject, 2<<20); !ok || !bytes.Equal(got, big) {
+	if got, ok := b.Read(h, plumbing.BlobObject, 2<<20); !ok || !bytes.Equal(got, big) {
 		t.Errorf("read(blob) within 2 MiB = %d bytes, %v; want the blob", len(got), ok)
 	}
 }
@@ -262,7 +278,7 @@ func TestPackSetNewPacks(t *testing.T) {
 		if _, err := r.Pack(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := r.packs.read(h, plumbing.CommitObject, maxStruct); !ok {
+		if _, ok := r.packs.Read(h, plumbing.CommitObject, maxStruct); !ok {
 			t.Fatalf("commit %d, packed after the last listing: not read from its pack", i)
 		}
 	}
@@ -359,10 +375,10 @@ func BenchmarkReadTrees(b *testing.B) {
 			trees = append(trees, e.Hash)
 		}
 	}
-	b.Run("packSet", func(b *testing.B) {
+	b.Run("pack.Set", func(b *testing.B) {
 		for range b.N {
 			for _, h := range trees {
-				data, ok := r.packs.read(h, plumbing.TreeObject, maxStruct)
+				data, ok := r.packs.Read(h, plumbing.TreeObject, maxStruct)
 				if !ok {
 					b.Fatalf("read(%s) failed", h)
 				}

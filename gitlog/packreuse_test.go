@@ -8,13 +8,13 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // TestWritePackReuse: a pack sent from a repository whose packs hold deltas
@@ -82,25 +82,25 @@ func TestWritePackReuse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var reuse *packReuse
+			var reuse *pack.Reuse
 			if s.reuse {
-				reuse = openReuse(r.Dir(), objs)
+				reuse = pack.OpenReuse(r.Dir(), objs)
 			}
-			var pack bytes.Buffer
-			err = writePack(ctx, &pack, objs, r.openObject, reuse, defaultDeltaWindow, defaultDeltaDepth)
+			var sent bytes.Buffer
+			err = pack.WritePack(ctx, &sent, objs, r.openObject, reuse, pack.DefaultWindow, pack.DefaultDepth)
 			if reuse != nil {
-				reuse.close()
+				reuse.Close()
 			}
 			if err != nil {
 				t.Fatalf("%s: writePack: %v", name, err)
 			}
-			if reuse != nil && len(objs) > 0 && reuse.copied == 0 {
+			if reuse != nil && len(objs) > 0 && reuse.Copied == 0 {
 				t.Errorf("%s: no entry was copied as stored", name)
 			}
-			x := newPackIndexer(deltaCacheBudget)
-			idx, _, err := x.index(ctx, bytes.NewReader(pack.Bytes()))
+			x := pack.NewIndexer(pack.DeltaCacheBudget)
+			idx, _, err := x.Index(ctx, bytes.NewReader(sent.Bytes()))
 			if err != nil {
-				t.Fatalf("%s: indexPack of the pack sent: %v", name, err)
+				t.Fatalf("%s: pack.IndexPack of the pack sent: %v", name, err)
 			}
 			if n, _ := idx.Count(); n != int64(len(objs)) {
 				t.Errorf("%s: the pack sent holds %d objects, want %d", name, n, len(objs))
@@ -110,8 +110,8 @@ func TestWritePackReuse(t *testing.T) {
 					t.Errorf("%s: the pack sent lacks %s", name, h)
 				}
 			}
-			baseFirst(t, name, pack.Bytes())
-			if have.IsZero() && x.stats.applied == 0 {
+			baseFirst(t, name, sent.Bytes())
+			if have.IsZero() && x.Applied() == 0 {
 				t.Errorf("%s: the whole history went without a delta", name)
 			}
 
@@ -126,22 +126,22 @@ func TestWritePackReuse(t *testing.T) {
 					t.Fatal(err)
 				}
 				var bp bytes.Buffer
-				if err := writePack(ctx, &bp, base, r.openObject, nil, 0, 0); err != nil {
+				if err := pack.WritePack(ctx, &bp, base, r.openObject, nil, 0, 0); err != nil {
 					t.Fatal(err)
 				}
 				indexWithGit(t, git, dst, bp.Bytes())
 			}
-			indexWithGit(t, git, dst, pack.Bytes())
+			indexWithGit(t, git, dst, sent.Bytes())
 		}
 	}
 }
 
 // indexWithGit stores pack in the repository dst with git index-pack
 // --strict, which checks every object and every link.
-func indexWithGit(t *testing.T, git, dst string, pack []byte) {
+func indexWithGit(t *testing.T, git, dst string, data []byte) {
 	t.Helper()
 	cmd := exec.Command(git, "--git-dir", dst, "index-pack", "--strict", "--stdin")
-	cmd.Stdin = bytes.NewReader(pack)
+	cmd.Stdin = bytes.NewReader(data)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git index-pack --strict: %v\n%s", err, out)
 	}
@@ -187,14 +187,14 @@ func TestLocalPushMergesPacksLate(t *testing.T) {
 // baseFirst fails the test unless every delta of pack comes after its base,
 // as git writes them (git's unpack-objects, which takes small pushes, holds
 // a delta until its base comes).
-func baseFirst(t *testing.T, name string, pack []byte) {
+func baseFirst(t *testing.T, name string, data []byte) {
 	t.Helper()
 	ctx := context.Background()
-	idx, _, err := indexPack(ctx, bytes.NewReader(pack))
+	idx, _, err := pack.IndexPack(ctx, bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := packfile.NewScanner(bytes.NewReader(pack))
+	s := packfile.NewScanner(bytes.NewReader(data))
 	_, n, err := s.Header()
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestReuseSmallSend(t *testing.T) {
 	}
 	defer r.Close()
 	var cs []Change
-	for k := range 2 * reuseShare {
+	for k := range 2 * pack.ReuseShare {
 		cs = append(cs, Change{Op: Put, Path: fmt.Sprintf("m/%03d.md", k), Data: fmt.Appendf(nil, "file %d", k)})
 	}
 	h := commit(t, r, cs...)
@@ -242,20 +242,11 @@ func TestReuseSmallSend(t *testing.T) {
 		hs   []Hash
 		want bool
 	}{{all[:1], false}, {all, true}} {
-		u := openReuse(r.Dir(), c.hs)
-		if got := len(u.files) > 0; got != c.want {
-			t.Errorf("openReuse of %d of %d objects read the packs: %v, want %v", len(c.hs), len(all), got, c.want)
+		u := pack.OpenReuse(r.Dir(), c.hs)
+		if got := len(u.Files) > 0; got != c.want {
+			t.Errorf("pack.OpenReuse of %d of %d objects read the packs: %v, want %v", len(c.hs), len(all), got, c.want)
 		}
-		u.close()
-	}
-}
-
-// An entry whose index puts the next entry far away (a pack served by another
-// repository may say anything) is refused before its span is allocated.
-func TestReuseLoadBoundsSpan(t *testing.T) {
-	r := reusable{e: packEntry{off: 12, end: 12 + 1<<40}, src: []byte{0x20}, size: 10}
-	if _, err := r.load(); err == nil || !strings.Contains(err.Error(), "more than") {
-		t.Errorf("load of a 1 TiB span for a 10-byte tree = %v, want a refusal", err)
+		u.Close()
 	}
 }
 
@@ -276,19 +267,19 @@ func TestReuseLoadChecksRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := openReuse(r.dir, []Hash{c.TreeHash})
-	defer u.close()
-	e, ok := u.entry(c.TreeHash)
-	if !ok || e.delta || e.typ != plumbing.TreeObject {
+	u := pack.OpenReuse(r.dir, []Hash{c.TreeHash})
+	defer u.Close()
+	e, ok := u.Entry(c.TreeHash)
+	if !ok || e.Delta || e.Type != plumbing.TreeObject {
 		t.Fatalf("entry(%s) = %+v, %v; want a whole tree", c.TreeHash, e, ok)
 	}
-	want, err := e.load()
-	if err != nil || rawHash(plumbing.TreeObject, want) != c.TreeHash {
+	want, err := e.Load()
+	if err != nil || pack.RawHash(plumbing.TreeObject, want) != c.TreeHash {
 		t.Fatalf("load() from the entry = %q, %v; want the tree %s", want, err, c.TreeHash)
 	}
 	var given []byte
 	reads := 0
-	e.read = func(got Hash, typ plumbing.ObjectType, limit int64) ([]byte, bool) {
+	e.Read = func(got Hash, typ plumbing.ObjectType, limit int64) ([]byte, bool) {
 		reads++
 		if got != c.TreeHash || typ != plumbing.TreeObject || limit != int64(len(want)) {
 			t.Errorf("read(%s, %v, %d), want read(%s, tree, %d)", got, typ, limit, c.TreeHash, len(want))
@@ -308,7 +299,7 @@ func TestReuseLoadChecksRead(t *testing.T) {
 		{"nothing", nil, false},
 	} {
 		given, reads = tc.given, 0
-		got, err := e.load()
+		got, err := e.Load()
 		if err != nil || !bytes.Equal(got, want) || reads != 1 {
 			t.Errorf("%s read: load() = %q, %v after %d reads; want %q after 1", tc.name, got, err, reads, want)
 			continue

@@ -57,20 +57,13 @@ func gitFoldersPack(t *testing.T) ([]byte, []rawObject) {
 // resolved as its content, and none of its blobs; each must be in r's packs.
 func checkSeeded(t *testing.T, r *Repo, objs []rawObject) {
 	t.Helper()
-	r.packs.mu.Lock()
-	defer r.packs.mu.Unlock()
-	r.packs.relist()
 	for _, o := range objs {
-		p, off, ok := r.packs.find(o.Hash)
-		if !ok {
-			t.Fatalf("%v %s: in no pack", o.Type, o.Hash)
-		}
-		c, kept := r.packs.cache[cacheKey{p, off}]
+		typ, data, kept := r.packs.Cached(o.Hash)
 		switch {
 		case o.Type == plumbing.BlobObject && kept:
 			t.Errorf("blob %s: kept by the pack reader", o.Hash)
-		case o.Type != plumbing.BlobObject && (!kept || c.t != o.Type || !bytes.Equal(c.data, o.Data)):
-			t.Errorf("%v %s: kept %v as %v %q, want %q", o.Type, o.Hash, kept, c.t, c.data, o.Data)
+		case o.Type != plumbing.BlobObject && (!kept || typ != o.Type || !bytes.Equal(data, o.Data)):
+			t.Errorf("%v %s: kept %v as %v %q, want %q", o.Type, o.Hash, kept, typ, data, o.Data)
 		}
 	}
 }
@@ -80,7 +73,7 @@ func checkSeeded(t *testing.T, r *Repo, objs []rawObject) {
 // reader, each as git reads it, so that the reads after a fetch do not
 // inflate them again.
 func TestReceivedPackSeedsPackReads(t *testing.T) {
-	pack, objs := gitFoldersPack(t)
+	packed, objs := gitFoldersPack(t)
 	if len(objs) < 240 {
 		t.Fatalf("git's pack holds %d commits and trees, want 120 commits and more trees", len(objs))
 	}
@@ -93,40 +86,11 @@ func TestReceivedPackSeedsPackReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Write(pack); err != nil {
+	if _, err := s.Write(packed); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	checkSeeded(t, r, objs)
-}
-
-// TestIndexPackSeedsWithinBudget: the commits and trees indexPack keeps for
-// the pack reader stay within the bytes it is given, and each is named by
-// its content.
-func TestIndexPackSeedsWithinBudget(t *testing.T) {
-	pack, _ := gitFoldersPack(t)
-	for _, budget := range []int64{0, 1, 2000, 1 << 20} {
-		x := newPackIndexer(deltaCacheBudget)
-		x.seedLeft = budget
-		idx, _, err := x.index(context.Background(), bytes.NewReader(pack))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var total int64
-		for _, o := range x.seeds {
-			total += int64(len(o.data))
-			h := computeHash(o.t, o.data)
-			if off, err := idx.FindOffset(gg(h)); err != nil || off != o.off {
-				t.Errorf("budget %d: a kept %v at %d is named %s, which the index puts at %d (%v)", budget, o.t, o.off, h, off, err)
-			}
-		}
-		if total > budget {
-			t.Errorf("budget %d: kept %d bytes", budget, total)
-		}
-		if budget >= 2000 && len(x.seeds) == 0 {
-			t.Errorf("budget %d: kept nothing", budget)
-		}
-	}
 }

@@ -93,7 +93,7 @@ type meter struct {
 func newMeter(w io.Writer, verb string) *meter { return &meter{w: w, verb: verb} }
 
 // count notes p, the next bytes of the pack.
-func (m *meter) count(p []byte) {
+func (m *meter) Count(p []byte) {
 	if m == nil || m.w == nil || len(p) == 0 {
 		return
 	}
@@ -120,7 +120,7 @@ func (m *meter) drawEnding(end string) {
 }
 
 // done draws the final count and ends the line, if anything was counted.
-func (m *meter) done() {
+func (m *meter) Done() {
 	if m == nil || m.w == nil || m.n == 0 {
 		return
 	}
@@ -145,6 +145,6 @@ type meteredWriter struct {
 
 func (mw meteredWriter) Write(p []byte) (int, error) {
 	n, err := mw.w.Write(p)
-	mw.m.count(p[:n])
+	mw.m.Count(p[:n])
 	return n, err
 }

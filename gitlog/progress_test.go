@@ -22,10 +22,10 @@ func TestProgressLines(t *testing.T) {
 
 	recv := newMeter(lines.source(), "Receiving")
 	server := lines.source()
-	recv.count(head[:])
+	recv.Count(head[:])
 	server.Write([]byte("Total 3 (delta 0), reused 0 (delta 0)\n"))
-	recv.count(make([]byte, 20))
-	recv.done()
+	recv.Count(make([]byte, 20))
+	recv.Done()
 
 	// A push stopped before a byte went out: its write failed, and the
 	// transfer's end closes what was drawn.

@@ -31,6 +31,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/memvault/memvault/gitlog/internal/disk"
 	"github.com/memvault/memvault/gitlog/internal/journal"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // openPacks is how many pack files a Repo keeps open. Packing keeps a vault at a
@@ -48,7 +49,7 @@ type Repo struct {
 	dir     string
 	st      *filesystem.Storage
 	trees   *treeCache
-	packs   *packSet           // commits and trees read straight from the packs, see packSet
+	packs   *pack.Set          // commits and trees read straight from the packs, see pack.Set
 	commits *objCache[*Commit] // decoded commits: a walk reads each twice, as child and as parent
 	index   *historyIndex
 	maxBlob blobLimit // see SetBlobLimit
@@ -145,7 +146,7 @@ func openOn(d *disk.Disk, dir string) (*Repo, error) {
 	// up to openPacks open. A pack merged away stays readable through its open
 	// file until it is rotated out.
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
-	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: newPackSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d, journal: journal.Open(d, filepath.Join(dir, stateDir, journal.Name))}
+	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: pack.NewSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d, journal: journal.Open(d, filepath.Join(dir, stateDir, journal.Name))}
 	r.autoPack = r.autoPackLimit()
 	if err := r.recoverAtOpen(); err != nil {
 		r.Close()
@@ -233,7 +234,7 @@ func (r *Repo) closeFiles() error {
 	}
 	r.index.close()
 	r.jobjs.Close()
-	r.packs.close()
+	r.packs.Close()
 	return r.st.Close()
 }
 
@@ -374,7 +375,7 @@ func (r *Repo) packed(h Hash, t plumbing.ObjectType) ([]byte, bool) {
 	if _, ok := r.jobjs.Get(h); ok {
 		return nil, false
 	}
-	return r.packs.read(h, t, maxStruct)
+	return r.packs.Read(h, t, maxStruct)
 }
 
 // storageTree reads tree h through go-git's storage.

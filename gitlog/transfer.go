@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // Auth holds credentials for a transfer. The zero value means: none for http and
@@ -161,9 +162,9 @@ func (r *Repo) receive(ctx context.Context, rawURL string, known Hash, auth tran
 	if err != nil {
 		return ZeroHash, err
 	}
-	sink.meter = newMeter(lines.source(), "Receiving")
+	sink.SetMeter(newMeter(lines.source(), "Receiving"))
 	if _, err := io.Copy(sink, rd); err != nil {
-		sink.abort()
+		sink.Abort()
 		return ZeroHash, err
 	}
 	if err := sink.Close(); err != nil {
@@ -306,10 +307,10 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	encoded := make(chan error, 1)
 	m := newMeter(lines.source(), "Sending")
 	go func() {
-		b := newPackEncoder(meteredWriter{pw, m}, len(objs))
+		b := pack.NewEncoder(meteredWriter{pw, m}, len(objs))
 		err := r.writeSent(ctx, b, objs)
 		if err == nil {
-			_, err = b.trailer()
+			_, err = b.Trailer()
 		}
 		pw.CloseWithError(err)
 		encoded <- err
@@ -322,7 +323,7 @@ func (r *Repo) send(ctx context.Context, rawURL string, known, h Hash, auth tran
 	if err != nil {
 		return err
 	}
-	m.done()
+	m.Done()
 	if rs != nil {
 		return rs.Error()
 	}
@@ -352,12 +353,12 @@ func (r *Repo) toSend(ctx context.Context, theirs, known, h Hash) ([]Hash, error
 // writeSent writes the objects of a push, objs, to the pack b started for
 // them: copied from this repository's packs where they are stored, the rest
 // read and compressed, trees compared for deltas as the config says.
-func (r *Repo) writeSent(ctx context.Context, b *packBuilder, objs []Hash) error {
-	reuse := openReuse(r.dir, objs)
-	reuse.read = r.packs.read
-	defer reuse.close()
+func (r *Repo) writeSent(ctx context.Context, b *pack.Builder, objs []Hash) error {
+	reuse := pack.OpenReuse(r.dir, objs)
+	reuse.Cached = r.packs.Read
+	defer reuse.Close()
 	window, depth := r.deltaConfig()
-	return b.write(ctx, objs, r.openObject, reuse, window, depth)
+	return b.Send(ctx, objs, r.openObject, reuse, window, depth)
 }
 
 // transferError wraps a go-git error in the sentinel that says what happened,

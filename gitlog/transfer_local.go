@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/memvault/memvault/gitlog/internal/disk"
 	"github.com/memvault/memvault/gitlog/internal/journal"
+	"github.com/memvault/memvault/gitlog/internal/pack"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -156,15 +157,16 @@ func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *
 	if err != nil {
 		return err
 	}
-	b.sink.meter = newMeter(lines.source(), "Sending")
+	m := newMeter(lines.source(), "Sending")
+	b.SetMeter(m)
 	if err := r.writeSent(ctx, b, objs); err != nil {
-		b.sink.abort()
+		b.Abort()
 		return err
 	}
-	if err := b.finish(); err != nil {
+	if err := b.Finish(); err != nil {
 		return err
 	}
-	b.sink.meter.done()
+	m.Done()
 	if err := dst.persist(Branch, theirs, h, nil); err != nil {
 		return err
 	}
@@ -216,9 +218,9 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
 		return nil, errors.New("gitlog: shallow fetches are not served")
 	}
-	packs := newPackSet(u.dir)
+	packs := pack.NewSet(u.dir)
 	objs, err := missingObjects(ctx, packSource{u.sto, packs}, fromGGHashes(req.Wants), fromGGHashes(req.Haves))
-	packs.close()
+	packs.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -226,9 +228,9 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	u.pr, u.done = pr, make(chan struct{})
 	go func() {
 		defer close(u.done)
-		reuse := openReuse(u.dir, objs)
-		defer reuse.close()
-		pw.CloseWithError(writePack(ctx, pw, objs, storerReader(u.sto), reuse, defaultDeltaWindow, defaultDeltaDepth))
+		reuse := pack.OpenReuse(u.dir, objs)
+		defer reuse.Close()
+		pw.CloseWithError(pack.WritePack(ctx, pw, objs, storerReader(u.sto), reuse, pack.DefaultWindow, pack.DefaultDepth))
 	}()
 	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
 }

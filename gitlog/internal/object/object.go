@@ -20,6 +20,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
+// ErrTooLarge marks an object, or a pack, larger than the limit of its read;
+// nothing of it was inflated.
+var ErrTooLarge = errors.New("larger than the limit")
+
 // Hash is a git object name: the SHA-1 of an object's type, size and content.
 type Hash [20]byte
 

@@ -1,4 +1,4 @@
-package gitlog
+package pack
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// packScanner is the one reader of pack entries. indexPack reads a pack
+// Scanner is the one reader of pack entries. IndexPack reads a pack
 // that arrived with it in order (each entry's header, then its content
 // inflated into a writer, with the entry's offset and the CRC-32 of its
 // stored bytes, and the pack's checksum at the end); the pack reader and the
@@ -26,7 +26,7 @@ import (
 // whole runs of bytes, not a byte at a time: on the padded blobs of a sealed
 // vault, go-git's scanner spent longer updating its CRC a byte at a time
 // than inflating.
-type packScanner struct {
+type Scanner struct {
 	r   io.ReaderAt
 	buf []byte
 	pos int   // next byte to read: buf[pos:end] is read ahead
@@ -61,13 +61,13 @@ const maxEntryHead = 1 + 10 + 20
 
 var errPackChecksum = errors.New("the pack's checksum does not match its content")
 
-// newPackScanner reads the pack r in order from its start.
-func newPackScanner(r io.ReaderAt) *packScanner {
-	return &packScanner{r: r, buf: make([]byte, scanChunk+maxEntryHead), chunk: scanChunk, summing: true, sum: sha1.New()}
+// NewScanner reads the pack r in order from its start.
+func NewScanner(r io.ReaderAt) *Scanner {
+	return &Scanner{r: r, buf: make([]byte, scanChunk+maxEntryHead), chunk: scanChunk, summing: true, sum: sha1.New()}
 }
 
 // header reads the pack's header and returns its count of objects.
-func (s *packScanner) header() (uint32, error) {
+func (s *Scanner) header() (uint32, error) {
 	var h [12]byte
 	if _, err := io.ReadFull(s, h[:]); err != nil {
 		return 0, fmt.Errorf("a pack header cut short: %w", err)
@@ -81,11 +81,11 @@ func (s *packScanner) header() (uint32, error) {
 	return binary.BigEndian.Uint32(h[8:]), nil
 }
 
-// offset returns the offset in the pack of the next byte to read.
-func (s *packScanner) offset() int64 { return s.off + int64(s.pos) }
+// Offset returns the Offset in the pack of the next byte to read.
+func (s *Scanner) Offset() int64 { return s.off + int64(s.pos) }
 
 // account sums what was read since the last call.
-func (s *packScanner) account() {
+func (s *Scanner) account() {
 	if s.summing && s.pos > s.mark {
 		s.sum.Write(s.buf[s.mark:s.pos])
 		s.crc = crc32.Update(s.crc, crc32.IEEETable, s.buf[s.mark:s.pos])
@@ -94,7 +94,7 @@ func (s *packScanner) account() {
 }
 
 // fill reads ahead until n bytes are, or the pack ends.
-func (s *packScanner) fill(n int) {
+func (s *Scanner) fill(n int) {
 	if s.end-s.pos >= n || s.err != nil {
 		return
 	}
@@ -114,7 +114,7 @@ func (s *packScanner) fill(n int) {
 }
 
 // ReadByte and Read read the pack; an inflater reads through them.
-func (s *packScanner) ReadByte() (byte, error) {
+func (s *Scanner) ReadByte() (byte, error) {
 	if s.pos == s.end {
 		if s.fill(1); s.pos == s.end {
 			return 0, s.err
@@ -125,7 +125,7 @@ func (s *packScanner) ReadByte() (byte, error) {
 	return c, nil
 }
 
-func (s *packScanner) Read(p []byte) (int, error) {
+func (s *Scanner) Read(p []byte) (int, error) {
 	if s.pos == s.end {
 		if s.fill(1); s.pos == s.end {
 			return 0, s.err
@@ -136,8 +136,8 @@ func (s *packScanner) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// packEntryHead is the header of one entry of a pack.
-type packEntryHead struct {
+// EntryHead is the header of one entry of a pack.
+type EntryHead struct {
 	offset  int64
 	typ     plumbing.ObjectType // as stored: a delta's is OFS or REF
 	size    int64               // inflated; of a delta, its instructions
@@ -146,11 +146,11 @@ type packEntryHead struct {
 }
 
 // next reads the header of the entry that starts here.
-func (s *packScanner) next() (packEntryHead, error) {
+func (s *Scanner) next() (EntryHead, error) {
 	s.account()
 	s.crc = 0
 	s.fill(maxEntryHead)
-	h := packEntryHead{offset: s.offset()}
+	h := EntryHead{offset: s.Offset()}
 	t, size, ofs, ref, n, err := parseEntryHead(s.buf[s.pos:s.end])
 	if err != nil {
 		return h, fmt.Errorf("entry at %d: %w", h.offset, err)
@@ -171,7 +171,7 @@ func (s *packScanner) next() (packEntryHead, error) {
 
 // want tells fill, reading at an offset, that the entry whose header next
 // read holds about n bytes: zlib adds a few to what it cannot shrink.
-func (s *packScanner) want(n int64) {
+func (s *Scanner) want(n int64) {
 	if !s.summing {
 		s.chunk = int(min(max(n+n/64+64, seekChunk), scanChunk))
 	}
@@ -181,7 +181,7 @@ func (s *packScanner) want(n int64) {
 // and returns the CRC-32 of the entry's stored bytes (in the first pass). A
 // stream that inflates to more or less than the header's size fails, having
 // inflated at most one byte more than it.
-func (s *packScanner) inflate(w io.Writer, h packEntryHead) (uint32, error) {
+func (s *Scanner) inflate(w io.Writer, h EntryHead) (uint32, error) {
 	if err := s.startZlib(h); err != nil {
 		return 0, err
 	}
@@ -201,7 +201,7 @@ func (s *packScanner) inflate(w io.Writer, h packEntryHead) (uint32, error) {
 
 // readPrefix inflates the first len(p) bytes of the content of the entry
 // whose header next read, and no more, whatever its stream holds.
-func (s *packScanner) readPrefix(p []byte, h packEntryHead) error {
+func (s *Scanner) readPrefix(p []byte, h EntryHead) error {
 	if err := s.startZlib(h); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (s *packScanner) readPrefix(p []byte, h packEntryHead) error {
 }
 
 // startZlib starts inflating the stream of the entry whose header next read.
-func (s *packScanner) startZlib(h packEntryHead) error {
+func (s *Scanner) startZlib(h EntryHead) error {
 	s.want(h.size)
 	var err error
 	if s.zr == nil {
@@ -228,7 +228,7 @@ func (s *packScanner) startZlib(h packEntryHead) error {
 
 // trailer reads the pack's checksum and checks it against what was read,
 // and that nothing follows it.
-func (s *packScanner) trailer() (Hash, error) {
+func (s *Scanner) trailer() (Hash, error) {
 	s.account()
 	want := s.sum.Sum(nil)
 	s.summing = false
@@ -248,7 +248,7 @@ func (s *packScanner) trailer() (Hash, error) {
 // seek goes to the entry at off, to read it again; the pack's checksum and
 // the CRC are no longer taken. What is read ahead is kept when off is in it;
 // a failed read is tried again, never taken for the end of the pack.
-func (s *packScanner) seek(off int64) {
+func (s *Scanner) seek(off int64) {
 	s.summing = false
 	s.chunk = seekChunk
 	s.err = nil
@@ -260,9 +260,9 @@ func (s *packScanner) seek(off int64) {
 	s.off, s.pos, s.end, s.mark = off, 0, 0, 0
 }
 
-// at reads the header of the entry at off in the pack r, to read its content
+// At reads the header of the entry At off in the pack r, to read its content
 // next.
-func (s *packScanner) at(r io.ReaderAt, off int64) (packEntryHead, error) {
+func (s *Scanner) At(r io.ReaderAt, off int64) (EntryHead, error) {
 	if r != s.r {
 		s.r, s.off, s.pos, s.end, s.mark = r, off, 0, 0, 0
 	}

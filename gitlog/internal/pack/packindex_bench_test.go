@@ -1,4 +1,4 @@
-package gitlog
+package pack
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 )
 
 // BenchmarkIndexPackChain indexes the pack of a file edited 300 times, one
-// long chain of deltas (see gitChainPack), with indexPack and with git
+// long chain of deltas (see gitChainPack), with IndexPack and with git
 // index-pack on the same file, in the same run, and reports the ratio of
-// their times (the target: at most 2), and the memory indexPack takes: the
+// their times (the target: at most 2), and the memory IndexPack takes: the
 // most resolved content it held, and the peak of the heap above where it
 // began.
 func BenchmarkIndexPackChain(b *testing.B) {
@@ -38,7 +38,7 @@ func BenchmarkIndexPackChain(b *testing.B) {
 			b.Fatal(err)
 		}
 		t0 := time.Now()
-		if _, _, err := indexPack(ctx, f); err != nil {
+		if _, _, err := IndexPack(ctx, f); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
@@ -80,8 +80,8 @@ func BenchmarkIndexPackChain(b *testing.B) {
 			}
 		}
 	})
-	x := newPackIndexer(deltaCacheBudget)
-	_, _, err = x.index(ctx, f)
+	x := NewIndexer(DeltaCacheBudget)
+	_, _, err = x.Index(ctx, f)
 	close(stop)
 	wg.Wait()
 	if err != nil {

@@ -1,4 +1,4 @@
-package gitlog
+package pack
 
 import (
 	"bytes"
@@ -41,14 +41,14 @@ func TestIndexPackMalformed(t *testing.T) {
 		{"a delta inflating to less than its header says", rawPack(t, []rawPackObject{blob, {typ: plumbing.OFSDeltaObject, data: rawDelta(blob.data, 4, nil), size: 90}}), "where its header says 90"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := indexPack(context.Background(), bytes.NewReader(tc.pack))
+			_, _, err := IndexPack(context.Background(), bytes.NewReader(tc.pack))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("indexPack: %v, want an error saying %q", err, tc.want)
 			}
 		})
 	}
-	if _, _, err := indexPack(context.Background(), bytes.NewReader(good)); err != nil {
-		t.Fatalf("indexPack of the pack the others were made from: %v", err)
+	if _, _, err := IndexPack(context.Background(), bytes.NewReader(good)); err != nil {
+		t.Fatalf("IndexPack of the pack the others were made from: %v", err)
 	}
 }
 
@@ -74,9 +74,9 @@ func TestIndexPackReadsInAnyPieces(t *testing.T) {
 		{"no delta kept, 5 bytes a read", 5, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := newPackIndexer(deltaCacheBudget)
+			x := NewIndexer(DeltaCacheBudget)
 			x.keep, x.chunk = tc.keep, tc.chunk
-			got, _, err := x.index(context.Background(), bytes.NewReader(pack))
+			got, _, err := x.Index(context.Background(), bytes.NewReader(pack))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestIndexPackReadsInAnyPieces(t *testing.T) {
 	}
 }
 
-// TestIndexPackKeptDeltasWithinBudget: the deltas indexPack keeps from its
+// TestIndexPackKeptDeltasWithinBudget: the deltas IndexPack keeps from its
 // scan hold no more memory than it counts against its budget, however small
 // they are, and a delta too short to be one fails the scan at once.
 func TestIndexPackKeptDeltasWithinBudget(t *testing.T) {
@@ -94,8 +94,8 @@ func TestIndexPackKeptDeltasWithinBudget(t *testing.T) {
 	for i := range 2000 {
 		objs = append(objs, rawPackObject{typ: plumbing.OFSDeltaObject, base: i, data: rawDelta(w, 64, nil)})
 	}
-	x := newPackIndexer(deltaCacheBudget)
-	x.s = newPackScanner(bytes.NewReader(rawPack(t, objs)))
+	x := NewIndexer(DeltaCacheBudget)
+	x.s = NewScanner(bytes.NewReader(rawPack(t, objs)))
 	count, err := x.s.header()
 	if err != nil {
 		t.Fatal(err)
@@ -116,12 +116,12 @@ func TestIndexPackKeptDeltasWithinBudget(t *testing.T) {
 	}
 
 	short := rawPack(t, []rawPackObject{objs[0], {typ: plumbing.OFSDeltaObject, data: nil}})
-	if _, _, err := indexPack(context.Background(), bytes.NewReader(short)); err == nil || !strings.Contains(err.Error(), "shorter than any delta") {
-		t.Fatalf("indexPack of an empty delta: %v", err)
+	if _, _, err := IndexPack(context.Background(), bytes.NewReader(short)); err == nil || !strings.Contains(err.Error(), "shorter than any delta") {
+		t.Fatalf("IndexPack of an empty delta: %v", err)
 	}
 }
 
-// FuzzIndexPack: whatever a remote sends, indexPack returns an index of
+// FuzzIndexPack: whatever a remote sends, IndexPack returns an index of
 // every object its header counts, or an error; it never panics. The fuzzer's
 // bytes are taken as a pack's entries and given a good checksum when resum is
 // set (a mutation of the entries would otherwise fail the checksum, and never
@@ -143,9 +143,9 @@ func FuzzIndexPack(f *testing.F) {
 			sum := sha1.Sum(pack)
 			pack = append(pack[:len(pack):len(pack)], sum[:]...)
 		}
-		x := newPackIndexer(deltaCacheBudget)
+		x := NewIndexer(DeltaCacheBudget)
 		x.keep = int64(keep)
-		idx, _, err := x.index(context.Background(), bytes.NewReader(pack))
+		idx, _, err := x.Index(context.Background(), bytes.NewReader(pack))
 		if err != nil {
 			return
 		}

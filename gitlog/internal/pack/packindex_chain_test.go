@@ -1,4 +1,4 @@
-package gitlog
+package pack
 
 import (
 	"bytes"
@@ -107,7 +107,7 @@ func sameIndex(t *testing.T, got *idxfile.MemoryIndex, path string) {
 	wn, _ := want.Count()
 	gn, _ := got.Count()
 	if gn != wn {
-		t.Fatalf("indexPack named %d objects, git %d", gn, wn)
+		t.Fatalf("IndexPack named %d objects, git %d", gn, wn)
 	}
 	entries, err := want.Entries()
 	if err != nil {
@@ -120,10 +120,10 @@ func sameIndex(t *testing.T, got *idxfile.MemoryIndex, path string) {
 		}
 		off, err := got.FindOffset(e.Hash)
 		if err != nil || uint64(off) != e.Offset {
-			t.Errorf("object %s: indexPack offset %d, %v; git %d", e.Hash, off, err, e.Offset)
+			t.Errorf("object %s: IndexPack offset %d, %v; git %d", e.Hash, off, err, e.Offset)
 		}
 		if crc, err := got.FindCRC32(e.Hash); err != nil || crc != e.CRC32 {
-			t.Errorf("object %s: indexPack CRC %x, %v; git %x", e.Hash, crc, err, e.CRC32)
+			t.Errorf("object %s: IndexPack CRC %x, %v; git %x", e.Hash, crc, err, e.CRC32)
 		}
 	}
 }
@@ -143,15 +143,15 @@ func TestIndexPackLongChainMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	x := newPackIndexer(deltaCacheBudget)
-	got, _, err := x.index(context.Background(), f)
+	x := NewIndexer(DeltaCacheBudget)
+	got, _, err := x.Index(context.Background(), f)
 	if err != nil {
 		t.Fatalf("indexPack: %v", err)
 	}
 	sameIndex(t, got, gitIndexPack(t, pack))
 	deltas := len(x.byOfs) + len(x.byRef)
 	if x.stats.applied != deltas || x.stats.recomputed != 0 {
-		t.Errorf("indexPack applied %d deltas and %d again, want each of %d once", x.stats.applied, x.stats.recomputed, deltas)
+		t.Errorf("IndexPack applied %d deltas and %d again, want each of %d once", x.stats.applied, x.stats.recomputed, deltas)
 	}
 	t.Logf("%d objects, %d deltas, longest chain %d, at most %d bytes held", len(x.objs), deltas, longest, x.stats.peakHeld)
 }
@@ -277,23 +277,23 @@ func TestIndexPackAppliesEachDeltaOnce(t *testing.T) {
 		budget         int64
 		deltas, redone int
 	}{
-		{"chain", chain, deltaCacheBudget, 300, 0},
+		{"chain", chain, DeltaCacheBudget, 300, 0},
 		{"chain, nothing kept", chain, 0, 300, 0},
-		{"tree", tree, deltaCacheBudget, 7, 0},
+		{"tree", tree, DeltaCacheBudget, 7, 0},
 		// D1 is dropped as D2 and D3 hold their own for their children, and
 		// made again for D3 and D4.
 		{"tree, nothing kept", tree, 0, 7, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := newPackIndexer(tc.budget)
-			if _, _, err := x.index(context.Background(), bytes.NewReader(tc.pack)); err != nil {
+			x := NewIndexer(tc.budget)
+			if _, _, err := x.Index(context.Background(), bytes.NewReader(tc.pack)); err != nil {
 				t.Fatalf("indexPack: %v", err)
 			}
 			if x.stats.applied != tc.deltas || x.stats.recomputed != tc.redone {
-				t.Errorf("indexPack applied %d deltas and %d again, want %d and %d", x.stats.applied, x.stats.recomputed, tc.deltas, tc.redone)
+				t.Errorf("IndexPack applied %d deltas and %d again, want %d and %d", x.stats.applied, x.stats.recomputed, tc.deltas, tc.redone)
 			}
 			if tc.budget == 0 && x.stats.peakHeld > 3*64 {
-				t.Errorf("indexPack held %d bytes with no budget, want at most the three contents in hand", x.stats.peakHeld)
+				t.Errorf("IndexPack held %d bytes with no budget, want at most the three contents in hand", x.stats.peakHeld)
 			}
 		})
 	}
@@ -308,15 +308,15 @@ func TestIndexPackChainDepth(t *testing.T) {
 	}{{4095, false}, {4096, true}, {4100, true}} {
 		t.Run(strconv.Itoa(tc.n), func(t *testing.T) {
 			pack, last := chainPack(t, tc.n)
-			idx, _, err := indexPack(context.Background(), bytes.NewReader(pack))
+			idx, _, err := IndexPack(context.Background(), bytes.NewReader(pack))
 			if tc.refused {
 				if !errors.Is(err, errDeltaDepth) {
-					t.Fatalf("indexPack of a chain of %d deltas: %v, want %v", tc.n, err, errDeltaDepth)
+					t.Fatalf("IndexPack of a chain of %d deltas: %v, want %v", tc.n, err, errDeltaDepth)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("indexPack of a chain of %d deltas: %v", tc.n, err)
+				t.Fatalf("IndexPack of a chain of %d deltas: %v", tc.n, err)
 			}
 			if ok, err := idx.Contains(gg(last)); !ok || err != nil {
 				t.Errorf("index of a chain of %d deltas: no %s (%v)", tc.n, last, err)
@@ -360,7 +360,7 @@ func TestIndexPackBadBases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_, _, err := indexPack(ctx, bytes.NewReader(rawPack(t, tc.objs)))
+			_, _, err := IndexPack(ctx, bytes.NewReader(rawPack(t, tc.objs)))
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("indexPack: %v, want %v", err, tc.want)
 			}
@@ -369,7 +369,7 @@ func TestIndexPackBadBases(t *testing.T) {
 }
 
 // stopAfter is a context cancelled once Err has been asked n times, so a test
-// sees indexPack stop in the middle of its work.
+// sees IndexPack stop in the middle of its work.
 type stopAfter struct {
 	context.Context
 	n int
@@ -388,15 +388,15 @@ func TestIndexPackCancelled(t *testing.T) {
 	pack, _ := chainPack(t, 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := indexPack(ctx, bytes.NewReader(pack)); !errors.Is(err, context.Canceled) {
-		t.Errorf("indexPack, cancelled: %v, want %v", err, context.Canceled)
+	if _, _, err := IndexPack(ctx, bytes.NewReader(pack)); !errors.Is(err, context.Canceled) {
+		t.Errorf("IndexPack, cancelled: %v, want %v", err, context.Canceled)
 	}
-	x := newPackIndexer(deltaCacheBudget)
-	if _, _, err := x.index(&stopAfter{context.Background(), 10}, bytes.NewReader(pack)); !errors.Is(err, context.Canceled) {
-		t.Errorf("indexPack, cancelled amid the deltas: %v, want %v", err, context.Canceled)
+	x := NewIndexer(DeltaCacheBudget)
+	if _, _, err := x.Index(&stopAfter{context.Background(), 10}, bytes.NewReader(pack)); !errors.Is(err, context.Canceled) {
+		t.Errorf("IndexPack, cancelled amid the deltas: %v, want %v", err, context.Canceled)
 	}
 	if x.stats.applied >= 1000 {
-		t.Errorf("indexPack applied %d deltas once cancelled", x.stats.applied)
+		t.Errorf("IndexPack applied %d deltas once cancelled", x.stats.applied)
 	}
 }
 
@@ -408,13 +408,13 @@ func TestPackSinkCancelled(t *testing.T) {
 	if err := os.MkdirAll(packDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newPackSink(disk.OS, dir, nil)
+	s, err := NewSink(disk.OS, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s.ctx = ctx
+	s.Ctx = ctx
 	pack, _ := chainPack(t, 10)
 	if _, err := s.Write(pack); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package gitlog
+package pack
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/memvault/memvault/gitlog/gittest"
 )
 
-// TestIndexPackMatchesGit checks indexPack against git's own index of a pack
+// TestIndexPackMatchesGit checks IndexPack against git's own index of a pack
 // full of deltas (git repack of many versions of a file and their trees):
 // every object at the same offset, with the same name and CRC.
 func TestIndexPackMatchesGit(t *testing.T) {
@@ -56,7 +56,7 @@ func TestIndexPackMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, _, err := indexPack(context.Background(), f)
+	got, _, err := IndexPack(context.Background(), f)
 	if err != nil {
 		t.Fatalf("indexPack: %v", err)
 	}
@@ -72,7 +72,7 @@ func TestIndexPackMatchesGit(t *testing.T) {
 	wn, _ := want.Count()
 	gn, _ := got.Count()
 	if gn != wn || wn < 80 {
-		t.Fatalf("indexPack named %d objects, git %d", gn, wn)
+		t.Fatalf("IndexPack named %d objects, git %d", gn, wn)
 	}
 	entries, err := want.Entries()
 	if err != nil {
@@ -85,10 +85,10 @@ func TestIndexPackMatchesGit(t *testing.T) {
 		}
 		off, err := got.FindOffset(e.Hash)
 		if err != nil || uint64(off) != e.Offset {
-			t.Errorf("object %s: indexPack offset %d, %v; git %d", e.Hash, off, err, e.Offset)
+			t.Errorf("object %s: IndexPack offset %d, %v; git %d", e.Hash, off, err, e.Offset)
 		}
 		if crc, err := got.FindCRC32(e.Hash); err != nil || crc != e.CRC32 {
-			t.Errorf("object %s: indexPack CRC %x, %v; git %x", e.Hash, crc, err, e.CRC32)
+			t.Errorf("object %s: IndexPack CRC %x, %v; git %x", e.Hash, crc, err, e.CRC32)
 		}
 	}
 }

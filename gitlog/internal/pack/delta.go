@@ -1,17 +1,15 @@
-package gitlog
+package pack
 
 import (
-	gitobject "github.com/memvault/memvault/gitlog/internal/object"
-
 	"bytes"
 	"compress/zlib"
 	"context"
 	"hash/fnv"
 	"sort"
-	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/memvault/memvault/gitlog/internal/object"
 )
 
 // Each commit writes new trees along its path, and a folder of a hundred
@@ -34,10 +32,10 @@ import (
 // are not compared at all.
 
 const (
-	// defaultDeltaWindow and defaultDeltaDepth are git's defaults for
+	// DefaultWindow and defaultDeltaDepth are git's defaults for
 	// pack.window and pack.depth.
-	defaultDeltaWindow = 10
-	defaultDeltaDepth  = 50
+	DefaultWindow = 10
+	DefaultDepth  = 50
 	// maxDeltaTarget is the biggest object compared for deltas, and
 	// deltaWindowMemory bounds the bytes the window holds: a background job's
 	// memory stays bounded whatever a history holds.
@@ -48,26 +46,8 @@ const (
 	deltaMemory = 64 << 20
 )
 
-// deltaConfig reads pack.window and pack.depth from the repository's config,
-// as git does: a window of 0 turns the search for deltas off.
-func (r *Repo) deltaConfig() (window, depth int) {
-	window, depth = defaultDeltaWindow, defaultDeltaDepth
-	cfg, err := r.st.Config()
-	if err != nil {
-		return window, depth
-	}
-	s := cfg.Raw.Section("pack")
-	if n, err := strconv.Atoi(s.Option("window")); err == nil && n >= 0 {
-		window = n
-	}
-	if n, err := strconv.Atoi(s.Option("depth")); err == nil && n > 0 {
-		depth = min(n, maxDeltaDepth)
-	}
-	return window, depth
-}
-
-// deltaCand is an object stored whole that may become a delta.
-type deltaCand struct {
+// DeltaCand is an object stored whole that may become a delta.
+type DeltaCand struct {
 	hash   Hash
 	typ    plumbing.ObjectType
 	size   int64
@@ -76,21 +56,21 @@ type deltaCand struct {
 	height int    // the longest chain of deltas already based on it
 }
 
-// deltaOut is an object the search stores as a delta of base.
-type deltaOut struct {
+// Delta is an object the search stores as a delta of base.
+type Delta struct {
 	base  Hash
 	size  int64  // of the delta itself, as its entry's header gives it
 	zdata []byte // the delta, compressed
 }
 
-// deltaSearch is the outcome of searchDeltas.
-type deltaSearch struct {
-	deltas map[Hash]deltaOut
+// DeltaSearch is the outcome of SearchDeltas.
+type DeltaSearch struct {
+	Deltas map[Hash]Delta
 }
 
-// mayDelta tells whether an object of type t and size bytes is compared with
+// MayDelta tells whether an object of type t and size bytes is compared with
 // others.
-func mayDelta(t plumbing.ObjectType, size int64) bool {
+func MayDelta(t plumbing.ObjectType, size int64) bool {
 	switch t {
 	case plumbing.TreeObject, plumbing.CommitObject, plumbing.TagObject:
 		return size > 0 && size <= maxDeltaTarget
@@ -98,10 +78,10 @@ func mayDelta(t plumbing.ObjectType, size int64) bool {
 	return false
 }
 
-// nameHash groups the versions of one folder: the hash of a tree's first
+// NameHash groups the versions of one folder: the hash of a tree's first
 // name, which a new version of the folder rarely changes, taken from the
 // start of its content. Other objects have none, as in git.
-func nameHash(t plumbing.ObjectType, start []byte) uint32 {
+func NameHash(t plumbing.ObjectType, start []byte) uint32 {
 	if t != plumbing.TreeObject {
 		return 0
 	}
@@ -118,8 +98,8 @@ func nameHash(t plumbing.ObjectType, start []byte) uint32 {
 	return h.Sum32()
 }
 
-// nameHashPrefix is how much of an object nameHash reads.
-const nameHashPrefix = 512
+// NameHashPrefix is how much of an object nameHash reads.
+const NameHashPrefix = 512
 
 // windowEntry is an object of the window, which later ones may delta against.
 type windowEntry struct {
@@ -128,11 +108,11 @@ type windowEntry struct {
 	depth int
 }
 
-// searchDeltas compares the candidates, read by load, as described above;
+// SearchDeltas compares the candidates, read by load, as described above;
 // window and maxDepth are pack.window and pack.depth. A candidate's height
 // counts against the depth of a delta it becomes.
-func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byte, error), window, maxDepth int) (deltaSearch, error) {
-	res := deltaSearch{deltas: map[Hash]deltaOut{}}
+func SearchDeltas(ctx context.Context, cands []DeltaCand, load func(Hash) ([]byte, error), window, maxDepth int) (DeltaSearch, error) {
+	res := DeltaSearch{Deltas: map[Hash]Delta{}}
 	if window <= 0 || len(cands) < 2 {
 		return res, nil
 	}
@@ -257,12 +237,12 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 			// the object back.
 			if got, err := packfile.PatchDelta(win[bestBase].data, best); err == nil && bytes.Equal(got, data) {
 				zbuf.Reset()
-				zw := gitobject.Writers.Get().(*zlib.Writer)
+				zw := object.Writers.Get().(*zlib.Writer)
 				zw.Reset(&zbuf)
 				zw.Write(best)
 				zw.Close()
-				gitobject.Writers.Put(zw)
-				res.deltas[c.hash] = deltaOut{base: win[bestBase].hash, size: int64(len(best)), zdata: bytes.Clone(zbuf.Bytes())}
+				object.Writers.Put(zw)
+				res.Deltas[c.hash] = Delta{base: win[bestBase].hash, size: int64(len(best)), zdata: bytes.Clone(zbuf.Bytes())}
 				depth = bestDepth
 				kept += zbuf.Len() + 64
 			}
@@ -284,7 +264,7 @@ func searchDeltas(ctx context.Context, cands []deltaCand, load func(Hash) ([]byt
 }
 
 // sameGroup tells whether a and b may be compared: of one type and name.
-func sameGroup(a, b deltaCand) bool { return a.typ == b.typ && a.name == b.name }
+func sameGroup(a, b DeltaCand) bool { return a.typ == b.typ && a.name == b.name }
 
 // edgeDelta is the delta that copies what base and target share at their start
 // and at their end, and inserts what lies between. Two versions of a folder

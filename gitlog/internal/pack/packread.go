@@ -1,12 +1,10 @@
-package gitlog
+package pack
 
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,29 +21,29 @@ import (
 // SHA-1, collision-detecting, was computed again to put it in go-git's cache,
 // though the index had just named it, and decoded a tree entry by entry
 // through a buffered reader: most of what a fast-forward over a large merge
-// cost. packSet reads commits and trees straight from the packs' bytes.
+// cost. Set reads commits and trees straight from the packs' bytes.
 //
 // It only ever takes the ordinary path: an object in no pack it lists, of
 // another type, larger than asked, stored in a form it does not expect, or
 // whose bytes fail to inflate or apply, is left to go-git's storage (the
 // caller's fallback), which then fails or refuses it exactly as before. So a
-// damaged or hostile pack is refused the same way, and what packSet returns
+// damaged or hostile pack is refused the same way, and what Set returns
 // is what go-git would have read. Its memory is bounded: nothing above the
 // caller's limit (or, for a delta, its base or its instructions above
 // maxDeltaObject) is inflated, and resolved contents are kept up to
 // packReadCache bytes.
 
-// packReadCache bounds the contents packSet keeps, whole objects and delta
+// packReadCache bounds the contents Set keeps, whole objects and delta
 // bases, so that a chain of deltas is not resolved again from its root for
 // each of its objects.
 const packReadCache = 16 << 20
 
-// maxReadPacks bounds the packs a packSet keeps open: a vault holds ten at
+// maxReadPacks bounds the packs a Set keeps open: a vault holds ten at
 // most (see consolidate).
 const maxReadPacks = 2 * openPacks
 
-// packSet reads objects from the packs of one repository.
-type packSet struct {
+// Set reads objects from the packs of one repository.
+type Set struct {
 	dir string // objects/pack
 
 	mu     sync.Mutex
@@ -55,11 +53,11 @@ type packSet struct {
 	tried  bool      // the folder was listed at least once
 	cache  map[cacheKey]cached
 	order  []cacheKey // cache's keys, oldest first
-	held   int64      // bytes in cache
-	sc     *packScanner
+	Held   int64      // bytes in cache
+	sc     *Scanner
 }
 
-// readPack is one pack that packSet reads.
+// readPack is one pack that Set reads.
 type readPack struct {
 	f   *os.File
 	idx *idxfile.MemoryIndex
@@ -71,12 +69,12 @@ type cacheKey struct {
 	off int64
 }
 
-func newPackSet(repoDir string) *packSet {
-	return &packSet{dir: filepath.Join(repoDir, "objects", "pack"), cache: map[cacheKey]cached{}}
+func NewSet(repoDir string) *Set {
+	return &Set{dir: filepath.Join(repoDir, "objects", "pack"), cache: map[cacheKey]cached{}}
 }
 
-// close releases the pack files.
-func (s *packSet) close() {
+// Close releases the pack files.
+func (s *Set) Close() {
 	if s == nil {
 		return
 	}
@@ -89,16 +87,16 @@ func (s *packSet) close() {
 	s.clearCache()
 }
 
-func (s *packSet) clearCache() {
+func (s *Set) clearCache() {
 	clear(s.cache)
 	s.order = s.order[:0]
-	s.held = 0
+	s.Held = 0
 }
 
-// read returns the content of object h when a pack holds it as an object of
-// type t of at most limit bytes; false leaves the read to the caller's
+// Read returns the content of object h when a pack holds it as an object of
+// type t of at most limit bytes; false leaves the Read to the caller's
 // ordinary path (see above).
-func (s *packSet) read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool) {
+func (s *Set) Read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool) {
 	if s == nil {
 		return nil, false
 	}
@@ -112,7 +110,7 @@ func (s *packSet) read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool
 }
 
 // locate finds the entry of h in the packs.
-func (s *packSet) locate(h Hash) (*readPack, int64, bool) {
+func (s *Set) locate(h Hash) (*readPack, int64, bool) {
 	if s.closed {
 		return nil, 0, false
 	}
@@ -127,10 +125,10 @@ func (s *packSet) locate(h Hash) (*readPack, int64, bool) {
 	return s.find(h)
 }
 
-// blobPrefix returns the first n bytes of blob h (fewer if it is shorter)
+// BlobPrefix returns the first n bytes of blob h (fewer if it is shorter)
 // and its size, when a pack holds it whole (ciphertext does not delta),
 // inflating no more than n bytes; false leaves it to the ordinary path.
-func (s *packSet) blobPrefix(h Hash, n int) ([]byte, int64, bool) {
+func (s *Set) BlobPrefix(h Hash, n int) ([]byte, int64, bool) {
 	if s == nil {
 		return nil, 0, false
 	}
@@ -152,7 +150,7 @@ func (s *packSet) blobPrefix(h Hash, n int) ([]byte, int64, bool) {
 }
 
 // find looks h up in the listed packs' indexes.
-func (s *packSet) find(h Hash) (*readPack, int64, bool) {
+func (s *Set) find(h Hash) (*readPack, int64, bool) {
 	for _, p := range s.packs {
 		if off, ok := indexOffset(p.idx, h); ok {
 			return p, off, true
@@ -199,7 +197,7 @@ func indexOffset(idx *idxfile.MemoryIndex, h Hash) (int64, bool) {
 
 // relist lists the packs again when the folder changed since the last
 // listing, keeping the packs still there open, and tells whether it did.
-func (s *packSet) relist() bool {
+func (s *Set) relist() bool {
 	fi, err := os.Stat(s.dir)
 	if err != nil {
 		return false
@@ -215,7 +213,7 @@ func (s *packSet) relist() bool {
 	}
 	if len(names) > maxReadPacks {
 		// Many packs (a repository git packed now and then, never
-		// merged): packSet keeps every pack it reads open, so this is
+		// merged): Set keeps every pack it reads open, so this is
 		// left to go-git's storage, which keeps openPacks open.
 		names = nil
 	}
@@ -283,7 +281,7 @@ type cached struct {
 // resolve reads the object at off in p, which must be of type want and at
 // most limit bytes: its content, or false when it is left to the ordinary
 // path.
-func (s *packSet) resolve(p *readPack, off int64, want plumbing.ObjectType, limit int64) ([]byte, bool) {
+func (s *Set) resolve(p *readPack, off int64, want plumbing.ObjectType, limit int64) ([]byte, bool) {
 	var chain []chainLink
 	var base []byte
 	for {
@@ -299,7 +297,7 @@ func (s *packSet) resolve(p *readPack, off int64, want plumbing.ObjectType, limi
 			return nil, false
 		}
 		if h.typ == plumbing.OFSDeltaObject || h.typ == plumbing.REFDeltaObject {
-			if h.size > maxDeltaObject || len(chain) >= maxDeltaDepth {
+			if h.size > maxDeltaObject || len(chain) >= MaxDeltaDepth {
 				return nil, false
 			}
 			chain = append(chain, chainLink{off: off, size: h.size})
@@ -351,20 +349,20 @@ func (s *packSet) resolve(p *readPack, off int64, want plumbing.ObjectType, limi
 
 // head reads the header of the entry at off in p, to inflate its content
 // next.
-func (s *packSet) head(p *readPack, off int64) (packEntryHead, bool) {
+func (s *Set) head(p *readPack, off int64) (EntryHead, bool) {
 	if off < 12 || off >= p.end {
-		return packEntryHead{}, false
+		return EntryHead{}, false
 	}
 	if s.sc == nil {
-		s.sc = newPackScanner(nil)
+		s.sc = NewScanner(nil)
 	}
-	h, err := s.sc.at(p.f, off)
+	h, err := s.sc.At(p.f, off)
 	return h, err == nil
 }
 
 // inflate reads the first n bytes of the content of the entry whose header
 // head just read: no more, whatever the stream holds.
-func (s *packSet) inflate(h packEntryHead, n int64) ([]byte, bool) {
+func (s *Set) inflate(h EntryHead, n int64) ([]byte, bool) {
 	data := make([]byte, n)
 	if err := s.sc.readPrefix(data, h); err != nil {
 		return nil, false
@@ -372,22 +370,22 @@ func (s *packSet) inflate(h packEntryHead, n int64) ([]byte, bool) {
 	return data, true
 }
 
-// packedObject is the content of a commit or tree at off in a pack of this
+// Packed is the content of a commit or tree at off in a pack of this
 // repository that was just written or indexed.
-type packedObject struct {
-	off  int64
-	t    plumbing.ObjectType
-	data []byte
+type Packed struct {
+	Off  int64
+	Type plumbing.ObjectType
+	Data []byte
 }
 
-// seed caches objs, the contents of commits and trees that the pack at base
+// Seed caches objs, the contents of commits and trees that the pack at base
 // (without ".pack") holds at their offsets, as resolve would have kept them
 // on reading them: a flush of the journal writes them from memory, and
 // indexing a received pack inflates them, so the next reads of them (a
 // push's walk and delta search, the signatures and admission of a fetch, a
 // merge base) need not inflate them again. A pack that is not listed is left
 // alone.
-func (s *packSet) seed(base string, objs []packedObject) {
+func (s *Set) Seed(base string, objs []Packed) {
 	if s == nil || len(objs) == 0 {
 		return
 	}
@@ -402,14 +400,14 @@ func (s *packSet) seed(base string, objs []packedObject) {
 			continue
 		}
 		for _, o := range objs {
-			s.keep(cacheKey{p, o.off}, cached{o.data, o.t})
+			s.keep(cacheKey{p, o.Off}, cached{o.Data, o.Type})
 		}
 		return
 	}
 }
 
 // keep caches a resolved content, dropping the oldest past packReadCache.
-func (s *packSet) keep(k cacheKey, c cached) {
+func (s *Set) keep(k cacheKey, c cached) {
 	n := int64(len(c.data))
 	if n > packReadCache/8 {
 		return
@@ -417,82 +415,27 @@ func (s *packSet) keep(k cacheKey, c cached) {
 	if _, ok := s.cache[k]; ok {
 		return
 	}
-	for s.held+n > packReadCache && len(s.order) > 0 {
+	for s.Held+n > packReadCache && len(s.order) > 0 {
 		old := s.order[0]
 		s.order = s.order[1:]
-		s.held -= int64(len(s.cache[old].data))
+		s.Held -= int64(len(s.cache[old].data))
 		delete(s.cache, old)
 	}
 	s.cache[k] = c
 	s.order = append(s.order, k)
-	s.held += n
+	s.Held += n
 }
 
-// parseTree decodes a tree's content as go-git's object.Tree.Decode does
-// (the same entries, the same modes), or returns false where go-git fails,
-// so that the caller's ordinary path reports it.
-//
-// The names are cut from one string of the whole content: one allocation a
-// tree, not one a name.
-func parseTree(content []byte) ([]Entry, bool) {
-	data := string(content)
-	es := make([]Entry, 0, bytes.Count(content, []byte{0}))
-	for len(data) > 0 {
-		sp := strings.IndexByte(data, ' ')
-		if sp < 0 {
-			return nil, false
-		}
-		m, err := strconv.ParseUint(data[:sp], 8, 32)
-		if err != nil {
-			return nil, false
-		}
-		data = data[sp+1:]
-		nul := strings.IndexByte(data, 0)
-		if nul <= 0 || len(data)-nul-1 < len(Hash{}) {
-			return nil, false
-		}
-		e := Entry{Name: data[:nul], Mode: canonicalMode(uint32(m))}
-		copy(e.Hash[:], data[nul+1:])
-		data = data[nul+1+len(Hash{}):]
-		es = append(es, e)
+// Cached returns what the reader holds resolved for object h, without reading
+// it: what a writer's seeds left there (see Seed).
+func (s *Set) Cached(h Hash) (plumbing.ObjectType, []byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.relist()
+	p, off, ok := s.find(h)
+	if !ok {
+		return 0, nil, false
 	}
-	return es, true
-}
-
-// canonicalMode is the mode go-git gives a tree entry's mode as written.
-func canonicalMode(m uint32) Mode {
-	switch m & 0o170000 {
-	case 0o040000:
-		return ModeDir
-	case 0o100000:
-		if m&0o111 != 0 {
-			return ModeExecutable
-		}
-		return ModeRegular
-	case 0o120000:
-		return ModeSymlink
-	default:
-		return ModeSubmodule
-	}
-}
-
-// knownObject is a commit's or tree's content whose hash is known (its
-// pack's index named it), handed to go-git's decoders, which would otherwise
-// hash the content again.
-type knownObject struct {
-	h    Hash
-	t    plumbing.ObjectType
-	data []byte
-}
-
-func (o *knownObject) Hash() plumbing.Hash         { return gg(o.h) }
-func (o *knownObject) Type() plumbing.ObjectType   { return o.t }
-func (o *knownObject) SetType(plumbing.ObjectType) {}
-func (o *knownObject) Size() int64                 { return int64(len(o.data)) }
-func (o *knownObject) SetSize(int64)               {}
-func (o *knownObject) Reader() (io.ReadCloser, error) {
-	return io.NopCloser(bytes.NewReader(o.data)), nil
-}
-func (o *knownObject) Writer() (io.WriteCloser, error) {
-	return nil, os.ErrPermission
+	c, ok := s.cache[cacheKey{p, off}]
+	return c.t, c.data, ok
 }

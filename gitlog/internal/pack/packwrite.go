@@ -1,12 +1,9 @@
-package gitlog
+package pack
 
 import (
-	gitobject "github.com/memvault/memvault/gitlog/internal/object"
-
 	"bufio"
 	"bytes"
 	"compress/zlib"
-	"context"
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
@@ -14,23 +11,23 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/memvault/memvault/gitlog/internal/object"
 )
 
-// packBuilder is gitlog's one pack writer. It writes whole objects, streamed
+// Builder is gitlog's one pack writer. It writes whole objects, streamed
 // one at a time so that nothing is held whole, deltas found beforehand (see
-// searchDeltas), and entries copied from other packs, gathered into large
+// SearchDeltas), and entries copied from other packs, gathered into large
 // writes. A pack served to a client goes to any
-// writer (newPackEncoder); a pack for this repository goes to a packSink, with
-// its index built on the way rather than by reading the pack back (indexPack,
+// writer (newPackEncoder); a pack for this repository goes to a Sink, with
+// its index built on the way rather than by reading the pack back (IndexPack,
 // which a fetched pack needs), and is installed by finish (newPackBuilder).
-type packBuilder struct {
+type Builder struct {
 	w    io.Writer
-	sink *packSink // nil for a pack that is only written to w
+	sink *Sink // nil for a pack that is only written to w
 	sum  hash.Hash
 	bw   *bufio.Writer
 	iw   idxfile.Writer
@@ -40,9 +37,9 @@ type packBuilder struct {
 	name Hash   // the pack's checksum, which names it, once finished
 }
 
-// newPackEncoder starts a pack of count objects written to w.
-func newPackEncoder(w io.Writer, count int) *packBuilder {
-	b := &packBuilder{w: w, sum: sha1.New(), seen: make(map[Hash]bool, count), buf: make([]byte, 64<<10)}
+// NewEncoder starts a pack of count objects written to w.
+func NewEncoder(w io.Writer, count int) *Builder {
+	b := &Builder{w: w, sum: sha1.New(), seen: make(map[Hash]bool, count), buf: make([]byte, 64<<10)}
 	b.bw = bufio.NewWriterSize(io.MultiWriter(w, b.sum), 256<<10)
 	var head [12]byte
 	copy(head[:], "PACK")
@@ -54,22 +51,11 @@ func newPackEncoder(w io.Writer, count int) *packBuilder {
 	return b
 }
 
-// newPackBuilder starts a pack of count objects for this repository.
-func (r *Repo) newPackBuilder(ctx context.Context, count int) (*packBuilder, error) {
-	sink, err := r.newPackSink(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b := newPackEncoder(contextWriter{ctx, sink}, count)
-	b.sink = sink
-	return b, nil
-}
-
 // copy appends an entry copied from another pack: head, then what rd holds
 // (its zlib stream). The source's bytes, src and then rd's, must match crc, the
 // CRC-32 the source pack's index holds for the entry; head is src, or another
 // header for the same stream.
-func (b *packBuilder) copy(h Hash, src, head []byte, rd io.Reader, crc uint32) error {
+func (b *Builder) copy(h Hash, src, head []byte, rd io.Reader, crc uint32) error {
 	ew := entryWriter{w: b.bw}
 	ew.Write(head)
 	cr := &crcReader{rd: rd, crc: crc32.Update(0, crc32.IEEETable, src)}
@@ -96,16 +82,16 @@ func (c *crcReader) Read(p []byte) (int, error) {
 }
 
 // delta appends object h as the delta d, which names its base.
-func (b *packBuilder) delta(h Hash, d deltaOut) {
+func (b *Builder) delta(h Hash, d Delta) {
 	ew := entryWriter{w: b.bw}
-	ew.Write(entryHeader(plumbing.REFDeltaObject, d.size))
+	ew.Write(EntryHeader(plumbing.REFDeltaObject, d.size))
 	ew.Write(d.base[:])
 	ew.Write(d.zdata)
 	b.added(h, ew)
 }
 
 // added indexes the entry of h that ew wrote.
-func (b *packBuilder) added(h Hash, ew entryWriter) {
+func (b *Builder) added(h Hash, ew entryWriter) {
 	if b.sink != nil {
 		b.iw.Add(gg(h), uint64(b.off), ew.crc)
 	}
@@ -114,19 +100,19 @@ func (b *packBuilder) added(h Hash, ew entryWriter) {
 }
 
 // object appends a whole object, compressed here.
-func (b *packBuilder) object(o rawObject) error {
+func (b *Builder) object(o rawObject) error {
 	return b.stream(o.Hash, o.Type, int64(len(o.Data)), bytes.NewReader(o.Data))
 }
 
 // stream appends a whole object of size bytes read from rd, compressed as it
 // is read: an object of a fetched pack may be bigger than memory (a delta of a
 // few bytes can stand for gigabytes).
-func (b *packBuilder) stream(h Hash, t plumbing.ObjectType, size int64, rd io.Reader) error {
+func (b *Builder) stream(h Hash, t plumbing.ObjectType, size int64, rd io.Reader) error {
 	ew := entryWriter{w: b.bw}
-	ew.Write(entryHeader(t, size))
-	pool := &gitobject.Writers
+	ew.Write(EntryHeader(t, size))
+	pool := &object.Writers
 	if t == plumbing.BlobObject {
-		pool = &gitobject.Stored
+		pool = &object.Stored
 	}
 	zw := pool.Get().(*zlib.Writer)
 	defer pool.Put(zw)
@@ -155,8 +141,8 @@ func (e *entryWriter) Write(p []byte) (int, error) {
 	return e.w.Write(p)
 }
 
-// trailer writes what is buffered and then the pack's checksum, and returns it.
-func (b *packBuilder) trailer() (Hash, error) {
+// Trailer writes what is buffered and then the pack's checksum, and returns it.
+func (b *Builder) Trailer() (Hash, error) {
 	var sum Hash
 	if err := b.bw.Flush(); err != nil {
 		return sum, err
@@ -167,32 +153,32 @@ func (b *packBuilder) trailer() (Hash, error) {
 }
 
 // finish writes the checksum and installs the pack with its index.
-func (b *packBuilder) finish() error {
+func (b *Builder) finish() error {
 	if len(b.seen) == 0 {
-		b.sink.abort()
+		b.sink.Abort()
 		return nil
 	}
-	sum, err := b.trailer()
+	sum, err := b.Trailer()
 	if err != nil {
-		b.sink.abort()
+		b.sink.Abort()
 		return err
 	}
 	b.name = sum
 	if err := b.iw.OnFooter(gg(sum)); err != nil {
-		b.sink.abort()
+		b.sink.Abort()
 		return err
 	}
 	idx, err := b.iw.Index()
 	if err != nil {
-		b.sink.abort()
+		b.sink.Abort()
 		return err
 	}
 	return b.sink.closeIndexed(idx, sum)
 }
 
-// entryHeader is a pack entry's type and size: 3 bits and 4 bits in the first
+// EntryHeader is a pack entry's type and size: 3 bits and 4 bits in the first
 // byte, then 7 bits a byte, each but the last with its high bit set.
-func entryHeader(t plumbing.ObjectType, size int64) []byte {
+func EntryHeader(t plumbing.ObjectType, size int64) []byte {
 	var hdr [16]byte
 	n := 0
 	c := byte(t)<<4 | byte(size&0x0f)
@@ -205,101 +191,9 @@ func entryHeader(t plumbing.ObjectType, size int64) []byte {
 	return hdr[:n+1]
 }
 
-// packObjects writes objs, once each, as one new pack: the trees as deltas
-// of one another where they can be (see memoryDeltas), after the objects
-// written whole and newest first, so that each follows its base (a newer
-// version), as in git's packs.
-func (r *Repo) packObjects(ctx context.Context, objs []rawObject) error {
-	if len(objs) == 0 {
-		return nil
-	}
-	n := 0
-	seen := make(map[Hash]bool, len(objs))
-	for _, o := range objs {
-		if !seen[o.Hash] {
-			seen[o.Hash] = true
-			n++
-		}
-	}
-	window, depth := r.deltaConfig()
-	deltas, err := memoryDeltas(ctx, objs, window, depth)
-	if err != nil {
-		return fmt.Errorf("gitlog: pack: %w", err)
-	}
-	b, err := r.newPackBuilder(ctx, n)
-	if err != nil {
-		return err
-	}
-	for _, pass := range []bool{false, true} {
-		for i := range objs {
-			o := objs[i]
-			if pass { // newest first, as memoryDeltas counts a tree made twice
-				o = objs[len(objs)-1-i]
-			}
-			d, isDelta := deltas[o.Hash]
-			if b.seen[o.Hash] || isDelta != pass {
-				continue
-			}
-			// The journal's readers took these from memory; once they are
-			// read from the pack, the pack reader starts with them resolved.
-			if o.Type == plumbing.CommitObject || o.Type == plumbing.TreeObject {
-				b.sink.seeds = append(b.sink.seeds, packedObject{off: b.off, t: o.Type, data: o.Data})
-			}
-			if isDelta {
-				b.delta(o.Hash, d)
-				continue
-			}
-			if err := b.object(o); err != nil {
-				b.sink.abort()
-				return fmt.Errorf("gitlog: pack: %w", err)
-			}
-		}
-	}
-	return b.finish()
-}
-
-// mergePacks writes the objects of packs as one new pack and returns its path
-// without ".pack". That may be the path of one of packs: a pack's name is its
-// checksum, and merging a pack with others whose objects it holds already
-// writes it again, byte for byte. An object held by several packs is taken
-// from the first that holds it.
-//
-// An entry is copied as it is, checked against the CRC-32 its index holds: no
-// inflating, no compressing, so merging a big pack costs little more than
-// copying its bytes. A delta that names its base by offset (git's, or a
-// fetched pack's) is copied as one that names it by hash, the same bytes
-// under another header, since its base moves. Every base stays in the merged
-// pack: each entry's base is in the entry's own pack, all of whose objects
-// the merged pack holds. The objects stored whole, but for blobs, are then
-// compared for deltas (see searchDeltas), the chains already there counted.
-func (r *Repo) mergePacks(ctx context.Context, packs []packFile) (string, error) {
-	m := &packMerge{r: r, sc: newPackScanner(nil)}
-	defer m.close()
-	if err := m.plan(packs); err != nil {
-		return "", err
-	}
-	window, depth := r.deltaConfig()
-	found, err := searchDeltas(ctx, m.candidates(depth), m.load, window, depth)
-	if err != nil {
-		return "", fmt.Errorf("gitlog: pack: %w", err)
-	}
-	b, err := r.newPackBuilder(ctx, len(m.entries))
-	if err != nil {
-		return "", err
-	}
-	if err := m.write(b, found); err != nil {
-		b.sink.abort()
-		return "", fmt.Errorf("gitlog: pack: %w", err)
-	}
-	if err := b.finish(); err != nil {
-		return "", err
-	}
-	return filepath.Join(r.dir, "objects", "pack", "pack-"+b.name.String()), nil
-}
-
-// packEntry is where an object's entry stands in a pack, and the CRC-32 of its
+// PackEntry is where an object's entry stands in a pack, and the CRC-32 of its
 // bytes that the pack's index holds.
-type packEntry struct {
+type PackEntry struct {
 	hash     Hash
 	off, end int64
 	crc      uint32
@@ -308,8 +202,8 @@ type packEntry struct {
 // mergeEntry is an entry of an input pack that the merged pack takes, with
 // what its header says.
 type mergeEntry struct {
-	packEntry
-	pack int                 // which input pack
+	PackEntry
+	Pack int                 // which input pack
 	typ  plumbing.ObjectType // as stored: a delta is OFS or REF
 	size int64               // as stored: a delta's is the delta's
 	head int                 // bytes of header before the zlib stream
@@ -320,14 +214,18 @@ func (e *mergeEntry) isDelta() bool {
 	return e.typ == plumbing.OFSDeltaObject || e.typ == plumbing.REFDeltaObject
 }
 
-// packMerge is the work of mergePacks.
+// OpenFunc opens object h, of type t or any: its type, its size and its
+// content.
+type OpenFunc func(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error)
+
+// packMerge is the work of Merge.
 type packMerge struct {
-	r       *Repo
+	open    OpenFunc // reads an object the merge cannot copy
 	files   []*os.File
 	entries []mergeEntry
 	at      map[Hash]int // index in entries
 	starts  []int        // where each pack's entries start in entries, and their end
-	sc      *packScanner // reads the entries
+	sc      *Scanner     // reads the entries
 }
 
 func (m *packMerge) close() {
@@ -338,7 +236,7 @@ func (m *packMerge) close() {
 
 // plan lists the entries the merged pack takes, each object once, and reads
 // their headers.
-func (m *packMerge) plan(packs []packFile) error {
+func (m *packMerge) plan(packs []File) error {
 	m.at = map[Hash]int{}
 	defer func() { m.starts = append(m.starts, len(m.entries)) }()
 	for i, p := range packs {
@@ -347,7 +245,7 @@ func (m *packMerge) plan(packs []packFile) error {
 		if err != nil {
 			return err
 		}
-		f, err := os.Open(p.base + ".pack")
+		f, err := os.Open(p.Base + ".pack")
 		if err != nil {
 			return err
 		}
@@ -357,17 +255,17 @@ func (m *packMerge) plan(packs []packFile) error {
 				continue
 			}
 			if e.end <= e.off {
-				return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.base, e.hash, e.off, e.end-e.off)
+				return fmt.Errorf("%s: an entry of %s at %d of %d bytes", p.Base, e.hash, e.off, e.end-e.off)
 			}
-			h, err := m.sc.at(f, e.off)
+			h, err := m.sc.At(f, e.off)
 			if err != nil {
-				return fmt.Errorf("%s: the entry of %s: %w", p.base, e.hash, err)
+				return fmt.Errorf("%s: the entry of %s: %w", p.Base, e.hash, err)
 			}
-			me := mergeEntry{packEntry: e, pack: i, typ: h.typ, size: h.size, head: int(m.sc.offset() - e.off), base: h.baseRef}
+			me := mergeEntry{PackEntry: e, Pack: i, typ: h.typ, size: h.size, head: int(m.sc.Offset() - e.off), base: h.baseRef}
 			if me.typ == plumbing.OFSDeltaObject {
 				k := sort.Search(len(es), func(k int) bool { return es[k].off >= h.baseOfs })
 				if k == len(es) || es[k].off != h.baseOfs {
-					return fmt.Errorf("%s: the entry of %s has no base at %d", p.base, e.hash, h.baseOfs)
+					return fmt.Errorf("%s: the entry of %s has no base at %d", p.Base, e.hash, h.baseOfs)
 				}
 				me.base = es[k].hash
 			}
@@ -381,7 +279,7 @@ func (m *packMerge) plan(packs []packFile) error {
 // candidates lists the entries that may become deltas, each with the height
 // of the chains of deltas already based on it: a new delta must not make one
 // of them deeper than maxDepth.
-func (m *packMerge) candidates(maxDepth int) []deltaCand {
+func (m *packMerge) candidates(maxDepth int) []DeltaCand {
 	height := map[Hash]int{}
 	depth := map[Hash]int{}
 	for _, e := range m.entries {
@@ -416,10 +314,10 @@ func (m *packMerge) candidates(maxDepth int) []deltaCand {
 			height[root] = d
 		}
 	}
-	var cands []deltaCand
-	prefix := make([]byte, nameHashPrefix)
+	var cands []DeltaCand
+	prefix := make([]byte, NameHashPrefix)
 	for i, e := range m.entries {
-		if e.isDelta() || !mayDelta(e.typ, e.size) {
+		if e.isDelta() || !MayDelta(e.typ, e.size) {
 			continue
 		}
 		var name uint32
@@ -428,9 +326,9 @@ func (m *packMerge) candidates(maxDepth int) []deltaCand {
 			if err := m.inflate(&e, prefix[:n]); err != nil {
 				continue // stays whole; a damaged entry fails its checksum when copied
 			}
-			name = nameHash(e.typ, prefix[:n])
+			name = NameHash(e.typ, prefix[:n])
 		}
-		cands = append(cands, deltaCand{hash: e.hash, typ: e.typ, size: e.size, name: name, order: m.recency(i), height: height[e.hash]})
+		cands = append(cands, DeltaCand{hash: e.hash, typ: e.typ, size: e.size, name: name, order: m.recency(i), height: height[e.hash]})
 	}
 	return cands
 }
@@ -439,7 +337,7 @@ func (m *packMerge) candidates(maxDepth int) []deltaCand {
 // smallest, as consolidate and Pack list them), and each holds its objects
 // in the order they were made (see journal.Index.snapshot).
 func (m *packMerge) recency(i int) int {
-	p := m.entries[i].pack
+	p := m.entries[i].Pack
 	return m.starts[p] + m.starts[p+1] - 1 - i
 }
 
@@ -457,7 +355,7 @@ func (m *packMerge) rootOf(h Hash) Hash {
 
 // inflate reads the first len(p) bytes of what entry e holds.
 func (m *packMerge) inflate(e *mergeEntry, p []byte) error {
-	h, err := m.sc.at(m.files[e.pack], e.off)
+	h, err := m.sc.At(m.files[e.Pack], e.off)
 	if err != nil {
 		return err
 	}
@@ -475,10 +373,10 @@ func (m *packMerge) load(h Hash) ([]byte, error) {
 }
 
 // write appends the entries to b: the deltas found, and the rest copied.
-func (m *packMerge) write(b *packBuilder, found deltaSearch) error {
+func (m *packMerge) write(b *Builder, found DeltaSearch) error {
 	head := make([]byte, 64)
 	for _, e := range m.entries {
-		if d, ok := found.deltas[e.hash]; ok {
+		if d, ok := found.Deltas[e.hash]; ok {
 			b.delta(e.hash, d)
 			continue
 		}
@@ -486,7 +384,7 @@ func (m *packMerge) write(b *packBuilder, found deltaSearch) error {
 			// A base outside the pack (git never writes one, a thin pack
 			// has them): the object is resolved, as a stream, and written
 			// whole.
-			t, size, rd, err := m.r.openObject(plumbing.AnyObject, e.hash)
+			t, size, rd, err := m.open(plumbing.AnyObject, e.hash)
 			if err != nil {
 				return err
 			}
@@ -497,14 +395,14 @@ func (m *packMerge) write(b *packBuilder, found deltaSearch) error {
 			}
 			continue
 		}
-		f := m.files[e.pack]
+		f := m.files[e.Pack]
 		src := head[:e.head]
 		if _, err := f.ReadAt(src, e.off); err != nil {
 			return err
 		}
 		dst := src
 		if e.typ == plumbing.OFSDeltaObject {
-			dst = append(entryHeader(plumbing.REFDeltaObject, e.size), e.base[:]...)
+			dst = append(EntryHeader(plumbing.REFDeltaObject, e.size), e.base[:]...)
 		}
 		rest := io.NewSectionReader(f, e.off+int64(e.head), e.end-e.off-int64(e.head))
 		if err := b.copy(e.hash, src, dst, rest, e.crc); err != nil {
@@ -565,12 +463,12 @@ func parseEntryHead(b []byte) (t plumbing.ObjectType, size, ofs int64, ref Hash,
 }
 
 // packEntries lists the entries of pack p in the order they stand in it.
-func packEntries(p packFile) ([]packEntry, error) {
-	idx, err := readIndex(p.base + ".idx")
+func packEntries(p File) ([]PackEntry, error) {
+	idx, err := readIndex(p.Base + ".idx")
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(p.base + ".pack")
+	fi, err := os.Stat(p.Base + ".pack")
 	if err != nil {
 		return nil, err
 	}
@@ -579,7 +477,7 @@ func packEntries(p packFile) ([]packEntry, error) {
 		return nil, err
 	}
 	defer iter.Close()
-	var es []packEntry
+	var es []PackEntry
 	for {
 		e, err := iter.Next()
 		if err == io.EOF {
@@ -588,7 +486,7 @@ func packEntries(p packFile) ([]packEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		es = append(es, packEntry{hash: fromGG(e.Hash), off: int64(e.Offset), crc: e.CRC32})
+		es = append(es, PackEntry{hash: fromGG(e.Hash), off: int64(e.Offset), crc: e.CRC32})
 	}
 	sort.Slice(es, func(a, b int) bool { return es[a].off < es[b].off })
 	for k := range es {

@@ -1,6 +1,8 @@
-package gitlog
+package pack
 
 import (
+	"github.com/memvault/memvault/gitlog/internal/object"
+
 	"bytes"
 	"cmp"
 	"context"
@@ -14,7 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
-// Errors of indexPack that tests branch on; both fail the fetch.
+// Errors of IndexPack that tests branch on; both fail the fetch.
 var (
 	// errDeltaBase: a delta whose base is not in the pack (a thin pack, or
 	// deltas that name each other).
@@ -25,13 +27,13 @@ var (
 
 // maxDeltaObject bounds a delta, its base and its result: deltas are of
 // trees and small files (ciphertext does not delta).
-const maxDeltaObject = 2 * maxStruct
+const maxDeltaObject = 2 * MaxStruct
 
-// maxDeltaDepth bounds a chain of deltas: git's pack-objects makes them at
+// MaxDeltaDepth bounds a chain of deltas: git's pack-objects makes them at
 // most 4095 deep (it caps --depth there), so a deeper one is not git's.
-const maxDeltaDepth = 4095
+const MaxDeltaDepth = 4095
 
-// deltaKeepBudget bounds the instructions of deltas indexPack keeps from its
+// deltaKeepBudget bounds the instructions of deltas IndexPack keeps from its
 // pass through the pack until they are applied, so that most deltas are
 // inflated once; a delta past it is read from the pack again when applied.
 const deltaKeepBudget = 8 << 20
@@ -58,37 +60,37 @@ func (w *fixedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// deltaCacheBudget bounds the resolved contents indexPack keeps for the
+// DeltaCacheBudget bounds the resolved contents IndexPack keeps for the
 // deltas still to come (git's delta base cache plays the same part). Above
 // it the contents nearest the root are dropped, and made again from the
 // nearest one kept if they are needed again.
-const deltaCacheBudget = 32 << 20
+const DeltaCacheBudget = 32 << 20
 
-// indexPack names every object of the pack in r and returns the pack's index
+// IndexPack names every object of the pack in r and returns the pack's index
 // and checksum, in bounded memory and in time linear in the pack. go-git's
 // parser read every object of a pack whole into memory a second time, after
 // hashing it, to resolve deltas: a remote's zlib bomb of a gigabyte cost a
 // gigabyte. Here a whole object is streamed into its hash and never held;
 // only deltas are resolved in memory, and a delta, its base or its result
 // above maxDeltaObject fails the index (and so the fetch, which then moves
-// nothing), with an error wrapping ErrTooLarge. Resolving each delta from its
+// nothing), with an error wrapping object.ErrTooLarge. Resolving each delta from its
 // chain's root, as this once did, cost a chain of n deltas n²/2 applications:
 // a remote's file edited 300 times and packed as one chain took 40 seconds.
 // So deltas are resolved as git's index-pack does, once each, walking the
 // tree of deltas under each base. A chain deeper than maxDeltaDepth, a delta
 // whose base is not in the pack and deltas that name each other fail the
 // index. ctx is checked as it goes: a cancelled fetch stops here too.
-func indexPack(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
-	return newPackIndexer(deltaCacheBudget).index(ctx, r)
+func IndexPack(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
+	return NewIndexer(DeltaCacheBudget).Index(ctx, r)
 }
 
-// newPackIndexer returns an indexer that keeps budget bytes of resolved
+// NewIndexer returns an indexer that keeps budget bytes of resolved
 // contents for later deltas.
-func newPackIndexer(budget int64) *packIndexer {
-	return &packIndexer{budget: budget, keep: deltaKeepBudget}
+func NewIndexer(budget int64) *Indexer {
+	return &Indexer{budget: budget, keep: deltaKeepBudget}
 }
 
-// indexEntry is what packIndexer keeps of an object until the index is
+// indexEntry is what Indexer keeps of an object until the index is
 // written: never its content.
 type indexEntry struct {
 	offset   int64
@@ -124,10 +126,10 @@ type indexStats struct {
 	peakHeld   int64 // most bytes of resolved content held at once
 }
 
-// packIndexer resolves the deltas of one pack.
-type packIndexer struct {
+// Indexer resolves the deltas of one pack.
+type Indexer struct {
 	budget int64 // bytes of resolved content kept for later deltas
-	s      *packScanner
+	s      *Scanner
 	keep   int64 // bytes of delta instructions to keep from the scan
 	kept   int64 // bytes of delta instructions kept
 	chunk  int   // bytes a read of the pack asks for, if not scanChunk
@@ -139,31 +141,31 @@ type packIndexer struct {
 	held   int64 // bytes held by the frames
 	stats  indexStats
 	// seedLeft is how many more bytes of commits and trees to keep in seeds,
-	// for the pack reader's cache (see packSet.seed): what a fetch brings
+	// for the pack reader's cache (see Set.seed): what a fetch brings
 	// is read next (its signatures, admission, the merge base), and each
 	// was inflated here already. Zero keeps none.
 	seedLeft int64
-	seeds    []packedObject
+	seeds    []Packed
 }
 
-func (x *packIndexer) index(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
-	x.s = newPackScanner(r)
+func (x *Indexer) Index(ctx context.Context, r io.ReaderAt) (*idxfile.MemoryIndex, Hash, error) {
+	x.s = NewScanner(r)
 	if x.chunk > 0 {
 		x.s.chunk = x.chunk
 	}
 	count, err := x.s.header()
 	if err != nil {
-		return nil, ZeroHash, err
+		return nil, object.Zero, err
 	}
 	if err := x.scan(ctx, count); err != nil {
-		return nil, ZeroHash, err
+		return nil, object.Zero, err
 	}
 	sum, err := x.s.trailer()
 	if err != nil {
-		return nil, ZeroHash, err
+		return nil, object.Zero, err
 	}
 	if err := x.resolve(ctx); err != nil {
-		return nil, ZeroHash, err
+		return nil, object.Zero, err
 	}
 	iw := new(idxfile.Writer)
 	iw.OnHeader(count)
@@ -171,11 +173,11 @@ func (x *packIndexer) index(ctx context.Context, r io.ReaderAt) (*idxfile.Memory
 		o := &x.objs[i]
 		iw.OnInflatedObjectHeader(o.typ, o.size, o.offset)
 		if err := iw.OnInflatedObjectContent(gg(o.hash), o.offset, o.crc, nil); err != nil {
-			return nil, ZeroHash, err
+			return nil, object.Zero, err
 		}
 	}
 	if err := iw.OnFooter(gg(sum)); err != nil {
-		return nil, ZeroHash, err
+		return nil, object.Zero, err
 	}
 	idx, err := iw.Index()
 	return idx, sum, err
@@ -184,7 +186,7 @@ func (x *packIndexer) index(ctx context.Context, r io.ReaderAt) (*idxfile.Memory
 // scan reads the pack once, in order: a whole object is streamed into its
 // name; a delta's instructions are kept within deltaKeepBudget, and past it
 // only read past (and read again when the delta is resolved).
-func (x *packIndexer) scan(ctx context.Context, count uint32) error {
+func (x *Indexer) scan(ctx context.Context, count uint32) error {
 	// The count is the remote's word: grow with what really comes.
 	x.objs = make([]indexEntry, 0, min(count, 1<<16))
 	for i := uint32(0); i < count; i++ {
@@ -201,7 +203,7 @@ func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 		switch h.typ {
 		case plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
 			if h.size > maxDeltaObject {
-				return fmt.Errorf("a delta of %d bytes: %w", h.size, ErrTooLarge)
+				return fmt.Errorf("a delta of %d bytes: %w", h.size, object.ErrTooLarge)
 			}
 			if h.size < minDelta {
 				return fmt.Errorf("delta at %d: %d bytes, shorter than any delta", h.offset, h.size)
@@ -240,7 +242,7 @@ func (x *packIndexer) scan(ctx context.Context, count uint32) error {
 // resolve names every delta: each whole object's deltas, and theirs in turn,
 // are applied depth first, once each (git's index-pack walks them the same
 // way). What is not reached from a whole object has no base in the pack.
-func (x *packIndexer) resolve(ctx context.Context) error {
+func (x *Indexer) resolve(ctx context.Context) error {
 	for i := range x.objs {
 		switch x.objs[i].stored {
 		case plumbing.OFSDeltaObject:
@@ -271,7 +273,7 @@ func (x *packIndexer) resolve(ctx context.Context) error {
 }
 
 // frame returns the frame of object i, with the range of its children.
-func (x *packIndexer) frame(i int) deltaFrame {
+func (x *Indexer) frame(i int) deltaFrame {
 	o := &x.objs[i]
 	f := deltaFrame{obj: i}
 	f.ofs, f.ofsTo = span(x.byOfs, func(j int) int { return cmp.Compare(x.objs[j].baseOfs, o.offset) })
@@ -292,7 +294,7 @@ func span(s []int, c func(int) int) (int, int) {
 // next takes f's next child not yet resolved (a REF delta is named by every
 // object of its base's name, and a delta may make its base again), or
 // reports none left.
-func (x *packIndexer) next(f *deltaFrame) (int, bool) {
+func (x *Indexer) next(f *deltaFrame) (int, bool) {
 	for f.ref < f.refTo {
 		c := x.byRef[f.ref]
 		f.ref++
@@ -315,7 +317,7 @@ func (f *deltaFrame) more() bool { return f.ref < f.refTo || f.ofs < f.ofsTo }
 // walk resolves the tree of deltas under the whole object root, depth first.
 // The stack holds the path from root to the delta being resolved; a frame
 // holds its content while it has children left, within the budget.
-func (x *packIndexer) walk(ctx context.Context, root int) error {
+func (x *Indexer) walk(ctx context.Context, root int) error {
 	f := x.frame(root)
 	if !f.more() {
 		return nil
@@ -337,7 +339,7 @@ func (x *packIndexer) walk(ctx context.Context, root int) error {
 			x.low = min(x.low, max(top-1, 0))
 			continue
 		}
-		if len(x.stack) > maxDeltaDepth {
+		if len(x.stack) > MaxDeltaDepth {
 			return fmt.Errorf("delta at %d: %w", x.objs[c].offset, errDeltaDepth)
 		}
 		if err := ctx.Err(); err != nil {
@@ -377,7 +379,7 @@ func (x *packIndexer) walk(ctx context.Context, root int) error {
 // content returns the content of the frame at level, making it again from
 // the nearest frame above that holds its own (or from the pack, for the
 // root) if it was dropped.
-func (x *packIndexer) content(level int) ([]byte, error) {
+func (x *Indexer) content(level int) ([]byte, error) {
 	if f := &x.stack[level]; f.held {
 		return f.data, nil
 	}
@@ -406,18 +408,18 @@ func (x *packIndexer) content(level int) ([]byte, error) {
 }
 
 // readWhole reads a whole object's content from the pack, as a base.
-func (x *packIndexer) readWhole(i int) ([]byte, error) {
+func (x *Indexer) readWhole(i int) ([]byte, error) {
 	o := &x.objs[i]
 	if o.size > maxDeltaObject {
-		return nil, fmt.Errorf("a delta base of %d bytes: %w", o.size, ErrTooLarge)
+		return nil, fmt.Errorf("a delta base of %d bytes: %w", o.size, object.ErrTooLarge)
 	}
 	return x.reread(o)
 }
 
 // reread inflates the entry of o from the pack again, into a buffer of the
 // size its header says.
-func (x *packIndexer) reread(o *indexEntry) ([]byte, error) {
-	h, err := x.s.at(x.s.r, o.offset)
+func (x *Indexer) reread(o *indexEntry) ([]byte, error) {
+	h, err := x.s.At(x.s.r, o.offset)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +431,7 @@ func (x *packIndexer) reread(o *indexEntry) ([]byte, error) {
 // apply applies delta i's instructions to base: those kept from the scan
 // (which it then drops: a content made again is rare), or else read from
 // the pack again.
-func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
+func (x *Indexer) apply(i int, base []byte) ([]byte, error) {
 	o := &x.objs[i]
 	delta := o.delta
 	if delta != nil {
@@ -442,7 +444,7 @@ func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
 		}
 	}
 	if n := deltaTargetSize(delta); n > maxDeltaObject {
-		return nil, fmt.Errorf("a delta's result of %d bytes: %w", n, ErrTooLarge)
+		return nil, fmt.Errorf("a delta's result of %d bytes: %w", n, object.ErrTooLarge)
 	}
 	out, err := packfile.PatchDelta(base, delta)
 	if err != nil {
@@ -452,7 +454,7 @@ func (x *packIndexer) apply(i int, base []byte) ([]byte, error) {
 }
 
 // hold keeps data as the content of the frame at level.
-func (x *packIndexer) hold(level int, data []byte) {
+func (x *Indexer) hold(level int, data []byte) {
 	f := &x.stack[level]
 	if f.held {
 		return
@@ -464,7 +466,7 @@ func (x *packIndexer) hold(level int, data []byte) {
 }
 
 // release drops the content of the frame at level.
-func (x *packIndexer) release(level int) {
+func (x *Indexer) release(level int) {
 	f := &x.stack[level]
 	if !f.held {
 		return
@@ -475,7 +477,7 @@ func (x *packIndexer) release(level int) {
 
 // prune drops contents, those nearest the root first, until what is held
 // fits the budget or only the top frame holds any: the top's is needed next.
-func (x *packIndexer) prune() {
+func (x *Indexer) prune() {
 	for x.held > x.budget && x.low < len(x.stack)-1 {
 		x.release(x.low)
 		x.low++
@@ -485,15 +487,15 @@ func (x *packIndexer) prune() {
 // seeding reports whether an object of type t and size bytes is kept for the
 // pack reader: a commit or a tree that fits what is left of seedLeft and that
 // the reader's cache would keep.
-func (x *packIndexer) seeding(t plumbing.ObjectType, size int64) bool {
+func (x *Indexer) seeding(t plumbing.ObjectType, size int64) bool {
 	return (t == plumbing.CommitObject || t == plumbing.TreeObject) &&
 		size <= x.seedLeft && size <= packReadCache/8
 }
 
 // seed keeps data, the content of o, for the pack reader.
-func (x *packIndexer) seed(o *indexEntry, data []byte) {
+func (x *Indexer) seed(o *indexEntry, data []byte) {
 	x.seedLeft -= int64(len(data))
-	x.seeds = append(x.seeds, packedObject{off: o.offset, t: o.typ, data: data})
+	x.seeds = append(x.seeds, Packed{Off: o.offset, Type: o.typ, Data: data})
 }
 
 // deltaTargetSize reads the size of a delta's result from its header: two
@@ -514,3 +516,6 @@ func deltaTargetSize(delta []byte) int64 {
 	}
 	return n[1]
 }
+
+// Applied is how many deltas the last Index resolved.
+func (x *Indexer) Applied() int { return x.stats.applied }

@@ -1,4 +1,4 @@
-package gitlog
+package pack
 
 import (
 	"bufio"
@@ -11,63 +11,56 @@ import (
 	"github.com/memvault/memvault/gitlog/internal/disk"
 )
 
-// packSink takes a fetched pack into the repository as one pack file and its
+// Meter counts the bytes of a pack as they arrive, for a person to watch.
+type Meter interface {
+	Count(p []byte)
+	Done()
+}
+
+// Sink takes a fetched pack into the repository as one pack file and its
 // index, instead of a loose file per object: a fetch of a thousand commits is
 // one file to write and sync, not five thousand.
 //
 // The pack goes to a temporary file under objects/pack. Close checks it (every
 // object is inflated and named by its content, in bounded memory: see
-// indexPack), writes the index, syncs both,
+// IndexPack), writes the index, syncs both,
 // and renames the index and then the pack into place, so readers never see a
 // pack without its index and a fetch cut off midway leaves no pack at all. The
 // pack is durable before Fetch journals the move of the remote's ref, so the
 // journal needs no copy of its objects.
-type packSink struct {
+type Sink struct {
 	d       *disk.Disk
 	f       *os.File
 	n       int64
 	started int64 // bytes whose writeback was started
 	// done is called once the pack is in place, at base (its path without
 	// ".pack"), with the commits and trees the indexing kept for the pack
-	// reader (see packIndexer.seeds).
-	done  func(base string, seeds []packedObject)
-	seeds []packedObject
-	meter *meter // nil for none
-	// ctx bounds the indexing in Close, set by the sink's creator when it
+	// reader (see Indexer.seeds).
+	done  func(base string, seeds []Packed)
+	seeds []Packed
+	meter Meter // nil for none
+	// Ctx bounds the indexing in Close, set by the sink's creator when it
 	// has one (nil: none): go-git closes the sink of a fetch through
 	// io.Closer, which takes no context, so a cancelled fetch could
 	// otherwise index a hostile pack to the end.
-	ctx context.Context
+	Ctx context.Context
 }
 
-// newPackSink receives a pack into the repository at dir.
-func newPackSink(d *disk.Disk, dir string, done func(string, []packedObject)) (*packSink, error) {
+// NewSink receives a pack into the repository at dir.
+func NewSink(d *disk.Disk, dir string, done func(string, []Packed)) (*Sink, error) {
 	f, err := d.CreateTemp(filepath.Join(dir, "objects", "pack"), "tmp_pack_", 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: receive pack: %w", err)
 	}
-	return &packSink{d: d, f: f, done: done}, nil
+	return &Sink{d: d, f: f, done: done}, nil
 }
 
-// newPackSink receives a pack into r, which then looks for objects in it. The
-// indexing of a received pack stops when ctx is done.
-func (r *Repo) newPackSink(ctx context.Context) (*packSink, error) {
-	s, err := newPackSink(r.disk, r.dir, func(base string, seeds []packedObject) {
-		r.readMu.Lock()
-		r.st.Reindex()
-		r.readMu.Unlock()
-		r.packs.seed(base, seeds)
-	})
-	if err == nil {
-		s.ctx = ctx
-	}
-	return s, err
-}
-
-func (s *packSink) Write(p []byte) (int, error) {
+func (s *Sink) Write(p []byte) (int, error) {
 	n, err := s.d.Write(s.f, p)
 	s.n += int64(n)
-	s.meter.count(p[:n])
+	if s.meter != nil {
+		s.meter.Count(p[:n])
+	}
 	// Start writing back as the pack grows: the sync at the end then has
 	// little left, and a writer's sync of the journal meanwhile, which the
 	// file system may make wait for the pack's pending blocks, waits for a
@@ -82,21 +75,23 @@ func (s *packSink) Write(p []byte) (int, error) {
 // writebackStep is how much of a pack is written before its writeback starts.
 const writebackStep = 1 << 20
 
-// abort drops what was received.
-func (s *packSink) abort() {
+// Abort drops what was received.
+func (s *Sink) Abort() {
 	s.f.Close()
 	s.d.Remove(s.f.Name())
 }
 
 // Close installs the pack; on any error the temporary file is removed and the
 // repository is as it was.
-func (s *packSink) Close() error {
+func (s *Sink) Close() error {
 	tmp := s.f.Name()
 	defer s.d.Remove(tmp) // gone already once renamed into place
 	if s.n == 0 {
 		return s.f.Close()
 	}
-	s.meter.done()
+	if s.meter != nil {
+		s.meter.Done()
+	}
 	err := s.install()
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
@@ -107,9 +102,9 @@ func (s *packSink) Close() error {
 	return nil
 }
 
-// closeIndexed installs a pack whose index the writer built (see packBuilder),
+// closeIndexed installs a pack whose index the writer built (see Builder),
 // as Close does.
-func (s *packSink) closeIndexed(idx *idxfile.MemoryIndex, sum Hash) error {
+func (s *Sink) closeIndexed(idx *idxfile.MemoryIndex, sum Hash) error {
 	tmp := s.f.Name()
 	defer s.d.Remove(tmp)
 	err := s.installWith(idx, sum)
@@ -122,19 +117,19 @@ func (s *packSink) closeIndexed(idx *idxfile.MemoryIndex, sum Hash) error {
 	return nil
 }
 
-func (s *packSink) install() error {
+func (s *Sink) install() error {
 	if _, err := s.f.Seek(0, 0); err != nil {
 		return err
 	}
-	ctx := s.ctx
+	ctx := s.Ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	x := newPackIndexer(deltaCacheBudget)
+	x := NewIndexer(DeltaCacheBudget)
 	if s.done != nil {
 		x.seedLeft = packReadCache
 	}
-	idx, sum, err := x.index(ctx, s.f)
+	idx, sum, err := x.Index(ctx, s.f)
 	if err != nil {
 		return err
 	}
@@ -142,7 +137,7 @@ func (s *packSink) install() error {
 	return s.installWith(idx, sum)
 }
 
-func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
+func (s *Sink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 	if n, err := idx.Count(); err != nil || n == 0 {
 		return err // an empty pack: nothing to keep
 	}
@@ -188,3 +183,6 @@ func (s *packSink) installWith(idx *idxfile.MemoryIndex, sum Hash) error {
 	}
 	return nil
 }
+
+// SetMeter counts the pack's bytes as they arrive.
+func (s *Sink) SetMeter(m Meter) { s.meter = m }
