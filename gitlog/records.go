@@ -83,10 +83,17 @@ func (r *Repo) AppendRecords(f RecordFile, recs ...[]byte) error {
 		data = record.Frame(data, f.Tag, b)
 	}
 	p := r.recordPath(f)
-	fl, err := r.disk.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		data = append(fm.Encode(), data...) // this process made the file
-	} else if fl, err = r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600); err == nil {
+	made := false
+	fl, err := r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		if fl, err = r.disk.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			made = true
+			data = append(fm.Encode(), data...)
+		} else if errors.Is(err, os.ErrExist) {
+			fl, err = r.disk.OpenFile(p, os.O_RDWR|os.O_APPEND, 0o600) // another process made it meanwhile
+		}
+	}
+	if err == nil && !made {
 		var whole bool
 		if whole, err = checkRecordHeader(fm, fl); err == nil && !whole {
 			// Empty, or a header cut short as it was made: nothing to keep.

@@ -89,29 +89,95 @@ func (r *Repo) recordMove(ref string, old, new Hash, when time.Time) {
 	if ref != Branch || old == new || skipReflog.Load() {
 		return
 	}
-	f, file, err := reflogFormat.Open(r.disk, r.reflogPath(), nil, false)
-	if err != nil {
+	f, whole, ok := r.openRefLog()
+	if !ok {
 		return // a later version's, or damaged: never written to
-	}
-	defer func() { f.Close() }()
-	if file.Damaged {
-		return // reported by RefLog, never cut off
-	}
-	if file.Version == 1 {
-		// Written again in this version, whole and synced, before anything
-		// is added; a v1 reflog that does not check is left as it is.
-		f.Close()
-		if err := r.convertRefLog(); err != nil {
-			return
-		}
-		if f, file, err = reflogFormat.Open(r.disk, r.reflogPath(), nil, false); err != nil || file.Version != reflogFormat.Version {
-			return
-		}
 	}
 	if when.IsZero() {
 		when = r.clock()
 	}
-	record.Append(r.disk, f, int64(file.Whole), []record.Record{reflogRecord(RefMove{Old: old, New: new, When: when})}, false)
+	whole, err := record.Append(r.disk, f, whole, []record.Record{reflogRecord(RefMove{Old: old, New: new, When: when})}, false)
+	if err != nil {
+		r.closeRefLog()
+		return
+	}
+	r.reflog.whole = whole
+}
+
+// reflogFile is the reflog held open by the writer, with where its whole
+// records end as last read: a commit reads only what other processes
+// appended since, not the whole history's moves.
+type reflogFile struct {
+	f     *os.File
+	whole int64
+}
+
+// openRefLog returns the reflog open for appending, and where its whole
+// records end; false when it must not be written (a later version's, or
+// damaged). It reads what other processes appended since the last look,
+// and opens the file again when another process replaced it. The caller
+// holds the lock.
+func (r *Repo) openRefLog() (*os.File, int64, bool) {
+	lf := &r.reflog
+	if lf.f != nil {
+		fi, err := lf.f.Stat()
+		now, nerr := os.Stat(r.reflogPath())
+		head := reflogFormat.Encode()
+		got := make([]byte, len(head))
+		n, _ := lf.f.ReadAt(got, 0)
+		if err != nil || nerr != nil || !os.SameFile(fi, now) || !bytes.Equal(got[:n], head) {
+			r.closeRefLog() // replaced, or written over: read it whole again
+		} else if fi.Size() < lf.whole {
+			r.closeRefLog() // cut by someone else: read it whole again
+		} else if fi.Size() > lf.whole {
+			buf := make([]byte, fi.Size()-lf.whole)
+			n, _ := lf.f.ReadAt(buf, lf.whole)
+			_, used, err := reflogFormat.ParseRecords(buf[:n])
+			switch {
+			case err != nil:
+				r.closeRefLog()
+			case used < n && reflogFormat.Damaged(buf[used+1:n]):
+				r.closeRefLog()
+				return nil, 0, false // reported by RefLog, never cut off
+			default:
+				lf.whole += int64(used)
+			}
+		}
+	}
+	if lf.f == nil {
+		f, file, err := reflogFormat.Open(r.disk, r.reflogPath(), nil, false)
+		if err != nil {
+			return nil, 0, false
+		}
+		if file.Damaged {
+			f.Close()
+			return nil, 0, false
+		}
+		if file.Version == 1 {
+			// Written again in this version, whole and synced, before
+			// anything is added; a v1 reflog that does not check is left
+			// as it is.
+			f.Close()
+			if err := r.convertRefLog(); err != nil {
+				return nil, 0, false
+			}
+			if f, file, err = reflogFormat.Open(r.disk, r.reflogPath(), nil, false); err != nil || file.Version != reflogFormat.Version || file.Damaged {
+				if f != nil {
+					f.Close()
+				}
+				return nil, 0, false
+			}
+		}
+		lf.f, lf.whole = f, int64(file.Whole)
+	}
+	return lf.f, lf.whole, true
+}
+
+func (r *Repo) closeRefLog() {
+	if r.reflog.f != nil {
+		r.reflog.f.Close()
+	}
+	r.reflog = reflogFile{}
 }
 
 // convertRefLog writes a reflog of version 1 again in version 2.

@@ -146,3 +146,41 @@ func FuzzRefLog(f *testing.F) {
 		}
 	})
 }
+
+// Two processes' writers append to one reflog, each reading what the other
+// appended since its last look; a torn record one of them left is cut off
+// before the other appends, and every acknowledged move is there, in order.
+func TestRefLogTwoWriters(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var want []Hash
+	for i, r := range []*Repo{a, b, a, b} {
+		want = append(want, commit(t, r, Change{Op: Put, Path: "f", Data: []byte{byte(i)}}))
+		if i == 1 {
+			f, err := os.OpenFile(a.reflogPath(), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write([]byte("MVRL\x00\x00\x00\x30torn")) // a writer killed mid-record
+			f.Close()
+		}
+	}
+	moves, err := a.RefLog()
+	if err != nil || len(moves) != len(want) {
+		t.Fatalf("RefLog = %d moves, %v; want %d", len(moves), err, len(want))
+	}
+	for i, m := range moves {
+		if m.New != want[i] {
+			t.Errorf("move %d is to %s, want %s", i, m.New, want[i])
+		}
+	}
+}

@@ -62,6 +62,7 @@ type Repo struct {
 	disk     *disk.Disk    // every change to the repository's files goes through it
 	jobjs    journal.Index
 	now      func() time.Time // the reflog's clock, see SetClock
+	reflog   reflogFile       // open for appending, under mu
 
 	flushTimer *time.Timer // flushes the journal after a pause in writing, see armIdleFlush
 	closed     bool        // under bgMu
@@ -229,6 +230,7 @@ func (r *Repo) closeFiles() error {
 		defer r.mu.Unlock()
 	}
 	r.journal.Close()
+	r.closeRefLog()
 	if r.lockFile != nil && held {
 		r.lockFile.Close()
 	}

@@ -83,17 +83,14 @@ func (v *Vault) RecordView(p string) error {
 	if err != nil {
 		return fmt.Errorf("vault: record view: %w", err)
 	}
-	var head [len(viewsFamily) + 2]byte
-	if f, err := os.Open(filepath.Join(v.repo.StateDir(), viewsFile.Name)); err == nil {
-		n, _ := f.ReadAt(head[:], 0)
-		f.Close()
-		if oldViews(head[:n]) != 0 {
-			if err := v.rewriteViews(k); err != nil {
-				return err
-			}
+	rec := viewRecord(v.opts.Now(), viewEntry(k, cp))
+	err = v.repo.AppendRecords(viewsFile, rec)
+	if errors.Is(err, gitlog.ErrNewerFormat) && v.oldViewsFile() {
+		// Of version 1 or 2: written again in this version first.
+		if err = v.rewriteViews(k); err == nil {
+			err = v.repo.AppendRecords(viewsFile, rec)
 		}
 	}
-	err = v.repo.AppendRecords(viewsFile, viewRecord(v.opts.Now(), viewEntry(k, cp)))
 	if errors.Is(err, gitlog.ErrNewerFormat) {
 		return nil // a newer memvault's file: a view not recorded only makes a file look older
 	}
@@ -101,6 +98,18 @@ func (v *Vault) RecordView(p string) error {
 		return fmt.Errorf("vault: record view: %w", err)
 	}
 	return nil
+}
+
+// oldViewsFile tells whether the views file is of version 1 or 2.
+func (v *Vault) oldViewsFile() bool {
+	f, err := os.Open(filepath.Join(v.repo.StateDir(), viewsFile.Name))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [len(viewsFamily) + 2]byte
+	n, _ := f.ReadAt(head[:], 0)
+	return oldViews(head[:n]) != 0
 }
 
 // rewriteViews writes the views file again in version 3, each path recorded

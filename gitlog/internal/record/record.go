@@ -241,6 +241,11 @@ func (f *Format) wholeAfter(data []byte) bool {
 	return false
 }
 
+// Damaged tells whether rest, what follows the whole records read, holds a
+// whole record of a known tag that checks: records were lost in the middle,
+// and rest is no torn tail.
+func (f *Format) Damaged(rest []byte) bool { return f.wholeAfter(rest) }
+
 // resync finds the next place at or after from where a record of a known tag
 // may start.
 func (f *Format) resync(data []byte, from int) int {
