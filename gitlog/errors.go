@@ -29,9 +29,6 @@ var (
 	// know, written by a newer memvault. It is read as far as it can be, and never
 	// written, truncated or started over.
 	ErrNewerFormat = record.ErrNewerFormat
-	// ErrDamagedFile: a record memvault keeps beside the repository (the
-	// reflog) does not check; it is reported, never repaired by guessing.
-	ErrDamagedFile = errors.New("a record of the repository is damaged")
 	// ErrStop ends a Walk early without error.
 	ErrStop = errors.New("stop walk")
 
@@ -74,3 +71,7 @@ var (
 	// changes, so a caller must poll.
 	ErrWatchUnsupported = errors.New("watching for changes is not supported on this system")
 )
+
+// errDamagedFile: a record memvault keeps beside the repository (the reflog)
+// does not check; it is reported, never repaired by guessing.
+var errDamagedFile = errors.New("a record of the repository is damaged")

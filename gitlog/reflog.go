@@ -199,8 +199,8 @@ func (r *Repo) convertRefLog() error {
 
 // RefLog returns the recorded moves of the main branch, oldest first. A
 // repository whose moves were never recorded (made before the reflog) has
-// none. The error wraps ErrNewerFormat for a reflog of a later version, and
-// ErrDamagedFile for a line that does not check.
+// none. The error wraps ErrNewerFormat for a reflog of a later version; a
+// record that does not check, with whole records after it, is an error too.
 func (r *Repo) RefLog() ([]RefMove, error) {
 	data, err := os.ReadFile(r.reflogPath())
 	if errors.Is(err, os.ErrNotExist) {
@@ -216,7 +216,7 @@ func parseRefLog(data []byte) ([]RefMove, error) {
 	file, err := reflogFormat.Parse(data)
 	switch {
 	case errors.Is(err, record.ErrNotRecordFile):
-		return nil, fmt.Errorf("gitlog: reflog: not a reflog: %w", ErrDamagedFile)
+		return nil, fmt.Errorf("gitlog: reflog: not a reflog: %w", errDamagedFile)
 	case err != nil:
 		return nil, fmt.Errorf("gitlog: reflog: %w", err)
 	case file.Whole == 0:
@@ -224,12 +224,12 @@ func parseRefLog(data []byte) ([]RefMove, error) {
 	case file.Version == 1:
 		return parseRefLogV1(data[file.Len:])
 	case file.Damaged:
-		return nil, fmt.Errorf("gitlog: reflog record %d does not check: %w", len(file.Records)+1, ErrDamagedFile)
+		return nil, fmt.Errorf("gitlog: reflog record %d does not check: %w", len(file.Records)+1, errDamagedFile)
 	}
 	out := make([]RefMove, 0, len(file.Records))
 	for i, rec := range file.Records {
 		if len(rec.Body) != 48 {
-			return nil, fmt.Errorf("gitlog: reflog record %d does not check: %w", i+1, ErrDamagedFile)
+			return nil, fmt.Errorf("gitlog: reflog record %d does not check: %w", i+1, errDamagedFile)
 		}
 		var m RefMove
 		copy(m.Old[:], rec.Body)
@@ -251,7 +251,7 @@ func parseRefLogV1(data []byte) ([]RefMove, error) {
 	for n := 2; sc.Scan(); n++ {
 		m, ok := parseRefLogLine(sc.Text())
 		if !ok {
-			return nil, fmt.Errorf("gitlog: reflog line %d does not check: %w", n, ErrDamagedFile)
+			return nil, fmt.Errorf("gitlog: reflog line %d does not check: %w", n, errDamagedFile)
 		}
 		out = append(out, m)
 	}

@@ -40,8 +40,8 @@ func TestRefLogChecked(t *testing.T) {
 	}
 	flipped := bytes.Clone(good)
 	flipped[len(reflogFormat.Encode())+12+21] ^= 1 // in the first record's new commit
-	if _, err := parseRefLog(flipped); !errors.Is(err, ErrDamagedFile) {
-		t.Errorf("parseRefLog(a changed record) = %v, want ErrDamagedFile", err)
+	if _, err := parseRefLog(flipped); !errors.Is(err, errDamagedFile) {
+		t.Errorf("parseRefLog(a changed record) = %v, want errDamagedFile", err)
 	}
 	if _, err := parseRefLog([]byte("memvault reflog v9\n")); !errors.Is(err, ErrNewerFormat) {
 		t.Errorf("parseRefLog(v9) = %v, want ErrNewerFormat", err)
@@ -85,8 +85,8 @@ func TestRefLogVersion1(t *testing.T) {
 		t.Errorf("parseRefLog(v1, torn tail) = %+v, %v; want the two whole lines", moves, err)
 	}
 	flipped := strings.Replace(v1, b.String(), c.String(), 1)
-	if _, err := parseRefLog([]byte(flipped)); !errors.Is(err, ErrDamagedFile) {
-		t.Errorf("parseRefLog(v1, a changed line) = %v, want ErrDamagedFile", err)
+	if _, err := parseRefLog([]byte(flipped)); !errors.Is(err, errDamagedFile) {
+		t.Errorf("parseRefLog(v1, a changed line) = %v, want errDamagedFile", err)
 	}
 
 	r, err := Init(t.TempDir())

@@ -161,10 +161,6 @@ func isReadOnly(err error) bool {
 	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
-// ReadOnly tells whether the repository was opened read-only, because its
-// files cannot be written.
-func (r *Repo) ReadOnly() bool { return r.readOnly }
-
 // Dir is the repository's directory.
 func (r *Repo) Dir() string { return r.dir }
 
