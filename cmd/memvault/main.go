@@ -197,6 +197,7 @@ var packageNames = map[string]bool{
 	"tui": true, "escape": true, "textdiff": true, "keyhook": true, "mount": true,
 	"keys": true, "memstore": true, "contract": true, "jsonl": true, "autosync": true,
 	"exchange": true, "storehook": true, "seal": true,
+	"disk": true, "record": true, "object": true, "durable": true, "pack": true, "journal": true,
 }
 
 // userMessage is err's message as a person reads it: escaped as safeError
