@@ -141,6 +141,14 @@ type CommitInfo struct {
 	Author    Signature
 	Committer Signature
 	Sign      Signer // signs the commit when set
+	// Ref, when set, is the ref the commit moves instead of Branch, and
+	// From the value Ref must hold (ZeroHash: Ref must not exist yet),
+	// whatever the commit's parents: a line of commits kept beside the
+	// branch (a review's pending changes), which may start from or merge
+	// the branch's commits. The move goes through the journal as the
+	// branch's does; the error wraps ErrStale when Ref does not hold From.
+	Ref  string
+	From Hash
 }
 
 // Commit applies changes, in order, to the tree of parent and commits the result on
@@ -211,14 +219,18 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 	}
 	co := newObject(plumbing.CommitObject, data)
 	objs = append(objs, co)
-	head, err := r.Head()
+	ref := Branch
+	if info.Ref != "" {
+		ref, old = info.Ref, info.From
+	}
+	head, err := r.Ref(ref)
 	if err != nil {
 		return ZeroHash, err
 	}
 	if head != old {
 		return ZeroHash, fmt.Errorf("gitlog: commit on %s: %w", old, ErrStale)
 	}
-	if err := r.persistAt(Branch, old, co.Hash, objs, info.Committer.When); err != nil {
+	if err := r.persistAt(ref, old, co.Hash, objs, info.Committer.When); err != nil {
 		return ZeroHash, err
 	}
 	for h, es := range trees {

@@ -658,6 +658,66 @@ func TestCrashExplorer(t *testing.T) {
 		}
 	})
 
+	// A line of commits beside the branch (a review's pending changes): the
+	// line's ref created, moved by commits of its own and by a merge of the
+	// branch, while the branch moves too; every move through the journal.
+	const line = "refs/memvault/pending"
+	var lineAcked, lineInProgress Hash
+	counts["a line beside the branch"] = explore(t, "a line beside the branch", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
+		acked, _ := r.Head()
+		lineAcked, lineInProgress = ZeroHash, ZeroHash
+		onLine := func(parent Hash, merge Hash, data string) error {
+			wl, err := r.Lock(ctx)
+			if err != nil {
+				return err
+			}
+			defer wl.Unlock()
+			lineInProgress = parent
+			info := CommitInfo{Message: "pending\n", Author: sig(), Committer: sig(), Ref: line, From: lineAcked}
+			ch := []Change{{Op: Put, Path: "m/pending", Data: []byte(data)}}
+			var h Hash
+			if merge.IsZero() {
+				h, err = wl.Commit(parent, ch, info)
+			} else {
+				h, err = wl.CommitMerge(parent, merge, ch, info)
+			}
+			if err != nil {
+				return err
+			}
+			lineAcked, lineInProgress = h, ZeroHash
+			return nil
+		}
+		if onLine(acked, ZeroHash, "one") != nil || onLine(lineAcked, ZeroHash, "two") != nil {
+			return acked, ZeroHash
+		}
+		h, err := tryCommit(r, Change{Op: Put, Path: "m/main", Data: []byte("main moved")})
+		if err != nil {
+			return acked, acked
+		}
+		acked = h
+		if onLine(lineAcked, acked, "merged") != nil {
+			return acked, ZeroHash
+		}
+		r.Flush(ctx)
+		return acked, ZeroHash
+	}, func(t *testing.T, where, folder string) {
+		r, err := Open(filepath.Join(folder, "r"))
+		if err != nil {
+			t.Fatalf("%s: open: %v", where, err)
+		}
+		defer r.Close()
+		got, err := r.Ref(line)
+		if err != nil {
+			t.Fatalf("%s: read the line: %v", where, err)
+		}
+		if got == lineAcked {
+			return
+		}
+		if c, err := r.ReadCommit(got); lineInProgress.IsZero() || err != nil || c.ParentHashes[0] != lineInProgress {
+			t.Fatalf("%s: the line holds %s, want the acknowledged %s (or the commit in progress, on %s)", where, got, lineAcked, lineInProgress)
+		}
+	})
+
 	names := make([]string, 0, len(counts))
 	for n := range counts {
 		names = append(names, n)
