@@ -43,6 +43,15 @@ type Limits struct {
 	// SecretPolicy is what a write does with text that looks like a secret:
 	// off, warn, redact or reject; "" means the agent's default (warn).
 	SecretPolicy string
+	// MassDeleteFiles and MassDeleteShare bound what an agent's command, or
+	// its session's run of commands, may delete or empty before the rest
+	// waits for a person (see AgentStore.Update): more than this many files,
+	// or more than this percentage of the memory's files (and at least two).
+	MassDeleteFiles int
+	MassDeleteShare int
+	// Review is the vault's own setting that every agent face puts its
+	// writes on the review line (see AgentStore).
+	Review bool
 }
 
 // LimitError is the error of a change that would take a file or the vault over
@@ -72,7 +81,8 @@ func (e *LimitError) Unwrap() error { return e.Err }
 
 // DefaultLimits are the limits of a vault whose config names none.
 var DefaultLimits = Limits{MaxFileSize: 1 << 20, ViewLimit: 16000,
-	MaxVaultSize: DefaultMaxVaultSize, MaxFiles: DefaultMaxFiles, MaxRequestLine: DefaultMaxRequestLine}
+	MaxVaultSize: DefaultMaxVaultSize, MaxFiles: DefaultMaxFiles, MaxRequestLine: DefaultMaxRequestLine,
+	MassDeleteFiles: DefaultMassDeleteFiles, MassDeleteShare: DefaultMassDeleteShare}
 
 // Meta describes the command behind a commit. Command is the memory command
 // (create, str_replace, insert, delete, rename); the rest go into trailers when set.

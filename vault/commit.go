@@ -29,6 +29,13 @@ func (v *Vault) commitMessage(w *gitlog.Writer, parent gitlog.Hash, path, newPat
 // subject counts operations, not the tree edits each took (a sealed folder's
 // move is one operation, and a deletion and a link per file).
 func (v *Vault) commitStaged(w *gitlog.Writer, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, ops int, meta Meta, msg messageFunc) error {
+	_, err := v.commitStagedTo(w, onMain, parent, path, newPath, changes, ops, meta, msg)
+	return err
+}
+
+// commitStagedTo is commitStaged for a commit that moves to's ref; it returns
+// the commit.
+func (v *Vault) commitStagedTo(w *gitlog.Writer, to target, parent gitlog.Hash, path, newPath string, changes []gitlog.Change, ops int, meta Meta, msg messageFunc) (gitlog.Hash, error) {
 	subject := meta.Command
 	if path != "" {
 		subject += " " + path
@@ -43,8 +50,7 @@ func (v *Vault) commitStaged(w *gitlog.Writer, parent gitlog.Hash, path, newPath
 	if msg != nil {
 		msg(&subject, &trailers)
 	}
-	_, err := v.writeCommitAt(w, parent, subject, trailers, changes, meta.Agent, "agent", meta.When)
-	return err
+	return v.writeCommitTo(w, to, parent, subject, trailers, changes, meta.Agent, "agent", meta.When)
 }
 
 // writeCommit commits changes on top of parent with the subject and the
@@ -57,6 +63,22 @@ func (v *Vault) writeCommit(w *gitlog.Writer, parent gitlog.Hash, subject string
 // writeCommitAt is writeCommit with the author's time made (when not zero): a
 // change replayed from elsewhere keeps the time it was made there.
 func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string, made time.Time) (gitlog.Hash, error) {
+	return v.writeCommitTo(w, onMain, parent, subject, trailers, changes, agent, orElse, made)
+}
+
+// target says which ref a commit moves: main (onMain, the zero value), or
+// the review line (see review.go) from the value it holds, with a second
+// parent when the commit merges one.
+type target struct {
+	ref   string
+	from  gitlog.Hash
+	merge gitlog.Hash
+}
+
+var onMain = target{}
+
+// writeCommitTo is writeCommitAt for a commit that moves to's ref.
+func (v *Vault) writeCommitTo(w *gitlog.Writer, to target, parent gitlog.Hash, subject string, trailers []trailer, changes []gitlog.Change, agent, orElse string, made time.Time) (gitlog.Hash, error) {
 	now := v.opts.Now()
 	authored := now
 	if !made.IsZero() {
@@ -65,7 +87,7 @@ func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject stri
 	if agent == "" {
 		agent = orElse
 	}
-	sign, err := v.signerFor(parent)
+	sign, err := v.signerFor(parent, to.merge)
 	if err != nil {
 		return gitlog.ZeroHash, err
 	}
@@ -82,12 +104,20 @@ func (v *Vault) writeCommitAt(w *gitlog.Writer, parent gitlog.Hash, subject stri
 		}
 		author.Name, author.Email = seal.Author, seal.AuthorEmail
 	}
-	h, err := w.Commit(parent, changes, gitlog.CommitInfo{
+	info := gitlog.CommitInfo{
 		Message:   message,
 		Author:    author,
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Sign:      sign,
-	})
+		Ref:       to.ref,
+		From:      to.from,
+	}
+	var h gitlog.Hash
+	if to.merge.IsZero() {
+		h, err = w.Commit(parent, changes, info)
+	} else {
+		h, err = w.CommitMerge(parent, to.merge, changes, info)
+	}
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}

@@ -19,12 +19,18 @@ const (
 	DefaultMaxVaultSize   = 0 // bytes of plaintext in all current files; 0: no limit
 	DefaultMaxFiles       = 50_000
 	DefaultMaxRequestLine = 8 << 20 // bytes in one `memvault serve` request line
+	// An agent's command, or its session's run, that deletes or empties
+	// more than 5 files, or more than a quarter of the memory's, waits for
+	// a person.
+	DefaultMassDeleteFiles = 5
+	DefaultMassDeleteShare = 25
 )
 
 // readQuotas reads the limits beyond the file size and the view length from the
-// [memvault] section of the vault's config: maxVaultSize, maxFiles and
-// maxRequestLine, and the secretPolicy writes follow. A value that is missing or not a positive integer keeps the
-// default.
+// [memvault] section of the vault's config: maxVaultSize, maxFiles,
+// maxRequestLine, massDeleteFiles and massDeleteShare (a percentage), the
+// secretPolicy writes follow, and review (a git boolean). A value that is
+// missing or not a positive integer keeps the default.
 // The keys of s are lower-cased (see gitlog's ConfigSection).
 func readQuotas(s map[string]string, l *Limits) {
 	if n, err := strconv.ParseInt(s["maxvaultsize"], 10, 64); err == nil && n > 0 {
@@ -36,7 +42,17 @@ func readQuotas(s map[string]string, l *Limits) {
 	if n, err := strconv.Atoi(s["maxrequestline"]); err == nil && n > 0 {
 		l.MaxRequestLine = n
 	}
+	if n, err := strconv.Atoi(s["massdeletefiles"]); err == nil && n > 0 {
+		l.MassDeleteFiles = n
+	}
+	if n, err := strconv.Atoi(s["massdeleteshare"]); err == nil && n > 0 {
+		l.MassDeleteShare = n
+	}
 	l.SecretPolicy = s["secretpolicy"]
+	switch strings.ToLower(strings.TrimSpace(s["review"])) {
+	case "true", "yes", "on", "1":
+		l.Review = true
+	}
 }
 
 // Usage is how much a memory tree holds.

@@ -29,6 +29,23 @@ const (
 	trRecipientAdded   = "Recipient-Added"
 	trRecipientRemoved = "Recipient-Removed"
 	trReencrypted      = "Reencrypted-Files"
+
+	// The review line (review.go). A commit of the line's own says what it
+	// is (trReview: "follow", the view stood again on main; "reject"), the
+	// main commit its view stands on, and every change still pending after
+	// it, oldest first, one a trailer.
+	trReview     = "Memory-Review"
+	trReviewMain = "Memory-Review-Main"
+	trPending    = "Memory-Pending"
+	trRejected   = "Memory-Rejected" // a change the commit rejected
+	// On main, the pending change a commit approves; on the line, each
+	// change a follow found approved.
+	trApproved = "Memory-Approved"
+	// On a change of the line, why the guard against mass deletion held it.
+	trHeld = "Memory-Held"
+	// On main, "N of T": the files an agent's session deleted or emptied in
+	// its run so far, of the T files the memory held when the run began.
+	trRunDeleted = "Memory-Run-Deleted"
 )
 
 // trailer is one "Key: value" line of a commit message.

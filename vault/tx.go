@@ -23,6 +23,11 @@ type Tx struct {
 	grow    growth        // what the staged changes add to the vault, when it has limits
 	written []writtenBlob // plaintext of the blobs staged, for the cache once committed
 	folded  int           // changes staged as parts of the one before them (a sealed folder's move)
+	// removed are the files and folders the Tx deleted, and emptied the
+	// files it wrote empty (or blank) over content: what the guard against
+	// mass deletion counts (see review.go).
+	removed []gitlog.Entry
+	emptied int
 }
 
 // writtenBlob is a blob a Tx staged and its plaintext.
@@ -55,22 +60,38 @@ func (v *Vault) updateWith(ctx context.Context, meta Meta, fn func(tx *Tx) error
 	if err != nil {
 		return err
 	}
+	tx, err := runTx(snap, fn)
+	if err != nil || tx == nil {
+		return err
+	}
+	_, err = v.commitTx(w, onMain, tx, meta, msg)
+	return err
+}
+
+// runTx runs fn on a Tx over snap; it returns nil when fn staged nothing.
+func runTx(snap *Snapshot, fn func(tx *Tx) error) (*Tx, error) {
 	tx := &Tx{Snapshot: snap}
 	if err := fn(tx); err != nil {
-		return err
+		return nil, err
 	}
 	if len(tx.changes) == 0 {
-		return nil
+		return nil, nil
 	}
-	if err := v.commitStaged(w, snap.commit, tx.path, tx.newPath, tx.changes, len(tx.changes)-tx.folded, meta, msg); err != nil {
-		return err
+	return tx, nil
+}
+
+// commitTx commits what tx staged on top of its snapshot, moving to's ref.
+func (v *Vault) commitTx(w *gitlog.Writer, to target, tx *Tx, meta Meta, msg messageFunc) (gitlog.Hash, error) {
+	h, err := v.commitStagedTo(w, to, tx.commit, tx.path, tx.newPath, tx.changes, len(tx.changes)-tx.folded, meta, msg)
+	if err != nil {
+		return h, err
 	}
 	// What was just encrypted is not decrypted again: the next read of these
 	// blobs (a str_replace after a create, a view after either) finds them here.
 	for _, b := range tx.written {
 		v.cache.put(b.hash, b.plain)
 	}
-	return nil
+	return h, nil
 }
 
 // WriteFile stages p's content as plain, encrypted to the vault's recipients,
@@ -97,6 +118,12 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 		return fmt.Errorf("vault: write %s: %w", p, ErrNotDir)
 	case err != nil && !errors.Is(err, gitlog.ErrNotFound):
 		return fmt.Errorf("vault: write %s: %w", p, err)
+	}
+	if err == nil && len(bytes.TrimSpace(plain)) == 0 {
+		// Written blank over a file: emptied, unless it was blank already.
+		if n, err := tx.v.fileSizeIn(tx.names, p, e.Hash); err != nil || n > int64(len(plain)) {
+			tx.emptied++
+		}
 	}
 	if limits.limited() {
 		cp, _ := CleanPath(p)
@@ -146,6 +173,7 @@ func (tx *Tx) Remove(p string) error {
 	} else if !found {
 		return fmt.Errorf("vault: remove %s: %w", p, ErrNotExist)
 	}
+	tx.removed = append(tx.removed, e)
 	if tx.v.limits.limited() {
 		// Counted so that later writes in the same Tx may use the room.
 		cp, _ := CleanPath(p)

@@ -17,7 +17,10 @@ import (
 // ConflictError is the error of a revert that does not apply cleanly. It wraps
 // ErrConflict.
 type ConflictError struct {
-	Commit string   // the commit to revert
+	// Op is what was asked of Commit: "" for a revert, "approve" or
+	// "reject" for a change of the review line.
+	Op     string
+	Commit string   // the commit to revert, approve or reject
 	Paths  []string // the memory files where later changes touch the same lines
 	// Where says, for each of Paths, what is in the way: the lines of the
 	// file as it is now ("line 3", "lines 3-5"), or "deleted since",
@@ -27,8 +30,18 @@ type ConflictError struct {
 
 // Error names the commit, the files and the lines; it quotes no content.
 func (e *ConflictError) Error() string {
-	msg := fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the change cannot be undone by merging",
-		e.Commit, strings.Join(e.Paths, ", "))
+	var msg string
+	switch e.Op {
+	case "approve":
+		msg = fmt.Sprintf("vault: approve %.12s: %s changed on main since in the same or adjacent lines, so the change does not apply there: approve the pending changes it builds on first, or reject it",
+			e.Commit, strings.Join(e.Paths, ", "))
+	case "reject":
+		msg = fmt.Sprintf("vault: reject %.12s: later pending changes touch the same lines of %s: reject them too, or approve them first",
+			e.Commit, strings.Join(e.Paths, ", "))
+	default:
+		msg = fmt.Sprintf("vault: revert %.12s: %s changed since in the same or adjacent lines, so the change cannot be undone by merging",
+			e.Commit, strings.Join(e.Paths, ", "))
+	}
 	var where []string
 	for i, w := range e.Where {
 		if w != "" && i < len(e.Paths) {

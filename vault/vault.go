@@ -97,6 +97,8 @@ type Vault struct {
 	writers writersCache
 	// seals opens each vault key of the sealed format once.
 	seals sealKeys
+	// line is the review line's state as last read (review.go).
+	line lineCache
 }
 
 // plainCacheBudget bounds the decrypted content a Vault keeps: three times
