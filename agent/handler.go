@@ -45,6 +45,9 @@ type Options struct {
 	// MaxLine is the longest request line Serve accepts, in bytes;
 	// 0 means the store's Limits().MaxRequestLine, or DefaultMaxLine.
 	MaxLine int
+	// ReadOnly answers every command but view with ReadOnlyAnswer, once
+	// its input passed the contract's checks, and changes nothing.
+	ReadOnly bool
 }
 
 // Handler runs memory tool calls on a Store. Its methods are safe for concurrent use.
@@ -82,13 +85,20 @@ func (h *Handler) Run(ctx context.Context, input []byte, toolUseID string) (Answ
 	}
 	var content string
 	var err error
-	if c.name == "view" {
+	switch {
+	case c.name == "view":
 		content, err = h.view(ctx, c)
-	} else {
+	case h.opts.ReadOnly:
+		return Answer{Content: ReadOnlyAnswer(c.name), IsError: true}, nil
+	default:
 		content, err = h.mutate(ctx, c, toolUseID)
 	}
 	if errors.As(err, &f) {
 		return f.answer(), nil
+	}
+	var held *vault.HeldError
+	if errors.As(err, &held) {
+		return Answer{Content: HeldAnswer(held), IsError: true}, nil
 	}
 	var bad *vault.EntryError
 	if errors.As(err, &bad) {
@@ -146,3 +156,23 @@ func fail(format string, args ...any) *failure {
 func (f *failure) Error() string { return "agent: " + f.msg }
 
 func (f *failure) answer() Answer { return Answer{Content: "Error: " + f.msg, IsError: true} }
+
+// ReadOnlyAnswer is the answer of a read-only face to command, any but view.
+func ReadOnlyAnswer(command string) string {
+	return "Error: The memory is read-only here: " + command + " was not run, and nothing changed. Only view works."
+}
+
+// HeldAnswer is the answer to a command the guard against mass deletion
+// held (see vault.AgentStore): what happened, and how a person approves it.
+func HeldAnswer(e *vault.HeldError) string {
+	how := "it waits for a person's approval (memvault review approve " + shortID(e.ID) + ")"
+	if e.ID == "" {
+		how = "a change held before waits for a person's approval already (memvault review)"
+	}
+	return fmt.Sprintf("Error: This change would take the memory files this session deleted or emptied to %d of %d, "+
+		"over the limit of %s, so it was not made: %s. Until then the memory stays as it was.", e.Files, e.Of, e.Limit, how)
+}
+
+// shortID is the first 12 hex digits of a change's ID, as memvault review
+// shows it.
+func shortID(id string) string { return id[:min(12, len(id))] }

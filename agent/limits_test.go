@@ -34,9 +34,11 @@ func limitedVault(t *testing.T, cfg string) *vault.Vault {
 }
 
 func TestLimitsFromConfig(t *testing.T) {
-	v := limitedVault(t, "\tmaxVaultSize = 100\n\tmaxFiles = 3\n\tmaxRequestLine = 300\n\tmaxFileSize = 60\n")
+	v := limitedVault(t, "\tmaxVaultSize = 100\n\tmaxFiles = 3\n\tmaxRequestLine = 300\n\tmaxFileSize = 60\n"+
+		"\tmassDeleteFiles = 9\n\tmassDeleteShare = 40\n\treview = true\n")
 	got := v.Limits()
-	want := vault.Limits{MaxFileSize: 60, ViewLimit: vault.DefaultLimits.ViewLimit, MaxVaultSize: 100, MaxFiles: 3, MaxRequestLine: 300}
+	want := vault.Limits{MaxFileSize: 60, ViewLimit: vault.DefaultLimits.ViewLimit, MaxVaultSize: 100, MaxFiles: 3, MaxRequestLine: 300,
+		MassDeleteFiles: 9, MassDeleteShare: 40, Review: true}
 	if got != want {
 		t.Errorf("Limits() = %+v, want %+v", got, want)
 	}

@@ -582,7 +582,7 @@ type run struct {
 // over tells whether the command at hand, which deletes something, takes
 // its run past the limits.
 func (r run) over(l Limits) bool {
-	return r.now > 0 && (r.files > l.MassDeleteFiles || r.files >= 2 && r.files*100 > r.of*l.MassDeleteShare)
+	return r.now > 0 && (r.files > l.MassDeleteFiles || r.files >= 3 && r.files*100 > r.of*l.MassDeleteShare)
 }
 
 // limit names the limit r passes.
