@@ -380,6 +380,8 @@ func record(c *gitlog.Commit) Record {
 			r.Source = t.value
 		case trOrigin:
 			r.Origin = t.value
+		case trApproved:
+			r.Approved = t.value
 		case trConflict:
 			r.Conflicts = append(r.Conflicts, t.value)
 		case trDeleted:

@@ -166,9 +166,9 @@ type ReviewResult struct {
 	// Settled are the changes approved or rejected, full IDs, in the order
 	// they were.
 	Settled []string `json:"settled"`
-	// Commits are the commits an approval made on main, one for each
-	// change that changed anything there.
-	Commits []string `json:"commits,omitempty"`
+	// Commits are, for each of Settled, the commit an approval made on
+	// main; "" for a change main held already, and for a rejection.
+	Commits []string `json:"commits"`
 	// Conflicts are the files a follow of main left with conflict markers
 	// in the review line's view after an approval.
 	Conflicts []string `json:"conflicts,omitempty"`
@@ -216,8 +216,9 @@ func (v *Vault) Approve(ctx context.Context, ids []string) (ReviewResult, error)
 		}
 		done = append(done, h)
 		res.Settled = append(res.Settled, h.String())
+		res.Commits = append(res.Commits, "")
 		if !made.IsZero() {
-			res.Commits = append(res.Commits, made.String())
+			res.Commits[len(res.Commits)-1] = made.String()
 		}
 	}
 	if len(done) > 0 {
@@ -349,6 +350,7 @@ func (v *Vault) Reject(ctx context.Context, ids []string) (ReviewResult, error) 
 		for _, h := range sel {
 			extra = append(extra, trailer{trRejected, h.String()})
 			res.Settled = append(res.Settled, h.String())
+			res.Commits = append(res.Commits, "")
 		}
 		_, err = v.ownCommit(w, lineFollow, st.tip, head, st.tip, nil, lineState{main: head}, extra)
 		return res, err
@@ -359,6 +361,7 @@ func (v *Vault) Reject(ctx context.Context, ids []string) (ReviewResult, error) 
 			return res, err
 		}
 		res.Settled = append(res.Settled, h.String())
+		res.Commits = append(res.Commits, "")
 	}
 	return res, nil
 }

@@ -33,6 +33,7 @@ type chatOptions struct {
 	agent               string
 	session             string
 	quiet               bool
+	face                faceFlags
 }
 
 func newChatCommand(g *globalOptions) *cobra.Command {
@@ -62,7 +63,9 @@ there be saved. Turn either off with --no-context-editing or --no-compaction, bo
 --no-context-management.
 
 The client retries connection errors, rate limits (429) and overload (529) as the SDK
-does; an error that remains is reported and the conversation can go on.`,
+does; an error that remains is reported and the conversation can go on.
+
+` + reviewHelp,
 		Example: `  memvault chat
   memvault chat -p "What do you remember about this project?"
   echo "Summarise my notes" | memvault chat -p - --model claude-opus-4-5`,
@@ -83,6 +86,7 @@ does; an error that remains is reported and the conversation can go on.`,
 	f.StringVar(&opts.agent, "agent", "memvault-chat", "`NAME` of the agent, recorded in each commit")
 	f.StringVar(&opts.session, "session", "", "session `ID` recorded in each commit (default chat-<time>)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "do not show memory commands on stderr")
+	opts.face.add(c)
 	return c
 }
 
@@ -127,7 +131,7 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 		copts.OnToolCall = func(tc claude.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
 		copts.OnContextEdit = func(e claude.ContextEdit) { fmt.Fprintln(errOut, st.dim(describeEdit(e))) }
 	}
-	h := agent.New(v, agent.Options{Agent: opts.agent, Session: session})
+	h := agent.New(opts.face.store(v), agent.Options{Agent: opts.agent, Session: session, ReadOnly: opts.face.readOnly})
 	chat := claude.NewChat(anthropic.NewClient(clientOpts...), h, copts)
 	if c.Flags().Changed("print") {
 		reply, err := chat.Send(ctx, prompt)

@@ -15,6 +15,7 @@ type serveOptions struct {
 	agent     string
 	session   string
 	syncEvery time.Duration // --sync-every; 0: no syncing
+	face      faceFlags
 }
 
 func newServeCommand(g *globalOptions) *cobra.Command {
@@ -35,7 +36,9 @@ cleanly at the end of stdin.
 
 A vault that does not exist yet is created on first use. When the vault or the identity
 cannot be read, serve says why on stderr and answers every line with the reason and the
-fix as an error line, for bridges that never show stderr; it then exits with status 2.`,
+fix as an error line, for bridges that never show stderr; it then exits with status 2.
+
+` + reviewHelp,
 		Example: `  printf '%s\n' '{"id":1,"input":{"command":"view","path":"/memories"}}' | memvault serve
   memvault serve --agent support-bot --session 2025-06-01`,
 		Args: usageArgs(cobra.NoArgs),
@@ -46,6 +49,7 @@ fix as an error line, for bridges that never show stderr; it then exits with sta
 	c.Flags().StringVar(&opts.agent, "agent", "", "`NAME` of the agent, recorded in each commit")
 	c.Flags().StringVar(&opts.session, "session", "", "session or conversation `ID`, recorded in each commit")
 	c.Flags().DurationVar(&opts.syncEvery, "sync-every", 0, syncEveryUsage)
+	opts.face.add(c)
 	return c
 }
 
@@ -63,6 +67,6 @@ func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Re
 	defer closeVault(v, &err)
 	v.IndexHistory() // a long-lived process: its first per-file history answers at once
 	defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
-	h := agent.New(v, agent.Options{Agent: opts.agent, Session: opts.session})
+	h := agent.New(opts.face.store(v), agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
 	return agent.Serve(ctx, h, in, out)
 }

@@ -84,6 +84,7 @@ func writeChange(out io.Writer, ch *vault.Change, st styles) error {
 	for _, t := range [][2]string{
 		{"Memory-Command", ch.Command}, {"Memory-Path", ch.Path}, {"Memory-New-Path", ch.NewPath},
 		{"Memory-Source", ch.Source}, {"Tool-Use-Id", ch.ToolUseID}, {"Agent", ch.Agent}, {"Session", ch.Session},
+		{"Memory-Approved", ch.Approved},
 	} {
 		if t[1] != "" {
 			fmt.Fprintf(&b, "    %s: %s\n", t[0], escape.Name(t[1]))

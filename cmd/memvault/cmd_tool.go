@@ -19,6 +19,7 @@ type toolOptions struct {
 	toolUseID string
 	agent     string
 	session   string
+	face      faceFlags
 }
 
 func newToolCommand(g *globalOptions) *cobra.Command {
@@ -37,7 +38,9 @@ no newline is added and nothing else is printed. The exit status is the is_error
   2  memvault itself could not run: a usage or setup error, explained on stderr
 
 Each successful create, str_replace, insert, delete or rename is one commit; --tool-use-id,
---agent and --session go into its trailers so the history can name the call.`,
+--agent and --session go into its trailers so the history can name the call.
+
+` + reviewHelp,
 		Example: `  echo '{"command":"view","path":"/memories"}' | memvault tool
   printf '%s' '{"command":"create","path":"/memories/notes.md","file_text":"hello\n"}' |
     memvault tool --tool-use-id toolu_01A --agent my-agent`,
@@ -49,6 +52,7 @@ Each successful create, str_replace, insert, delete or rename is one commit; --t
 	c.Flags().StringVar(&opts.toolUseID, "tool-use-id", "", "the tool_use block's `ID`, recorded in the commit")
 	c.Flags().StringVar(&opts.agent, "agent", "", "`NAME` of the agent, recorded in the commit")
 	c.Flags().StringVar(&opts.session, "session", "", "session or conversation `ID`, recorded in the commit")
+	opts.face.add(c)
 	return c
 }
 
@@ -65,7 +69,7 @@ func runTool(ctx context.Context, g *globalOptions, opts toolOptions, in io.Read
 		return err
 	}
 	defer closeVault(v, &err)
-	h := agent.New(v, agent.Options{Agent: opts.agent, Session: opts.session})
+	h := agent.New(opts.face.store(v), agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
 	ans, err := h.Run(ctx, input, opts.toolUseID)
 	if err != nil {
 		return err

@@ -93,6 +93,7 @@ read from --identity, else $MEMVAULT_IDENTITY, else $XDG_CONFIG_HOME/memvault/id
 		newImportCommand(&g),
 		newVaultsCommand(&g),
 		newMountCommand(&g),
+		newReviewCommand(&g),
 	)
 	root.AddCommand(historyCommands(&g)...)
 	root.AddCommand(provenanceCommands(&g)...)
