@@ -265,7 +265,6 @@ func runSettle(ctx context.Context, g *globalOptions, verb string, ids []string,
 	return serr
 }
 
-
 // changeID is the first 12 hex digits of a change's ID, as the memory tool's
 // answer of a held change names it.
 func changeID(id string) string { return id[:min(12, len(id))] }

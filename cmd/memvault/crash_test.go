@@ -68,9 +68,9 @@ func crashContent(path string) string { return "content of " + path + "\n" }
 
 // killServeMidStream pipes creates into memvault serve, kills it after wait, and
 // returns the writes it acknowledged.
-func (p *process) killServeMidStream(t *testing.T, kill int, wait time.Duration) map[string]string {
+func (p *process) killServeMidStream(t *testing.T, kill int, wait time.Duration, flags ...string) map[string]string {
 	t.Helper()
-	cmd := exec.Command(p.exe, "serve")
+	cmd := exec.Command(p.exe, append([]string{"serve"}, flags...)...)
 	cmd.Env = p.env
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
