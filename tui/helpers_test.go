@@ -215,6 +215,23 @@ func (d *driver) frame() string {
 		s = strings.ReplaceAll(s, r.Commit[:12], name+"·····")
 		s = strings.ReplaceAll(s, short(r.Commit), name)
 	}
+	// The review line's changes too, as p00001 on, oldest first; and the
+	// rejected ones, as r00001 on.
+	for _, rejected := range []bool{false, true} {
+		ps, err := d.v.Review(context.Background(), vault.ReviewOptions{Rejected: rejected})
+		if err != nil {
+			d.tb.Fatalf("Review: %v", err)
+		}
+		for i, p := range ps {
+			name := fmt.Sprintf("p%05d", i+1)
+			if rejected {
+				name = fmt.Sprintf("r%05d", len(ps)-i)
+			}
+			s = strings.ReplaceAll(s, p.Commit, name+strings.Repeat("·", len(p.Commit)-len(name)))
+			s = strings.ReplaceAll(s, p.Commit[:12], name+"······")
+			s = strings.ReplaceAll(s, short(p.Commit), name)
+		}
+	}
 	return s
 }
 

@@ -45,6 +45,11 @@ type KeyMap struct {
 	New        key.Binding // a new file, in the editor
 	Move       key.Binding // move (rename) the selected file or directory
 	Delete     key.Binding // delete the selected file or directory
+	Review     key.Binding // open the changes that wait for a person
+	Approve    key.Binding // in the review: put the chosen change on main
+	ApproveAll key.Binding // in the review: every change
+	Reject     key.Binding // in the review: take the chosen change out of the agent's view
+	RejectAll  key.Binding // in the review: every change
 
 	Save         key.Binding // in the editor: write the file as one commit
 	NextConflict key.Binding // in the editor: the next conflict marker
@@ -101,6 +106,11 @@ func DefaultKeyMap() KeyMap {
 		New:        b([]string{"n"}, "n", "new file"),
 		Move:       b([]string{"M"}, "M", "move/rename"),
 		Delete:     b([]string{"d"}, "d", "delete"),
+		Review:     b([]string{"P"}, "P", "review pending"),
+		Approve:    b([]string{"space"}, "space/a", "approve one/all"),
+		ApproveAll: b([]string{"a"}, "a", "approve all"),
+		Reject:     b([]string{"d"}, "d/D", "reject one/all"),
+		RejectAll:  b([]string{"D"}, "D", "reject all"),
 
 		Save:         b([]string{"ctrl+s"}, "ctrl+s", "save edit"),
 		NextConflict: b([]string{"alt+n"}, "alt+n", "next conflict"),
@@ -117,7 +127,7 @@ func DefaultKeyMap() KeyMap {
 // bar always ends with Help and Quit.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
-		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Conflicts, k.TakeOurs, k.TakeTheirs, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
+		k.Save, k.NextConflict, k.Confirm, k.Submit, k.Approve, k.Reject, k.Conflicts, k.TakeOurs, k.TakeTheirs, k.Open, k.NextPane, k.Restore, k.Revert, k.Rollback, k.Mark,
 		k.AsOf, k.Scope, k.Filter, k.Find, k.NextMatch, k.Checkpoint, k.Cancel,
 	}
 }
@@ -126,11 +136,18 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Jump},
-		{k.Open, k.Fold, k.Unfold, k.NextPane, k.PrevPane, k.Filter, k.Find, k.NextMatch, k.Wrap, k.Words},
-		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe},
+		{k.Open, k.Fold, k.Unfold, relabel(k.NextPane, "tab/⇧tab", "next/prev pane"), k.Filter, k.Find, k.NextMatch, k.Wrap, k.Words},
+		{k.Scope, k.Mark, k.AsOf, k.Checkpoint, k.Blame, k.Search, k.Pickaxe, k.Review},
 		{k.Restore, k.Revert, k.Rollback, k.Undo, k.Redo, k.Edit, k.New, k.Move, k.Delete, k.Sync},
 		{k.Conflicts, k.TakeOurs, k.TakeTheirs, k.Save, k.NextConflict, k.PrevConflict, k.Cancel, k.Help, k.Quit},
 	}
+}
+
+// relabel is b as the full help shows it, under another key and description:
+// one row for two keys that go together.
+func relabel(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
 }
 
 // mode is what the keys currently act on.
@@ -150,6 +167,7 @@ const (
 	modeFind           // typing a text to find in the content
 	modeNew            // typing the path of a new file
 	modeMove           // typing where a file or directory goes
+	modeReview         // the review pane is open
 )
 
 // typing tells whether the mode edits the one-line input.
@@ -177,7 +195,7 @@ func (k *KeyMap) enable(m mode, p pane, commit, file, found bool) {
 	k.Restore.SetEnabled(browse && commit && file)
 	k.Revert.SetEnabled(browse && commit)
 	k.Rollback.SetEnabled(browse && commit)
-	k.Confirm.SetEnabled(m == modeDialog)
+	k.Confirm.SetEnabled(m == modeDialog || m == modeReview)
 	k.Submit.SetEnabled(m.typing())
 	k.Blame.SetEnabled(browse)
 	k.Search.SetEnabled(browse)
@@ -195,10 +213,14 @@ func (k *KeyMap) enable(m mode, p pane, commit, file, found bool) {
 	k.New.SetEnabled(browse && p == paneTree)
 	k.Move.SetEnabled(browse && p == paneTree)
 	k.Delete.SetEnabled(browse && p == paneTree)
+	k.Review.SetEnabled(browse || m == modeReview)
+	for _, b := range []*key.Binding{&k.Approve, &k.ApproveAll, &k.Reject, &k.RejectAll} {
+		b.SetEnabled(m == modeReview)
+	}
 	k.Save.SetEnabled(m == modeEdit)
 	k.NextConflict.SetEnabled(m == modeEdit)
 	k.PrevConflict.SetEnabled(m == modeEdit)
 	k.Cancel.SetEnabled(true)
 	k.Help.SetEnabled(browse || m == modeHelp)
-	k.Quit.SetEnabled(browse || m == modeHelp || m == modeConflicts)
+	k.Quit.SetEnabled(browse || m == modeHelp || m == modeConflicts || m == modeReview)
 }

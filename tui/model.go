@@ -49,6 +49,7 @@ type Model struct {
 	movePath     string          // what a move (modeMove) moves
 	dialog       *dialog
 	conflictList conflictList // the files in conflict, in modeConflicts
+	review       reviewModel  // the changes that wait for a person, in modeReview
 	helpView     helpView
 	undo         undoStack // this session's actions, for z and ctrl+z
 	sync         syncState // the remotes' state, and a sync started here
@@ -167,6 +168,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onEditOpen(msg)
 	case editSavedMsg:
 		cmd = m.onEditSaved(msg)
+	case reviewListMsg:
+		cmd = m.review.Update(msg)
+	case reviewDoneMsg:
+		cmd = m.onReviewDone(msg)
 	default:
 		if m.mode == modeEdit && m.editor != nil {
 			cmd = m.editor.Update(msg)
@@ -186,6 +191,7 @@ func (m *Model) settle() {
 	file := (sel != nil && !sel.dir) || m.selectedRecordFile() != ""
 	commit := m.hist.selected() != nil && (m.focus == paneHistory || m.focus == paneContent && m.source == paneHistory)
 	m.keys.enable(m.mode, m.focus, commit, file, m.content.find.text != "")
+	m.keys.Confirm.SetEnabled(m.mode == modeDialog || m.mode == modeReview && m.review.confirm != "")
 	if m.tree.conflictsOf != m.sync.state {
 		m.tree.setConflicts(m.sync.state, m.sync.conflicts())
 	}

@@ -76,6 +76,10 @@ type Options struct {
 	// Agent is who the commits of undos made here say made them; "" means
 	// "memvault-ui".
 	Agent string
+	// Marks, when set, words the reasons a pending change deserves a close
+	// look in the review pane, one a line (agent.Marks gives them; the
+	// interface does not judge content itself).
+	Marks func(vault.PendingChange) []string
 }
 
 // watchedPoll is how often the head is checked while the vault is watched.

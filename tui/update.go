@@ -165,6 +165,8 @@ func (m *Model) modeKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case modeConflicts:
 		return m.conflictsKey(msg)
+	case modeReview:
+		return m.reviewKey(msg)
 	case modeEdit:
 		switch {
 		case msg.String() == "ctrl+c":
@@ -199,6 +201,8 @@ func (m *Model) browseKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, k.Help):
 		m.mode, m.helpView = modeHelp, helpView{}
+	case key.Matches(msg, k.Review):
+		return m.openReview()
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % 3
 		return m.focused()

@@ -32,11 +32,16 @@ func (m *Model) render() string {
 	draw := func(r rect, c component, p pane) []string {
 		return box(r, c.Title(), c.View(), m.focus == p, &m.st)
 	}
-	frame := compose(l.statusY, map[rect][]string{
-		l.tree:    draw(l.tree, &m.tree, paneTree),
-		l.hist:    draw(l.hist, &m.hist, paneHistory),
-		l.content: draw(l.content, content, paneContent),
-	})
+	var frame []string
+	if m.mode == modeReview {
+		frame = m.reviewFrame()
+	} else {
+		frame = compose(l.statusY, map[rect][]string{
+			l.tree:    draw(l.tree, &m.tree, paneTree),
+			l.hist:    draw(l.hist, &m.hist, paneHistory),
+			l.content: draw(l.content, content, paneContent),
+		})
+	}
 	frame = append(frame, m.statusBar(), m.helpBar())
 	if m.snap == nil && m.headErr != nil && m.mode == modeBrowse {
 		// Nothing could be read: the reason takes the screen, where it is

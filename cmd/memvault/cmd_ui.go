@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/agent"
 	"github.com/memvault/memvault/tui"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/keys"
@@ -35,6 +36,10 @@ them, and v shows the selected file as it was at the selected commit. r restores
 selected file to the selected commit, t reverts that commit and R rolls the whole vault
 back to it: each first says exactly what will change and asks, and each is a new commit,
 itself undoable. c names a checkpoint.
+
+P opens the agent's changes that wait for review ('memvault review'), with the chosen
+one's diff and marks beside the list: space approves it onto main, d rejects it, a and
+D approve or reject them all after asking.
 
 Keys: j/k or the arrows move, enter opens, tab goes to the next pane, / filters the
 tree by name and the history by path, command or message, f switches the history
@@ -76,7 +81,14 @@ func runUI(ctx context.Context, g *globalOptions, in io.Reader, out, errOut io.W
 
 // showUI runs the terminal UI on an open vault.
 func showUI(ctx context.Context, v *vault.Vault, in io.Reader, out io.Writer) error {
-	return tui.Run(ctx, v, tui.Options{NoColor: os.Getenv("NO_COLOR") != ""}, in, out)
+	marks := func(p vault.PendingChange) []string {
+		var out []string
+		for _, m := range agent.Marks(p, v.Limits()) {
+			out = append(out, m.Kind+": "+m.Why)
+		}
+		return out
+	}
+	return tui.Run(ctx, v, tui.Options{NoColor: os.Getenv("NO_COLOR") != "", Marks: marks}, in, out)
 }
 
 // passphraseBefore unlocks the identity at path now, asking for its passphrase
