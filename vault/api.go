@@ -114,11 +114,11 @@ type Record struct {
 	ToolUseID string    `json:"tool_use_id"`
 	Agent     string    `json:"agent"`
 	Session   string    `json:"session"`
-	Source    string    `json:"source"`           // the commit an undo took its content from
+	Source    string    `json:"source"` // the commit an undo took its content from
 	// Approved is the change of the review line that the commit approved
 	// (see Vault.Approve), when it is one.
 	Approved string `json:"approved,omitempty"`
-	Origin    string    `json:"origin,omitempty"` // where a replayed change was made (Meta.Origin)
+	Origin   string `json:"origin,omitempty"` // where a replayed change was made (Meta.Origin)
 	// Signer is the fingerprint of the key that signed the commit, "" when
 	// it is unsigned. It is what the signature claims: sync and clone took
 	// the commit only when a writer's signature verified (fsck checks again).

@@ -142,8 +142,8 @@ func (v *Vault) deletes(a, b gitlog.Hash) (int, error) {
 		default:
 			p := memPath(tc.Path)
 			after, err := v.fileSizeIn(nb, p, tc.To)
-			if err != nil || after > 1 {
-				continue // a size is read from the header: a blank file is one of a byte or two at most
+			if err != nil || after > maxBlank {
+				continue // sizes come from headers; only a small file is read to see whether it is blank
 			}
 			plain, err := v.readBlob(p, tc.To)
 			if err != nil || len(strings.TrimSpace(string(plain))) > 0 {
@@ -156,6 +156,9 @@ func (v *Vault) deletes(a, b gitlog.Hash) (int, error) {
 	}
 	return n, nil
 }
+
+// maxBlank is the size above which a file is not taken for one written blank.
+const maxBlank = 64
 
 // ReviewAll, among the IDs given to Approve or Reject, stands for every
 // pending change.

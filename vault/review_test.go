@@ -440,3 +440,30 @@ func TestApproveNeedsAWriter(t *testing.T) {
 		t.Errorf("main moved")
 	}
 }
+
+// TestMassEmptyingHeld: writing files blank over their content counts as
+// deleting them.
+func TestMassEmptyingHeld(t *testing.T) {
+	v := vaulttest.New(t)
+	for i := range 10 {
+		vaulttest.Write(t, v, fmt.Sprintf("/memories/f%d.md", i), []byte("content\n"))
+	}
+	err := v.Agent(vault.AgentOptions{}).Update(context.Background(), vault.Meta{Command: "edit"}, func(tx *vault.Tx) error {
+		for i := range 6 {
+			if err := tx.WriteFile(context.Background(), fmt.Sprintf("/memories/f%d.md", i), []byte("\n")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var held *vault.HeldError
+	if !errors.As(err, &held) || held.Files != 6 {
+		t.Fatalf("emptying 6 of 10 files = %v, want held", err)
+	}
+	if got := seen(t, v, "/memories/f0.md"); got != "content\n" {
+		t.Errorf("main's f0.md = %q", got)
+	}
+	if ps := pending(t, v, vault.ReviewOptions{}); len(ps) != 1 || ps[0].Deletes != 6 {
+		t.Errorf("pending = %+v", ps)
+	}
+}
