@@ -48,6 +48,10 @@ type Options struct {
 	Poll time.Duration
 	// Logger receives the MCP SDK's log; nil means none.
 	Logger *slog.Logger
+	// ReadOnly serves the memory tool read-only: marked so to clients
+	// (readOnlyHint), and answering every command but view with
+	// agent.ReadOnlyAnswer, changing nothing.
+	ReadOnly bool
 }
 
 // DefaultPoll is how often an MCP server looks for changes made to the vault
@@ -99,16 +103,25 @@ const memoryInputSchema = `{
   "required": ["command"]
 }`
 
-// memoryTool is the MCP memory tool: the memory tool's command object in, its answer out.
-func memoryTool() *mcp.Tool {
-	return &mcp.Tool{
+// memoryTool is the MCP memory tool: the memory tool's command object in, its
+// answer out; read-only, it says so to the client and to the model.
+func memoryTool(readOnly bool) *mcp.Tool {
+	t := &mcp.Tool{
 		Name:        "memory",
 		Title:       "Memory",
 		Description: memoryToolDescription,
 		InputSchema: json.RawMessage(memoryInputSchema),
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 	}
+	if readOnly {
+		t.Description = readOnlyNote + t.Description
+		t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+	}
+	return t
 }
+
+// readOnlyNote heads the description of a read-only memory tool.
+const readOnlyNote = "READ-ONLY HERE: recall what is in /memories with view; every other command answers an error and changes nothing.\n\n"
 
 // toolUseIDKeys are the _meta keys of a tools/call request that may carry the
 // model's tool_use id, so a commit made through MCP can still name it: ours, and
@@ -150,7 +163,7 @@ func New(store Store, opts Options) *Server {
 		},
 	})
 	m.res = newResourceSync(store, m.srv)
-	m.srv.AddTool(memoryTool(), m.callMemory)
+	m.srv.AddTool(memoryTool(opts.ReadOnly), m.callMemory)
 	m.srv.AddTool(historyTool(), m.callHistory)
 	m.addProvenanceTools()
 	// Lists and reads see the vault as it is now, whatever the last poll saw.
@@ -240,7 +253,7 @@ func (m *mcpServer) callMemory(ctx context.Context, req *mcp.CallToolRequest) (*
 	if ci := req.ClientInfo(); ci != nil {
 		agentName = clientName(ci.Name)
 	}
-	h := agent.New(m.store, agent.Options{Agent: agentName, Session: m.callSession(req)})
+	h := agent.New(m.store, agent.Options{Agent: agentName, Session: m.callSession(req), ReadOnly: m.opts.ReadOnly})
 	input := []byte(req.Params.Arguments)
 	a, err := h.Run(ctx, input, toolUseID(req.Params.Meta))
 	if err != nil {

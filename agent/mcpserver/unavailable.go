@@ -26,7 +26,7 @@ func NewUnavailable(reason string, opts Options) *mcp.Server {
 	fail := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult(reason, true), nil
 	}
-	srv.AddTool(memoryTool(), fail)
+	srv.AddTool(memoryTool(false), fail)
 	srv.AddTool(historyTool(), fail)
 	srv.AddTool(searchTool(), fail)
 	srv.AddTool(blameTool(), fail)

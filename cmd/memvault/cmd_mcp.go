@@ -28,6 +28,7 @@ type mcpOptions struct {
 	tokenFile   string
 	noAuth      bool
 	syncEvery   time.Duration // --sync-every; 0: no syncing
+	face        faceFlags
 }
 
 func newMCPCommand(g *globalOptions) *cobra.Command {
@@ -62,7 +63,9 @@ too, where every account on the machine can connect: the token is read from --to
 else $` + envMCPToken + `, else $XDG_CONFIG_HOME/memvault/mcp-token, which is made (readable
 by you only) the first time. --no-auth serves without one, and says so on stderr.
 An address that is not loopback is refused unless --allow-remote is given as well as
---token-file or $` + envMCPToken + `. Put a TLS proxy in front of a remote server.`,
+--token-file or $` + envMCPToken + `. Put a TLS proxy in front of a remote server.
+
+` + reviewHelp + ` A read-only server marks its memory tool so to clients.`,
 		Example: `  claude mcp add memvault -- memvault mcp
   memvault mcp --http 127.0.0.1:8765
   claude mcp add --transport http memvault http://127.0.0.1:8765/mcp \
@@ -78,6 +81,7 @@ An address that is not loopback is refused unless --allow-remote is given as wel
 	c.Flags().StringVar(&opts.tokenFile, "token-file", "", "read the bearer token for --http from `FILE` (default $"+envMCPToken+", else $XDG_CONFIG_HOME/memvault/mcp-token)")
 	c.Flags().BoolVar(&opts.noAuth, "no-auth", false, "with --http, serve without a token: every local user can then read and write the vault")
 	c.Flags().DurationVar(&opts.syncEvery, "sync-every", 0, syncEveryUsage)
+	opts.face.add(c)
 	return c
 }
 
@@ -114,7 +118,7 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		defer closeVault(v, &err)
 		v.IndexHistory() // a long-lived process: its first per-file history answers at once
 		defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
-		ms := mcpserver.New(v, mcpserver.Options{Version: buildVersion()})
+		ms := mcpserver.New(opts.face.store(v), mcpserver.Options{Version: buildVersion(), ReadOnly: opts.face.readOnly})
 		defer ms.Close() // before the vault closes: its polling reads the vault
 		srv = ms.Server
 		maxLine = v.Limits().MaxRequestLine
