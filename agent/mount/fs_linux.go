@@ -26,7 +26,7 @@ import (
 
 // FS is a vault mounted as a folder.
 type FS struct {
-	v     *vault.Vault
+	v     Store
 	opts  Options
 	dir   string
 	srv   *fuse.Server
@@ -72,7 +72,11 @@ type tombstone struct {
 // Start mounts v on dir, an existing empty folder, and serves it until Close,
 // an unmount (Unmount, fusermount3 -u, umount) or the end of ctx. Wait waits
 // for the end. Only the user who mounts it can enter the folder.
-func Start(ctx context.Context, v *vault.Vault, dir string, opts Options) (*FS, error) {
+//
+// With Options.ReadOnly the kernel refuses every write with EROFS. When v
+// holds a change for a person (a *vault.HeldError: a deletion of many files),
+// the call fails with EACCES and Options.Log says how to approve it.
+func Start(ctx context.Context, v Store, dir string, opts Options) (*FS, error) {
 	if opts.Agent == "" {
 		opts.Agent = "mount"
 	}
@@ -102,6 +106,9 @@ func Start(ctx context.Context, v *vault.Vault, dir string, opts Options) (*FS, 
 			// the modes (0700, 0600) itself.
 			Options: []string{"default_permissions"},
 		},
+	}
+	if opts.ReadOnly {
+		mopts.MountOptions.Options = append(mopts.MountOptions.Options, "ro")
 	}
 	srv, err := fs.Mount(dir, &node{f: f}, mopts)
 	if err != nil {
@@ -244,13 +251,15 @@ func (f *FS) reap(ctx context.Context, now bool) error {
 		if mf := f.files[p]; mf != nil && !mf.scratch {
 			continue // a new file is being written there: its close commits it
 		}
-		err := f.v.Update(ctx, vault.Meta{Command: "delete", Agent: t.agent}, func(tx *vault.Tx) error {
+		meta := vault.Meta{Command: "delete", Agent: t.agent}
+		err := f.v.Update(ctx, meta, func(tx *vault.Tx) error {
 			err := tx.Remove(p)
 			if errors.Is(err, vault.ErrNotExist) {
 				return nil
 			}
 			return err
 		})
+		f.sayHeld(meta, err)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -312,11 +321,30 @@ func (f *FS) stat(ctx context.Context, p string) (kind vault.Kind, size int64, m
 func (f *FS) commit(ctx context.Context, meta vault.Meta, fn func(tx *vault.Tx) error) error {
 	// A commit, once begun, is finished even if the caller is interrupted.
 	ctx = context.WithoutCancel(ctx)
+	if f.opts.ReadOnly {
+		return vault.ErrReadOnly // the kernel refuses writes first; nothing else may write either
+	}
 	err := f.v.Update(ctx, meta, fn)
+	f.sayHeld(meta, err)
 	if rerr := f.refresh(ctx); err == nil {
 		err = rerr
 	}
 	return err
+}
+
+// sayHeld tells the log that a change waits for a person, and how to
+// approve it, when err says so.
+func (f *FS) sayHeld(meta vault.Meta, err error) {
+	var held *vault.HeldError
+	if !errors.As(err, &held) {
+		return
+	}
+	how := "memvault review"
+	if held.ID != "" {
+		how = "memvault review approve " + held.ID[:min(12, len(held.ID))]
+	}
+	f.say(meta.Command, fmt.Sprintf("not made: it would take what was deleted or emptied to %d of %d memory files, over %s; it waits for a person (%s)",
+		held.Files, held.Of, held.Limit, how))
 }
 
 // writeFile commits data as the content of p, unless p holds it already, and
@@ -479,7 +507,7 @@ func errno(err error) syscall.Errno {
 		return syscall.ENOSPC
 	case errors.Is(err, vault.ErrReadOnly):
 		return syscall.EROFS
-	case errors.Is(err, vault.ErrNoIdentity), errors.Is(err, vault.ErrDecrypt), errors.Is(err, errRefused):
+	case errors.Is(err, vault.ErrNoIdentity), errors.Is(err, vault.ErrDecrypt), errors.Is(err, errRefused), errors.Is(err, vault.ErrHeld):
 		return syscall.EACCES
 	}
 	return syscall.EIO

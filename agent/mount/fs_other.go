@@ -5,8 +5,6 @@ package mount
 import (
 	"context"
 	"fmt"
-
-	"github.com/memvault/memvault/vault"
 )
 
 // FS is a vault mounted as a folder; on this system there is none.
@@ -14,7 +12,7 @@ type FS struct{ dir string }
 
 // Start returns an error wrapping ErrUnsupported: memvault mounts through
 // FUSE on Linux only.
-func Start(ctx context.Context, v *vault.Vault, dir string, opts Options) (*FS, error) {
+func Start(ctx context.Context, v Store, dir string, opts Options) (*FS, error) {
 	return nil, fmt.Errorf("mount %s: %w (memvault mounts through FUSE on Linux only)", dir, ErrUnsupported)
 }
 

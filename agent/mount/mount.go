@@ -25,6 +25,7 @@
 package mount
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -32,6 +33,16 @@ import (
 
 	"github.com/memvault/memvault/vault"
 )
+
+// Store is what a mount needs of a vault. *vault.Vault implements it, and so
+// does the *vault.AgentStore an agent's face works on, which puts the writes
+// on the review line in review mode and holds a mass deletion for a person.
+type Store interface {
+	Snapshot(ctx context.Context) (*vault.Snapshot, error)
+	Update(ctx context.Context, meta vault.Meta, fn func(*vault.Tx) error) error
+	Limits() vault.Limits
+	Watch(ctx context.Context) (<-chan struct{}, error)
+}
 
 // ErrUnsupported: this system cannot mount a vault.
 var ErrUnsupported = errors.New("mounting a vault is not supported on this system")
@@ -55,6 +66,8 @@ type Options struct {
 	Screen func(vault.ImportFile) (file vault.ImportFile, refused, warning string)
 	// Log receives what the mount has to say while it runs; nil: nothing.
 	Log io.Writer
+	// ReadOnly mounts the folder read-only: every write fails with EROFS.
+	ReadOnly bool
 }
 
 // Scratch reports whether a file of this base name is an editor's or an atomic

@@ -23,7 +23,7 @@ import (
 
 // mountVault mounts v on a new folder for the test, and unmounts it at the end.
 // It skips the test where FUSE is missing, and only there.
-func mountVault(t testing.TB, v *vault.Vault, opts mount.Options) *mount.FS {
+func mountVault(t testing.TB, v mount.Store, opts mount.Options) *mount.FS {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		t.Skipf("no /dev/fuse on this machine (%v): a vault cannot be mounted", err)

@@ -14,6 +14,7 @@ import (
 func newMountCommand(g *globalOptions) *cobra.Command {
 	var unmount bool
 	var agentName string
+	var face faceFlags
 	c := &cobra.Command{
 		Use:   "mount DIR | mount -u DIR",
 		Short: "Show the vault as a folder (FUSE), every closed write a commit",
@@ -35,6 +36,12 @@ keep it in the vault:
     direct I/O, so the kernel keeps no page cache of them, and nothing decrypted is
     written to a disk. Only you can enter the folder.
 
+With --read-only the folder is mounted read-only: every write fails with EROFS. With
+--review (or the vault's memvault.review) the folder shows the agent's view and each
+write waits on the review line for a person ('memvault review'). A delete that takes
+what was deleted past the vault's limits (more than 5 files, or a quarter of them) fails
+with EACCES, waits for a person the same way, and the log says how to approve it.
+
 Mount runs in the foreground. Linux only: /dev/fuse, and as root nothing else; as
 another user the fusermount3 helper (package fuse3).`,
 		Example: `  memvault mount ~/memory &
@@ -45,15 +52,16 @@ another user the fusermount3 helper (package fuse3).`,
 			if unmount {
 				return mount.Unmount(args[0])
 			}
-			return runMount(c.Context(), g, args[0], agentName, c.ErrOrStderr())
+			return runMount(c.Context(), g, args[0], agentName, face, c.ErrOrStderr())
 		},
 	}
 	c.Flags().BoolVarP(&unmount, "unmount", "u", false, "unmount the vault mounted on DIR")
 	c.Flags().StringVar(&agentName, "agent", "", "`NAME` of the author of commits whose program is unknown (default mount)")
+	face.add(c)
 	return c
 }
 
-func runMount(ctx context.Context, g *globalOptions, dir, agentName string, errOut io.Writer) (err error) {
+func runMount(ctx context.Context, g *globalOptions, dir, agentName string, face faceFlags, errOut io.Writer) (err error) {
 	v, err := g.openFace(ctx, errOut, g.passphrase)
 	if err != nil {
 		return err
@@ -64,10 +72,11 @@ func runMount(ctx context.Context, g *globalOptions, dir, agentName string, errO
 	if err := v.Unlock(); err != nil {
 		return err
 	}
-	m, err := mount.Start(ctx, v, dir, mount.Options{
-		Agent:  agentName,
-		Screen: agent.ImportScreen(v.Limits()),
-		Log:    errOut,
+	m, err := mount.Start(ctx, face.store(v), dir, mount.Options{
+		Agent:    agentName,
+		Screen:   agent.ImportScreen(v.Limits()),
+		Log:      errOut,
+		ReadOnly: face.readOnly,
 	})
 	if err != nil {
 		return err
