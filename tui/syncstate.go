@@ -299,6 +299,9 @@ func (s *syncState) View() string {
 	if s.state != nil && len(s.state.Conflicts) > 0 {
 		parts = append(parts, s.st.StatusError.Render(plural(len(s.state.Conflicts), "conflict")))
 	}
+	if s.state != nil && s.state.Pending > 0 {
+		parts = append(parts, s.st.StatusError.Render(fmt.Sprintf("%d pending (P)", s.state.Pending)))
+	}
 	if s.err != nil {
 		parts = append(parts, s.st.StatusError.Render("status unknown"))
 	}

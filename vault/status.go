@@ -30,6 +30,9 @@ type Status struct {
 	// alone, and the rest of the vault, conflicts included, is read as usual.
 	BadEntries []EntryError   `json:"bad_entries"`
 	Identity   identityStatus `json:"identity"`
+	// Pending counts the changes that wait on the review line for a person
+	// (see Review).
+	Pending int `json:"pending"`
 }
 
 // remoteStatus is one remote's distance from the branch.
@@ -127,6 +130,11 @@ func (v *Vault) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st.Identity = v.identityStatus(ctx, head)
+	line, err := v.readLine()
+	if err != nil {
+		return nil, err
+	}
+	st.Pending = len(line.pending)
 	return st, nil
 }
 

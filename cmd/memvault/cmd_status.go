@@ -21,7 +21,8 @@ of each remote (commits a push sends) and behind it (commits a pull brings in), 
 git status counts them, as of the last sync, pull or push with that remote (status
 itself does not go to the network), which memory files hold conflict markers a
 merge left or were moved aside by one, which entries of the tree are no memory
-file memvault reads (each fails alone; the rest reads as usual), and the identity
+file memvault reads (each fails alone; the rest reads as usual), how many of the
+agent's changes wait for review, and the identity
 in use: its keys, the other keys it reads with (those a rekey retired, and any
 further --identity), whether it reads the current files and whether it reads all
 of the history.
@@ -33,7 +34,7 @@ conflicts (path, kind: markers or moved-aside), conflicts_unknown when the files
 could not be read to tell, bad_entries (path, reason: entries of the tree that are
 no memory file memvault reads, such as one added by hand with git), and identity
 (path, keys, others, reads_current, reads_history, unreadable_recipient_sets,
-trouble).`,
+trouble), and pending: the agent's changes that wait for review ('memvault review').`,
 		Example: `  memvault status
   memvault status --json | jq '.remotes[] | select(.ahead > 0)'`,
 		Args: usageArgs(cobra.NoArgs),
@@ -126,6 +127,9 @@ func runStatus(ctx context.Context, g *globalOptions, asJSON bool, out io.Writer
 	}
 	if len(st.BadEntries) > 0 {
 		b.WriteString("memvault reads the rest; 'memvault fsck' says where each came from, 'memvault fsck --repair' leaves them out\n")
+	}
+	if st.Pending > 0 {
+		fmt.Fprintf(&b, "review     %s for a person: memvault review\n", count(st.Pending, "change waits", "changes wait"))
 	}
 	_, err = io.WriteString(out, b.String())
 	return err
