@@ -467,3 +467,31 @@ func TestMassEmptyingHeld(t *testing.T) {
 		t.Errorf("pending = %+v", ps)
 	}
 }
+
+// TestReviewApproveRename: an approved rename of a folder moves it on main,
+// and a file's history follows it through the approved commit.
+func TestReviewApproveRename(t *testing.T) {
+	forFormats(t, func(t *testing.T, v *vault.Vault) {
+		ctx := context.Background()
+		vaulttest.Write(t, v, "/memories/old/a.md", []byte("a\n"))
+		vaulttest.Write(t, v, "/memories/old/b.md", []byte("b\n"))
+		s := v.Agent(vault.AgentOptions{Review: true})
+		err := s.Update(ctx, vault.Meta{Command: "rename"}, func(tx *vault.Tx) error { return tx.Rename("/memories/old", "/memories/new") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Approve(ctx, []string{vault.ReviewAll}); err != nil {
+			t.Fatal(err)
+		}
+		if got := seen(t, v, "/memories/new/a.md"); got != "a\n" {
+			t.Errorf("main's new/a.md = %q", got)
+		}
+		if got := seen(t, v, "/memories/old/a.md"); got != "" {
+			t.Errorf("main still holds old/a.md")
+		}
+		recs := vaulttest.Log(t, v, vault.LogOptions{Path: "/memories/new/a.md"})
+		if len(recs) != 2 || recs[0].Command != "rename" || recs[1].Path != "/memories/old/a.md" {
+			t.Errorf("the history of new/a.md = %+v, want the approved rename and the write before it", recs)
+		}
+	})
+}
