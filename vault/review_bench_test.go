@@ -49,3 +49,33 @@ func BenchmarkReviewList1000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAgentWrite is one durable create through the vault itself, through
+// the AgentStore out of review mode (the guard reads the head's run first),
+// and in review mode (on the review line), on a vault of 1,000 files.
+func BenchmarkAgentWrite(b *testing.B) {
+	ctx := context.Background()
+	v := vaulttest.New(b)
+	vaulttest.Seed(b, v, 1000, 1)
+	stores := []struct {
+		name string
+		s    interface {
+			Update(context.Context, vault.Meta, func(*vault.Tx) error) error
+		}
+	}{{"vault", v}, {"agent", v.Agent(vault.AgentOptions{})}, {"review", v.Agent(vault.AgentOptions{Review: true})}}
+	for _, st := range stores {
+		b.Run(st.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				p := fmt.Sprintf("/memories/bench/%s/%d.md", st.name, i)
+				err := st.s.Update(ctx, vault.Meta{Command: "create", Session: "bench"}, func(tx *vault.Tx) error {
+					return tx.WriteFile(ctx, p, []byte("a fact worth keeping\n"))
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
