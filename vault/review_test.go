@@ -495,3 +495,54 @@ func TestReviewApproveRename(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewConcurrent: writers in review mode on two handles of one vault,
+// and a writer on main, run at once: every change is pending once, the view
+// holds them all and main's too.
+func TestReviewConcurrent(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	v, opts := vaulttest.NewAt(t, dir)
+	other, err := vault.Open(ctx, v.Dir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	done := make(chan error, 3)
+	for g, s := range []*vault.AgentStore{v.Agent(vault.AgentOptions{Review: true}), other.Agent(vault.AgentOptions{Review: true})} {
+		go func() {
+			for i := range 15 {
+				if err := agentWrite(t, s, fmt.Sprintf("/memories/g%d/%d.md", g, i), "x\n"); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for i := range 10 {
+			if err := v.Update(ctx, vault.Meta{Command: "create"}, func(tx *vault.Tx) error {
+				return tx.WriteFile(ctx, fmt.Sprintf("/memories/main/%d.md", i), []byte("m\n"))
+			}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ps := pending(t, v, vault.ReviewOptions{}); len(ps) != 30 {
+		t.Errorf("%d changes pending, want 30", len(ps))
+	}
+	s := v.Agent(vault.AgentOptions{Review: true})
+	for _, p := range []string{"/memories/g0/14.md", "/memories/g1/0.md", "/memories/main/9.md"} {
+		if got := seen(t, s, p); got == "" {
+			t.Errorf("the view lacks %s", p)
+		}
+	}
+}
