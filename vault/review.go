@@ -353,9 +353,6 @@ func (v *Vault) Agent(opts AgentOptions) *AgentStore {
 // Review tells whether the store puts its writes on the review line.
 func (a *AgentStore) Review() bool { return a.review }
 
-// Vault is the vault the store works on.
-func (a *AgentStore) Vault() *Vault { return a.v }
-
 // Limits are the vault's limits.
 func (a *AgentStore) Limits() Limits { return a.v.limits }
 

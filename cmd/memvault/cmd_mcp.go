@@ -118,7 +118,9 @@ func runMCP(ctx context.Context, c *cobra.Command, g *globalOptions, opts mcpOpt
 		defer closeVault(v, &err)
 		v.IndexHistory() // a long-lived process: its first per-file history answers at once
 		defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
-		ms := mcpserver.New(opts.face.store(v), mcpserver.Options{Version: buildVersion(), ReadOnly: opts.face.readOnly})
+		store := opts.face.store(v)
+		opts.face.say(store, errOut)
+		ms := mcpserver.New(store, mcpserver.Options{Version: buildVersion(), ReadOnly: opts.face.readOnly})
 		defer ms.Close() // before the vault closes: its polling reads the vault
 		srv = ms.Server
 		maxLine = v.Limits().MaxRequestLine

@@ -72,7 +72,9 @@ func runMount(ctx context.Context, g *globalOptions, dir, agentName string, face
 	if err := v.Unlock(); err != nil {
 		return err
 	}
-	m, err := mount.Start(ctx, face.store(v), dir, mount.Options{
+	store := face.store(v)
+	face.say(store, errOut)
+	m, err := mount.Start(ctx, store, dir, mount.Options{
 		Agent:    agentName,
 		Screen:   agent.ImportScreen(v.Limits()),
 		Log:      errOut,

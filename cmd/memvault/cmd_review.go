@@ -32,6 +32,17 @@ func (f faceFlags) store(v *vault.Vault) *vault.AgentStore {
 	return v.Agent(vault.AgentOptions{Review: f.review})
 }
 
+// say tells a long-lived face's stderr what mode it serves in, when it is
+// not the ordinary one: the vault's own setting may have chosen review.
+func (f faceFlags) say(s *vault.AgentStore, errOut io.Writer) {
+	switch {
+	case f.readOnly:
+		fmt.Fprintln(errOut, "memvault: read-only: view works, every other memory command answers an error")
+	case s.Review():
+		fmt.Fprintln(errOut, "memvault: review mode: the agent's writes wait for a person ('memvault review')")
+	}
+}
+
 // reviewHelp says what review mode is, for the faces' help.
 const reviewHelp = `With --review (or the vault's setting memvault.review = true) the agent's writes wait
 on the vault's review line: the agent reads them back as if they were made, while main,

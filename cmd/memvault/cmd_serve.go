@@ -67,6 +67,8 @@ func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Re
 	defer closeVault(v, &err)
 	v.IndexHistory() // a long-lived process: its first per-file history answers at once
 	defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
-	h := agent.New(opts.face.store(v), agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
+	store := opts.face.store(v)
+	opts.face.say(store, errOut)
+	h := agent.New(store, agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
 	return agent.Serve(ctx, h, in, out)
 }
