@@ -189,8 +189,11 @@ func tempFor(name string, isFile func(string) bool) bool {
 		}
 		// Atomic writers add to the whole name of their target, which for a
 		// memory file has an extension; a name without one is not judged so.
-		// Eight lowercase letters glued to an extension are no word.
-		if strings.Contains(base, ".") && (randomTail(tail) || glued && pythonTail(tail)) && isFile(base) {
+		// Eight lowercase letters glued to an extension are no word, nor are
+		// they after a hidden copy of the name (Python's mkstemp with the
+		// prefix .NAME. draws letters alone one time in seventeen).
+		python := glued || strings.HasPrefix(name, ".")
+		if strings.Contains(base, ".") && (randomTail(tail) || python && pythonTail(tail)) && isFile(base) {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ func TestTempFor(t *testing.T) {
 		".prefs.mdbet8rmsq":   true, // Python's tempfile, prefix .NAME
 		".prefs.mdabcdefgh":   true, // the same, with no digit drawn
 		".prefs.md.abc1defg":  true, // prefix .NAME.
+		".prefs.md.yqwnsvda":  true, // the same, with no digit drawn
 		"prefs.md3141592653":  true, // Go's os.CreateTemp(dir, NAME)
 		"prefs.md.31415":      false,
 		"prefs.md.314159":     true,

@@ -55,6 +55,8 @@ os.replace(name, os.path.join(d, target))
 			"write", "/memories/a.md", "three\n"},
 		{"Python's tempfile, prefix .NAME.", save("fd, name = tempfile.mkstemp(dir=d, prefix='.a.md.')\nos.write(fd, content); os.close(fd)", "a.md", "four\n"),
 			"write", "/memories/a.md", "four\n"},
+		{"Python's tempfile, prefix .NAME., letters alone drawn", save(byName(".a.md.yqwnsvda"), "a.md", "four and a half\n"),
+			"write", "/memories/a.md", "four and a half\n"},
 		{"mkstemp: NAME.tmpXXXXXX", save(byName("a.md.tmpAb3xQ9"), "a.md", "five\n"),
 			"write", "/memories/a.md", "five\n"},
 		{"Node's write-file-atomic: NAME.<32-bit hash>", save(byName("a.md.2983745612"), "a.md", "six\n"),
