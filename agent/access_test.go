@@ -15,7 +15,7 @@ func TestViewRecordsUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	v := vaulttest.NewClocked(t, &now)
-	h := agent.New(v, agent.Options{})
+	h := agent.New(agent.Vault(v), agent.Options{})
 	for _, in := range []string{
 		`{"command":"create","path":"/memories/kept.md","file_text":"k"}`,
 		`{"command":"create","path":"/memories/gone.md","file_text":"g"}`,

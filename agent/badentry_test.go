@@ -22,7 +22,7 @@ func TestViewDamagedVault(t *testing.T) {
 	// vault refuses those as names that do not open (vault's
 	// TestSealedHostileEntries), before the reasons checked here.
 	v, opts := vaulttest.NewPlainAt(t, dir)
-	h := agent.New(v, agent.Options{})
+	h := agent.New(agent.Vault(v), agent.Options{})
 	for _, p := range []string{"/memories/a.md", "/memories/notes/b.md"} {
 		if a, err := h.Run(ctx, []byte(`{"command":"create","path":"`+p+`","file_text":"hello\n"}`), "t"); err != nil || a.IsError {
 			t.Fatalf("create %s: %+v, %v", p, a, err)
@@ -44,7 +44,7 @@ func TestViewDamagedVault(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	h = agent.New(v, agent.Options{})
+	h = agent.New(agent.Vault(v), agent.Options{})
 	a, err := h.Run(ctx, []byte(`{"command":"view","path":"/memories"}`), "t")
 	if err != nil || a.IsError {
 		t.Fatalf("view /memories = %q, %v; want the listing", a.Content, err)

@@ -17,7 +17,7 @@ import (
 // BenchmarkViewFile1KB is a warm view of a 1 KB file, in process (target: ≤ 1 ms).
 func BenchmarkViewFile1KB(b *testing.B) {
 	ctx := context.Background()
-	h := agent.New(vaulttest.New(b), agent.Options{})
+	h := agent.New(agent.Vault(vaulttest.New(b)), agent.Options{})
 	text := strings.Repeat(strings.Repeat("x", 63)+"\n", 16)
 	if a, err := h.Run(ctx, fmt.Appendf(nil, `{"command":"create","path":"/memories/a.md","file_text":%q}`, text), ""); err != nil || a.IsError {
 		b.Fatal(a, err)
@@ -34,7 +34,7 @@ func BenchmarkViewFile1KB(b *testing.B) {
 // BenchmarkStrReplace is one durable str_replace on a small vault, in process.
 func BenchmarkStrReplace(b *testing.B) {
 	ctx := context.Background()
-	h := agent.New(vaulttest.New(b), agent.Options{})
+	h := agent.New(agent.Vault(vaulttest.New(b)), agent.Options{})
 	if a, err := h.Run(ctx, []byte(`{"command":"create","path":"/memories/a.md","file_text":"n=0"}`), ""); err != nil || a.IsError {
 		b.Fatal(a, err)
 	}
@@ -63,7 +63,7 @@ func BenchmarkServeMix(b *testing.B) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- agent.Serve(ctx, agent.New(v, agent.Options{}), inR, outW) }()
+	go func() { done <- agent.Serve(ctx, agent.New(agent.Vault(v), agent.Options{}), inR, outW) }()
 	answers := bufio.NewReader(outR)
 	call := func(input map[string]any) {
 		line, _ := json.Marshal(map[string]any{"id": 1, "input": input})

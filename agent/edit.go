@@ -10,7 +10,7 @@ import (
 
 // edit runs a mutating command inside tx and returns its answer, or the failure
 // that answers it. Each command's checks run in the order the contract lists them.
-func edit(ctx context.Context, tx *vault.Tx, c command) (string, error) {
+func edit(ctx context.Context, tx Edit, c command) (string, error) {
 	switch c.name {
 	case "create":
 		return create(ctx, tx, c)
@@ -24,14 +24,14 @@ func edit(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	return rename(tx, c)
 }
 
-func create(ctx context.Context, tx *vault.Tx, c command) (string, error) {
-	switch k, err := stat(tx.Snapshot, c.path); {
+func create(ctx context.Context, tx Edit, c command) (string, error) {
+	switch k, err := stat(tx, c.path); {
 	case err != nil:
 		return "", err
 	case k != vault.KindNone:
 		return "", fail("File %s already exists", c.path)
 	}
-	if err := noFileAncestor(tx.Snapshot, c.path); err != nil {
+	if err := noFileAncestor(tx, c.path); err != nil {
 		return "", err
 	}
 	if err := write(ctx, tx, c.path, c.fileText); err != nil {
@@ -40,7 +40,7 @@ func create(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	return "File created successfully at: " + c.path, nil
 }
 
-func strReplace(ctx context.Context, tx *vault.Tx, c command) (string, error) {
+func strReplace(ctx context.Context, tx Edit, c command) (string, error) {
 	content, err := readFile(ctx, tx, c.path)
 	if err != nil {
 		return "", err
@@ -65,7 +65,7 @@ func strReplace(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + snippet(edited, k), nil
 }
 
-func insert(ctx context.Context, tx *vault.Tx, c command) (string, error) {
+func insert(ctx context.Context, tx Edit, c command) (string, error) {
 	content, err := readFile(ctx, tx, c.path)
 	if err != nil {
 		return "", err
@@ -92,11 +92,11 @@ func insert(ctx context.Context, tx *vault.Tx, c command) (string, error) {
 	return "The file " + c.path + " has been edited.", nil
 }
 
-func remove(tx *vault.Tx, c command) (string, error) {
+func remove(tx Edit, c command) (string, error) {
 	if c.path == vault.Root {
 		return "", fail("Cannot delete the /memories directory itself")
 	}
-	switch k, err := stat(tx.Snapshot, c.path); {
+	switch k, err := stat(tx, c.path); {
 	case err != nil:
 		return "", err
 	case k == vault.KindNone:
@@ -108,17 +108,17 @@ func remove(tx *vault.Tx, c command) (string, error) {
 	return "Successfully deleted " + c.path, nil
 }
 
-func rename(tx *vault.Tx, c command) (string, error) {
+func rename(tx Edit, c command) (string, error) {
 	if c.path == vault.Root {
 		return "", fail("Cannot rename the /memories directory itself")
 	}
-	switch k, err := stat(tx.Snapshot, c.newPath); {
+	switch k, err := stat(tx, c.newPath); {
 	case err != nil:
 		return "", err
 	case k != vault.KindNone:
 		return "", fail("The destination %s already exists", c.newPath)
 	}
-	switch k, err := stat(tx.Snapshot, c.path); {
+	switch k, err := stat(tx, c.path); {
 	case err != nil:
 		return "", err
 	case k == vault.KindNone:
@@ -127,7 +127,7 @@ func rename(tx *vault.Tx, c command) (string, error) {
 	if strings.HasPrefix(c.newPath, c.path+"/") {
 		return "", fail("Cannot move %s into itself", c.path)
 	}
-	if err := noFileAncestor(tx.Snapshot, c.newPath); err != nil {
+	if err := noFileAncestor(tx, c.newPath); err != nil {
 		return "", err
 	}
 	if err := tx.Rename(c.path, c.newPath); err != nil {
@@ -138,8 +138,8 @@ func rename(tx *vault.Tx, c command) (string, error) {
 
 // readFile returns the content of file p, or the failure for a missing path or
 // a directory.
-func readFile(ctx context.Context, tx *vault.Tx, p string) (string, error) {
-	switch k, err := stat(tx.Snapshot, p); {
+func readFile(ctx context.Context, tx Edit, p string) (string, error) {
+	switch k, err := stat(tx, p); {
 	case err != nil:
 		return "", err
 	case k == vault.KindNone:
@@ -152,7 +152,7 @@ func readFile(ctx context.Context, tx *vault.Tx, p string) (string, error) {
 }
 
 // noFileAncestor returns the failure for a path with a file as an ancestor.
-func noFileAncestor(s *vault.Snapshot, p string) error {
+func noFileAncestor(s Files, p string) error {
 	anc, err := fileAncestor(s, p)
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func noFileAncestor(s *vault.Snapshot, p string) error {
 // write stages data as the content of file p. The vault checks the size
 // limits, so str_replace and insert that would make a file too large fail with
 // the same answer as create.
-func write(ctx context.Context, tx *vault.Tx, p, data string) error {
+func write(ctx context.Context, tx Edit, p, data string) error {
 	return limitFailure(tx.WriteFile(ctx, p, []byte(data)))
 }
 

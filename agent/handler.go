@@ -5,9 +5,9 @@
 //
 // A Handler runs single calls, for a Go agent loop or the memvault tool command;
 // Serve answers a stream of JSON-lines requests for bridges that keep one process.
-// A view reads a snapshot; every other command runs inside one vault Update, so
-// concurrent calls, from goroutines or processes, are serialised and each
-// successful one is exactly one commit.
+// A view reads one state of the memory; every other command runs inside one
+// Store.Change (on a vault, one Update), so concurrent calls, from goroutines
+// or processes, are serialised and each successful one is exactly one commit.
 //
 // The tool's other faces live in their own packages, so a program that only
 // runs memory tool calls builds in neither SDK: agent/mcpserver is the MCP
@@ -29,13 +29,6 @@ import (
 
 // ToolName is the name of the memory tool in the model's tool_use blocks.
 const ToolName = "memory"
-
-// Store is what the memory tool needs from a vault. *vault.Vault implements it.
-type Store interface {
-	Snapshot(ctx context.Context) (*vault.Snapshot, error)
-	Update(ctx context.Context, meta vault.Meta, fn func(*vault.Tx) error) error
-	Limits() vault.Limits
-}
 
 // Options configure a Handler.
 type Options struct {
@@ -125,7 +118,7 @@ func (h *Handler) Handle(ctx context.Context, input []byte, toolUseID string) (c
 	return a.Content, a.IsError
 }
 
-// mutate runs a mutating command inside one Update, so its checks and its write
+// mutate runs a mutating command inside one Change, so its checks and its write
 // see the same state and no other writer comes between them.
 func (h *Handler) mutate(ctx context.Context, c command, toolUseID string) (string, error) {
 	h.mu.Lock()
@@ -137,16 +130,16 @@ func (h *Handler) mutate(ctx context.Context, c command, toolUseID string) (stri
 		return "", err
 	}
 	var content string
-	err = h.store.Update(ctx, meta, func(tx *vault.Tx) error {
+	err = h.store.Change(ctx, meta, func(e Edit) error {
 		var err error
-		content, err = edit(ctx, tx, c)
+		content, err = edit(ctx, e, c)
 		return err
 	})
 	return content + note, err
 }
 
 // failure is a failure the contract names. It travels as an error through
-// vault.Update, which returns it unchanged.
+// Store.Change, which returns it unchanged.
 type failure struct{ msg string }
 
 func fail(format string, args ...any) *failure {

@@ -16,28 +16,13 @@ import (
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-var _ agent.Store = (*vault.Vault)(nil)
+var _ agent.VaultStore = (*vault.Vault)(nil)
 
-// TestContract runs the conformance suite through a Handler.
+// TestContract runs the conformance suite through a Handler on a store held
+// in memory: the answers are the tool's. vault's TestContractOnVault runs it
+// on real vaults, in both formats and in review mode.
 func TestContract(t *testing.T) {
-	agenttest.Run(t, func(t *testing.T) agenttest.Target {
-		// Plain: this run holds every case, the names of 144 to 255 bytes
-		// too, which a sealed vault refuses (TestContractSealed runs the rest).
-		v, _ := vaulttest.NewPlainAt(t, t.TempDir())
-		h := agent.New(v, agent.Options{})
-		return agenttest.Target{
-			Do: func(input, toolUseID string) (string, bool) {
-				a, err := h.Run(context.Background(), []byte(input), toolUseID)
-				if err != nil {
-					t.Fatalf("Run(%.200q) error: %v", input, err)
-				}
-				return a.Content, a.IsError
-			},
-			Log: func() ([]vault.Record, error) {
-				return v.Log(context.Background(), vault.LogOptions{})
-			},
-		}
-	})
+	agenttest.Run(t, func(t *testing.T) agenttest.Target { return agenttest.MemoryTarget(t) })
 }
 
 // TestCases checks the table itself: names unique, flags consistent.
@@ -60,7 +45,7 @@ func TestCases(t *testing.T) {
 func TestCommitMeta(t *testing.T) {
 	ctx := context.Background()
 	v := vaulttest.New(t)
-	h := agent.New(v, agent.Options{Agent: "claude-test", Session: "sess-1"})
+	h := agent.New(agent.Vault(v), agent.Options{Agent: "claude-test", Session: "sess-1"})
 	for i, in := range []string{
 		`{"command":"create","path":"/memories/a.md","file_text":"a"}`,
 		`{"command":"str_replace","path":"/memories/a.md","old_str":"a","new_str":"b"}`,
@@ -109,7 +94,7 @@ func TestInternalErrors(t *testing.T) {
 		{context.Canceled, `{"command":"delete","path":"/memories/a"}`, "Error: memvault: delete failed: canceled"},
 	}
 	for _, tt := range tests {
-		h := agent.New(failingStore{tt.err}, agent.Options{})
+		h := agent.New(agent.Vault(failingStore{tt.err}), agent.Options{})
 		a, err := h.Run(ctx, []byte(tt.input), "")
 		if !errors.Is(err, tt.err) || a != (agent.Answer{}) {
 			t.Errorf("Run(%s) = %+v, %v; want zero Answer and an error wrapping %v", tt.input, a, err, tt.err)
@@ -144,8 +129,8 @@ func TestConcurrentInserts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v2.Close()
-	h1 := agent.New(v1, agent.Options{})
-	h2 := agent.New(v2, agent.Options{})
+	h1 := agent.New(agent.Vault(v1), agent.Options{})
+	h2 := agent.New(agent.Vault(v2), agent.Options{})
 	for _, tc := range []struct {
 		name   string
 		file   string
@@ -228,7 +213,7 @@ func Example() {
 	}
 	defer v.Close()
 
-	h := agent.New(v, agent.Options{Agent: "example"})
+	h := agent.New(agent.Vault(v), agent.Options{Agent: "example"})
 	for _, input := range []string{
 		`{"command":"create","path":"/memories/progress.md","file_text":"# Progress\n- parsed the spec"}`,
 		`{"command":"str_replace","path":"/memories/progress.md","old_str":"- parsed the spec","new_str":"- parsed the spec\n- wrote the tests"}`,

@@ -51,7 +51,7 @@ func TestLimitsFromConfig(t *testing.T) {
 // changes nothing; shrinking and deleting still work at the limit.
 func TestVaultLimits(t *testing.T) {
 	v := limitedVault(t, "\tmaxVaultSize = 100\n\tmaxFiles = 3\n")
-	h := agent.New(v, agent.Options{})
+	h := agent.New(agent.Vault(v), agent.Options{})
 	ctx := context.Background()
 	steps := []struct{ input, want string }{
 		{`{"command":"create","path":"/memories/a.md","file_text":"` + strings.Repeat("a", 40) + `"}`, "File created successfully at: /memories/a.md"},
@@ -92,7 +92,7 @@ func TestRequestLineLimit(t *testing.T) {
 	in := `{"id":1,"input":{"command":"view","path":"/memories"}}` + "\n" +
 		`{"id":2,"input":{"command":"create","path":"/memories/x.md","file_text":"` + strings.Repeat("x", 100) + `"}}` + "\n" +
 		`{"id":3,"input":{"command":"create","path":"/memories/x.md","file_text":"x"}}` + "\n"
-	if err := agent.Serve(context.Background(), agent.New(v, agent.Options{}), strings.NewReader(in), &out); err != nil {
+	if err := agent.Serve(context.Background(), agent.New(agent.Vault(v), agent.Options{}), strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{

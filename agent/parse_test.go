@@ -182,7 +182,7 @@ func FuzzHandle(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	v := vaulttest.New(f)
-	h := New(v, Options{})
+	h := New(Vault(v), Options{})
 	f.Fuzz(func(t *testing.T, input []byte) {
 		a, err := h.Run(context.Background(), input, "toolu_fuzz")
 		if err != nil {

@@ -19,7 +19,7 @@ func TestSecretPolicyPaths(t *testing.T) {
 	for _, policy := range []string{"off", "warn", "redact", "reject"} {
 		t.Run(policy, func(t *testing.T) {
 			v := vaulttest.New(t)
-			h := New(policyStore{v, policy}, Options{})
+			h := New(Vault(policyStore{v, policy}), Options{})
 			if _, isErr := h.Handle(ctx, []byte(`{"command":"create","path":"/memories/plain.md","file_text":"x"}`), ""); isErr {
 				t.Fatal("create plain.md failed")
 			}

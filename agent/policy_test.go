@@ -127,7 +127,7 @@ func TestSecretPolicy(t *testing.T) {
 	for _, policy := range []string{"off", "warn", "redact", "reject"} {
 		t.Run(policy, func(t *testing.T) {
 			v := vaulttest.New(t)
-			h := New(policyStore{v, policy}, Options{})
+			h := New(Vault(policyStore{v, policy}), Options{})
 			if _, isErr := h.Handle(ctx, []byte(`{"command":"create","path":"/memories/base.md","file_text":"AAA\nBBB"}`), ""); isErr {
 				t.Fatal("create base failed")
 			}

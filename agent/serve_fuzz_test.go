@@ -18,7 +18,7 @@ import (
 func FuzzServe(f *testing.F) {
 	const maxLine = 256
 	v := vaulttest.New(f)
-	h := agent.New(v, agent.Options{MaxLine: maxLine})
+	h := agent.New(agent.Vault(v), agent.Options{MaxLine: maxLine})
 	for i, in := range agenttest.HostileInputs {
 		f.Add([]byte(`{"id":` + string(rune('0'+i%10)) + `,"input":` + in + "}\n"))
 	}

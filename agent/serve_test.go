@@ -16,7 +16,7 @@ import (
 
 func TestServe(t *testing.T) {
 	v := vaulttest.New(t)
-	h := agent.New(v, agent.Options{MaxLine: 200})
+	h := agent.New(agent.Vault(v), agent.Options{MaxLine: 200})
 	in := strings.Join([]string{
 		`{"id":1,"input":{"command":"create","path":"/memories/a.md","file_text":"<b>&</b>"},"tool_use_id":"toolu_1"}`,
 		`{"id":"two","input":{"command":"view","path":"/memories/a.md"}}`,
@@ -92,14 +92,14 @@ func TestServe(t *testing.T) {
 
 func TestServeEmpty(t *testing.T) {
 	var out strings.Builder
-	h := agent.New(vaulttest.New(t), agent.Options{})
+	h := agent.New(agent.Vault(vaulttest.New(t)), agent.Options{})
 	if err := agent.Serve(context.Background(), h, strings.NewReader(""), &out); err != nil || out.Len() != 0 {
 		t.Errorf("Serve(empty) = %v, wrote %q; want nil, nothing", err, out.String())
 	}
 }
 
 func TestServeCancel(t *testing.T) {
-	h := agent.New(vaulttest.New(t), agent.Options{})
+	h := agent.New(agent.Vault(vaulttest.New(t)), agent.Options{})
 	r, w := io.Pipe()
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -125,7 +125,7 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
 
 func TestServeWriteError(t *testing.T) {
-	h := agent.New(vaulttest.New(t), agent.Options{})
+	h := agent.New(agent.Vault(vaulttest.New(t)), agent.Options{})
 	err := agent.Serve(context.Background(), h, strings.NewReader(`{"input":{}}`+"\n"), failingWriter{})
 	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Serve to a broken writer = %v, want the write error", err)

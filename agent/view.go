@@ -15,7 +15,7 @@ const maxLines = 999_999
 
 // view answers a view command from a snapshot, without the writer lock.
 func (h *Handler) view(ctx context.Context, c command) (string, error) {
-	s, err := h.store.Snapshot(ctx)
+	s, err := h.store.Read(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -39,7 +39,7 @@ func (h *Handler) view(ctx context.Context, c command) (string, error) {
 
 // listDir renders the listing of directory p, two levels deep. Listings are
 // never truncated: the contract cuts only file views.
-func listDir(ctx context.Context, s *vault.Snapshot, p string) (string, error) {
+func listDir(ctx context.Context, s Files, p string) (string, error) {
 	var b strings.Builder
 	b.WriteString("Here're the files and directories up to 2 levels deep in ")
 	b.WriteString(p)
@@ -53,7 +53,7 @@ func listDir(ctx context.Context, s *vault.Snapshot, p string) (string, error) {
 
 // walk appends the entries of dir, at the given depth, and those of its
 // subdirectories down to depth 2.
-func walk(ctx context.Context, s *vault.Snapshot, dir string, depth int, b *strings.Builder) error {
+func walk(ctx context.Context, s Files, dir string, depth int, b *strings.Builder) error {
 	entries, err := s.List(ctx, dir)
 	if err != nil {
 		return err
@@ -88,8 +88,8 @@ func walk(ctx context.Context, s *vault.Snapshot, dir string, depth int, b *stri
 	return nil
 }
 
-// stat is Snapshot.Stat where a path under a file is simply not there.
-func stat(s *vault.Snapshot, p string) (vault.Kind, error) {
+// stat is Files.Stat where a path under a file is simply not there.
+func stat(s Files, p string) (vault.Kind, error) {
 	k, err := s.Stat(p)
 	if errors.Is(err, vault.ErrNotExist) || errors.Is(err, vault.ErrNotDir) {
 		return vault.KindNone, nil
@@ -98,7 +98,7 @@ func stat(s *vault.Snapshot, p string) (vault.Kind, error) {
 }
 
 // fileAncestor returns the ancestor of p that is a file, or "" if none is.
-func fileAncestor(s *vault.Snapshot, p string) (string, error) {
+func fileAncestor(s Files, p string) (string, error) {
 	for i := len(vault.Root) + 1; i < len(p); i++ {
 		if p[i] != '/' {
 			continue

@@ -1,7 +1,9 @@
 // Package agenttest is the conformance suite of the memory tool contract
 // (docs/memory-tool.md): a table of tool inputs with the exact answers they must
 // get, and a runner that drives the table through any face of memvault, the
-// agent.Handler in process or the memvault tool command, on a fresh vault per case.
+// agent.Handler in process or the memvault tool command, on a fresh store per
+// case: a vault, or Memory, a store held in memory, where the store is not
+// what is tested.
 package agenttest
 
 import (

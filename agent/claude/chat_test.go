@@ -127,7 +127,7 @@ type toolResult struct {
 
 func newChat(t *testing.T, client anthropic.Client, opts claude.ChatOptions) (*claude.Chat, *vault.Vault) {
 	v := vaulttest.New(t)
-	return claude.NewChat(client, agent.New(v, agent.Options{Agent: "memvault-chat", Session: "s1"}), opts), v
+	return claude.NewChat(client, agent.New(agent.Vault(v), agent.Options{Agent: "memvault-chat", Session: "s1"}), opts), v
 }
 
 // TestChatTurn runs a turn whose first response holds four memory calls that

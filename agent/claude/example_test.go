@@ -29,7 +29,7 @@ func ExampleToolResult() {
 		log.Fatal(err)
 	}
 	defer v.Close()
-	h := agent.New(v, agent.Options{Agent: "my-agent"})
+	h := agent.New(agent.Vault(v), agent.Options{Agent: "my-agent"})
 
 	// Context editing and compaction, and the beta headers they need.
 	cm, betas := claude.BetaContextManagement(claude.ContextEdits{})

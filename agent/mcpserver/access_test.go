@@ -35,7 +35,7 @@ func TestMCPResourceReadRecordsUse(t *testing.T) {
 		t.Fatalf("ReadResource(%s) = %+v, %v; want r", uri, rr, err)
 	}
 	// A change elsewhere, which the server reads to tell the subscriber.
-	other := agent.New(v, agent.Options{})
+	other := agent.New(agent.Vault(v), agent.Options{})
 	if c, isErr := other.Handle(ctx, []byte(`{"command":"create","path":"/memories/new.md","file_text":"n"}`), ""); isErr {
 		t.Fatalf("create new.md: %s", c)
 	}

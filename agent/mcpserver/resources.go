@@ -24,7 +24,7 @@ import (
 // changed when only a file did: a list shows the sizes as they are now
 // (sizes).
 type resourceSync struct {
-	store agent.Store
+	store agent.VaultStore
 	srv   *mcp.Server
 
 	mu     sync.Mutex // held through a refresh, so refreshes never interleave
@@ -34,7 +34,7 @@ type resourceSync struct {
 	failed bool             // the last refresh failed; the next one starts over
 }
 
-func newResourceSync(store agent.Store, srv *mcp.Server) *resourceSync {
+func newResourceSync(store agent.VaultStore, srv *mcp.Server) *resourceSync {
 	return &resourceSync{store: store, srv: srv, files: map[string]int64{}, subs: map[string]int{}}
 }
 

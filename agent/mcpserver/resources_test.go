@@ -86,7 +86,7 @@ func TestMCPResourceNotifications(t *testing.T) {
 	}
 
 	// A change by another writer (another process, in real life) is found by polling.
-	other := agent.New(v, agent.Options{Agent: "other"})
+	other := agent.New(agent.Vault(v), agent.Options{Agent: "other"})
 	if c, isErr := other.Handle(ctx, []byte(`{"command":"str_replace","path":"/memories/todo.md","old_str":"one","new_str":"uno"}`), ""); isErr {
 		t.Fatalf("str_replace: %s", c)
 	}

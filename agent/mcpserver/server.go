@@ -28,10 +28,11 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// Store is what the MCP server needs from a vault: the memory tool's agent.Store and
-// the history of commits. *vault.Vault implements it.
+// Store is what the MCP server needs from a vault: what the memory tool reads
+// and writes (agent.VaultStore) and the history of commits. *vault.Vault
+// implements it.
 type Store interface {
-	agent.Store
+	agent.VaultStore
 	Log(ctx context.Context, opts vault.LogOptions) ([]vault.Record, error)
 }
 
@@ -253,7 +254,7 @@ func (m *mcpServer) callMemory(ctx context.Context, req *mcp.CallToolRequest) (*
 	if ci := req.ClientInfo(); ci != nil {
 		agentName = clientName(ci.Name)
 	}
-	h := agent.New(m.store, agent.Options{Agent: agentName, Session: m.callSession(req), ReadOnly: m.opts.ReadOnly})
+	h := agent.New(agent.Vault(m.store), agent.Options{Agent: agentName, Session: m.callSession(req), ReadOnly: m.opts.ReadOnly})
 	input := []byte(req.Params.Arguments)
 	a, err := h.Run(ctx, input, toolUseID(req.Params.Meta))
 	if err != nil {

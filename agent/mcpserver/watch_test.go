@@ -32,7 +32,7 @@ func TestMCPWatchWriterProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	h := agent.New(v, agent.Options{Agent: "other-process"})
+	h := agent.New(agent.Vault(v), agent.Options{Agent: "other-process"})
 	for _, in := range []string{
 		`{"command":"str_replace","path":"/memories/todo.md","old_str":"one","new_str":"uno"}`,
 		`{"command":"create","path":"/memories/new.md","file_text":"x"}`,

@@ -131,7 +131,7 @@ func runChat(ctx context.Context, c *cobra.Command, g *globalOptions, opts chatO
 		copts.OnToolCall = func(tc claude.ToolCall) { fmt.Fprintln(errOut, st.dim(describeCall(tc))) }
 		copts.OnContextEdit = func(e claude.ContextEdit) { fmt.Fprintln(errOut, st.dim(describeEdit(e))) }
 	}
-	h := agent.New(opts.face.store(v), agent.Options{Agent: opts.agent, Session: session, ReadOnly: opts.face.readOnly})
+	h := agent.New(agent.Vault(opts.face.store(v)), agent.Options{Agent: opts.agent, Session: session, ReadOnly: opts.face.readOnly})
 	chat := claude.NewChat(anthropic.NewClient(clientOpts...), h, copts)
 	if c.Flags().Changed("print") {
 		reply, err := chat.Send(ctx, prompt)

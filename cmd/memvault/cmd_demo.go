@@ -85,7 +85,7 @@ func runDemo(ctx context.Context, g *globalOptions, opts demoOptions, in io.Read
 	p.intro(dir, identity, kept)
 	calls, errs := 0, 0
 	for i, conv := range demoScript {
-		h := agent.New(v, agent.Options{Agent: demoAgent, Session: fmt.Sprintf("demo-%d", i+1)})
+		h := agent.New(agent.Vault(v), agent.Options{Agent: demoAgent, Session: fmt.Sprintf("demo-%d", i+1)})
 		n, e, err := playConversation(ctx, h, i, conv, p)
 		calls, errs = calls+n, errs+e
 		if err != nil {

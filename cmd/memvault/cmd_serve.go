@@ -69,6 +69,6 @@ func runServe(ctx context.Context, g *globalOptions, opts serveOptions, in io.Re
 	defer startAutoSync(ctx, v, opts.syncEvery, errOut)()
 	store := opts.face.store(v)
 	opts.face.say(store, errOut)
-	h := agent.New(store, agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
+	h := agent.New(agent.Vault(store), agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
 	return agent.Serve(ctx, h, in, out)
 }

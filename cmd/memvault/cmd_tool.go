@@ -69,7 +69,7 @@ func runTool(ctx context.Context, g *globalOptions, opts toolOptions, in io.Read
 		return err
 	}
 	defer closeVault(v, &err)
-	h := agent.New(opts.face.store(v), agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
+	h := agent.New(agent.Vault(opts.face.store(v)), agent.Options{Agent: opts.agent, Session: opts.session, ReadOnly: opts.face.readOnly})
 	ans, err := h.Run(ctx, input, opts.toolUseID)
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ func TestConcurrentWriters(t *testing.T) {
 	for w := range concProcs {
 		wg.Go(func() { serveWriter(t, p, w, report) })
 	}
-	handlers := []*agent.Handler{agent.New(v, agent.Options{Agent: "conc-a"}), agent.New(v, agent.Options{Agent: "conc-b"})}
+	handlers := []*agent.Handler{agent.New(agent.Vault(v), agent.Options{Agent: "conc-a"}), agent.New(agent.Vault(v), agent.Options{Agent: "conc-b"})}
 	for g := range concRoutines {
 		w := concProcs + g
 		h := handlers[g%len(handlers)]

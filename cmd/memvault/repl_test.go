@@ -67,6 +67,6 @@ func testChat(t *testing.T, f *fakeMessages) *claude.Chat {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	client := anthropic.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(2))
-	h := agent.New(vaulttest.New(t), agent.Options{Agent: "memvault-chat", Session: "s1"})
+	h := agent.New(agent.Vault(vaulttest.New(t)), agent.Options{Agent: "memvault-chat", Session: "s1"})
 	return claude.NewChat(client, h, claude.ChatOptions{})
 }

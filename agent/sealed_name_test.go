@@ -7,36 +7,12 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/agent"
-	"github.com/memvault/memvault/agent/agenttest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/vaulttest"
 )
 
-// TestContractSealed runs the conformance suite through a Handler on a vault
-// in the sealed format: the model sees the same answers, byte for byte.
-//
-// Except for names over 143 bytes: the sealed format stores a path component
-// in at most 255 bytes, so a longer name is an invalid path there (checked
-// below), where the plain format takes names of up to 255 bytes.
-func TestContractSealed(t *testing.T) {
-	agenttest.RunExcept(t, func(t *testing.T) agenttest.Target {
-		v, _ := vaulttest.NewSealedAt(t, t.TempDir())
-		h := agent.New(v, agent.Options{})
-		return agenttest.Target{
-			Do: func(input, toolUseID string) (string, bool) {
-				a, err := h.Run(context.Background(), []byte(input), toolUseID)
-				if err != nil {
-					t.Fatalf("Run(%.200q) error: %v", input, err)
-				}
-				return a.Content, a.IsError
-			},
-			Log: func() ([]vault.Record, error) {
-				return v.Log(context.Background(), vault.LogOptions{})
-			},
-		}
-	}, agenttest.SealedDiffers)
-}
-
+// TestSealedLongName: the sealed format stores a path component in at most
+// 255 bytes, so a name over 143 bytes is an invalid path there, where the
+// plain format takes names of up to 255 bytes (agenttest.SealedDiffers).
 func TestSealedLongName(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -45,7 +21,7 @@ func TestSealedLongName(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	h := agent.New(v, agent.Options{})
+	h := agent.New(agent.Vault(v), agent.Options{})
 	long := "/memories/" + strings.Repeat("s", 144)
 	ok := "/memories/" + strings.Repeat("s", 143)
 	for _, tc := range []struct{ input, want string }{
