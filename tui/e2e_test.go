@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,7 +269,7 @@ func TestEndToEndEditUndoSync(t *testing.T) {
 	if err := remote.Flush(context.Background()); err != nil { // plain git, the clone, reads what is flushed
 		t.Fatal(err)
 	}
-	v, _, err := exchange.Clone(context.Background(), "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, exchange.CloneOptions{})
+	v, _, err := vault.Clone(context.Background(), "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +354,7 @@ func TestEndToEndConflicts(t *testing.T) {
 	if err := remote.Flush(ctx); err != nil { // plain git, the clone, reads what is flushed
 		t.Fatal(err)
 	}
-	v, _, err := exchange.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, exchange.CloneOptions{})
+	v, _, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 )
 
 // The lanes of a history where a clone's two commits were merged with the
@@ -49,7 +48,7 @@ func TestMergeGraph(t *testing.T) {
 	if err := remote.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v, _, err := exchange.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, exchange.CloneOptions{})
+	v, _, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestMergeGraph(t *testing.T) {
 	if err := remote.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exchange.Sync(ctx, v, exchange.SyncOptions{}); err != nil {
+	if _, err := v.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	d := newDriver(t, v, 100, 30)

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"strings"
 	"sync"
 	"time"
@@ -49,7 +48,7 @@ type (
 	statusDueMsg struct{}
 	// syncDoneMsg is the outcome of a sync started here.
 	syncDoneMsg struct {
-		res exchange.SyncResult
+		res vault.SyncResult
 		err error
 	}
 	// syncTickMsg redraws a running sync's progress.
@@ -177,7 +176,7 @@ func (p *progressLine) String() string {
 
 // startSync syncs with the default remote.
 func (s *syncState) start() tea.Cmd {
-	sv, ok := s.v.(*vault.Vault) // a sync needs a real vault: exchange works on its internals
+	sv, ok := s.v.(*vault.Vault) // a sync needs a real vault, not a face's store
 	switch {
 	case !ok:
 		return nil
@@ -191,10 +190,10 @@ func (s *syncState) start() tea.Cmd {
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.running, s.cancel, s.progress = true, cancel, &progressLine{}
 	s.before = s.state // its remotes' names, for the summary
-	opts := exchange.SyncOptions{Progress: s.progress}
+	opts := vault.SyncOptions{Progress: s.progress}
 	cmd := func() tea.Msg {
 		defer cancel()
-		res, err := exchange.Sync(ctx, sv, opts)
+		res, err := sv.Sync(ctx, opts)
 		return syncDoneMsg{res: res, err: err}
 	}
 	return tea.Batch(cmd, s.tick())
@@ -237,7 +236,7 @@ func (s *syncState) onDone(msg syncDoneMsg) tea.Cmd {
 
 // summary says what a sync did, in words, most telling first: what came and
 // went, the files left in conflict, and where the vault is now.
-func (s *syncState) summary(res exchange.SyncResult) string {
+func (s *syncState) summary(res vault.SyncResult) string {
 	remote := "the remote"
 	if s.before != nil && len(s.before.Remotes) > 0 {
 		remote = sanitize(s.before.Remotes[0].Name)

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +20,7 @@ func TestSyncStatus(t *testing.T) {
 	if err := remote.Flush(context.Background()); err != nil { // plain git, the clone, reads what is flushed
 		t.Fatal(err)
 	}
-	v, _, err := exchange.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, exchange.CloneOptions{})
+	v, _, err := vault.Clone(ctx, "file://"+remote.Dir(), filepath.Join(t.TempDir(), "clone.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

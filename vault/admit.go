@@ -24,7 +24,7 @@ type Refusal struct {
 var skipAdmission atomic.Bool
 
 // skipArrivalTree turns off only the check of the tree main would take
-// (exchange's refusedOnArrival): BenchmarkSyncAdmission sets it to measure that check's
+// (sync's refusedOnArrival): BenchmarkSyncAdmission sets it to measure that check's
 // share.
 var skipArrivalTree atomic.Bool
 

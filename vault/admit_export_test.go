@@ -40,7 +40,7 @@ func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error
 }
 
 // ArrivalTreeFetched runs the check of the tree main would take that sync
-// runs on theirs (against ours's tree, as exchange's refusedOnArrival does),
+// runs on theirs (against ours's tree, as sync's refusedOnArrival does),
 // and returns how many entries it refused.
 func ArrivalTreeFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error) {
 	ours, err := v.repo.Head()

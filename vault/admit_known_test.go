@@ -3,7 +3,6 @@ package vault_test
 import (
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,7 +33,7 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	refused := h.Commit(tree, "hostile\n", h.Head())
 	h.Push(refused)
 
-	res, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test", SkipRefused: true})
+	res, err := b.Sync(ctx, vault.SyncOptions{Host: "test", SkipRefused: true})
 	if err != nil || len(res.LeftOut) != 2 {
 		t.Fatalf("Sync(SkipRefused) = %+v, %v; want both entries left out", res, err)
 	}
@@ -45,8 +44,8 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	h.Push(merged)
 
 	before := head(t, b)
-	for _, o := range []exchange.SyncOptions{{Host: "test"}, {Host: "test", Mode: exchange.SyncPull}} {
-		if _, err := exchange.Sync(ctx, b, o); !errors.Is(err, vault.ErrRefused) {
+	for _, o := range []vault.SyncOptions{{Host: "test"}, {Host: "test", Mode: vault.SyncPull}} {
+		if _, err := b.Sync(ctx, o); !errors.Is(err, vault.ErrRefused) {
 			t.Errorf("Sync(%+v) = %v, want ErrRefused", o, err)
 		}
 		if got := head(t, b); got != before {
@@ -56,7 +55,7 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 	// A fresh clone that skips refused entries leaves them out too: the
 	// trailers name the refused commit's entries, and the head's tree is
 	// judged whole.
-	c, left, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, exchange.CloneOptions{SkipRefused: true})
+	c, left, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestLeftOutDoesNotComeBack(t *testing.T) {
 		t.Errorf("Fsck of a main holding a left-out symlink = %q, %v; want it named", problems, err)
 	}
 	// Skipping again leaves them out again.
-	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test", SkipRefused: true}); err != nil {
+	if _, err := b.Sync(ctx, vault.SyncOptions{Host: "test", SkipRefused: true}); err != nil {
 		t.Fatal(err)
 	}
 	inMain(t, b, false)
@@ -110,11 +109,11 @@ func TestAdmitLinearOverMerge(t *testing.T) {
 		dir := t.TempDir()
 		va, opts := vaulttest.NewAt(t, dir)
 		url := fileRemote(t)
-		if err := exchange.AddRemote(va, "origin", url); err != nil {
+		if err := va.AddRemote("origin", url); err != nil {
 			t.Fatal(err)
 		}
 		mustSync(t, va)
-		vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +170,7 @@ func TestAdmitSkewedDates(t *testing.T) {
 	h.Push(h.Commit(h.Head()+"^{tree}", "merge\n", h.Head(), bad[0], bad[1]))
 
 	before := head(t, b)
-	_, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
+	_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
 	if !errors.Is(err, vault.ErrRefused) {
 		t.Fatalf("Sync = %v, want ErrRefused", err)
 	}

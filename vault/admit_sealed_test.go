@@ -10,7 +10,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/seal"
 )
@@ -192,7 +191,7 @@ func TestSyncRefusesSealedHostile(t *testing.T) {
 			bad := h.Commit(tc.change(e), "hostile\n", good)
 			h.Push(bad)
 			before := head(t, b)
-			_, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
+			_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
 			if !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Sync = %v, want ErrRefused", err)
 			}
@@ -205,7 +204,7 @@ func TestSyncRefusesSealedHostile(t *testing.T) {
 			if got := head(t, b); got != before {
 				t.Errorf("head moved from %s to %s", before, got)
 			}
-			if _, _, err := exchange.Clone(ctx, url, t.TempDir()+"/c.git", opts, exchange.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, t.TempDir()+"/c.git", opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Errorf("Clone = %v, want ErrRefused", err)
 			}
 		})
@@ -242,7 +241,7 @@ func TestSealedKeyChangeNeedsAWriter(t *testing.T) {
 	good := h.Head()
 	tree, _ := rotatedTree(t, h, recipientOf(t, opts), "the host's\n")
 	h.Push(h.Commit(tree, "memvault\n", good))
-	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrUnsigned) {
+	if _, err := b.Sync(ctx, vault.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrUnsigned) {
 		t.Fatalf("Sync of a key change the host made = %v, want ErrUnsigned", err)
 	}
 	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile)
@@ -250,7 +249,7 @@ func TestSealedKeyChangeNeedsAWriter(t *testing.T) {
 	h.Git("update-ref", "refs/heads/main", good)
 	h.Git("push", "-q", "--force", url, "refs/heads/main:refs/heads/main")
 	h.Push(h.Commit(tree, "memvault\n", good))
-	if res, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"}); err != nil || res.Action != "fast-forward" {
+	if res, err := b.Sync(ctx, vault.SyncOptions{Host: "test"}); err != nil || res.Action != "fast-forward" {
 		t.Fatalf("Sync of a writer's key change = %+v, %v; want a fast-forward", res, err)
 	}
 	if got, err := read(t, b, "/memories/x/keep.md"); err != nil || got != "the writer's\n" {

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,7 +131,7 @@ func syncRefusesHostile(t *testing.T, sealed bool) {
 			bad := h.Commit(tc.change(h), "hostile\n", good)
 			h.Push(bad)
 			before := head(t, b)
-			_, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
+			_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
 			if !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Sync = %v, want ErrRefused", err)
 			}
@@ -143,7 +142,7 @@ func syncRefusesHostile(t *testing.T, sealed bool) {
 				t.Errorf("head moved from %s to %s", before, got)
 			}
 			// The clone is refused the same way.
-			if _, _, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, exchange.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Errorf("Clone = %v, want ErrRefused", err)
 			}
 			// The way forward the message gives: the remote's branch goes back
@@ -172,7 +171,7 @@ func TestMergeRefusesHostile(t *testing.T) {
 	bad := h.Commit(h.Set(h.Head()+"^{tree}", "memories/evil.md", gittest.TreeEntry{Mode: "120000", Hash: h.Blob([]byte("x"))}), "hostile\n", h.Head())
 	h.Push(bad)
 	before := head(t, b)
-	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrRefused) {
+	if _, err := b.Sync(ctx, vault.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrRefused) {
 		t.Fatalf("Sync = %v, want ErrRefused", err)
 	}
 	if got := head(t, b); got != before {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/seal"
 )
@@ -50,7 +49,7 @@ func TestSyncAdmitsConversionWhole(t *testing.T) {
 			conv := h.Commit(tree, msg, good)
 			h.Push(conv)
 			before := head(t, b)
-			res, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
+			res, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
 			if leftover {
 				if !errors.Is(err, vault.ErrRefused) || !strings.Contains(err.Error(), `"memories/plain.md": a name not sealed under this vault's key`) {
 					t.Fatalf("Sync of a conversion that left a plain name = %v, want ErrRefused naming it", err)

@@ -82,7 +82,7 @@ var (
 	// as it is rather than hide its history behind a new first commit.
 	ErrHoldsObjects = errors.New("the repository holds objects but no vault on its main branch (a vault whose branch was lost, or another repository); left as it is")
 
-	// Of remotes and transfers (exchange.Sync, exchange.Clone, exchange.AddRemote, exchange.RemoveRemote).
+	// Of remotes and transfers (Sync, Clone, AddRemote, RemoveRemote).
 
 	// ErrNoRemote: no remote of that name is configured.
 	ErrNoRemote = gitlog.ErrNoRemote
@@ -113,7 +113,7 @@ var (
 	ErrBadRemoteURL = errors.New("not a remote URL memvault can sync with")
 	// ErrRecipientsChanged: the remote changed the vault's recipients; Sync moved
 	// nothing and says what the remote's recipients are. Sync again with
-	// exchange.SyncOptions.AcceptRecipients to take them.
+	// SyncOptions.AcceptRecipients to take them.
 	ErrRecipientsChanged = errors.New("the remote changed the vault's recipients")
 	// ErrNotWriter: the vault takes only commits its writers signed, and this
 	// identity's signing key is not one of them.
@@ -124,7 +124,7 @@ var (
 	ErrUnsigned = errors.New("a commit that no writer of the vault signed")
 	// ErrRemovedWriter: commits that arrived were signed by a writer the
 	// vault removed, and no current writer vouched for them (signed a commit
-	// above them). Nothing moved; exchange.SyncOptions.AcceptRemoved takes
+	// above them). Nothing moved; SyncOptions.AcceptRemoved takes
 	// them once a person has looked.
 	ErrRemovedWriter = errors.New("commits signed by a writer who was removed")
 	// ErrNotVouched: no writer this clone trusts (the writers named with
@@ -133,11 +133,11 @@ var (
 	ErrNotVouched = errors.New("a history that none of the writers you named signed")
 	// ErrFork: the remote went back to an older point of the history and grew
 	// commits there that this clone never held. Nothing moved;
-	// exchange.SyncOptions.AcceptFork merges them once a person has looked.
+	// SyncOptions.AcceptFork merges them once a person has looked.
 	ErrFork = errors.New("the remote went back and grew other commits")
 	// ErrWritersChanged: the remote changed who may write the vault; Sync moved
 	// nothing and says which keys the change adds and removes. Sync again with
-	// exchange.SyncOptions.AcceptWriters to take it.
+	// SyncOptions.AcceptWriters to take it.
 	ErrWritersChanged = errors.New("the remote changed the vault's writers")
 	// ErrBehind: a push found commits on the remote that the vault lacks; pull or
 	// sync first.

@@ -2,7 +2,6 @@ package vault_test
 
 import (
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"testing"
 
@@ -33,7 +32,7 @@ func TestHostileRemoteHTTP(t *testing.T) {
 
 			// Fast-forward: b has nothing of its own.
 			before := head(t, b)
-			if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "b"}); !errors.Is(err, vault.ErrRefused) {
+			if _, err := b.Sync(ctx, vault.SyncOptions{Host: "b"}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("fast-forward: Sync = %v, want ErrRefused", err)
 			}
 			if got := head(t, b); got != before {
@@ -44,18 +43,18 @@ func TestHostileRemoteHTTP(t *testing.T) {
 			// Merge: a has a change of its own.
 			write(t, a, "/memories/a.md", "a\n")
 			before = head(t, a)
-			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "a"}); !errors.Is(err, vault.ErrRefused) {
+			if _, err := a.Sync(ctx, vault.SyncOptions{Host: "a"}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("merge: Sync = %v, want ErrRefused", err)
 			}
 			if got := head(t, a); got != before {
 				t.Fatalf("merge: head moved from %s to %s", before, got)
 			}
 			usable(t, "after the refused merge", a)
-			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "a", SkipRefused: true}); err != nil {
+			if _, err := a.Sync(ctx, vault.SyncOptions{Host: "a", SkipRefused: true}); err != nil {
 				t.Fatalf("merge: Sync(SkipRefused) = %v", err)
 			}
 			usable(t, "after the merge that left it out", a)
-			if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "b", SkipRefused: true}); err != nil {
+			if _, err := b.Sync(ctx, vault.SyncOptions{Host: "b", SkipRefused: true}); err != nil {
 				t.Fatalf("b: Sync(SkipRefused) = %v", err)
 			}
 			// Later syncs, both ways, are plain again.
@@ -69,10 +68,10 @@ func TestHostileRemoteHTTP(t *testing.T) {
 
 			// Clone: refused, then cloned past the refused entries.
 			dir := filepath.Join(t.TempDir(), "c.git")
-			if _, _, err := exchange.Clone(ctx, url, dir, opts, exchange.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Clone = %v, want ErrRefused", err)
 			}
-			c, _, err := exchange.Clone(ctx, url, dir, opts, exchange.CloneOptions{SkipRefused: true})
+			c, _, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{SkipRefused: true})
 			if err != nil {
 				t.Fatalf("Clone with SkipRefused = %v", err)
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -31,10 +30,10 @@ func TestWhatTheHostSees(t *testing.T) {
 		}
 	}
 	url := gittest.Bare(t, dir, "remote")
-	if err := exchange.AddRemote(v, "origin", url); err != nil {
+	if err := v.AddRemote("origin", url); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test"}); err != nil {
+	if _, err := v.Sync(ctx, vault.SyncOptions{Host: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	git := func(args ...string) string {

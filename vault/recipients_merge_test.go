@@ -2,7 +2,6 @@ package vault_test
 
 import (
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"slices"
 	"testing"
 
@@ -85,14 +84,14 @@ func TestRemovedRecipientNotBroughtBack(t *testing.T) {
 			// The remote went back and grew a commit: a fork, refused until
 			// a person looked; the recipients are judged once they did.
 			before := head(t, a)
-			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrFork) {
+			if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test"}); !errors.Is(err, vault.ErrFork) {
 				t.Fatalf("Sync with a remote that went back and grew a commit = %v, want ErrFork", err)
 			}
-			res, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptFork: true})
+			res, err := a.Sync(ctx, vault.SyncOptions{Host: "test", AcceptFork: true})
 			if !tc.wantRefused {
 				if err != nil {
 					t.Errorf("Sync = %v; a remote that added no key needs no accepting", err)
-					if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptRecipients: true, AcceptWriters: true, AcceptFork: true}); err != nil {
+					if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test", AcceptRecipients: true, AcceptWriters: true, AcceptFork: true}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -111,13 +110,13 @@ func TestRemovedRecipientNotBroughtBack(t *testing.T) {
 				t.Errorf("a refused sync moved the branch")
 			}
 			// Refused at every door: a pull, and a pull that skips refused entries.
-			for _, o := range []exchange.SyncOptions{{Mode: exchange.SyncPull, AcceptFork: true}, {SkipRefused: true, AcceptFork: true}} {
-				if _, err := exchange.Sync(ctx, a, o); !errors.Is(err, vault.ErrRecipientsChanged) {
+			for _, o := range []vault.SyncOptions{{Mode: vault.SyncPull, AcceptFork: true}, {SkipRefused: true, AcceptFork: true}} {
+				if _, err := a.Sync(ctx, o); !errors.Is(err, vault.ErrRecipientsChanged) {
 					t.Errorf("Sync(%+v) = %v, want ErrRecipientsChanged", o, err)
 				}
 			}
 			// Taken when accepted, as a set: Eve once.
-			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", AcceptRecipients: true, AcceptFork: true}); err != nil {
+			if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test", AcceptRecipients: true, AcceptFork: true}); err != nil {
 				t.Fatal(err)
 			}
 			got := recipientKeys(t, a)

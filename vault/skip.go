@@ -10,7 +10,7 @@ import (
 )
 
 // A way forward that loses nothing good. When sync refuses what a remote
-// brought (admit.go), the vault must not be stuck for good: exchange.SyncOptions.
+// brought (admit.go), the vault must not be stuck for good: SyncOptions.
 // SkipRefused merges the remote's history anyway, in one merge commit whose
 // tree takes every admissible change of the remote and leaves each refused
 // entry out (the base's version stays, or nothing), and names each refusal in

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 
 	"github.com/memvault/memvault/gitlog/gittest"
@@ -36,10 +35,10 @@ func TestSyncSkipRefused(t *testing.T) {
 			keeps := h.Git("ls-tree", bad, "memories/x/keep.md") != ""
 
 			write(t, a, "/memories/good-a.md", "from a\n")
-			if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "a"}); !errors.Is(err, vault.ErrRefused) {
+			if _, err := a.Sync(ctx, vault.SyncOptions{Host: "a"}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Sync = %v, want ErrRefused", err)
 			}
-			res, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "a", SkipRefused: true})
+			res, err := a.Sync(ctx, vault.SyncOptions{Host: "a", SkipRefused: true})
 			if err != nil {
 				t.Fatalf("Sync(SkipRefused) = %v", err)
 			}
@@ -52,10 +51,10 @@ func TestSyncSkipRefused(t *testing.T) {
 
 			// b has its own change; it is refused too, then merges the same way.
 			write(t, b, "/memories/good-b.md", "from b\n")
-			if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "b"}); !errors.Is(err, vault.ErrRefused) {
+			if _, err := b.Sync(ctx, vault.SyncOptions{Host: "b"}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("b: Sync = %v, want ErrRefused", err)
 			}
-			if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "b", SkipRefused: true}); err != nil {
+			if _, err := b.Sync(ctx, vault.SyncOptions{Host: "b", SkipRefused: true}); err != nil {
 				t.Fatalf("b: Sync(SkipRefused) = %v", err)
 			}
 			// a's history already holds the refused commit: a plain sync takes b's merge.
@@ -88,10 +87,10 @@ func TestSyncSkipRefused(t *testing.T) {
 			// commit), and clones with Clone with SkipRefused: the remote's head, whose
 			// merge already names what it left out, so nothing more is.
 			dir := filepath.Join(t.TempDir(), "c.git")
-			if _, _, err := exchange.Clone(ctx, url, dir, opts, exchange.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
+			if _, _, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrRefused) {
 				t.Fatalf("Clone = %v, want ErrRefused", err)
 			}
-			c, left, err := exchange.Clone(ctx, url, dir, opts, exchange.CloneOptions{SkipRefused: true})
+			c, left, err := vault.Clone(ctx, url, dir, opts, vault.CloneOptions{SkipRefused: true})
 			if err != nil {
 				t.Fatalf("Clone with SkipRefused = %v", err)
 			}
@@ -157,7 +156,7 @@ func TestCloneSkipRefused(t *testing.T) {
 	h := gittest.NewHostile(t, url)
 	h.SigningKey = keys.SigningKeyFile(opts.IdentityFile) // a writer gone bad
 	bad := h.Change("memories/evil.md", gittest.TreeEntry{Mode: "100644", Hash: h.Blob([]byte("in the clear\n"))}, "hostile\n")
-	c, left, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, exchange.CloneOptions{SkipRefused: true})
+	c, left, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{SkipRefused: true})
 	if err != nil {
 		t.Fatalf("Clone with SkipRefused = %v", err)
 	}

@@ -3,7 +3,6 @@ package vault_test
 import (
 	"context"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -51,13 +50,13 @@ func benchSyncDivergedWith(b *testing.B, remote func(testing.TB) string, sealed 
 		}
 		va, opts := newAt(b, dir)
 		url := remote(b)
-		if err := exchange.AddRemote(va, "origin", url); err != nil {
+		if err := va.AddRemote("origin", url); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
+		if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+		vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,7 +71,7 @@ func benchSyncDivergedWith(b *testing.B, remote func(testing.TB) string, sealed 
 		}
 		b.StartTimer()
 		start := vaulttest.CPUTime()
-		res, err := exchange.Sync(ctx, vb, exchange.SyncOptions{})
+		res, err := vb.Sync(ctx, vault.SyncOptions{})
 		cpu += vaulttest.CPUTime() - start
 		b.StopTimer()
 		if err != nil || res.Action != "merge" {
@@ -93,16 +92,16 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 	dir := b.TempDir()
 	va, opts := vaulttest.NewAt(b, dir)
 	url := fileRemote(b)
-	if err := exchange.AddRemote(va, "origin", url); err != nil {
+	if err := va.AddRemote("origin", url); err != nil {
 		b.Fatal(err)
 	}
 	for i := range history {
 		vaulttest.Write(b, va, fmt.Sprintf("/memories/%d.md", i%files), fmt.Appendf(nil, "v %d\n", i))
 	}
-	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
+	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	vb, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+	vb, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -113,10 +112,10 @@ func BenchmarkSyncOneCommit(b *testing.B) {
 		i++
 		vaulttest.Write(b, va, "/memories/new.md", fmt.Appendf(nil, "n %d\n", i))
 		b.StartTimer()
-		if res, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil || !res.Pushed {
+		if res, err := va.Sync(ctx, vault.SyncOptions{}); err != nil || !res.Pushed {
 			b.Fatalf("push: %+v, %v", res, err)
 		}
-		if res, err := exchange.Sync(ctx, vb, exchange.SyncOptions{}); err != nil || res.Action != "fast-forward" {
+		if res, err := vb.Sync(ctx, vault.SyncOptions{}); err != nil || res.Action != "fast-forward" {
 			b.Fatalf("pull: %+v, %v", res, err)
 		}
 	}
@@ -160,14 +159,14 @@ func benchFetched1000(b *testing.B, check func(context.Context, *vault.Vault, gi
 	dir := b.TempDir()
 	va, opts := vaulttest.NewAt(b, dir)
 	url := fileRemote(b)
-	if err := exchange.AddRemote(va, "origin", url); err != nil {
+	if err := va.AddRemote("origin", url); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := exchange.Sync(ctx, va, exchange.SyncOptions{}); err != nil {
+	if _, err := va.Sync(ctx, vault.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	bdir := filepath.Join(dir, "b.git")
-	vb, _, err := exchange.Clone(ctx, url, bdir, opts, exchange.CloneOptions{})
+	vb, _, err := vault.Clone(ctx, url, bdir, opts, vault.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -241,10 +240,10 @@ func BenchmarkTrust(b *testing.B) {
 	if out, err := exec.Command("git", "init", "-q", "--bare", url).CombinedOutput(); err != nil {
 		b.Fatalf("git init: %v\n%s", err, out)
 	}
-	if err := exchange.AddRemote(src, "origin", url); err != nil {
+	if err := src.AddRemote("origin", url); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := exchange.Sync(ctx, src, exchange.SyncOptions{}); err != nil {
+	if _, err := src.Sync(ctx, vault.SyncOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	me, err := src.SigningWriter()
@@ -260,7 +259,7 @@ func BenchmarkTrust(b *testing.B) {
 			defer func() { b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op") }()
 			for i := 0; b.Loop(); i++ {
 				start := vaulttest.CPUTime()
-				v, _, err := exchange.Clone(ctx, url, filepath.Join(b.TempDir(), "c.git"), opts, exchange.CloneOptions{ExpectWriters: []string{me.Fingerprint}})
+				v, _, err := vault.Clone(ctx, url, filepath.Join(b.TempDir(), "c.git"), opts, vault.CloneOptions{ExpectWriters: []string{me.Fingerprint}})
 				cpu += vaulttest.CPUTime() - start
 				if err != nil {
 					b.Fatal(err)

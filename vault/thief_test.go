@@ -8,7 +8,6 @@ import (
 
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
@@ -58,10 +57,10 @@ func TestThiefOfSealedFolderSeesNoName(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := gittest.Bare(t, dir, "remote")
-	if err := exchange.AddRemote(v, "origin", url); err != nil {
+	if err := v.AddRemote("origin", url); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test"}); err != nil {
+	if _, err := v.Sync(ctx, vault.SyncOptions{Host: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := keys.CreateIdentity(filepath.Join(dir, "bob"), keys.IdentityOptions{})

@@ -13,7 +13,12 @@
 // commit; Checkpoint names a point to come back to. History is never rewritten.
 //
 // Beside it: vault/keys reads and writes the key files (identities, recipients,
-// writers), and vault/exchange syncs a vault with its remotes and clones one.
+// writers).
+//
+// Sync fetches from a git remote, admits what arrived (admit.go, trust.go),
+// fast-forwards or merges on plaintext, and pushes; Clone makes a vault from a
+// remote. They live here because a merge works on what only the vault holds:
+// its keys, its sealed names and messages, its signing and its admission rules.
 package vault
 
 import (

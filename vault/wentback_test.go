@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
-	"github.com/memvault/memvault/vault/exchange"
+	"github.com/memvault/memvault/vault"
 )
 
 // The host put the remote's main back to an older commit: the next sync just
@@ -27,7 +27,7 @@ func TestSyncSaysRemoteWentBack(t *testing.T) {
 	h.Git("update-ref", "refs/heads/main", old)
 	h.Git("push", "-q", "--force", url, "refs/heads/main:refs/heads/main")
 
-	res, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test", Mode: exchange.SyncPull})
+	res, err := a.Sync(ctx, vault.SyncOptions{Host: "test", Mode: vault.SyncPull})
 	if err != nil || !res.WentBack || res.Seen != pushed || res.Found != old || res.Pushed {
 		t.Fatalf("pull = %+v, %v; want WentBack from %s to %s, nothing pushed", res, err, pushed, old)
 	}

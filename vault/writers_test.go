@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,14 +72,14 @@ func sshKey(t *testing.T, name string) (string, keys.Writer) {
 func refusedUnsigned(t *testing.T, v *vault.Vault, bad, why string, url string, opts vault.Options) {
 	t.Helper()
 	before := head(t, v)
-	_, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test"})
+	_, err := v.Sync(ctx, vault.SyncOptions{Host: "test"})
 	if !errors.Is(err, vault.ErrUnsigned) || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), why) {
 		t.Fatalf("Sync = %v; want ErrUnsigned naming %s and %q", err, bad, why)
 	}
 	if got := head(t, v); got != before {
 		t.Errorf("head moved from %s to %s", before, got)
 	}
-	if _, _, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, exchange.CloneOptions{}); !errors.Is(err, vault.ErrUnsigned) {
+	if _, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "c.git"), opts, vault.CloneOptions{}); !errors.Is(err, vault.ErrUnsigned) {
 		t.Errorf("Clone = %v, want ErrUnsigned", err)
 	}
 }
@@ -101,7 +100,7 @@ func TestHostCannotWriteMemory(t *testing.T) {
 		t.Errorf("notes.md = %q", got)
 	}
 	// SkipRefused leaves out entries, never a commit no writer signed.
-	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test", SkipRefused: true}); !errors.Is(err, vault.ErrUnsigned) {
+	if _, err := b.Sync(ctx, vault.SyncOptions{Host: "test", SkipRefused: true}); !errors.Is(err, vault.ErrUnsigned) {
 		t.Errorf("Sync --skip-refused = %v, want ErrUnsigned", err)
 	}
 }
@@ -180,7 +179,7 @@ func TestRecipientIsNotAWriter(t *testing.T) {
 	write(t, a, "/memories/shared.md", "for the auditor too\n")
 	mustSync(t, a)
 	mustSyncAccepting(t, b)
-	r, _, err := exchange.Clone(ctx, url, filepath.Join(t.TempDir(), "r.git"), vault.Options{IdentityFile: rid}, exchange.CloneOptions{})
+	r, _, err := vault.Clone(ctx, url, filepath.Join(t.TempDir(), "r.git"), vault.Options{IdentityFile: rid}, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +237,7 @@ func TestWritersChangeNeedsAccepting(t *testing.T) {
 	}
 	mustSync(t, a)
 	before := head(t, b)
-	res, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
+	res, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
 	if !errors.Is(err, vault.ErrWritersChanged) || len(res.WritersAdded) != 1 || res.WritersAdded[0].Fingerprint != bob.Fingerprint {
 		t.Fatalf("Sync = %+v, %v; want ErrWritersChanged adding bob", res, err)
 	}
@@ -290,9 +289,9 @@ func TestGitVerifiesEveryCommit(t *testing.T) {
 	}
 }
 
-func mustSyncAccepting(t *testing.T, v *vault.Vault) exchange.SyncResult {
+func mustSyncAccepting(t *testing.T, v *vault.Vault) vault.SyncResult {
 	t.Helper()
-	res, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test", AcceptRecipients: true, AcceptWriters: true})
+	res, err := v.Sync(ctx, vault.SyncOptions{Host: "test", AcceptRecipients: true, AcceptWriters: true})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -361,7 +360,7 @@ func TestForgeryAmongManyCommits(t *testing.T) {
 		}
 	}
 	before := head(t, b)
-	_, err := exchange.Sync(ctx, b, exchange.SyncOptions{Host: "test"})
+	_, err := b.Sync(ctx, vault.SyncOptions{Host: "test"})
 	if !errors.Is(err, vault.ErrUnsigned) || !strings.Contains(err.Error(), bad[1]) || !strings.Contains(err.Error(), "not signed") {
 		t.Fatalf("Sync = %v; want ErrUnsigned naming %s", err, bad[1])
 	}

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/vault/exchange"
-
 	"github.com/memvault/memvault/agent/mount"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/vaulttest"
@@ -317,7 +315,7 @@ func TestMountSync(t *testing.T) {
 	vaulttest.Write(t, origin, "/memories/start.md", []byte("start\n"))
 	origin.Close()
 	clone := func(name string) *vault.Vault {
-		c, _, err := exchange.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, exchange.CloneOptions{})
+		c, _, err := vault.Clone(ctx, origin.Dir(), filepath.Join(dir, name), opts, vault.CloneOptions{})
 		if err != nil {
 			t.Fatalf("Clone: %v", err)
 		}
@@ -331,7 +329,7 @@ func TestMountSync(t *testing.T) {
 	// The other clone writes and pushes; the mounted vault's sync, run as
 	// 'memvault sync' would (its own handle on the vault), merges it in.
 	vaulttest.Write(t, b, "/memories/there/new.md", []byte("from the other clone\n"))
-	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{}); err != nil {
+	if _, err := b.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatalf("the other clone's Sync: %v", err)
 	}
 	syncer, err := vault.Open(ctx, v.Dir(), opts)
@@ -339,7 +337,7 @@ func TestMountSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syncer.Close()
-	if _, err := exchange.Sync(ctx, syncer, exchange.SyncOptions{}); err != nil {
+	if _, err := syncer.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatalf("the mounted vault's Sync: %v", err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -364,7 +362,7 @@ func TestMountSync(t *testing.T) {
 	if strings.Join(names, ",") != "here.md,start.md,there" {
 		t.Errorf("ReadDir = %v, want [here.md start.md there]", names)
 	}
-	if _, err := exchange.Sync(ctx, b, exchange.SyncOptions{}); err != nil {
+	if _, err := b.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatalf("the other clone's second Sync: %v", err)
 	}
 	if got, err := readVault(t, b, "/memories/here.md"); err != nil || got != "from the folder\n" {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/keys"
 )
 
@@ -155,9 +154,9 @@ func runMembersChange(ctx context.Context, g *globalOptions, tf transferFlags, o
 	}
 	fmt.Fprintln(out, said)
 	url := ""
-	if rs, err := exchange.Remotes(v); err == nil {
+	if rs, err := v.Remotes(); err == nil {
 		for _, r := range rs {
-			if r.Name == exchange.DefaultRemote {
+			if r.Name == vault.DefaultRemote {
 				url = r.URL
 			}
 		}
@@ -168,7 +167,7 @@ func runMembersChange(ctx context.Context, g *globalOptions, tf transferFlags, o
 	}
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
-	if _, err := exchange.Sync(tctx, v, exchange.SyncOptions{Auth: tf.credentials(), Progress: progressTo(out)}); err != nil {
+	if _, err := v.Sync(tctx, vault.SyncOptions{Auth: tf.credentials(), Progress: progressTo(out)}); err != nil {
 		return fmt.Errorf("the change is committed here, and the push to origin failed (run 'memvault sync' to push it): %w", gaveUpAfter(tctx, tf.timeout, err))
 	}
 	fmt.Fprintf(out, "pushed to %s\n", escape.Name(url))
@@ -281,7 +280,7 @@ func runJoin(ctx context.Context, g *globalOptions, url, dir, name string, expec
 	}
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
-	v, _, err := exchange.Clone(tctx, url, dir, g.options(identity), exchange.CloneOptions{
+	v, _, err := vault.Clone(tctx, url, dir, g.options(identity), vault.CloneOptions{
 		Auth: tf.credentials(), Progress: progressTo(errOut), ExpectWriters: pins,
 	})
 	if errors.Is(err, vault.ErrNotRecipient) {
@@ -328,9 +327,9 @@ func ensureIdentity(path string, pass func(string) ([]byte, error), errOut io.Wr
 // gitlogRedacted is the URL of v's origin as the vault keeps it: any password
 // in it redacted.
 func gitlogRedacted(v *vault.Vault) string {
-	if rs, err := exchange.Remotes(v); err == nil {
+	if rs, err := v.Remotes(); err == nil {
 		for _, r := range rs {
-			if r.Name == exchange.DefaultRemote {
+			if r.Name == vault.DefaultRemote {
 				return r.URL
 			}
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -59,7 +58,7 @@ func runRemoteAdd(ctx context.Context, g *globalOptions, name, url string) (err 
 		return err
 	}
 	defer closeVault(v, &err)
-	return exchange.AddRemote(v, name, url)
+	return v.AddRemote(name, url)
 }
 
 func runRemoteRemove(ctx context.Context, g *globalOptions, name string) (err error) {
@@ -68,7 +67,7 @@ func runRemoteRemove(ctx context.Context, g *globalOptions, name string) (err er
 		return err
 	}
 	defer closeVault(v, &err)
-	return exchange.RemoveRemote(v, name)
+	return v.RemoveRemote(name)
 }
 
 func runRemoteList(ctx context.Context, g *globalOptions, out io.Writer) (err error) {
@@ -77,7 +76,7 @@ func runRemoteList(ctx context.Context, g *globalOptions, out io.Writer) (err er
 		return err
 	}
 	defer closeVault(v, &err)
-	rs, err := exchange.Remotes(v)
+	rs, err := v.Remotes()
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/memstore"
 )
 
@@ -28,9 +27,9 @@ before anything is sent.`
 // storeRemote returns the memory store a vault's remote names, if it names one.
 func storeRemote(v *vault.Vault, name string) (string, bool, error) {
 	if name == "" {
-		name = exchange.DefaultRemote
+		name = vault.DefaultRemote
 	}
-	remotes, err := exchange.Remotes(v)
+	remotes, err := v.Remotes()
 	if err != nil {
 		return "", false, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,7 +34,7 @@ type transferFlags struct {
 
 // credentials are the transfer's credentials: the flags, completed from the
 // environment.
-func (f *transferFlags) credentials() exchange.Credentials {
+func (f *transferFlags) credentials() vault.Credentials {
 	return transferCredentials(f.username, f.sshKey, f.knownHosts, os.Getenv)
 }
 
@@ -43,8 +42,8 @@ func (f *transferFlags) credentials() exchange.Credentials {
 // environment: $MEMVAULT_GIT_USERNAME when --username is not given, and
 // $MEMVAULT_GIT_PASSWORD, else $MEMVAULT_GIT_TOKEN, all for https only. --username
 // names the ssh user too; without it ssh takes the URL's user.
-func transferCredentials(username, sshKey, knownHosts string, getenv func(string) string) exchange.Credentials {
-	c := exchange.Credentials{Username: username, SSHUser: username, SSHKeyFile: sshKey, KnownHostsFile: knownHosts}
+func transferCredentials(username, sshKey, knownHosts string, getenv func(string) string) vault.Credentials {
+	c := vault.Credentials{Username: username, SSHUser: username, SSHKeyFile: sshKey, KnownHostsFile: knownHosts}
 	if c.Username == "" {
 		c.Username = getenv("MEMVAULT_GIT_USERNAME")
 	}
@@ -136,7 +135,7 @@ func (p progressWriter) Write(b []byte) (int, error) {
 }
 
 func newSyncCommands(g *globalOptions) []*cobra.Command {
-	mk := func(use string, mode exchange.SyncMode, short, long string) *cobra.Command {
+	mk := func(use string, mode vault.SyncMode, short, long string) *cobra.Command {
 		var tf transferFlags
 		var accept, acceptWriters, acceptFork, acceptRemoved, watch, skip bool
 		var every time.Duration
@@ -146,7 +145,7 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			Long:  long,
 			Args:  usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(c *cobra.Command, args []string) error {
-				opts := exchange.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, AcceptWriters: acceptWriters,
+				opts := vault.SyncOptions{Mode: mode, Auth: tf.credentials(), AcceptRecipients: accept, AcceptWriters: acceptWriters,
 					AcceptFork: acceptFork, AcceptRemoved: acceptRemoved, SkipRefused: skip, Progress: progressTo(c.ErrOrStderr())}
 				if len(args) == 1 {
 					opts.Remote = args[0]
@@ -161,14 +160,14 @@ func newSyncCommands(g *globalOptions) []*cobra.Command {
 			},
 		}
 		tf.register(c)
-		if mode != exchange.SyncPush {
+		if mode != vault.SyncPush {
 			c.Flags().BoolVar(&accept, "accept-recipients", false, "take a change of the vault's recipients made on the remote")
 			c.Flags().BoolVar(&acceptWriters, "accept-writers", false, "take a change of who may write the vault made on the remote")
 			c.Flags().BoolVar(&skip, "skip-refused", false, "merge a remote whose history holds refused entries, leaving them out")
 			c.Flags().BoolVar(&acceptFork, "accept-fork", false, "merge a remote that went back and grew other commits, after looking at them")
 			c.Flags().BoolVar(&acceptRemoved, "accept-removed", false, "take commits of a writer this vault removed that no current writer vouched for, after looking at them")
 		}
-		if mode == exchange.SyncBoth {
+		if mode == vault.SyncBoth {
 			c.Flags().BoolVar(&watch, "watch", false, "keep syncing until interrupted: soon after each write, and every --every")
 			c.Flags().DurationVar(&every, "every", autosync.DefaultEvery, "with --watch, sync this often to bring in others' changes")
 		}
@@ -195,11 +194,11 @@ is down) it tries again after a random wait that doubles up to 5 minutes. A
 change of recipients made on the remote is never taken: the loop says so and
 waits for a person to run sync --accept-recipients.`
 	return []*cobra.Command{
-		mk("sync", exchange.SyncBoth, "Fetch, merge and push: bring the vault and a remote together",
+		mk("sync", vault.SyncBoth, "Fetch, merge and push: bring the vault and a remote together",
 			"Sync fetches the remote's main branch (REMOTE, default origin), fast-forwards or\nmerges it, and pushes the result.\n\n"+merge+"\n\n"+watchHelp+"\n\n"+transferHelp+"\n\n"+storeHelp),
-		mk("pull", exchange.SyncPull, "Fetch and merge a remote's changes, without pushing",
+		mk("pull", vault.SyncPull, "Fetch and merge a remote's changes, without pushing",
 			"Pull fetches the remote's main branch and fast-forwards or merges it.\n\n"+merge+"\n\n"+transferHelp),
-		mk("push", exchange.SyncPush, "Push the vault to a remote that is behind",
+		mk("push", vault.SyncPush, "Push the vault to a remote that is behind",
 			"Push sends the vault's main branch to the remote. It refuses when the remote has\ncommits the vault lacks: run sync then.\n\n"+transferHelp),
 		newCloneCommand(g),
 	}
@@ -207,7 +206,7 @@ waits for a person to run sync --accept-recipients.`
 
 // runSync syncs the vault with a remote. timeout bounds the sync itself, not the
 // opening of the vault, which may wait for a person to type a passphrase.
-func runSync(ctx context.Context, g *globalOptions, opts exchange.SyncOptions, timeout time.Duration, out io.Writer) (err error) {
+func runSync(ctx context.Context, g *globalOptions, opts vault.SyncOptions, timeout time.Duration, out io.Writer) (err error) {
 	v, err := g.open(ctx)
 	if err != nil {
 		return err
@@ -216,14 +215,14 @@ func runSync(ctx context.Context, g *globalOptions, opts exchange.SyncOptions, t
 	if store, ok, err := storeRemote(v, opts.Remote); err != nil {
 		return err
 	} else if ok {
-		if opts.Mode == exchange.SyncPush {
+		if opts.Mode == vault.SyncPush {
 			return fmt.Errorf("push: %s is a memory store, which sync pulls from before it pushes: run memvault sync %[1]s", remoteName(opts.Remote))
 		}
-		return runStoreSync(ctx, v, store, opts.Mode == exchange.SyncPull, timeout, opts.Progress, out)
+		return runStoreSync(ctx, v, store, opts.Mode == vault.SyncPull, timeout, opts.Progress, out)
 	}
 	tctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
-	res, err := exchange.Sync(tctx, v, opts)
+	res, err := v.Sync(tctx, opts)
 	err = gaveUpAfter(tctx, timeout, err)
 	if res.RecipientsChanged {
 		writeRecipientsNotice(out, res, !errors.Is(err, vault.ErrRecipientsChanged))
@@ -286,7 +285,7 @@ func (conflictsLeftError) Is(target error) bool { return target == errConflictsL
 // to it or fetched from it before, and what the sync did about it. memvault
 // never rewrites history, so the host did, or someone with its keys; and a
 // clone made from it now would get the older state without a word.
-func writeWentBack(out io.Writer, res exchange.SyncResult, done bool) {
+func writeWentBack(out io.Writer, res vault.SyncResult, done bool) {
 	now := fmt.Sprintf("it is now at %.12s", res.Found)
 	if strings.Trim(res.Found, "0") == "" {
 		now = "it holds no main branch now"
@@ -305,7 +304,7 @@ func writeWentBack(out io.Writer, res exchange.SyncResult, done bool) {
 // writeRecipientsNotice lists the keys taking the remote's history would add
 // to and remove from this clone's recipients, computed on the resulting set: a comment in the file is the remote's to
 // write, so it is shown only escaped, after the key it belongs to.
-func writeRecipientsNotice(out io.Writer, res exchange.SyncResult, taken bool) {
+func writeRecipientsNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	if taken {
 		fmt.Fprintln(out, "The remote changed the vault's recipients (taken, with --accept-recipients):")
 	} else {
@@ -346,7 +345,7 @@ type cloneTrust struct {
 // (--accept-recipients). A person with one key on several machines names
 // nothing. Asking at a terminal would teach people to press y; the flags ask
 // them to look at the keys first, and work the same in a script.
-func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
+func (ct cloneTrust) check(out io.Writer, f vault.CloneFound) error {
 	fmt.Fprintln(out, "recipients (whoever holds one of these keys reads what this clone writes):")
 	var strangers []string
 	for i, r := range f.Recipients {
@@ -369,7 +368,7 @@ func (ct cloneTrust) check(out io.Writer, f exchange.CloneFound) error {
 	// A new clone trusts the writers it first sees: say who they are, so the
 	// fingerprints can be compared with the collaborators'. With
 	// --expect-writer the clone has checked already that a writer named
-	// vouched for the history (exchange.CloneOptions.ExpectWriters); a writer
+	// vouched for the history (vault.CloneOptions.ExpectWriters); a writer
 	// the head lists that the person did not name is refused too, so that
 	// whoever clones looks at every key that may write what they will read.
 	var unnamed int
@@ -486,7 +485,7 @@ anyway, with one more commit that leaves those entries out and names each.
 	return c
 }
 
-// runClone clones url into dir. --timeout bounds the whole of exchange.Clone, so
+// runClone clones url into dir. --timeout bounds the whole of vault.Clone, so
 // the time a person takes to type a protected identity's passphrase, which it
 // asks for first, counts against it.
 func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, ct cloneTrust, progress, out io.Writer) error {
@@ -513,9 +512,9 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 		}
 		pins = append(pins, strings.TrimSpace(k))
 	}
-	v, left, err := exchange.Clone(tctx, url, dir, opts, exchange.CloneOptions{
+	v, left, err := vault.Clone(tctx, url, dir, opts, vault.CloneOptions{
 		Auth: tf.credentials(), Progress: progress, SkipRefused: skip, ExpectWriters: pins,
-		Trust: func(f exchange.CloneFound) error { return ct.check(out, f) },
+		Trust: func(f vault.CloneFound) error { return ct.check(out, f) },
 	})
 	if err != nil {
 		markCloneFailed(dir, url, err)
@@ -524,9 +523,9 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	defer v.Close()
 	clearCloneFailed(dir)
 	shown := "the remote" // the URL as the vault keeps it: any password in it redacted
-	if rs, err := exchange.Remotes(v); err == nil {
+	if rs, err := v.Remotes(); err == nil {
 		for _, r := range rs {
-			if r.Name == exchange.DefaultRemote {
+			if r.Name == vault.DefaultRemote {
 				shown = r.URL
 			}
 		}

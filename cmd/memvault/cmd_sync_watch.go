@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"os"
 	"strings"
@@ -17,7 +16,7 @@ import (
 
 // runSyncWatch keeps the vault in sync with a remote until ctx ends (SIGINT,
 // SIGTERM), logging one line per sync to log. timeout bounds each sync.
-func runSyncWatch(ctx context.Context, g *globalOptions, opts exchange.SyncOptions, every, timeout time.Duration, log io.Writer) (err error) {
+func runSyncWatch(ctx context.Context, g *globalOptions, opts vault.SyncOptions, every, timeout time.Duration, log io.Writer) (err error) {
 	v, err := g.open(ctx)
 	if err != nil {
 		return err
@@ -63,7 +62,7 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 			return
 		}
 		// Credentials from the environment, as sync without flags takes them.
-		opts := exchange.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
+		opts := vault.SyncOptions{Auth: transferCredentials("", "", "", os.Getenv)}
 		if err := autosync.Run(ctx, v, watchOptions(opts, every, 0, log)); err != nil {
 			fmt.Fprintf(log, "memvault: sync: %s\n", escape.Line(err.Error()))
 		}
@@ -73,14 +72,14 @@ func startAutoSync(ctx context.Context, v *vault.Vault, every time.Duration, log
 
 func remoteName(r string) string {
 	if r == "" {
-		return exchange.DefaultRemote
+		return vault.DefaultRemote
 	}
 	return r
 }
 
 // watchOptions are the options of a watching sync that logs each outcome in
 // one line.
-func watchOptions(opts exchange.SyncOptions, every, timeout time.Duration, log io.Writer) autosync.Options {
+func watchOptions(opts vault.SyncOptions, every, timeout time.Duration, log io.Writer) autosync.Options {
 	opts.Progress = nil // one line per sync, not the transfer's progress
 	return autosync.Options{Sync: opts, Every: every, Timeout: timeout, Report: func(r autosync.Report) {
 		fmt.Fprintln(log, syncLogLine(r))

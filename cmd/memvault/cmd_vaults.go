@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"io/fs"
 	"os"
@@ -110,7 +109,7 @@ func describeVault(ctx context.Context, g *globalOptions, name, dir string) stri
 	if rs, err := v.Log(ctx, vault.LogOptions{Limit: 1}); err == nil && len(rs) > 0 {
 		last = rs[0].Time.Local().Format(time.DateTime)
 	}
-	if rs, err := exchange.Remotes(v); err == nil && len(rs) > 0 {
+	if rs, err := v.Remotes(); err == nil && len(rs) > 0 {
 		var names []string
 		for _, r := range rs {
 			names = append(names, r.Name+" "+r.URL)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"io"
 	"os"
 	"strings"
@@ -149,7 +148,7 @@ func writerKeyLine(w keys.Writer) string {
 
 // writeWritersNotice lists the keys a change of writers from the remote adds
 // and removes.
-func writeWritersNotice(out io.Writer, res exchange.SyncResult, taken bool) {
+func writeWritersNotice(out io.Writer, res vault.SyncResult, taken bool) {
 	if taken {
 		fmt.Fprintln(out, "The remote changed who may write the vault (taken, with --accept-writers):")
 	} else {

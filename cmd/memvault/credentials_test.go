@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memvault/memvault/gitlog/gittest"
+	"github.com/memvault/memvault/vault"
 )
 
 // TestTransferCredentials: the command line alone reads the
@@ -21,16 +21,16 @@ func TestTransferCredentials(t *testing.T) {
 		name     string
 		username string
 		env      map[string]string
-		want     exchange.Credentials
+		want     vault.Credentials
 	}{
-		{"nothing", "", nil, exchange.Credentials{}},
+		{"nothing", "", nil, vault.Credentials{}},
 		{"flag before variable", "u", map[string]string{"MEMVAULT_GIT_USERNAME": "eu", "MEMVAULT_GIT_TOKEN": "et"},
-			exchange.Credentials{Username: "u", SSHUser: "u", Password: "et"}},
+			vault.Credentials{Username: "u", SSHUser: "u", Password: "et"}},
 		{"user from the environment, https only", "", map[string]string{"MEMVAULT_GIT_USERNAME": "eu", "MEMVAULT_GIT_PASSWORD": "ep"},
-			exchange.Credentials{Username: "eu", Password: "ep"}},
+			vault.Credentials{Username: "eu", Password: "ep"}},
 		{"password before token", "", map[string]string{"MEMVAULT_GIT_PASSWORD": "ep", "MEMVAULT_GIT_TOKEN": "et"},
-			exchange.Credentials{Password: "ep"}},
-		{"a token alone", "", map[string]string{"MEMVAULT_GIT_TOKEN": "et"}, exchange.Credentials{Password: "et"}},
+			vault.Credentials{Password: "ep"}},
+		{"a token alone", "", map[string]string{"MEMVAULT_GIT_TOKEN": "et"}, vault.Credentials{Password: "et"}},
 	}
 	for _, tt := range tests {
 		getenv := func(k string) string { return tt.env[k] }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -88,11 +87,11 @@ func divergedPair(b *testing.B, dir string, plain bool) string {
 	va, opts := newAt(b, filepath.Join(dir, "a"))
 	remote := filepath.Join(dir, "remote.git")
 	mustRun(b, "git", "init", "-q", "--bare", remote)
-	if err := exchange.AddRemote(va, "origin", "file://"+remote); err != nil {
+	if err := va.AddRemote("origin", "file://"+remote); err != nil {
 		b.Fatal(err)
 	}
 	vaulttest.MustSync(b, va)
-	vb, _, err := exchange.Clone(context.Background(), "file://"+remote, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+	vb, _, err := vault.Clone(context.Background(), "file://"+remote, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

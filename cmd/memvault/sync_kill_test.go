@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,7 +31,7 @@ func TestSyncKilled(t *testing.T) {
 	p.run(t, "", "remote", "add", "origin", "file://"+remote)
 	p.run(t, "", "sync")
 	opts := vault.Options{IdentityFile: p.identity}
-	other, _, err := exchange.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, exchange.CloneOptions{})
+	other, _, err := vault.Clone(ctx, "file://"+remote, filepath.Join(root, "other.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestSyncKilled(t *testing.T) {
 		}
 	}
 	mine.Close()
-	if _, err := exchange.Sync(ctx, other, exchange.SyncOptions{}); err != nil {
+	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var interrupted []time.Duration // kills that landed before the sync ended
@@ -83,7 +82,7 @@ func TestSyncKilled(t *testing.T) {
 	}
 	t.Logf("kills after %v interrupted a sync", interrupted)
 	p.run(t, "", "sync")
-	if _, err := exchange.Sync(ctx, other, exchange.SyncOptions{}); err != nil {
+	if _, err := other.Sync(ctx, vault.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := other.Snapshot(ctx)

@@ -2,10 +2,10 @@ package main
 
 import (
 	"errors"
-	"github.com/memvault/memvault/vault/exchange"
 	"strings"
 	"testing"
 
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/autosync"
 )
 
@@ -14,7 +14,7 @@ import (
 func TestSyncLogLineEscapes(t *testing.T) {
 	hostile := "/memories/a\x1b[2K\rb\n\u202egnp.md"
 	lines := []string{
-		syncLogLine(autosync.Report{Why: "write", Result: exchange.SyncResult{Action: "merge", Conflicts: []string{hostile}}}),
+		syncLogLine(autosync.Report{Why: "write", Result: vault.SyncResult{Action: "merge", Conflicts: []string{hostile}}}),
 		syncLogLine(autosync.Report{Why: "interval", Err: errors.New("fetch " + hostile)}),
 	}
 	for _, l := range lines {

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"math/rand/v2"
 	"time"
 
@@ -40,7 +39,7 @@ type Options struct {
 	// Sync configures each sync. AcceptRecipients and AcceptWriters are
 	// ignored: a change of the
 	// recipients made on the remote always waits for a person.
-	Sync exchange.SyncOptions
+	Sync vault.SyncOptions
 	// Every is how often to sync when nothing was written, to bring in what
 	// others pushed; 0 means DefaultEvery.
 	Every time.Duration
@@ -60,10 +59,10 @@ type Options struct {
 
 // Report is the outcome of one sync of Run.
 type Report struct {
-	Why    string              // "start", "write" (the vault's branch moved), "interval" or "retry"
-	Result exchange.SyncResult // what the sync did
-	Err    error               // nil when it succeeded
-	Took   time.Duration       // how long the sync took
+	Why    string           // "start", "write" (the vault's branch moved), "interval" or "retry"
+	Result vault.SyncResult // what the sync did
+	Err    error            // nil when it succeeded
+	Took   time.Duration    // how long the sync took
 	// Failures counts the syncs that failed in a row, this one included; 0
 	// when it succeeded.
 	Failures int
@@ -163,7 +162,7 @@ func (w *watchLoop) moved(timer *time.Timer) {
 func (w *watchLoop) sync(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, w.opts.Timeout)
 	t0 := time.Now()
-	res, err := exchange.Sync(sctx, w.v, w.opts.Sync)
+	res, err := w.v.Sync(sctx, w.opts.Sync)
 	cancel()
 	if ctx.Err() != nil {
 		return // stopping: a sync cut short is no outcome

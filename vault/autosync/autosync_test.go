@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/exchange"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -40,7 +39,7 @@ func startWatch(t *testing.T, v *vault.Vault, host string, every time.Duration) 
 	w := &watcher{v: v, stop: cancel, done: make(chan error, 1)}
 	go func() {
 		w.done <- autosync.Run(wctx, v, autosync.Options{
-			Sync:     exchange.SyncOptions{Host: host},
+			Sync:     vault.SyncOptions{Host: host},
 			Every:    every,
 			Delay:    50 * time.Millisecond,
 			Timeout:  20 * time.Second,
@@ -127,11 +126,11 @@ func TestAutosync(t *testing.T) {
 	dir := t.TempDir()
 	a, opts := vaulttest.NewAt(t, filepath.Join(dir, "seed"))
 	write(t, a, "/memories/start.md", "start\n")
-	if err := exchange.AddRemote(a, "origin", d.URL); err != nil {
+	if err := a.AddRemote("origin", d.URL); err != nil {
 		t.Fatal(err)
 	}
 	mustSync(t, a)
-	b, _, err := exchange.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+	b, _, err := vault.Clone(ctx, d.URL, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +279,7 @@ func TestAutosyncRefusals(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- autosync.Run(wctx, b, autosync.Options{
-			Sync:  exchange.SyncOptions{Host: "b", AcceptRecipients: true},
+			Sync:  vault.SyncOptions{Host: "b", AcceptRecipients: true},
 			Every: 300 * time.Millisecond, Delay: 50 * time.Millisecond, RetryCap: 400 * time.Millisecond,
 			Report: func(r autosync.Report) { mu.Lock(); reports = append(reports, r); mu.Unlock() },
 		})

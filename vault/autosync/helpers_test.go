@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -54,9 +53,9 @@ func head(t *testing.T, v *vault.Vault) string {
 	return h
 }
 
-func mustSync(t *testing.T, v *vault.Vault) exchange.SyncResult {
+func mustSync(t *testing.T, v *vault.Vault) vault.SyncResult {
 	t.Helper()
-	res, err := exchange.Sync(ctx, v, exchange.SyncOptions{Host: "test"})
+	res, err := v.Sync(ctx, vault.SyncOptions{Host: "test"})
 	if err != nil {
 		t.Fatalf("Sync: %v", err)
 	}

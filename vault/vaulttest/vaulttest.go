@@ -13,7 +13,6 @@ import (
 	"github.com/memvault/memvault/gitlog"
 	"github.com/memvault/memvault/gitlog/gittest"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/exchange"
 )
 
 // New creates a vault with its own identity in tb's temporary directory and closes
@@ -50,13 +49,13 @@ func pair(tb testing.TB, url string, plain bool) (a, b *vault.Vault, opts vault.
 	ctx := context.Background()
 	dir := tb.TempDir()
 	a, opts = newAt(tb, dir, plain)
-	if err := exchange.AddRemote(a, "origin", url); err != nil {
+	if err := a.AddRemote("origin", url); err != nil {
 		tb.Fatalf("AddRemote: %v", err)
 	}
-	if _, err := exchange.Sync(ctx, a, exchange.SyncOptions{Host: "test"}); err != nil {
+	if _, err := a.Sync(ctx, vault.SyncOptions{Host: "test"}); err != nil {
 		tb.Fatalf("Sync: %v", err)
 	}
-	b, _, err := exchange.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, exchange.CloneOptions{})
+	b, _, err := vault.Clone(ctx, url, filepath.Join(dir, "b.git"), opts, vault.CloneOptions{})
 	if err != nil {
 		tb.Fatalf("Clone(%s): %v", url, err)
 	}
@@ -134,9 +133,9 @@ func FileRemote(tb testing.TB) string {
 
 // MustSync syncs v with its default remote, as host "test", and fails tb on
 // an error.
-func MustSync(tb testing.TB, v *vault.Vault) exchange.SyncResult {
+func MustSync(tb testing.TB, v *vault.Vault) vault.SyncResult {
 	tb.Helper()
-	res, err := exchange.Sync(context.Background(), v, exchange.SyncOptions{Host: "test"})
+	res, err := v.Sync(context.Background(), vault.SyncOptions{Host: "test"})
 	if err != nil {
 		tb.Fatalf("Sync: %v", err)
 	}
