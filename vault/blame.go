@@ -187,7 +187,7 @@ func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth i
 		if err != nil {
 			return p, err
 		}
-		ns := names{k, &b.v.seals}
+		ns := b.v.codec(k)
 		ver.rec = rec
 		if ver.plain, err = ns.memPath(p); err != nil {
 			return p, err

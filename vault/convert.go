@@ -60,7 +60,7 @@ func (v *Vault) Seal(ctx context.Context, meta Meta, opts SealOptions) (SealResu
 	if err != nil {
 		return res, err
 	}
-	if k := snap.names.key; k != nil && k.Generation() {
+	if k := snap.names.key(); k != nil && k.Generation() {
 		return res, fmt.Errorf("vault: seal: %w", ErrSealed)
 	} else if k != nil {
 		// Format 2: one commit seals it under a generation (format 3), to
@@ -132,7 +132,7 @@ func (v *Vault) sealable(root gitlog.Hash, k *seal.Key) ([]fileRef, error) {
 	if err != nil {
 		return nil, err
 	}
-	to := names{key: k}
+	to := codecOf(k, nil)
 	for _, f := range files {
 		if _, err := to.treePath(memPath(f.path)); err != nil {
 			return nil, fmt.Errorf("vault: seal: %w (rename it first)", err)
@@ -154,7 +154,7 @@ func (v *Vault) commitSeal(ctx context.Context, meta Meta, k *seal.Key, re *reen
 	if err != nil {
 		return "", 0, err
 	}
-	if snap.names.key != nil {
+	if snap.names.format() != formatVersion {
 		return "", 0, fmt.Errorf("vault: seal: %w", ErrSealed)
 	}
 	target, err := snap.recipientsFile()
@@ -183,7 +183,7 @@ func (v *Vault) commitSeal(ctx context.Context, meta Meta, k *seal.Key, re *reen
 	if len(files) > 0 { // else there is no memories/ in the tree
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
 	}
-	to := names{key: k}
+	to := codecOf(k, nil)
 	for _, f := range files {
 		p := memPath(f.path)
 		size, err := v.blobPlainSize(p, f.hash)

@@ -240,7 +240,7 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 		}
 		// A sealed vault's views name each path by its ID under the key of
 		// their time: every key this vault holds is tried.
-		ks := v.seals.knownKeys(tx.names.key)
+		ks := v.seals.knownKeys(tx.names.key())
 		last := map[string]time.Time{}
 		keep := map[string]bool{}
 		for p := range files {

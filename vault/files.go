@@ -59,7 +59,7 @@ var memoryNotAFolder = EntryError{Path: Root, Reason: "not a directory in the va
 
 // readableMemory lists the memory files of the tree root, whose names are
 // ns, as readableFiles does, and returns the entries it went on past.
-func (v *Vault) readableMemory(root gitlog.Hash, ns names) (files []fileRef, bad []EntryError, err error) {
+func (v *Vault) readableMemory(root gitlog.Hash, ns codec) (files []fileRef, bad []EntryError, err error) {
 	e, err := v.repo.Lookup(root, memDir)
 	switch {
 	case err != nil:
@@ -92,7 +92,7 @@ func (v *Vault) memoryFiles(root gitlog.Hash) ([]fileRef, error) {
 // by their names as stored, depth first, stopping at the first tree that does
 // not read: what Files, sharing, conversion and re-encryption walk.
 func (v *Vault) filesUnder(tp string, h gitlog.Hash) ([]fileRef, error) {
-	return v.walkFiles(names{}, memPath(tp), h, false, stopAtBadEntry)
+	return v.walkFiles(plainCodec{}, memPath(tp), h, false, stopAtBadEntry)
 }
 
 // walkFiles is the one walk of a memory tree: it lists the files of the
@@ -107,7 +107,7 @@ func (v *Vault) filesUnder(tp string, h gitlog.Hash) ([]fileRef, error) {
 // gitlog.ErrWrongType), and, when judge, an entry a read refuses by its name
 // or mode alone (an *EntryError, see entryReason). bad returns nil to leave
 // the entry out and go on, or the error to end the walk with.
-func (v *Vault) walkFiles(ns names, dir string, h gitlog.Hash, judge bool, bad func(dir, name string, err error) error) ([]fileRef, error) {
+func (v *Vault) walkFiles(ns codec, dir string, h gitlog.Hash, judge bool, bad func(dir, name string, err error) error) ([]fileRef, error) {
 	var out []fileRef
 	var walk func(dir string, h gitlog.Hash) error
 	walk = func(dir string, h gitlog.Hash) error {

@@ -85,20 +85,14 @@ func (v *Vault) checkHead(heads []gitlog.Entry) []string {
 	} else if _, err := v.keys.parseRecipients(content); err != nil {
 		out = append(out, err.Error())
 	}
-	want := formatVersion
-	switch {
-	case snap.names.key != nil && snap.names.key.Generation():
-		want = generationsFormatVersion
-	case snap.names.key != nil:
-		want = sealedFormatVersion
-	}
+	want := snap.names.format()
 	if e, err := v.repo.Lookup(snap.root, formatPath); err != nil {
 		out = append(out, formatPath+" is missing")
 	} else if b, _ := v.repo.ReadBlob(e.Hash); strings.TrimSpace(string(b)) != want {
 		out = append(out, fmt.Sprintf("%s says %q; this memvault reads format %s", formatPath, strings.TrimSpace(string(b)), want))
 	}
 	for _, e := range heads {
-		if snap.names.key != nil {
+		if snap.names.key() != nil {
 			// A name that does not open, or a blob whose headers do not, has
 			// a line of its own above, from the sealed history's check.
 			p, err := snap.names.memPath(e.Name)

@@ -75,7 +75,7 @@ func TestFsckSealed(t *testing.T) {
 		t.Fatal(err)
 	}
 	sealedAt := func(p string) string {
-		tp, err := (names{key: k}).treePath(p)
+		tp, err := codecOf(k, nil).treePath(p)
 		if err != nil {
 			t.Fatal(err)
 		}

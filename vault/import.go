@@ -453,12 +453,8 @@ func (v *Vault) encryptImport(ctx context.Context, w *gitlog.Writer, snap *Snaps
 					data, err = v.reread(ctx, plan[i], opts)
 				}
 				var ct []byte
-				switch {
-				case err != nil:
-				case snap.names.key != nil:
-					ct, err = sealBlob(snap.names.key, data, rs)
-				default:
-					ct, err = encrypt(data, rs)
+				if err == nil {
+					ct, err = snap.names.blob(data, rs)
 				}
 				select {
 				case out <- sealed{i, ct, err}:

@@ -124,7 +124,7 @@ func (c *treeStats) put(h gitlog.Hash, st treeStat) {
 // are ns, and with sized adds up their plaintext sizes, which reads each
 // blob's header (the sealed size header under ns's key, in the sealed
 // format); without, it reads only trees.
-func (v *Vault) treeUsage(ctx context.Context, ns names, p string, h gitlog.Hash, sized bool) (Usage, error) {
+func (v *Vault) treeUsage(ctx context.Context, ns codec, p string, h gitlog.Hash, sized bool) (Usage, error) {
 	if u, ok := v.trees.get(h, sized); ok {
 		return u, nil
 	}
@@ -190,7 +190,7 @@ func (l Limits) limited() bool { return l.MaxFiles > 0 || l.MaxVaultSize > 0 }
 
 // entryUsage is what entry e holds, in a tree whose names are ns: a file, or
 // a directory's files. The sizes are read only when the vault limits its size.
-func (v *Vault) entryUsage(ctx context.Context, ns names, p string, e gitlog.Entry) (Usage, error) {
+func (v *Vault) entryUsage(ctx context.Context, ns codec, p string, e gitlog.Entry) (Usage, error) {
 	if e.IsDir() {
 		return v.treeUsage(ctx, ns, p, e.Hash, v.limits.MaxVaultSize > 0)
 	}

@@ -145,12 +145,12 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		// A plain head's history is plain: a vault becomes sealed, never
 		// plain again, so its commits need no look for a key.
 		var k *seal.Key
-		if ns.key != nil {
+		if ns.key() != nil {
 			if k, err = v.sealKeyAt(c.TreeHash); err != nil {
 				return p, err
 			}
 		}
-		from := renamedFrom(names{k, &v.seals}, r, p)
+		from := renamedFrom(v.codec(k), r, p)
 		if from == p {
 			from = v.pathInParent(c, k, p)
 		}
@@ -265,7 +265,7 @@ func (v *Vault) LogAround(ctx context.Context, target string, n int) ([]Record, 
 // renamedFrom returns the tree path whose history continues that of tree path p
 // before commit r: the old path if r is a rename that created p (moved it, or a
 // directory holding it, there), else p.
-func renamedFrom(ns names, r Record, p string) string {
+func renamedFrom(ns codec, r Record, p string) string {
 	if r.Command != "rename" || r.Path == "" || r.NewPath == "" {
 		return p
 	}
@@ -281,7 +281,7 @@ func renamedFrom(ns names, r Record, p string) string {
 	if err != nil || from == memDir {
 		return p
 	}
-	if ns.key == nil || rest == "" {
+	if !ns.foldersBindNames() || rest == "" {
 		return from + rest
 	}
 	// Sealed names below a moved folder are bound to its path: open the
@@ -337,16 +337,16 @@ func (v *Vault) record(c *gitlog.Commit) (Record, error) {
 const sealedUnopened = "(a sealed message that does not open under this vault's key)"
 
 // namesAt returns how memory paths are stored in the tree of commit h.
-func (v *Vault) namesAt(h gitlog.Hash) (names, error) {
+func (v *Vault) namesAt(h gitlog.Hash) (codec, error) {
 	if h.IsZero() {
-		return names{}, nil
+		return plainCodec{}, nil
 	}
 	root, err := v.repo.RootTree(h)
 	if err != nil {
-		return names{}, err
+		return plainCodec{}, err
 	}
 	k, err := v.sealKeyAt(root)
-	return names{k, &v.seals}, err
+	return v.codec(k), err
 }
 
 func record(c *gitlog.Commit) Record {

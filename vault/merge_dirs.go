@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/gitlog"
-	"github.com/memvault/memvault/vault/seal"
 )
 
 // A file and a directory of one name cannot both be in a tree, yet each side of
@@ -215,10 +214,7 @@ func (l *layout) freeName(stored, side string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	maxSegment := maxSegmentLen
-	if l.m.key != nil {
-		maxSegment = seal.MaxName // what a sealed name holds
-	}
+	maxSegment := l.m.codec().maxName()
 	for n := 1; n <= 1000; n++ {
 		q := asideName(p, side, n, maxSegment)
 		if _, err := CleanPath("/" + q); err != nil {

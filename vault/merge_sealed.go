@@ -122,24 +122,25 @@ func (m *merger) settleKeychain(handled map[string]bool) error {
 // encrypt makes the blob of memory file p from its plaintext: an age file to
 // the merged recipients, in the sealed format under the merge's key.
 func (m *merger) encrypt(plain []byte) ([]byte, error) {
-	if m.key != nil {
-		return sealBlob(m.key, plain, m.recipients)
-	}
-	return encrypt(plain, m.recipients)
+	return m.codec().blob(plain, m.recipients)
 }
+
+// codec is how the merged tree stores memory: sealed under the merge's key,
+// or plain when it has none.
+func (m *merger) codec() codec { return codecOf(m.key, nil) }
 
 // openTree returns the plaintext tree path ("memories/a/b.md") of tree path
 // tp under the merge's key; tp itself in the plain format. The error wraps
 // ErrBadEntry when a stored name does not open.
 func (m *merger) openTree(tp string) (string, error) {
-	if m.key == nil || !isMemory(tp) {
+	if !isMemory(tp) {
 		return tp, nil
 	}
-	p, err := m.key.OpenPath(Root, strings.TrimPrefix(tp, memDir+"/"))
+	p, err := m.codec().plainTreePath(tp)
 	if err != nil {
 		return "", fmt.Errorf("vault: merge: a name not sealed under this vault's key: %w", ErrBadEntry)
 	}
-	return p[1:], nil
+	return p, nil
 }
 
 // sealTree is openTree undone: the tree path that stores the plaintext tree
@@ -159,9 +160,6 @@ func (m *merger) sealTree(p string) (string, error) {
 // memoryPaths turns the tree paths of conflicts ("/memories/X/Y") into the
 // memory paths they store.
 func (m *merger) memoryPaths(ps []string) ([]string, error) {
-	if m.key == nil {
-		return ps, nil
-	}
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		q, err := m.openTree(strings.TrimPrefix(p, "/"))

@@ -122,7 +122,7 @@ func (v *Vault) changedTrees(a, b gitlog.Hash, tp string) ([]gitlog.TreeChange, 
 	if err != nil {
 		return nil, err
 	}
-	if sameKey(na.key, nb.key) {
+	if sameKey(na.key(), nb.key()) {
 		return v.repo.DiffTrees(a, b, tp)
 	}
 	p := ""

@@ -24,7 +24,7 @@ func (v *Vault) undoerOn(snap *Snapshot, src gitlog.Hash) (*undoer, error) {
 	if err := u.recipients(snap); err != nil {
 		return nil, err
 	}
-	u.reuse = u.reuse && sameKey(u.names.key, u.srcNames.key)
+	u.reuse = u.reuse && sameKey(u.names.key(), u.srcNames.key())
 	return u, nil
 }
 

@@ -222,8 +222,8 @@ func (v *Vault) checkpointOpened(k *seal.Key, name string) (gitlog.Hash, bool) {
 		c := checkpointOf(t)
 		if k != nil {
 			v.openCheckpoint(&c, k, t.Target)
-		} else if ns, err := v.namesAt(t.Target); err == nil && ns.key != nil {
-			if p, err := ns.key.OpenPath(tagsDir, c.Name); err == nil {
+		} else if ns, err := v.namesAt(t.Target); err == nil && ns.key() != nil {
+			if p, err := ns.key().OpenPath(tagsDir, c.Name); err == nil {
 				c.Name = strings.TrimPrefix(p, tagsDir+"/")
 			}
 		}

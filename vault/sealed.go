@@ -146,9 +146,9 @@ type openedEntry struct {
 // below them. A sealed tree is opened once: trees never change, so the result
 // comes from the cache after that; the caller must not change it. The error
 // is the tree's read error.
-func (v *Vault) openedTree(ns names, h gitlog.Hash, dir string) ([]openedEntry, error) {
-	k := openedKey{h, dir, ns.key}
-	if ns.key != nil {
+func (v *Vault) openedTree(ns codec, h gitlog.Hash, dir string) ([]openedEntry, error) {
+	k := openedKey{h, dir, ns.key()}
+	if ns.key() != nil {
 		v.seals.mu.Lock()
 		es, ok := v.seals.opened[k]
 		v.seals.mu.Unlock()
@@ -164,7 +164,7 @@ func (v *Vault) openedTree(ns names, h gitlog.Hash, dir string) ([]openedEntry, 
 	for i, e := range es {
 		out[i].Entry = e
 	}
-	if ns.key == nil {
+	if ns.key() == nil {
 		return out, nil // stored as they are, and in git's order already
 	}
 	for i := range out {
@@ -260,84 +260,6 @@ var reasonSealedSegment = fmt.Sprintf("segment over %d bytes, the longest a seal
 func unsealable(err error) bool {
 	var pe *PathError
 	return errors.As(err, &pe) && pe.Reason == reasonSealedSegment
-}
-
-// names maps memory paths to tree paths, and back, in one tree: as they are
-// (key nil, the plain format), or sealed under the tree's key.
-type names struct {
-	key   *seal.Key
-	cache *sealKeys // where sealed paths are remembered; nil: nowhere
-}
-
-// treePath maps memory path p to its place in the tree:
-// "/memories/notes/a.md" -> "memories/notes/a.md", or memories/ and the
-// sealed components. The error is a *PathError for an invalid path, including
-// a component too long to seal.
-func (n names) treePath(p string) (string, error) {
-	if n.key == nil {
-		return treePath(p)
-	}
-	cp, err := CleanPath(p)
-	if err != nil {
-		return "", err
-	}
-	if n.cache != nil {
-		n.cache.mu.Lock()
-		s, ok := n.cache.paths[pathKey{n.key, cp}]
-		n.cache.mu.Unlock()
-		if ok {
-			return memDir + "/" + s, nil
-		}
-	}
-	s, err := n.key.SealPath(Root, cp)
-	if err != nil {
-		return "", &PathError{Path: p, Kind: PathInvalid, Reason: reasonSealedSegment}
-	}
-	if n.cache != nil && s != "" {
-		n.cache.mu.Lock()
-		if n.cache.paths == nil || len(n.cache.paths) >= maxSealedPaths {
-			n.cache.paths = map[pathKey]string{}
-		}
-		n.cache.paths[pathKey{n.key, cp}] = s
-		n.cache.mu.Unlock()
-	}
-	if s == "" {
-		return memDir, nil
-	}
-	return memDir + "/" + s, nil
-}
-
-// memPath maps a tree path under memories/ back to its memory path. The error
-// wraps ErrBadEntry when a sealed component does not open; it quotes the part
-// of the path that opened, never the sealed rest.
-func (n names) memPath(tp string) (string, error) {
-	if n.key == nil {
-		return memPath(tp), nil
-	}
-	rest, ok := strings.CutPrefix(tp, memDir)
-	if !ok || rest != "" && rest[0] != '/' {
-		return "", badEntry(Root, "a path outside memories/")
-	}
-	if rest == "" {
-		return Root, nil
-	}
-	p, err := n.key.OpenPath(Root, rest[1:])
-	if err != nil {
-		return "", badEntry(Root, reasonUnopened)
-	}
-	return p, nil
-}
-
-// child opens the stored name of an entry of the memory directory dir.
-func (n names) child(dir, stored string) (string, error) {
-	if n.key == nil {
-		return stored, nil
-	}
-	name, err := n.key.OpenName(dir, stored)
-	if err != nil {
-		return "", badEntry(dir+"/?", reasonUnopened)
-	}
-	return name, nil
 }
 
 // sealBlob returns the blob of a memory file in the sealed format: the sealed
@@ -452,7 +374,7 @@ func (v *Vault) readMemoryBlob(p string, h gitlog.Hash) ([]byte, bool, error) {
 // every file is linked at its name sealed under its new folder (the blobs
 // stay; only trees are rewritten), and the old subtree is deleted.
 func (tx *Tx) moveSealedDir(oldPath, newPath, from, to string, h gitlog.Hash) error {
-	k := tx.names.key
+	k := tx.names.key()
 	oldClean, _ := CleanPath(oldPath)
 	newClean, _ := CleanPath(newPath)
 	files, err := tx.v.openedFilesUnder(tx.names, from, h) // each folder opened once, and cached
@@ -503,7 +425,7 @@ func (v *Vault) resealed(ctx context.Context, old, next *seal.Key, root gitlog.H
 	if rotate && len(files) > 0 { // else there is no memories/ in the tree
 		changes = append(changes, gitlog.Change{Op: gitlog.Delete, Path: memDir})
 	}
-	from, to := names{key: old}, names{key: k}
+	from, to := codecOf(old, nil), codecOf(k, nil)
 	for _, f := range files {
 		p, err := from.memPath(f.path)
 		if err != nil {
@@ -648,32 +570,18 @@ func (v *Vault) inheritSealKey(h gitlog.Hash, k *seal.Key, changes []gitlog.Chan
 
 // namesOfRoot returns how memory paths are stored in the tree root (zero: no
 // tree yet, which holds nothing in either format).
-func (v *Vault) namesOfRoot(root gitlog.Hash) (names, error) {
+func (v *Vault) namesOfRoot(root gitlog.Hash) (codec, error) {
 	if root.IsZero() {
-		return names{}, nil
+		return plainCodec{}, nil
 	}
 	k, err := v.sealKeyAt(root)
-	return names{k, &v.seals}, err
+	return v.codec(k), err
 }
 
 // sameKey reports whether two trees whose keys are a and b (nil: the plain
 // format) store every memory path under the same name.
 func sameKey(a, b *seal.Key) bool {
 	return a == b || a != nil && b != nil && a.Equal(b)
-}
-
-// plainTreePath maps the tree path tp of a tree whose names are ns to the
-// tree path it would have in the plain format ("memories/notes/a.md"). The
-// error wraps ErrBadEntry when a sealed component does not open.
-func (n names) plainTreePath(tp string) (string, error) {
-	if n.key == nil {
-		return tp, nil
-	}
-	p, err := n.memPath(tp)
-	if err != nil {
-		return "", err
-	}
-	return p[1:], nil
 }
 
 // diffOpened is DiffTrees of the root trees a and b at or under the memory
@@ -698,7 +606,7 @@ func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, err
 			return nil, err
 		}
 	}
-	if sameKey(na.key, nb.key) || a.IsZero() || b.IsZero() {
+	if sameKey(na.key(), nb.key()) || a.IsZero() || b.IsZero() {
 		ns := nb
 		if b.IsZero() {
 			ns = na
@@ -712,8 +620,8 @@ func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, err
 			}
 		}
 		tcs, err := v.repo.DiffTrees(a, b, tp)
-		if err != nil || ns.key == nil {
-			return tcs, err
+		if err != nil {
+			return nil, err
 		}
 		for i := range tcs {
 			if tcs[i].Path, err = ns.plainTreePath(tcs[i].Path); err != nil {
@@ -754,7 +662,7 @@ func (v *Vault) diffOpened(a, b gitlog.Hash, p string) ([]gitlog.TreeChange, err
 // tree root, whose names are ns, by their memory paths: cp itself when it is
 // a file, nothing when nothing is there or ns cannot store cp. The error
 // wraps ErrBadEntry for a name that does not open.
-func (v *Vault) openedFilesAt(root gitlog.Hash, ns names, cp string) (map[string]gitlog.Hash, error) {
+func (v *Vault) openedFilesAt(root gitlog.Hash, ns codec, cp string) (map[string]gitlog.Hash, error) {
 	tp, err := ns.treePath(cp)
 	if unsealable(err) {
 		return nil, nil
@@ -786,7 +694,7 @@ func (v *Vault) openedFilesAt(root gitlog.Hash, ns names, cp string) (map[string
 // opened once (see openName), in byte order of path. dir is the memory path
 // of the folder at tree path tp, whose tree is h. The error wraps ErrBadEntry
 // for a name that does not open.
-func (v *Vault) openedFilesUnder(ns names, tp string, h gitlog.Hash) ([]fileRef, error) {
+func (v *Vault) openedFilesUnder(ns codec, tp string, h gitlog.Hash) ([]fileRef, error) {
 	dir, err := ns.memPath(tp)
 	if err != nil {
 		return nil, err
@@ -819,11 +727,11 @@ func (v *Vault) pathInParent(c *gitlog.Commit, k *seal.Key, tp string) string {
 	if err != nil || sameKey(k, pk) {
 		return tp
 	}
-	mp, err := names{k, &v.seals}.memPath(tp)
+	mp, err := v.codec(k).memPath(tp)
 	if err != nil {
 		return tp
 	}
-	if q, err := (names{pk, &v.seals}).treePath(mp); err == nil {
+	if q, err := v.codec(pk).treePath(mp); err == nil {
 		return q
 	}
 	return tp
@@ -837,7 +745,7 @@ func (v *Vault) currentKey() (*seal.Key, error) {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
 	ns, err := v.namesAt(head)
-	return ns.key, err
+	return ns.key(), err
 }
 
 // tagsDir is what a sealed checkpoint's name is sealed under, as a memory
@@ -855,8 +763,8 @@ func sealedTagName(k *seal.Key, name string) (string, error) {
 // the key of target's tree. What opens under neither stays as stored.
 func (v *Vault) openCheckpoint(c *Checkpoint, k *seal.Key, target gitlog.Hash) bool {
 	keys := []*seal.Key{k}
-	if ns, err := v.namesAt(target); err == nil && ns.key != nil && !sameKey(ns.key, k) {
-		keys = append(keys, ns.key)
+	if ns, err := v.namesAt(target); err == nil && ns.key() != nil && !sameKey(ns.key(), k) {
+		keys = append(keys, ns.key())
 	}
 	for _, k := range append(keys, v.seals.all()...) {
 		p, err := k.OpenPath(tagsDir, c.Name)
@@ -977,7 +885,7 @@ func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string,
 		} else if files, err = v.memoryFiles(c.TreeHash); err != nil {
 			return err
 		}
-		ns := names{k, &v.seals}
+		ns := v.codec(k)
 		for _, f := range files {
 			p, err := ns.memPath(f.path)
 			if err != nil {

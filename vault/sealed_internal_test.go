@@ -50,7 +50,7 @@ func TestSealedHostileEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := snap.names.key
+	k := snap.names.key()
 	rs, err := (&Tx{Snapshot: snap}).recipients()
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 		t.Fatal(err)
 	}
 	// The new keychain chains the old key, and the key file that wrapped it.
-	old := snap.names.key
+	old := snap.names.key()
 	oldChain, err := v.keychainAt(snap.root, old)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tp, err := (names{key: k}).treePath(p)
+		tp, err := codecOf(k, nil).treePath(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 	if err != nil {
 		return res, err
 	}
-	next := snap.names.key
+	next := snap.names.key()
 	if rotates(next, len(res.Removed) > 0) {
 		if next, err = re.pendingGeneration(); err != nil {
 			re.progress.close(false)
@@ -124,7 +124,7 @@ func (v *Vault) changeRecipients(ctx context.Context, meta Meta, ch RecipientCha
 // generation, which the new members open through the key file, so only the key
 // file is wrapped anew and a member is added at the cost of one file.
 func (v *Vault) filesToReencrypt(snap *Snapshot, next *seal.Key) ([]fileRef, error) {
-	if k := snap.names.key; k != nil && k.Generation() && sameKey(k, next) {
+	if k := snap.names.key(); k != nil && k.Generation() && sameKey(k, next) {
 		return nil, nil
 	}
 	return v.memoryFiles(snap.root)
@@ -224,10 +224,10 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 		return "", 0, err
 	}
 	*res = latest
-	if len(latest.Added)+len(latest.Removed) == 0 && !(ch.upgrade && !snap.names.key.Generation()) {
+	if len(latest.Added)+len(latest.Removed) == 0 && !(ch.upgrade && !snap.names.key().Generation()) {
 		return "", 0, nil // someone else made the same change meanwhile
 	}
-	if target.Fingerprint() != re.fp || rotates(snap.names.key, len(latest.Removed) > 0) && sameKey(snap.names.key, next) {
+	if target.Fingerprint() != re.fp || rotates(snap.names.key(), len(latest.Removed) > 0) && sameKey(snap.names.key(), next) {
 		return "", 0, fmt.Errorf("vault: the recipients changed while re-encrypting; run the command again: %w", ErrRecipients)
 	}
 	files, err := v.filesToReencrypt(snap, next)
@@ -238,7 +238,7 @@ func (v *Vault) commitReencryption(ctx context.Context, meta Meta, ch RecipientC
 		return "", 0, err
 	}
 	var changes []gitlog.Change
-	if k := snap.names.key; k != nil {
+	if k := snap.names.key(); k != nil {
 		// A removed recipient holds the vault key too: a new one seals
 		// every current name and size in this commit.
 		if changes, err = v.resealed(ctx, k, next, snap.root, files, re.done, re.rs); err != nil {

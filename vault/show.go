@@ -30,7 +30,7 @@ type FileChange struct {
 	// Diff is the change of the file's plaintext as a unified diff, headed
 	// "--- <path>" and "+++ <path>" ("/dev/null" for a missing side; a path
 	// holding a control or bidi character or a '"' is quoted in Go syntax, as
-	// git quotes unusual names); "" for a
+	// git quotes unusual codec); "" for a
 	// rename without edits, and where a result lists files without diffs.
 	Diff string `json:"diff"`
 	// Similarity is, for a rename with edits, how much of the file stayed,

@@ -17,7 +17,7 @@ type Snapshot struct {
 	v      *Vault
 	commit gitlog.Hash
 	root   gitlog.Hash // root tree
-	names  names       // how memory paths are stored in root
+	names  codec       // how memory paths are stored in root
 }
 
 // Snapshot returns the current state of the vault, at the head of main.
@@ -38,7 +38,7 @@ func (v *Vault) snapshotAt(commit gitlog.Hash) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{v: v, commit: commit, root: root, names: names{k, &v.seals}}, nil
+	return &Snapshot{v: v, commit: commit, root: root, names: v.codec(k)}, nil
 }
 
 // Commit is the hash of the commit the snapshot shows.
@@ -49,10 +49,7 @@ func (s *Snapshot) Commit() string { return s.commit.String() }
 // one, whose stored names are longer than the names they seal. A path with a
 // longer component is refused with a *PathError.
 func (s *Snapshot) MaxName() int {
-	if s.names.key != nil {
-		return seal.MaxName
-	}
-	return maxSegmentLen
+	return s.names.maxName()
 }
 
 // treePath maps a memory path to its place in the git tree:
@@ -132,7 +129,7 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string) ([]byte, error) {
 // entry does in the plain format, rather than that nothing is there. nil
 // when there is none.
 func (s *Snapshot) unopened(p string) error {
-	if s.names.key == nil {
+	if s.names.key() == nil {
 		return nil
 	}
 	cp, err := CleanPath(p)
@@ -224,17 +221,11 @@ func (s *Snapshot) List(ctx context.Context, p string) ([]Entry, error) {
 // fileSizeIn is the plaintext size of memory file p in blob h of a tree whose
 // names are ns: read from the age header and the blob's length in the plain
 // format, from the sealed size header in the sealed one, never decrypting.
-func (v *Vault) fileSizeIn(ns names, p string, h gitlog.Hash) (int64, error) {
+func (v *Vault) fileSizeIn(ns codec, p string, h gitlog.Hash) (int64, error) {
 	if n, ok := v.cache.size(h); ok {
 		return n, nil
 	}
-	var n int64
-	var err error
-	if ns.key != nil {
-		n, err = v.sealedBlobSize(ns.key, p, h)
-	} else {
-		n, err = v.blobPlainSize(p, h)
-	}
+	n, err := ns.plainSize(v, p, h)
 	if err != nil {
 		return 0, err
 	}

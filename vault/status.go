@@ -245,7 +245,7 @@ func (v *Vault) findConflicts(ctx context.Context, st *Status) error {
 // no tree) and hands it to report instead, by path and reason: one bad entry
 // fails alone. The path is the name as stored, never escaped, so that whoever
 // prints it escapes it once (an error's path is quoted, see entryPath).
-func (v *Vault) readableFiles(ns names, dir string, h gitlog.Hash, report func(p, reason string)) ([]fileRef, error) {
+func (v *Vault) readableFiles(ns codec, dir string, h gitlog.Hash, report func(p, reason string)) ([]fileRef, error) {
 	return v.walkFiles(ns, dir, h, true, func(dir, name string, err error) error {
 		var ee *EntryError
 		switch {
@@ -260,7 +260,7 @@ func (v *Vault) readableFiles(ns names, dir string, h gitlog.Hash, report func(p
 	})
 }
 
-func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, ns names, p string) ([]byte, error) {
+func (v *Vault) readFileAt(ctx context.Context, root gitlog.Hash, ns codec, p string) ([]byte, error) {
 	s := &Snapshot{v: v, root: root, names: ns}
 	return s.ReadFile(ctx, p)
 }

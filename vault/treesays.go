@@ -43,7 +43,7 @@ func (v *Vault) checkTrailers(r *Record, c *gitlog.Commit) error {
 	if err != nil {
 		return err
 	}
-	ns := names{k, &v.seals}
+	ns := v.codec(k)
 	var named []string
 	for _, p := range []string{r.Path, r.NewPath} {
 		if p == "" {

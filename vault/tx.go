@@ -144,12 +144,7 @@ func (tx *Tx) WriteFile(ctx context.Context, p string, plain []byte) error {
 	if err != nil {
 		return err
 	}
-	var ct []byte
-	if tx.names.key != nil {
-		ct, err = sealBlob(tx.names.key, plain, rs)
-	} else {
-		ct, err = encrypt(plain, rs)
-	}
+	ct, err := tx.names.blob(plain, rs)
 	if err != nil {
 		return err
 	}
@@ -219,7 +214,7 @@ func (tx *Tx) Rename(oldPath, newPath string) error {
 	case strings.HasPrefix(to, from+"/"):
 		return fmt.Errorf("vault: rename %s into itself: %w", oldPath, ErrInvalid)
 	}
-	if tx.names.key != nil && src.IsDir() {
+	if tx.names.foldersBindNames() && src.IsDir() {
 		return tx.moveSealedDir(oldPath, newPath, from, to, src.Hash)
 	}
 	return tx.stage(oldPath, newPath, gitlog.Change{Op: gitlog.Move, Path: from, NewPath: to})

@@ -85,7 +85,7 @@ func (v *Vault) Restore(ctx context.Context, meta Meta, path, rev string) (*Undo
 	}
 	return v.undo(ctx, meta, "restore", cp, src, src, func(u *undoer) error {
 		nothing := fmt.Errorf("vault: restore %s: nothing was there at %s: %w", cp, shortHash(u.src), ErrNotExist)
-		if !sameKey(u.names.key, u.srcNames.key) {
+		if !sameKey(u.names.key(), u.srcNames.key()) {
 			return u.reconcileOpened(cp, nothing)
 		}
 		tp, err := u.names.treePath(cp)
@@ -120,7 +120,7 @@ func (v *Vault) Rollback(ctx context.Context, meta Meta, rev string) (*UndoResul
 		return nil, err
 	}
 	return v.undo(ctx, meta, "rollback", Root, src, src, func(u *undoer) error {
-		if !sameKey(u.names.key, u.srcNames.key) {
+		if !sameKey(u.names.key(), u.srcNames.key()) {
 			return u.reconcileOpened(Root, nil)
 		}
 		want, err := u.v.repo.Lookup(u.srcRoot, memDir)
@@ -144,8 +144,8 @@ type undoer struct {
 	// what they were at srcRoot: ciphertext can be linked as is.
 	reuse    bool
 	rs       []age.Recipient
-	names    names // how paths are stored now, and what new blobs are sealed with
-	srcNames names // how paths are stored in srcRoot
+	names    codec // how paths are stored now, and what new blobs are sealed with
+	srcNames codec // how paths are stored in srcRoot
 	changes  []gitlog.Change
 }
 
@@ -172,7 +172,7 @@ func (v *Vault) undo(ctx context.Context, meta Meta, command, path string, src, 
 	if err := u.recipients(head); err != nil {
 		return nil, err
 	}
-	u.reuse = u.reuse && sameKey(u.names.key, u.srcNames.key)
+	u.reuse = u.reuse && sameKey(u.names.key(), u.srcNames.key())
 	if err := plan(u); err != nil {
 		return nil, err
 	}
@@ -330,13 +330,7 @@ func (u *undoer) putFile(tp string, have *gitlog.Entry, blob gitlog.Hash) error 
 }
 
 func (u *undoer) put(tp string, plain []byte) error {
-	var ct []byte
-	var err error
-	if u.names.key != nil {
-		ct, err = sealBlob(u.names.key, plain, u.rs)
-	} else {
-		ct, err = encrypt(plain, u.rs)
-	}
+	ct, err := u.names.blob(plain, u.rs)
 	if err != nil {
 		return err
 	}
