@@ -8,7 +8,7 @@ import (
 
 // TestNoSDKDeps: a program that uses only the memory tool's
 // Handler builds neither the MCP SDK nor the Anthropic SDK in. Those belong
-// to agent/mcpserver and agent/claude.
+// to agent/mcpserver, agent/claude and agent/memstoreapi.
 func TestNoSDKDeps(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("skipped: no go binary on PATH to list agent's dependencies")
@@ -23,7 +23,7 @@ func TestNoSDKDeps(t *testing.T) {
 		found = found || d == "github.com/memvault/memvault/vault"
 		for _, sdk := range []string{"github.com/modelcontextprotocol/go-sdk", "github.com/anthropics/anthropic-sdk-go", "github.com/hanwen/go-fuse/v2"} {
 			if d == sdk || strings.HasPrefix(d, sdk+"/") {
-				t.Errorf("agent depends on %s (module %s); only agent/mcpserver and agent/claude may", d, sdk)
+				t.Errorf("agent depends on %s (module %s); only agent/mcpserver, agent/claude and agent/memstoreapi may", d, sdk)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memvault/memvault/agent/memstoreapi"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/memstore"
@@ -46,7 +47,7 @@ func storeRemote(v *vault.Vault, name string) (string, bool, error) {
 func runStoreSync(ctx context.Context, v *vault.Vault, store string, pull bool, timeout time.Duration, progress, out io.Writer) error {
 	tctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
-	res, err := memstore.Sync(tctx, v, store, memstore.Options{Pull: pull, Progress: progress})
+	res, err := memstore.Sync(tctx, v, memstoreapi.New(store), memstore.Options{Pull: pull, Progress: progress})
 	if errors.Is(tctx.Err(), context.DeadlineExceeded) && err != nil {
 		err = fmt.Errorf("gave up after --timeout %s (run it again to go on where it stopped): %w", timeout, err)
 	}
@@ -94,7 +95,7 @@ func watchStore(ctx context.Context, v *vault.Vault, store string, every, timeou
 	for {
 		tctx, cancel := withTimeout(ctx, timeout)
 		start := time.Now()
-		res, err := memstore.Sync(tctx, v, store, memstore.Options{})
+		res, err := memstore.Sync(tctx, v, memstoreapi.New(store), memstore.Options{})
 		cancel()
 		switch {
 		case ctx.Err() != nil:

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/vault/memstore/memstoretest"
+	"github.com/memvault/memvault/agent/memstoreapi/memstoreapitest"
 )
 
 // A memory store as a remote, end to end through the command line: import
 // its history, add it as a remote, sync both ways, and the doors that do not
 // speak to a store say so.
 func TestStoreRemoteCLI(t *testing.T) {
-	s := memstoretest.New(t)
-	s.Write("/notes.md", "from the store\n", memstoretest.Session("sesn_cli"))
+	s := memstoreapitest.New(t)
+	s.Write("/notes.md", "from the store\n", memstoreapitest.Session("sesn_cli"))
 	p := newProcess(t, t.TempDir())
 	p.env = append(p.env, "ANTHROPIC_BASE_URL="+s.URL, "ANTHROPIC_API_KEY=sk-test")
 	url := "memory-store:" + s.Store
@@ -47,7 +47,7 @@ func TestStoreRemoteCLI(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s.Write("/from-agent.md", "written in the store\n", memstoretest.Session("sesn_watch"))
+	s.Write("/from-agent.md", "written in the store\n", memstoreapitest.Session("sesn_watch"))
 	p.tool(t, map[string]any{"command": "create", "path": "/memories/from-here.md", "file_text": "written here\n"})
 	deadline := time.Now().Add(30 * time.Second)
 	arrived := func() bool {

@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/memvault/memvault/agent/memstoreapi/memstoreapitest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/memstore"
-	"github.com/memvault/memvault/vault/memstore/memstoretest"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 // BenchmarkPull10k pulls a store of 2,000 memories and 10,000 versions into
 // a new vault: 10,000 commits.
 func BenchmarkPull10k(b *testing.B) {
-	s := memstoretest.New(b)
+	s := memstoreapitest.New(b)
 	for i := range 10000 {
-		s.Write(fmt.Sprintf("/agents/%02d/m%04d.md", i%37, i%2000), fmt.Sprintf("memory %d, version %d\n", i%2000, i/2000), memstoretest.Session("sesn_bench"))
+		s.Write(fmt.Sprintf("/agents/%02d/m%04d.md", i%37, i%2000), fmt.Sprintf("memory %d, version %d\n", i%2000, i/2000), memstoreapitest.Session("sesn_bench"))
 	}
 	o := opts(s)
 	o.Pull = true
@@ -23,7 +23,7 @@ func BenchmarkPull10k(b *testing.B) {
 		b.StopTimer()
 		v := vaulttest.New(b)
 		b.StartTimer()
-		res, err := memstore.Sync(ctx, v, s.Store, o)
+		res, err := memstore.Sync(ctx, v, client(s), o)
 		if err != nil || res.Pulled != 10000 {
 			b.Fatalf("pull = %+v, %v", res, err)
 		}
@@ -34,12 +34,12 @@ func BenchmarkPull10k(b *testing.B) {
 func BenchmarkPush1k(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
-		s := memstoretest.New(b)
+		s := memstoreapitest.New(b)
 		for i := range 2000 {
-			s.Write(fmt.Sprintf("/m%04d.md", i), "memory\n", memstoretest.Session("sesn_bench"))
+			s.Write(fmt.Sprintf("/m%04d.md", i), "memory\n", memstoreapitest.Session("sesn_bench"))
 		}
 		v := vaulttest.New(b)
-		if _, err := memstore.Sync(ctx, v, s.Store, opts(s)); err != nil {
+		if _, err := memstore.Sync(ctx, v, client(s), opts(s)); err != nil {
 			b.Fatal(err)
 		}
 		for i := range 1000 {
@@ -51,7 +51,7 @@ func BenchmarkPush1k(b *testing.B) {
 			}
 		}
 		b.StartTimer()
-		res, err := memstore.Sync(ctx, v, s.Store, opts(s))
+		res, err := memstore.Sync(ctx, v, client(s), opts(s))
 		if err != nil || res.Pushed != 1000 {
 			b.Fatalf("push = %+v, %v", res, err)
 		}

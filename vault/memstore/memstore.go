@@ -14,8 +14,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
-	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/rogpeppe/go-internal/lockedfile"
 
 	"github.com/memvault/memvault/vault"
@@ -44,11 +44,54 @@ func CheckStoreID(id string) error {
 	return nil
 }
 
+// Store is the memory store Sync works on, as the memory stores API offers
+// it: the client that speaks the API lives with the other code that does
+// (agent/memstoreapi), so this package knows nothing of the SDK.
+type Store interface {
+	// ID is the store's id, memstore_….
+	ID() string
+	// Versions lists the versions written at or after since (all when zero),
+	// oldest first, without their content.
+	Versions(ctx context.Context, since time.Time) ([]Version, error)
+	// Contents returns the content of each version in want, all of them
+	// written within [from, to], by version id.
+	Contents(ctx context.Context, from, to time.Time, want map[string]bool) (map[string]string, error)
+	// Content returns one version's content.
+	Content(ctx context.Context, id string) (string, error)
+	// Create makes a memory at the store's path and returns its id and the
+	// version it wrote.
+	Create(ctx context.Context, path, content string) (id, ver string, err error)
+	// Update replaces a memory's content when its content is still the one
+	// whose SHA-256 (hex) is want, or unconditionally when want is "", and
+	// returns the version it wrote. It returns an error wrapping
+	// [ErrPrecondition] when the content is another.
+	Update(ctx context.Context, id, path, content, want string) (ver string, err error)
+	// Remove deletes a memory when its content is still the one whose
+	// SHA-256 is want (any when ""); a memory gone already is no error. It
+	// returns an error wrapping [ErrPrecondition] when the content is another.
+	Remove(ctx context.Context, id, path, want string) error
+}
+
+// ErrPrecondition is wrapped by a Store's error when the store's copy of a
+// memory is not the one the change was made against (HTTP 409): Sync pulls,
+// merges and tries again.
+var ErrPrecondition = errors.New("the memory store changed it meanwhile")
+
+// Version is one entry of a store's history, as the API reports it.
+type Version struct {
+	ID       string
+	MemoryID string
+	Op       string // "created", "modified" or "deleted"
+	Path     string // the store's path, "" when redacted
+	Content  string
+	Redacted bool
+	Actor    string // "session sesn_…", "api key …", "user …", "service account …", or ""
+	Session  string
+	Time     time.Time
+}
+
 // Options configure Sync.
 type Options struct {
-	// API are the SDK's options: the key and address by default come from
-	// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, as the SDK reads them.
-	API      []option.RequestOption
 	Pull     bool      // pull only: push nothing
 	Progress io.Writer // one line per phase and every 500 versions; nil for none
 	Host     string    // names this machine in conflict markers
@@ -71,9 +114,11 @@ type Result struct {
 // the store refuses because a memory changed there meanwhile (409) pulls,
 // merges and tries again, a few rounds at most. An interrupted Sync resumes
 // where it stopped: each version is applied at most once, and a change pushed
-// is known on the next pull.
-func Sync(ctx context.Context, v *vault.Vault, store string, opts Options) (Result, error) {
+// is known on the next pull. Sync refuses a store whose ID fails
+// [CheckStoreID] before it asks the store anything.
+func Sync(ctx context.Context, v *vault.Vault, c Store, opts Options) (Result, error) {
 	var res Result
+	store := c.ID()
 	if err := CheckStoreID(store); err != nil {
 		return res, err
 	}
@@ -86,7 +131,7 @@ func Sync(ctx context.Context, v *vault.Vault, store string, opts Options) (Resu
 	if err != nil {
 		return res, fmt.Errorf("memory store %s: %w", store, err)
 	}
-	s := &syncer{v: v, c: newClient(store, opts.API), st: st, opts: opts, res: &res}
+	s := &syncer{v: v, c: c, id: store, st: st, opts: opts, res: &res}
 	for round := 1; ; round++ {
 		if err := s.pull(ctx); err != nil {
 			return res, err
@@ -95,7 +140,7 @@ func Sync(ctx context.Context, v *vault.Vault, store string, opts Options) (Resu
 			return res, nil
 		}
 		err := s.push(ctx)
-		if !errors.Is(err, errPrecondition) || round == 5 {
+		if !errors.Is(err, ErrPrecondition) || round == 5 {
 			return res, err
 		}
 		s.say("the store changed during the push: pulling again (round %d)", round+1)
@@ -105,7 +150,8 @@ func Sync(ctx context.Context, v *vault.Vault, store string, opts Options) (Resu
 // syncer is one Sync's work.
 type syncer struct {
 	v    *vault.Vault
-	c    *client
+	c    Store
+	id   string // the store's id
 	st   *state
 	opts Options
 	res  *Result

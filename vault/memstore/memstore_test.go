@@ -13,16 +13,23 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/memvault/memvault/agent/memstoreapi"
+	"github.com/memvault/memvault/agent/memstoreapi/memstoreapitest"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/memstore"
-	"github.com/memvault/memvault/vault/memstore/memstoretest"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
 var ctx = context.Background()
 
-func opts(s *memstoretest.Server) memstore.Options {
-	return memstore.Options{API: []option.RequestOption{option.WithBaseURL(s.URL), option.WithAPIKey("sk-test")}, Host: "laptop"}
+func opts(*memstoreapitest.Server) memstore.Options {
+	return memstore.Options{Host: "laptop"}
+}
+
+// client speaks to the stand-in store s through the API's client, so the
+// sync runs over HTTP as it does against the real API.
+func client(s *memstoreapitest.Server) memstore.Store {
+	return memstoreapi.New(s.Store, option.WithBaseURL(s.URL), option.WithAPIKey("sk-test"))
 }
 
 // files reads every memory file of the vault, by store path.
@@ -62,9 +69,9 @@ func write(t *testing.T, v *vault.Vault, p, content string) {
 	}
 }
 
-func sync(t *testing.T, v *vault.Vault, s *memstoretest.Server) memstore.Result {
+func sync(t *testing.T, v *vault.Vault, s *memstoreapitest.Server) memstore.Result {
 	t.Helper()
-	res, err := memstore.Sync(ctx, v, s.Store, opts(s))
+	res, err := memstore.Sync(ctx, v, client(s), opts(s))
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -88,10 +95,10 @@ func originCount(t *testing.T, v *vault.Vault) map[string]int {
 }
 
 func TestPullAndPush(t *testing.T) {
-	s := memstoretest.New(t)
-	agent := memstoretest.Session("sesn_01")
+	s := memstoreapitest.New(t)
+	agent := memstoreapitest.Session("sesn_01")
 	s.Write("/notes.md", "one\n", agent)
-	s.Write("/projects/a.md", "alpha\n", memstoretest.APIKey("apikey_01"))
+	s.Write("/projects/a.md", "alpha\n", memstoreapitest.APIKey("apikey_01"))
 	s.Write("/notes.md", "one\ntwo\n", agent)
 	s.Move("/projects/a.md", "/projects/b.md", agent)
 	s.Write("/gone.md", "bye\n", agent)
@@ -140,8 +147,8 @@ func TestPullAndPush(t *testing.T) {
 // both made to the same line stays in the file between markers, never "the
 // server wins".
 func TestBothSidesChanged(t *testing.T) {
-	s := memstoretest.New(t)
-	agent := memstoretest.Session("sesn_01")
+	s := memstoreapitest.New(t)
+	agent := memstoreapitest.Session("sesn_01")
 	s.Write("/plan.md", "a\nb\nc\nd\ne\n", agent)
 	s.Write("/todo.md", "x\n", agent)
 	v := vaulttest.New(t)
@@ -170,8 +177,8 @@ func TestBothSidesChanged(t *testing.T) {
 // An agent writes to the store between this vault's pull and its push: the
 // store refuses the push (409), and the sync pulls, merges and pushes again.
 func TestPushRace(t *testing.T) {
-	s := memstoretest.New(t)
-	s.Write("/shared.md", "1\n2\n3\n4\n5\n", memstoretest.Session("sesn_01"))
+	s := memstoreapitest.New(t)
+	s.Write("/shared.md", "1\n2\n3\n4\n5\n", memstoreapitest.Session("sesn_01"))
 	v := vaulttest.New(t)
 	sync(t, v, s)
 	write(t, v, "/memories/shared.md", "1 ours\n2\n3\n4\n5\n")
@@ -191,14 +198,14 @@ func TestPushRace(t *testing.T) {
 // or by a kill before it saved its cursor, resumes where it stopped: each
 // version becomes exactly one commit.
 func TestInterruptedPullResumes(t *testing.T) {
-	s := memstoretest.New(t)
+	s := memstoreapitest.New(t)
 	for i := range 300 {
-		s.Write(fmt.Sprintf("/m/%03d.md", i%40), fmt.Sprintf("version %d\n", i), memstoretest.Session("sesn_01"))
+		s.Write(fmt.Sprintf("/m/%03d.md", i%40), fmt.Sprintf("version %d\n", i), memstoreapitest.Session("sesn_01"))
 	}
 	v := vaulttest.New(t)
 	o := opts(s)
 	o.Pull = true
-	if _, err := memstore.Sync(ctx, v, s.Store, o); err != nil {
+	if _, err := memstore.Sync(ctx, v, client(s), o); err != nil {
 		t.Fatal(err)
 	}
 	states, _ := filepath.Glob(filepath.Join(v.Dir(), "memvault", "memory-store-*.json"))
@@ -210,18 +217,18 @@ func TestInterruptedPullResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 1200 {
-		s.Write(fmt.Sprintf("/m/%03d.md", i%50), fmt.Sprintf("later %d\n", i), memstoretest.Session("sesn_02"))
+		s.Write(fmt.Sprintf("/m/%03d.md", i%50), fmt.Sprintf("later %d\n", i), memstoreapitest.Session("sesn_02"))
 	}
 
 	// Fail the listing past the client's retries.
 	s.Fail(500, 500, 500, 500, 500, 500, 500, 500)
-	if _, err := memstore.Sync(ctx, v, s.Store, o); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
+	if _, err := memstore.Sync(ctx, v, client(s), o); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
 		t.Fatalf("sync through 8 failures: err = %v, want the HTTP 500", err)
 	}
 	// Cancel when 500 of the 1,200 versions are in.
 	cctx, cancel := context.WithCancel(ctx)
 	o.Progress = cancelAt{"500 of", cancel}
-	if _, err := memstore.Sync(cctx, v, s.Store, o); !errors.Is(err, context.Canceled) {
+	if _, err := memstore.Sync(cctx, v, client(s), o); !errors.Is(err, context.Canceled) {
 		t.Fatalf("sync cancelled in the middle: err = %v", err)
 	}
 	if n := len(originCount(t, v)); n < 800 || n >= 1500 {
@@ -259,8 +266,8 @@ func (c cancelAt) Write(p []byte) (int, error) {
 
 // 429 and 5xx are retried with back-off, honouring retry-after.
 func TestRetriesThrottling(t *testing.T) {
-	s := memstoretest.New(t)
-	s.Write("/a.md", "a\n", memstoretest.Session("sesn_01"))
+	s := memstoreapitest.New(t)
+	s.Write("/a.md", "a\n", memstoreapitest.Session("sesn_01"))
 	v := vaulttest.New(t)
 	s.Fail(http.StatusTooManyRequests, http.StatusTooManyRequests, http.StatusServiceUnavailable)
 	sync(t, v, s)
@@ -270,9 +277,9 @@ func TestRetriesThrottling(t *testing.T) {
 // A redacted version's content is not fetched again; the commit before it
 // keeps what this vault pulled earlier.
 func TestRedactedVersion(t *testing.T) {
-	s := memstoretest.New(t)
-	s.Write("/a.md", "public\n", memstoretest.Session("sesn_01"))
-	s.Write("/a.md", "secret\n", memstoretest.Session("sesn_01"))
+	s := memstoreapitest.New(t)
+	s.Write("/a.md", "public\n", memstoreapitest.Session("sesn_01"))
+	s.Write("/a.md", "secret\n", memstoreapitest.Session("sesn_01"))
 	s.Redact("/a.md")
 	v := vaulttest.New(t)
 	res := sync(t, v, s)
@@ -286,12 +293,12 @@ func TestRedactedVersion(t *testing.T) {
 
 // The store's limits are checked before a byte is sent, naming the file.
 func TestLimitsBeforeSending(t *testing.T) {
-	s := memstoretest.New(t)
+	s := memstoreapitest.New(t)
 	v := vaulttest.New(t)
 	write(t, v, "/memories/ok.md", "fine\n")
 	write(t, v, "/memories/big.md", strings.Repeat("x", 102401))
 	before := s.Requests
-	_, err := memstore.Sync(ctx, v, s.Store, opts(s))
+	_, err := memstore.Sync(ctx, v, client(s), opts(s))
 	if err == nil || !strings.Contains(err.Error(), "/memories/big.md is 102401 bytes") {
 		t.Fatalf("sync of a file over the limit: err = %v", err)
 	}
@@ -310,11 +317,11 @@ func TestLimitsBeforeSending(t *testing.T) {
 // once, a full listing matches at most about a window, and a second in which
 // more versions than a window were written is read one version at a time.
 func TestPullHoldsAWindow(t *testing.T) {
-	s := memstoretest.New(t)
+	s := memstoreapitest.New(t)
 	s.Step = 150 * time.Millisecond
 	const n = 1000
 	for i := range n {
-		s.Write(fmt.Sprintf("/m/%03d.md", i%70), fmt.Sprintf("version %d\n%s", i, strings.Repeat("x", 500)), memstoretest.Session("sesn_01"))
+		s.Write(fmt.Sprintf("/m/%03d.md", i%70), fmt.Sprintf("version %d\n%s", i, strings.Repeat("x", 500)), memstoreapitest.Session("sesn_01"))
 	}
 	v := vaulttest.New(t)
 	if res := sync(t, v, s); res.Pulled != n {
@@ -332,7 +339,7 @@ func TestPullHoldsAWindow(t *testing.T) {
 	s.Step = time.Millisecond
 	before, widest := s.Contents, s.Widest
 	for i := range 600 {
-		s.Write(fmt.Sprintf("/m/%03d.md", i%70), fmt.Sprintf("dense %d\n", i), memstoretest.Session("sesn_02"))
+		s.Write(fmt.Sprintf("/m/%03d.md", i%70), fmt.Sprintf("dense %d\n", i), memstoreapitest.Session("sesn_02"))
 	}
 	if res := sync(t, v, s); res.Pulled != 600 {
 		t.Fatalf("pulled %d versions, want 600", res.Pulled)

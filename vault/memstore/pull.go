@@ -23,7 +23,7 @@ const fetchWindow = 200
 // window returns the end of the window of versions that starts at vs[start]:
 // whole seconds of them (the API filters by whole seconds), as many as keep
 // it within fetchWindow versions, and at least one second.
-func window(vs []version, start int) int {
+func window(vs []Version, start int) int {
 	end := start
 	for end < len(vs) {
 		sec := vs[end].Time.Truncate(time.Second)
@@ -41,11 +41,11 @@ func window(vs []version, start int) int {
 
 // hasContent tells whether v has content to fetch: deleted and redacted
 // versions have none.
-func hasContent(v version) bool { return v.Op != "deleted" && !v.Redacted }
+func hasContent(v Version) bool { return v.Op != "deleted" && !v.Redacted }
 
 // fetch fills in the contents of vs, a window of at most fetchWindow
 // versions, with one listing of their seconds.
-func (p *puller) fetch(ctx context.Context, vs []version) error {
+func (p *puller) fetch(ctx context.Context, vs []Version) error {
 	want := map[string]bool{}
 	for _, v := range vs {
 		if hasContent(v) {
@@ -57,7 +57,7 @@ func (p *puller) fetch(ctx context.Context, vs []version) error {
 	}
 	from := vs[0].Time.Truncate(time.Second)
 	to := vs[len(vs)-1].Time.Truncate(time.Second).Add(time.Second)
-	got, err := p.c.contents(ctx, from, to, want)
+	got, err := p.c.Contents(ctx, from, to, want)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (p *puller) fetch(ctx context.Context, vs []version) error {
 		}
 		c, ok := got[vs[i].ID]
 		if !ok {
-			return fmt.Errorf("memory store %s: version %s was listed, but its content was not returned", p.c.store, vs[i].ID)
+			return fmt.Errorf("memory store %s: version %s was listed, but its content was not returned", p.id, vs[i].ID)
 		}
 		vs[i].Content = c
 	}
@@ -76,11 +76,11 @@ func (p *puller) fetch(ctx context.Context, vs []version) error {
 
 // pull applies the store's versions since the cursor, one commit each.
 func (s *syncer) pull(ctx context.Context) error {
-	vs, err := s.c.versions(ctx, s.st.After)
+	vs, err := s.c.Versions(ctx, s.st.After)
 	if err != nil {
 		return err
 	}
-	var todo []version
+	var todo []Version
 	for _, v := range vs {
 		if !s.st.applied(v) {
 			todo = append(todo, v)
@@ -100,7 +100,7 @@ func (s *syncer) pull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.say("pulling %d versions from memory store %s", len(todo), s.c.store)
+	s.say("pulling %d versions from memory store %s", len(todo), s.id)
 	for start := 0; start < len(todo); {
 		end := window(todo, start)
 		if err := p.applyWindow(ctx, todo, start, end, replayed); err != nil {
@@ -115,7 +115,7 @@ func (s *syncer) pull(ctx context.Context) error {
 // applyWindow applies todo[start:end], a window: it holds the window's
 // contents at once, or one version's when a second holds more than a window
 // (each then fetched on its own), and lets each go once applied.
-func (p *puller) applyWindow(ctx context.Context, todo []version, start, end int, replayed map[string]bool) error {
+func (p *puller) applyWindow(ctx context.Context, todo []Version, start, end int, replayed map[string]bool) error {
 	dense := end-start > fetchWindow
 	if !dense {
 		if err := p.fetch(ctx, todo[start:end]); err != nil {
@@ -124,7 +124,7 @@ func (p *puller) applyWindow(ctx context.Context, todo []version, start, end int
 	}
 	for i := start; i < end; i++ {
 		if dense && hasContent(todo[i]) {
-			c, err := p.c.content(ctx, todo[i].ID)
+			c, err := p.c.Content(ctx, todo[i].ID)
 			if err != nil {
 				return err
 			}
@@ -135,7 +135,7 @@ func (p *puller) applyWindow(ctx context.Context, todo []version, start, end int
 			p.settleReplayed(v)
 		} else if err := p.apply(ctx, v); err != nil {
 			if !refused(err) {
-				return fmt.Errorf("memory store %s: version %s: %w", p.c.store, v.ID, err)
+				return fmt.Errorf("memory store %s: version %s: %w", p.id, v.ID, err)
 			}
 			p.setAside(v, err)
 		}
@@ -168,7 +168,7 @@ const maxSetAside = 1000
 // setAside passes over version v, which the vault refused: the sync goes on
 // past it, now and later, and says which and why. A version that once
 // stopped every later sync for good: its path held "..".
-func (p *puller) setAside(v version, why error) {
+func (p *puller) setAside(v Version, why error) {
 	p.res.SetAside = append(p.res.SetAside, v.ID+": "+why.Error())
 	p.say("version %s set aside: %v", v.ID, why)
 	p.st.SetAside = append(p.st.SetAside, v.ID)
@@ -185,7 +185,7 @@ func (p *puller) replayed(ctx context.Context) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := Scheme + p.c.store + " "
+	prefix := Scheme + p.id + " "
 	out := map[string]bool{}
 	for _, r := range log {
 		if id, ok := strings.CutPrefix(r.Origin, prefix); ok {
@@ -196,7 +196,7 @@ func (p *puller) replayed(ctx context.Context) (map[string]bool, error) {
 }
 
 // settleReplayed records a version the vault replayed already as synced.
-func (p *puller) settleReplayed(v version) {
+func (p *puller) settleReplayed(v Version) {
 	if v.Redacted {
 		return
 	}
@@ -238,7 +238,7 @@ func (p *puller) index(ctx context.Context) error {
 }
 
 // apply makes version v one commit, or none when the vault holds it already.
-func (p *puller) apply(ctx context.Context, v version) error {
+func (p *puller) apply(ctx context.Context, v Version) error {
 	known, wasSynced := p.st.Memories[v.MemoryID]
 	old := ""
 	if wasSynced {
@@ -311,7 +311,7 @@ func (p *puller) apply(ctx context.Context, v version) error {
 // remove applies a deletion made in the store to the file at path: gone
 // when unchanged here since the last sync, kept (to be created again by the
 // push) when changed.
-func (p *puller) remove(ctx context.Context, v version, path string, known synced) error {
+func (p *puller) remove(ctx context.Context, v Version, path string, known synced) error {
 	p.st.set(v.MemoryID, "", "")
 	delete(p.seen, v.MemoryID)
 	ours, err := p.read(ctx, path)
@@ -365,7 +365,7 @@ func (p *puller) baseOf(ctx context.Context, id, path string, known synced) []by
 	return nil
 }
 
-func (p *puller) labels(v version) textdiff.Labels {
+func (p *puller) labels(v Version) textdiff.Labels {
 	host := p.opts.Host
 	if host == "" {
 		host = "this vault"
@@ -373,12 +373,12 @@ func (p *puller) labels(v version) textdiff.Labels {
 	return textdiff.Labels{
 		Ours:   "ours (" + host + ")",
 		Base:   "base",
-		Theirs: fmt.Sprintf("theirs (memory store %s, %s)", p.c.store, v.Time.UTC().Format("2006-01-02T15:04:05Z")),
+		Theirs: fmt.Sprintf("theirs (memory store %s, %s)", p.id, v.Time.UTC().Format("2006-01-02T15:04:05Z")),
 	}
 }
 
 // meta is the commit's description of a store version.
-func (p *puller) meta(v version) vault.Meta {
+func (p *puller) meta(v Version) vault.Meta {
 	agent := v.Actor
 	if agent == "" {
 		agent = "memory store"
@@ -387,7 +387,7 @@ func (p *puller) meta(v version) vault.Meta {
 		Command: "store " + v.Op,
 		Agent:   agent,
 		Session: v.Session,
-		Origin:  Scheme + p.c.store + " " + v.ID,
+		Origin:  Scheme + p.id + " " + v.ID,
 		When:    v.Time,
 	}
 }

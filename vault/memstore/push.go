@@ -26,7 +26,7 @@ type op struct {
 }
 
 // push sends the vault's changes since the last sync. The error wraps
-// errPrecondition when the store changed a memory meanwhile.
+// ErrPrecondition when the store changed a memory meanwhile.
 func (s *syncer) push(ctx context.Context) error {
 	snap, err := s.v.Snapshot(ctx)
 	if err != nil {
@@ -44,7 +44,7 @@ func (s *syncer) push(ctx context.Context) error {
 			return err
 		}
 		if err := fits(f, content); err != nil {
-			return fmt.Errorf("memory store %s: %w; nothing was pushed", s.c.store, err)
+			return fmt.Errorf("memory store %s: %w; nothing was pushed", s.id, err)
 		}
 		id, m, ok := s.st.at(f)
 		if ok {
@@ -66,7 +66,7 @@ func (s *syncer) push(ctx context.Context) error {
 		s.st.Commit = snap.Commit()
 		return s.st.save(s.v.Dir())
 	}
-	s.say("pushing %d changes to memory store %s", len(ops), s.c.store)
+	s.say("pushing %d changes to memory store %s", len(ops), s.id)
 	for i, o := range ops {
 		if err := s.send(ctx, o); err != nil {
 			if serr := s.st.save(s.v.Dir()); serr != nil {
@@ -89,19 +89,19 @@ func (s *syncer) push(ctx context.Context) error {
 func (s *syncer) send(ctx context.Context, o op) error {
 	switch {
 	case o.content == nil:
-		if err := s.c.remove(ctx, o.id, o.id, o.want); err != nil {
+		if err := s.c.Remove(ctx, o.id, o.id, o.want); err != nil {
 			return err
 		}
 		s.st.set(o.id, "", "")
 	case o.id == "":
-		id, ver, err := s.c.create(ctx, storePath(o.path), string(o.content))
+		id, ver, err := s.c.Create(ctx, storePath(o.path), string(o.content))
 		if err != nil {
 			return err
 		}
 		s.st.set(id, o.path, contentSHA(o.content))
 		s.st.Mine = append(s.st.Mine, ver)
 	default:
-		ver, err := s.c.update(ctx, o.id, storePath(o.path), string(o.content), o.want)
+		ver, err := s.c.Update(ctx, o.id, storePath(o.path), string(o.content), o.want)
 		if err != nil {
 			return err
 		}

@@ -103,7 +103,7 @@ func (s *state) save(vaultDir string) error {
 
 // applied says whether a pull has applied v already, or a push of this
 // vault wrote it; the latter is then forgotten, as it is behind the cursor.
-func (s *state) applied(v version) bool {
+func (s *state) applied(v Version) bool {
 	if v.Time.Before(s.After) || slices.Contains(s.Seen, v.ID) {
 		return true
 	}
@@ -116,7 +116,7 @@ func (s *state) applied(v version) bool {
 }
 
 // advance moves the cursor past v.
-func (s *state) advance(v version) {
+func (s *state) advance(v Version) {
 	if v.Time.After(s.After) {
 		s.After, s.Seen = v.Time, nil
 	}

@@ -1,4 +1,4 @@
-package memstore
+package memstoreapi
 
 import "time"
 

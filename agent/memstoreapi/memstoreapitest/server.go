@@ -1,8 +1,8 @@
-// Package memstoretest is a stand-in for the memory stores API on loopback,
-// for tests of memstore and of the commands built on it: the endpoints the
+// Package memstoreapitest is a stand-in for the memory stores API on loopback,
+// for tests of memstoreapi, of memstore through it, and of the commands built on them: the endpoints the
 // SDK's memory store services call, with cursor pagination, content_sha256
 // preconditions (409), 404, redaction, and faults on demand (429, 5xx).
-package memstoretest
+package memstoreapitest
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,9 @@
-package memstore
+// Package memstoreapi speaks the memory stores API through the Anthropic SDK:
+// a [Client] is the [memstore.Store] that memstore.Sync keeps a vault in sync
+// with, so the vault's side of the sync builds no SDK in. It keeps the SDK's
+// retries (429 and 5xx, honouring retry-after) and bounds what a store that
+// never ends its listing, or its answer, can make a sync hold.
+package memstoreapi
 
 import (
 	"context"
@@ -11,42 +16,37 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/memvault/memvault/vault/memstore"
 )
 
-// errPrecondition: the store's copy of a memory is not the one the change was
-// made against (HTTP 409); pull, merge and try again.
-var errPrecondition = errors.New("the memory store changed it meanwhile")
-
-// version is one entry of a store's history, as the API reports it.
-type version struct {
-	ID       string
-	MemoryID string
-	Op       string // "created", "modified" or "deleted"
-	Path     string // the store's path, "" when redacted
-	Content  string
-	Redacted bool
-	Actor    string // "session sesn_…", "api key …", "user …", "service account …", or ""
-	Session  string
-	Time     time.Time
-}
-
-// client speaks the memory stores API through the Anthropic SDK, whose
-// retries (429 and 5xx, honouring retry-after) and options it keeps.
-type client struct {
+// Client speaks the memory stores API for one store through the Anthropic
+// SDK, whose retries (429 and 5xx, honouring retry-after) and options it
+// keeps.
+type Client struct {
 	api   anthropic.Client
 	store string
 }
 
-func newClient(store string, opts []option.RequestOption) *client {
+var _ memstore.Store = (*Client)(nil)
+
+// New returns the client of the store whose id is store. The SDK's options
+// come after memvault's (six retries, the bound of an answer): by default
+// the key and address come from ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, as
+// the SDK reads them.
+func New(store string, opts ...option.RequestOption) *Client {
 	opts = append([]option.RequestOption{option.WithMaxRetries(6), boundedAnswers}, opts...)
-	return &client{api: anthropic.NewClient(opts...), store: store}
+	return &Client{api: anthropic.NewClient(opts...), store: store}
 }
 
-// versions lists the versions written at or after since (all when zero),
-// oldest first, without their content: a listing costs the versions'
-// metadata, never their text, which contents and content fetch a few at a
-// time.
-func (c *client) versions(ctx context.Context, since time.Time) ([]version, error) {
+// ID implements memstore.Store.
+func (c *Client) ID() string { return c.store }
+
+// Versions implements memstore.Store. A listing costs the versions'
+// metadata, never their text, which Contents and Content fetch a few at a
+// time. It returns an error wrapping [ErrListBounds] when the listing goes
+// past its bounds.
+func (c *Client) Versions(ctx context.Context, since time.Time) ([]memstore.Version, error) {
 	params := anthropic.BetaMemoryStoreMemoryVersionListParams{
 		Limit: anthropic.Int(100), // the most a page holds
 		View:  anthropic.BetaManagedAgentsMemoryViewBasic,
@@ -54,8 +54,8 @@ func (c *client) versions(ctx context.Context, since time.Time) ([]version, erro
 	if !since.IsZero() {
 		params.CreatedAtGte = anthropic.Time(since)
 	}
-	var all []version
-	if err := c.list(ctx, params, func(v version) { all = append(all, v) }); err != nil {
+	var all []memstore.Version
+	if err := c.list(ctx, params, func(v memstore.Version) { all = append(all, v) }); err != nil {
 		return nil, err
 	}
 	// The API does not promise an order: sort oldest first, keeping the
@@ -63,14 +63,13 @@ func (c *client) versions(ctx context.Context, since time.Time) ([]version, erro
 	if len(all) > 1 && all[0].Time.After(all[len(all)-1].Time) {
 		slices.Reverse(all)
 	}
-	slices.SortStableFunc(all, func(a, b version) int { return a.Time.Compare(b.Time) })
+	slices.SortStableFunc(all, func(a, b memstore.Version) int { return a.Time.Compare(b.Time) })
 	return all, nil
 }
 
-// contents returns the content of each version in want, all of them written
-// within [from, to]. The API filters by whole seconds, so the listing may
+// Contents implements memstore.Store. The API filters by whole seconds, so the listing may
 // bring other versions too: only those in want are kept.
-func (c *client) contents(ctx context.Context, from, to time.Time, want map[string]bool) (map[string]string, error) {
+func (c *Client) Contents(ctx context.Context, from, to time.Time, want map[string]bool) (map[string]string, error) {
 	params := anthropic.BetaMemoryStoreMemoryVersionListParams{
 		Limit:        anthropic.Int(20), // the most a page holds with view=full
 		View:         anthropic.BetaManagedAgentsMemoryViewFull,
@@ -78,7 +77,7 @@ func (c *client) contents(ctx context.Context, from, to time.Time, want map[stri
 		CreatedAtLte: anthropic.Time(to),
 	}
 	got := make(map[string]string, len(want))
-	err := c.list(ctx, params, func(v version) {
+	err := c.list(ctx, params, func(v memstore.Version) {
 		if want[v.ID] {
 			got[v.ID] = v.Content
 		}
@@ -86,8 +85,8 @@ func (c *client) contents(ctx context.Context, from, to time.Time, want map[stri
 	return got, err
 }
 
-// content returns one version's content.
-func (c *client) content(ctx context.Context, id string) (string, error) {
+// Content implements memstore.Store.
+func (c *Client) Content(ctx context.Context, id string) (string, error) {
 	v, err := c.api.Beta.MemoryStores.MemoryVersions.Get(ctx, id, anthropic.BetaMemoryStoreMemoryVersionGetParams{
 		MemoryStoreID: c.store, View: anthropic.BetaManagedAgentsMemoryViewFull,
 	})
@@ -110,14 +109,14 @@ var (
 	maxAnswer    = int64(16 << 20) // bytes of any one answer
 )
 
-// ErrListBounds is wrapped by the error of a sync that stopped because a
-// listing of the store's versions went past its bounds in pages, bytes or
+// ErrListBounds is wrapped by the error of a Versions (and so of a sync)
+// that stopped because a listing of the store's versions went past its bounds in pages, bytes or
 // time, or repeated a page.
 var ErrListBounds = errors.New("the store's listing went past its bounds")
 
 // list pages through the store's versions as params ask, handing each to
 // keep, within the listing bounds.
-func (c *client) list(ctx context.Context, params anthropic.BetaMemoryStoreMemoryVersionListParams, keep func(version)) error {
+func (c *Client) list(ctx context.Context, params anthropic.BetaMemoryStoreMemoryVersionListParams, keep func(memstore.Version)) error {
 	lctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	var size int
@@ -194,8 +193,8 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {
-	out := version{ID: v.ID, MemoryID: v.MemoryID, Op: string(v.Operation), Path: v.Path, Content: v.Content,
+func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) memstore.Version {
+	out := memstore.Version{ID: v.ID, MemoryID: v.MemoryID, Op: string(v.Operation), Path: v.Path, Content: v.Content,
 		Redacted: !v.RedactedAt.IsZero(), Time: v.CreatedAt}
 	a := v.CreatedBy
 	switch a.Type {
@@ -211,8 +210,8 @@ func toVersion(v anthropic.BetaManagedAgentsMemoryVersion) version {
 	return out
 }
 
-// create makes a memory and returns it and the version it wrote.
-func (c *client) create(ctx context.Context, path, content string) (id, ver string, err error) {
+// Create implements memstore.Store.
+func (c *Client) Create(ctx context.Context, path, content string) (id, ver string, err error) {
 	m, err := c.api.Beta.MemoryStores.Memories.New(ctx, c.store, anthropic.BetaMemoryStoreMemoryNewParams{
 		Path: path, Content: anthropic.String(content), View: anthropic.BetaManagedAgentsMemoryViewBasic,
 	}, noRetryOnConflict)
@@ -222,9 +221,8 @@ func (c *client) create(ctx context.Context, path, content string) (id, ver stri
 	return m.ID, m.MemoryVersionID, nil
 }
 
-// update replaces a memory's content when its content is still the one
-// whose SHA-256 is want.
-func (c *client) update(ctx context.Context, id, path, content, want string) (ver string, err error) {
+// Update implements memstore.Store.
+func (c *Client) Update(ctx context.Context, id, path, content, want string) (ver string, err error) {
 	params := anthropic.BetaMemoryStoreMemoryUpdateParams{
 		MemoryStoreID: c.store,
 		Content:       anthropic.String(content),
@@ -243,8 +241,8 @@ func (c *client) update(ctx context.Context, id, path, content, want string) (ve
 	return m.MemoryVersionID, nil
 }
 
-// remove deletes a memory when its content is still the one whose SHA-256 is want.
-func (c *client) remove(ctx context.Context, id, path, want string) error {
+// Remove implements memstore.Store.
+func (c *Client) Remove(ctx context.Context, id, path, want string) error {
 	params := anthropic.BetaMemoryStoreMemoryDeleteParams{MemoryStoreID: c.store}
 	if want != "" {
 		params.ExpectedContentSha256 = anthropic.String(want)
@@ -271,13 +269,13 @@ var noRetryOnConflict = option.WithMiddleware(func(req *http.Request, next optio
 })
 
 // explain says what failed in the user's words, keeping the API's status for
-// errors.As, and errPrecondition for a 409.
-func (c *client) explain(what string, err error) error {
+// errors.As, and memstore.ErrPrecondition for a 409.
+func (c *Client) explain(what string, err error) error {
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
 		switch apiErr.StatusCode {
 		case http.StatusConflict:
-			return fmt.Errorf("memory store %s: %s: %w", c.store, what, errPrecondition)
+			return fmt.Errorf("memory store %s: %s: %w", c.store, what, memstore.ErrPrecondition)
 		case http.StatusNotFound:
 			return fmt.Errorf("memory store %s: %s: not found (is the store id right?)", c.store, what)
 		case http.StatusUnauthorized, http.StatusForbidden:
