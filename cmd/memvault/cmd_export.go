@@ -1,14 +1,10 @@
 package main
 
 import (
-	"archive/tar"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +13,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
+	"github.com/memvault/memvault/vault/export"
 )
 
 func newExportCommand(g *globalOptions) *cobra.Command {
@@ -67,13 +64,6 @@ partial export for a whole one.`,
 	return c
 }
 
-// exportSink receives the files of an export, in byte order of their paths.
-type exportSink interface {
-	dir(rel string) error
-	file(rel string, data []byte) error
-	close() error
-}
-
 func runExport(ctx context.Context, g *globalOptions, dest, at, from string, stdout, stderr io.Writer) (err error) {
 	if dest == "-" && isTerminal(stdout) {
 		// A tar stream on a screen is noise that shows the plaintext, and can
@@ -94,36 +84,31 @@ func runExport(ctx context.Context, g *globalOptions, dest, at, from string, std
 	if err != nil {
 		return err
 	}
-	files, bad, err := snap.ReadableFiles(ctx)
+	files, bad, err := export.Files(ctx, snap, from)
 	if err != nil {
 		return err
 	}
-	if from != "" {
-		outside := func(p string) bool { return p != from && !strings.HasPrefix(p, from+"/") }
-		files = slices.DeleteFunc(files, outside)
-		bad = slices.DeleteFunc(bad, func(e vault.EntryError) bool { return outside(e.Path) })
-		if len(files) == 0 && len(bad) == 0 {
-			return fmt.Errorf("export --from %s: %w", escape.Name(from), errNoMemory)
-		}
+	if from != "" && len(files) == 0 && len(bad) == 0 {
+		return fmt.Errorf("export --from %s: %w", escape.Name(from), errNoMemory)
 	}
-	var sink exportSink
+	var sink export.Sink
 	where := "stdout, as a tar stream"
 	if dest == "-" {
-		sink = &tarSink{tw: tar.NewWriter(stdout), now: time.Now()}
+		sink = export.NewTarSink(stdout, time.Now())
 	} else {
-		if sink, err = newDirSink(dest); err != nil {
+		if sink, err = export.NewDirSink(dest); err != nil {
 			return err
 		}
 		where = dest
 	}
 	fmt.Fprintf(stderr, "memvault: export: writing %d memory files as PLAINTEXT to %s; "+
 		"anyone who can read them there can read your memory\n", len(files), where)
-	unread, err := exportFiles(ctx, snap, files, from, sink)
+	unread, err := export.Write(ctx, snap, files, from, sink)
 	if err != nil {
-		_ = sink.close()
+		_ = sink.Close()
 		return err
 	}
-	if err := sink.close(); err != nil {
+	if err := sink.Close(); err != nil {
 		return err
 	}
 	// Every file that reads is out; the status says the export is not whole,
@@ -133,139 +118,6 @@ func runExport(ctx context.Context, g *globalOptions, dest, at, from string, std
 	writeBadEntries(stderr, "export: incomplete", "not exported", bad)
 	if len(bad) > 0 {
 		return errLeftOut
-	}
-	return nil
-}
-
-// exportFiles decrypts each file and hands it to sink, creating its folders first:
-// /memories/P as memories/P, or with from (a memory folder) from/P as P. A file
-// that is no memory file memvault can read is left out and returned.
-func exportFiles(ctx context.Context, snap *vault.Snapshot, files []string, from string, sink exportSink) ([]vault.EntryError, error) {
-	var bad []vault.EntryError
-	made := map[string]bool{".": true}
-	for _, p := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// A tree from a remote may be crafted: only a path the memory tool accepts leaves.
-		if clean, err := vault.CleanPath(p); err != nil || clean != p {
-			return nil, fmt.Errorf("export %q: not a valid memory path; stopped there", p)
-		}
-		rel := strings.TrimPrefix(p, "/")
-		if from != "" {
-			rel = strings.TrimPrefix(p, from+"/")
-		}
-		data, err := snap.ReadFile(ctx, p)
-		var ee *vault.EntryError
-		if errors.As(err, &ee) {
-			bad = append(bad, *ee)
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		if err := mkdirs(sink, path.Dir(rel), made); err != nil {
-			return nil, err
-		}
-		if err := sink.file(rel, data); err != nil {
-			return nil, err
-		}
-	}
-	return bad, nil
-}
-
-// mkdirs has sink make the folder d and those above it not made yet, outermost first.
-func mkdirs(sink exportSink, d string, made map[string]bool) error {
-	if made[d] {
-		return nil
-	}
-	if err := mkdirs(sink, path.Dir(d), made); err != nil {
-		return err
-	}
-	made[d] = true
-	return sink.dir(d)
-}
-
-// dirSink writes an export into a folder that was empty, through an os.Root so no
-// name can lead outside it.
-type dirSink struct {
-	name string
-	root *os.Root
-}
-
-func newDirSink(dir string) (*dirSink, error) {
-	switch es, err := os.ReadDir(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("export: %w", err)
-		}
-	case err != nil:
-		return nil, fmt.Errorf("export: %w", err)
-	case len(es) > 0:
-		return nil, fmt.Errorf("export: %s is not empty; name a new or empty folder", dir)
-	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	return &dirSink{name: dir, root: r}, nil
-}
-
-func (s *dirSink) dir(rel string) error {
-	if err := s.root.Mkdir(rel, 0o700); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	return nil
-}
-
-func (s *dirSink) file(rel string, data []byte) error {
-	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("export: write %s: %w", rel, err)
-	}
-	return nil
-}
-
-func (s *dirSink) close() error { return s.root.Close() }
-
-// tarSink writes an export as a tar stream.
-type tarSink struct {
-	tw  *tar.Writer
-	now time.Time
-}
-
-func (s *tarSink) dir(rel string) error {
-	return s.header(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o700})
-}
-
-func (s *tarSink) file(rel string, data []byte) error {
-	if err := s.header(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: 0o600, Size: int64(len(data))}); err != nil {
-		return err
-	}
-	if _, err := s.tw.Write(data); err != nil {
-		return fmt.Errorf("export: write: %w", err)
-	}
-	return nil
-}
-
-func (s *tarSink) header(h *tar.Header) error {
-	h.ModTime = s.now
-	h.Format = tar.FormatPAX
-	if err := s.tw.WriteHeader(h); err != nil {
-		return fmt.Errorf("export: write: %w", err)
-	}
-	return nil
-}
-
-func (s *tarSink) close() error {
-	if err := s.tw.Close(); err != nil {
-		return fmt.Errorf("export: write: %w", err)
 	}
 	return nil
 }
