@@ -13,7 +13,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/escape"
-	"github.com/memvault/memvault/vault/export"
+	"github.com/memvault/memvault/vault/plainexport"
 )
 
 func newExportCommand(g *globalOptions) *cobra.Command {
@@ -84,26 +84,26 @@ func runExport(ctx context.Context, g *globalOptions, dest, at, from string, std
 	if err != nil {
 		return err
 	}
-	files, bad, err := export.Files(ctx, snap, from)
+	files, bad, err := plainexport.Files(ctx, snap, from)
 	if err != nil {
 		return err
 	}
 	if from != "" && len(files) == 0 && len(bad) == 0 {
 		return fmt.Errorf("export --from %s: %w", escape.Name(from), errNoMemory)
 	}
-	var sink export.Sink
+	var sink plainexport.Sink
 	where := "stdout, as a tar stream"
 	if dest == "-" {
-		sink = export.NewTarSink(stdout, time.Now())
+		sink = plainexport.NewTarSink(stdout, time.Now())
 	} else {
-		if sink, err = export.NewDirSink(dest); err != nil {
+		if sink, err = plainexport.NewDirSink(dest); err != nil {
 			return err
 		}
 		where = dest
 	}
 	fmt.Fprintf(stderr, "memvault: export: writing %d memory files as PLAINTEXT to %s; "+
 		"anyone who can read them there can read your memory\n", len(files), where)
-	unread, err := export.Write(ctx, snap, files, from, sink)
+	unread, err := plainexport.Write(ctx, snap, files, from, sink)
 	if err != nil {
 		_ = sink.Close()
 		return err

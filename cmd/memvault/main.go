@@ -196,7 +196,7 @@ var packageNames = map[string]bool{
 	"vault": true, "gitlog": true, "agent": true, "mcpserver": true, "claude": true,
 	"tui": true, "escape": true, "textdiff": true, "keyhook": true, "mount": true,
 	"keys": true, "memstore": true, "contract": true, "jsonl": true, "autosync": true,
-	"seal": true,
+	"seal": true, "memstoreapi": true, "plainexport": true, "clonetrust": true,
 	"disk": true, "record": true, "object": true, "durable": true, "pack": true, "journal": true,
 }
 

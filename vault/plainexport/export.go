@@ -1,10 +1,10 @@
-// Package export writes a vault's memory files out as plaintext: to a
+// Package plainexport writes a vault's memory files out as plaintext: to a
 // folder, laid out as the SDKs' local-filesystem memory tool keeps its base
 // folder, or as a tar stream. What it writes is readable by whoever can read
 // the place it goes, so it is made readable by its owner alone (files 0600,
 // folders 0700), and only a path the memory tool accepts leaves the vault: a
 // tree from a remote may be crafted.
-package export
+package plainexport
 
 import (
 	"context"

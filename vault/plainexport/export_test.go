@@ -1,4 +1,4 @@
-package export_test
+package plainexport_test
 
 import (
 	"archive/tar"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/export"
+	"github.com/memvault/memvault/vault/plainexport"
 	"github.com/memvault/memvault/vault/vaulttest"
 )
 
@@ -70,12 +70,12 @@ func TestWrite(t *testing.T) {
 		{"/memories/notes", []string{"file b.md b", "dir deep", "file deep/c.md c"}},
 	} {
 		t.Run("from="+tc.from, func(t *testing.T) {
-			files, bad, err := export.Files(ctx, snap, tc.from)
+			files, bad, err := plainexport.Files(ctx, snap, tc.from)
 			if err != nil || len(bad) > 0 {
 				t.Fatalf("Files(%q) = %q, %v, %v", tc.from, files, bad, err)
 			}
 			var r record
-			unread, err := export.Write(ctx, snap, files, tc.from, &r)
+			unread, err := plainexport.Write(ctx, snap, files, tc.from, &r)
 			if err != nil || len(unread) > 0 {
 				t.Fatalf("Write(%q) = %v, %v", tc.from, unread, err)
 			}
@@ -95,7 +95,7 @@ func TestWriteRefusesBadPath(t *testing.T) {
 	snap := snapshot(t, map[string]string{"/memories/a.md": "a"})
 	var r record
 	for _, p := range []string{"/memories/../etc/passwd", "/memories//a.md", "/etc/passwd"} {
-		if _, err := export.Write(ctx, snap, []string{p}, "", &r); err == nil || !strings.Contains(err.Error(), "not a valid memory path") {
+		if _, err := plainexport.Write(ctx, snap, []string{p}, "", &r); err == nil || !strings.Contains(err.Error(), "not a valid memory path") {
 			t.Errorf("Write(%q) = %v, want a refusal of the path", p, err)
 		}
 	}
@@ -106,7 +106,7 @@ func TestWriteRefusesBadPath(t *testing.T) {
 
 func TestDirSink(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	s, err := export.NewDirSink(dir)
+	s, err := plainexport.NewDirSink(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +133,11 @@ func TestDirSink(t *testing.T) {
 			t.Errorf("Stat(%s) = %v, %v, want mode %v", p, fi.Mode().Perm(), err, want)
 		}
 	}
-	if _, err := export.NewDirSink(dir); err == nil || !strings.Contains(err.Error(), "is not empty") {
+	if _, err := plainexport.NewDirSink(dir); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("NewDirSink(a folder with files) = %v, want it refused", err)
 	}
 	empty := t.TempDir()
-	if s, err := export.NewDirSink(empty); err != nil {
+	if s, err := plainexport.NewDirSink(empty); err != nil {
 		t.Errorf("NewDirSink(an empty folder) = %v", err)
 	} else {
 		s.Close()
@@ -147,7 +147,7 @@ func TestDirSink(t *testing.T) {
 func TestTarSink(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := export.NewTarSink(&buf, now)
+	s := plainexport.NewTarSink(&buf, now)
 	if err := s.Dir("memories"); err != nil {
 		t.Fatal(err)
 	}

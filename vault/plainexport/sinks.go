@@ -1,4 +1,4 @@
-package export
+package plainexport
 
 import (
 	"archive/tar"
