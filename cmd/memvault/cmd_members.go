@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/clonetrust"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/keys"
 )
@@ -212,10 +213,8 @@ your line again; nothing is left behind.
 				}
 			}
 			for _, k := range expect {
-				if !strings.HasPrefix(strings.TrimSpace(k), "SHA256:") {
-					if _, err := keys.ParseWriter(k); err != nil {
-						return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--expect-writer %q: neither a fingerprint (SHA256:…) nor a public SSH key", k)}
-					}
+				if err := clonetrust.CheckWriter(k); err != nil {
+					return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--expect-writer %w", err)}
 				}
 			}
 			dir := ""
@@ -271,13 +270,7 @@ func runJoin(ctx context.Context, g *globalOptions, url, dir, name string, expec
 	if len(expect) == 0 {
 		return printLine("To join, a writer must add you")
 	}
-	var pins []string
-	for _, k := range expect {
-		if w, err := keys.ParseWriter(k); err == nil {
-			k = w.Fingerprint
-		}
-		pins = append(pins, strings.TrimSpace(k))
-	}
+	pins := clonetrust.Pins(expect)
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
 	v, _, err := vault.Clone(tctx, url, dir, g.options(identity), vault.CloneOptions{

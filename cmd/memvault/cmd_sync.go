@@ -16,6 +16,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/autosync"
+	"github.com/memvault/memvault/vault/clonetrust"
 	"github.com/memvault/memvault/vault/escape"
 	"github.com/memvault/memvault/vault/keys"
 	"github.com/memvault/memvault/vault/memstore"
@@ -329,109 +330,53 @@ func describeRecipient(r keys.Recipient) string {
 	return s
 }
 
-// cloneTrust is what a new clone takes without asking: a vault read only by
-// the identity in use, or the keys a person named.
-type cloneTrust struct {
-	accept  bool     // --accept-recipients: whatever the vault holds
-	expect  []string // --expect-recipient: the keys besides yours that may read
-	writers []string // --expect-writer: the only writers to take, when any is named
-}
-
-// check shows the recipients and writers a new clone is about to trust and
-// refuses one that lets in a key the person did not name. A new clone has
-// nothing to compare with: a host that appended its own key to the
-// recipients file would read everything written here, so a key that is not
-// the identity's must be named (--expect-recipient) or accepted whole
-// (--accept-recipients). A person with one key on several machines names
-// nothing. Asking at a terminal would teach people to press y; the flags ask
-// them to look at the keys first, and work the same in a script.
-func (ct cloneTrust) check(out io.Writer, f vault.CloneFound) error {
+// checkClone shows the recipients and writers a new clone is about to trust,
+// marked by the policy, and refuses, with what to do, a clone that lets in a
+// key the person did not name (see package clonetrust).
+func checkClone(out io.Writer, p clonetrust.Policy, f vault.CloneFound) error {
+	v := p.Judge(clonetrust.Found(f))
 	fmt.Fprintln(out, "recipients (whoever holds one of these keys reads what this clone writes):")
-	var strangers []string
 	for i, r := range f.Recipients {
-		mark := ""
-		switch {
-		case f.Yours[i]:
-			mark = "  (you)"
-		case ct.accept || slices.ContainsFunc(ct.expect, func(k string) bool { return sameRecipient(k, r) }):
-			mark = "  (expected)"
-		default:
-			mark = "  (NOT EXPECTED)"
-			strangers = append(strangers, r.Key)
-		}
-		fmt.Fprintf(out, "  %s%s\n", describeRecipient(r), mark)
+		fmt.Fprintf(out, "  %s  %s\n", describeRecipient(r), v.Recipients[i])
 	}
 	// A new clone trusts the writers it first sees: say who they are, so the
-	// fingerprints can be compared with the collaborators'. With
-	// --expect-writer the person has compared them already, and a writer
-	// not named (a host that made up a history of its own) is refused.
-	// A new clone trusts the writers it first sees: say who they are, so the
-	// fingerprints can be compared with the collaborators'. With
-	// --expect-writer the clone has checked already that a writer named
-	// vouched for the history (vault.CloneOptions.ExpectWriters); a writer
-	// the head lists that the person did not name is refused too, so that
-	// whoever clones looks at every key that may write what they will read.
-	var unnamed int
+	// fingerprints can be compared with the collaborators'.
 	if f.HasWriters {
 		fmt.Fprintln(out, "writers (this clone trusts them from now on; compare the fingerprints with your collaborators'):")
-		for _, w := range f.Writers {
+		for i, w := range f.Writers {
 			mark := ""
-			if len(ct.writers) > 0 {
-				mark = "  (expected)"
-				if !slices.ContainsFunc(ct.writers, func(s string) bool { return sameWriter(s, w) }) {
-					mark = "  (NOT EXPECTED)"
-					unnamed++
-				}
+			if m := v.Writers[i]; m != clonetrust.Unmarked {
+				mark = "  " + m.String()
 			}
 			fmt.Fprintf(out, "  %s  %s%s\n", escape.Name(w.Fingerprint), escape.Name(w.Comment), mark)
 		}
 	} else {
 		fmt.Fprintln(out, "this vault has no writers list: it takes any commit that arrives ('memvault writers init' starts one)")
 	}
+	err := v.Err()
 	switch {
-	case len(ct.writers) > 0 && !f.HasWriters:
-		return &hintedError{
-			err:  errors.New("clone: the vault has no writers list, so the writers you named cannot be checked; nothing was cloned"),
+	case errors.Is(err, clonetrust.ErrNoWritersList):
+		return &hintedError{err: err,
 			hint: "Ask a writer of the vault to run 'memvault writers init' and sync, or clone without --expect-writer.",
 		}
-	case unnamed > 0:
-		return &hintedError{
-			err: fmt.Errorf("clone: the vault takes commits from %d writer(s) you did not name; nothing was cloned", unnamed),
+	case errors.Is(err, clonetrust.ErrUnnamedWriters):
+		return &hintedError{err: err,
 			hint: "Check each writer marked NOT EXPECTED with its owner: whoever holds it can write this memory. " +
 				"Then clone again with --expect-writer FINGERPRINT for each (or use 'memvault join', which trusts the writer who added you).",
 		}
+	case errors.Is(err, clonetrust.ErrUnexpectedReaders):
+		return &hintedError{err: err,
+			hint: "Check each key marked NOT EXPECTED with its owner: whoever holds it reads what you write. " +
+				"Then clone again with --expect-recipient KEY for each (or --accept-recipients to take them all).",
+		}
 	}
-	if len(strangers) == 0 {
-		return nil
-	}
-	return &hintedError{
-		err: fmt.Errorf("clone: the vault is encrypted to %d key(s) besides yours that you did not name; nothing was cloned", len(strangers)),
-		hint: "Check each key marked NOT EXPECTED with its owner: whoever holds it reads what you write. " +
-			"Then clone again with --expect-recipient KEY for each (or --accept-recipients to take them all).",
-	}
-}
-
-// sameWriter tells whether s, a fingerprint (SHA256:…) or a public key line as a
-// person gives a writer, is w.
-func sameWriter(s string, w keys.Writer) bool {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "SHA256:") {
-		return s == w.Fingerprint
-	}
-	k, err := keys.ParseWriter(s)
-	return err == nil && k.Fingerprint == w.Fingerprint
-}
-
-// sameRecipient tells whether s, as a person gives a key, is r.
-func sameRecipient(s string, r keys.Recipient) bool {
-	k, err := keys.ParseRecipient(s)
-	return err == nil && k.Key == r.Key
+	return err
 }
 
 func newCloneCommand(g *globalOptions) *cobra.Command {
 	var tf transferFlags
 	var skip bool
-	var ct cloneTrust
+	var ct clonetrust.Policy
 	c := &cobra.Command{
 		Use:   "clone URL [DIR]",
 		Short: "Make a local vault from a remote one",
@@ -464,14 +409,14 @@ anyway, with one more commit that leaves those entries out and names each.
 			if len(args) == 2 {
 				dir = args[1]
 			}
-			for _, k := range ct.expect {
+			for _, k := range ct.Expect {
 				if _, err := keys.ParseRecipient(k); err != nil {
 					return &usageError{cmd: c.CommandPath(), err: err}
 				}
 			}
-			for _, k := range ct.writers {
-				if _, err := keys.ParseWriter(k); err != nil && !strings.HasPrefix(strings.TrimSpace(k), "SHA256:") {
-					return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--expect-writer %q: neither a fingerprint (SHA256:…) nor a public SSH key", k)}
+			for _, k := range ct.Writers {
+				if err := clonetrust.CheckWriter(k); err != nil {
+					return &usageError{cmd: c.CommandPath(), err: fmt.Errorf("--expect-writer %w", err)}
 				}
 			}
 			return runClone(c.Context(), g, args[0], dir, tf, skip, ct, progressTo(c.ErrOrStderr()), c.OutOrStdout())
@@ -479,16 +424,16 @@ anyway, with one more commit that leaves those entries out and names each.
 	}
 	tf.register(c)
 	c.Flags().BoolVar(&skip, "skip-refused", false, "clone a remote whose history holds refused entries, leaving them out")
-	c.Flags().BoolVar(&ct.accept, "accept-recipients", false, "take every recipient the vault holds, after checking them")
-	c.Flags().StringArrayVar(&ct.expect, "expect-recipient", nil, "a `KEY` besides yours that may read the vault (repeat for each)")
-	c.Flags().StringArrayVar(&ct.writers, "expect-writer", nil, "a writer's `FINGERPRINT` or public key; with any, only the writers named are taken (repeat for each)")
+	c.Flags().BoolVar(&ct.Accept, "accept-recipients", false, "take every recipient the vault holds, after checking them")
+	c.Flags().StringArrayVar(&ct.Expect, "expect-recipient", nil, "a `KEY` besides yours that may read the vault (repeat for each)")
+	c.Flags().StringArrayVar(&ct.Writers, "expect-writer", nil, "a writer's `FINGERPRINT` or public key; with any, only the writers named are taken (repeat for each)")
 	return c
 }
 
 // runClone clones url into dir. --timeout bounds the whole of vault.Clone, so
 // the time a person takes to type a protected identity's passphrase, which it
 // asks for first, counts against it.
-func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, ct cloneTrust, progress, out io.Writer) error {
+func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transferFlags, skip bool, ct clonetrust.Policy, progress, out io.Writer) error {
 	if _, ok := memstore.StoreID(url); ok {
 		return fmt.Errorf("clone: %s is a memory store, not a vault: memvault import %[1]s brings its history into a vault", url)
 	}
@@ -505,16 +450,9 @@ func runClone(ctx context.Context, g *globalOptions, url, dir string, tf transfe
 	tctx, cancel := withTimeout(ctx, tf.timeout)
 	defer cancel()
 	opts := g.options(identity)
-	var pins []string
-	for _, k := range ct.writers {
-		if w, err := keys.ParseWriter(k); err == nil {
-			k = w.Fingerprint
-		}
-		pins = append(pins, strings.TrimSpace(k))
-	}
 	v, left, err := vault.Clone(tctx, url, dir, opts, vault.CloneOptions{
-		Auth: tf.credentials(), Progress: progress, SkipRefused: skip, ExpectWriters: pins,
-		Trust: func(f vault.CloneFound) error { return ct.check(out, f) },
+		Auth: tf.credentials(), Progress: progress, SkipRefused: skip, ExpectWriters: clonetrust.Pins(ct.Writers),
+		Trust: func(f vault.CloneFound) error { return checkClone(out, ct, f) },
 	})
 	if err != nil {
 		markCloneFailed(dir, url, err)
