@@ -37,115 +37,37 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 			return nil, err
 		}
 	}
-	var out []Record
-	skip := opts.Skip
-	var px *pickaxe
-	if opts.PickaxeRegexp != nil {
-		px = &pickaxe{re: opts.PickaxeRegexp, quick: wholeText(opts.PickaxeRegexp)}
-	} else if opts.Pickaxe != "" {
-		px = &pickaxe{text: opts.Pickaxe}
-	}
-	// page adds a record that passed every filter to the page; it tells when
-	// the page is full.
-	full := false
-	page := func(r Record) bool {
-		if skip > 0 {
-			skip--
-			return false
-		}
-		out = append(out, r)
-		full = opts.Limit > 0 && len(out) >= opts.Limit
-		return full
-	}
-	// The pickaxe decrypts both sides of each change: commits wait in a batch
-	// whose changes are read and decrypted together, on all cores, while the
-	// walk goes on to the next batch; batches then pass in order.
-	var batch []pickaxeItem
-	var inFlight *pickaxeRun
-	finish := func() (bool, error) {
-		run := inFlight
-		if run == nil {
-			return false, nil
-		}
-		inFlight = nil
-		<-run.done
-		if run.err != nil {
-			return false, run.err
-		}
-		for i, it := range run.items {
-			if run.hits[i] && page(it.rec) {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	flush := func() (bool, error) {
-		if full, err := finish(); full || err != nil {
-			return full, err
-		}
-		run := &pickaxeRun{items: batch, done: make(chan struct{})}
-		batch = nil
-		go func() {
-			defer close(run.done)
-			run.hits, run.err = v.pickaxeBatch(ctx, run.items, *px)
-		}()
-		inFlight = run
-		return false, nil
-	}
-	// keep applies the filters and the page; it tells when the page is full.
-	keep := func(r Record, c *gitlog.Commit, p string) (bool, error) {
-		if !opts.Since.IsZero() && r.Time.Before(opts.Since) || opts.Command != "" && r.Command != opts.Command {
-			return false, nil
-		}
-		if px == nil {
-			return page(r), nil
-		}
-		batch = append(batch, pickaxeItem{rec: r, c: c, scope: p})
-		if len(batch) < pickaxeBatchSize {
-			return false, nil
-		}
-		return flush()
-	}
-	// rest runs the last batch once the walk is over, and checks the page's
-	// trailers against the trees.
-	rest := func(err error) ([]Record, error) {
-		if !full {
-			if err == nil && px != nil && len(batch) > 0 {
-				_, err = flush()
-			}
-			if _, ferr := finish(); err == nil { // also waits for a batch a full page left running
-				err = ferr
-			}
-		} // else the page filled: nothing is in flight, and what waits is not wanted
-		if err == nil {
-			err = v.checkRecords(out)
-		}
-		return out, err
-	}
+	l := newLogPage(v, opts)
 	if tp == "" {
-		err = v.walkTopo(ctx, head, func(c *gitlog.Commit) error {
-			r, err := v.record(c)
-			if err != nil {
-				return err
-			}
-			if full, err := keep(r, c, memDir); err != nil {
-				return err
-			} else if full {
-				return gitlog.ErrStop
-			}
-			return nil
-		})
-		return rest(err)
+		return l.done(ctx, v.logAll(ctx, head, l))
 	}
-	err = v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
+	return l.done(ctx, v.logPath(ctx, head, tp, ns.key() != nil, l))
+}
+
+// logAll hands l every commit from head, in --topo-order, until l's page is full.
+func (v *Vault) logAll(ctx context.Context, head gitlog.Hash, l *logPage) error {
+	return v.walkTopo(ctx, head, func(c *gitlog.Commit) error {
+		r, err := v.record(c)
+		if err != nil {
+			return err
+		}
+		return stopWhenFull(l.keep(ctx, r, c, memDir))
+	})
+}
+
+// logPath hands l the commits from head that changed what is at the tree
+// path tp, following it back through renames, until l's page is full.
+// sealed tells whether the head is sealed: a plain head's history is plain,
+// since a vault becomes sealed and never plain again, so its commits need no
+// look for a key.
+func (v *Vault) logPath(ctx context.Context, head gitlog.Hash, tp string, sealed bool, l *logPage) error {
+	return v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
 		r, err := v.record(c)
 		if err != nil {
 			return p, err
 		}
-		// A plain head's history is plain: a vault becomes sealed, never
-		// plain again, so its commits need no look for a key.
 		var k *seal.Key
-		if ns.key() != nil {
+		if sealed {
 			if k, err = v.sealKeyAt(c.TreeHash); err != nil {
 				return p, err
 			}
@@ -158,14 +80,128 @@ func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 		if from != p {
 			scope = memDir // see the move whole, so that it is no change
 		}
-		if full, err := keep(r, c, scope); err != nil {
+		if err := stopWhenFull(l.keep(ctx, r, c, scope)); err != nil {
 			return p, err
-		} else if full {
-			return p, gitlog.ErrStop
 		}
 		return v.pathInParent(c, k, from), nil
 	})
-	return rest(err)
+}
+
+// stopWhenFull is the error that ends a walk: err, or gitlog.ErrStop once
+// the page is full.
+func stopWhenFull(full bool, err error) error {
+	if err == nil && full {
+		return gitlog.ErrStop
+	}
+	return err
+}
+
+// logPage gathers the records of one Log: it applies the filters, runs the
+// pickaxe, and fills the page (Skip, Limit). The pickaxe decrypts both sides
+// of each change: commits wait in a batch whose changes are read and
+// decrypted together, on all cores, while the walk goes on to the next
+// batch; batches then pass in order.
+type logPage struct {
+	v        *Vault
+	opts     LogOptions
+	px       *pickaxe      // nil without a pickaxe
+	skip     int           // records still to pass over before the page
+	out      []Record      // the page
+	full     bool          // the page holds Limit records
+	batch    []pickaxeItem // commits waiting for the pickaxe
+	inFlight *pickaxeRun   // the batch the pickaxe reads now, or nil
+}
+
+func newLogPage(v *Vault, opts LogOptions) *logPage {
+	l := &logPage{v: v, opts: opts, skip: opts.Skip}
+	if opts.PickaxeRegexp != nil {
+		l.px = &pickaxe{re: opts.PickaxeRegexp, quick: wholeText(opts.PickaxeRegexp)}
+	} else if opts.Pickaxe != "" {
+		l.px = &pickaxe{text: opts.Pickaxe}
+	}
+	return l
+}
+
+// keep applies the filters and the page to r, the record of c, the pickaxe
+// looking at scope; it tells when the page is full.
+func (l *logPage) keep(ctx context.Context, r Record, c *gitlog.Commit, scope string) (bool, error) {
+	if !l.opts.Since.IsZero() && r.Time.Before(l.opts.Since) || l.opts.Command != "" && r.Command != l.opts.Command {
+		return false, nil
+	}
+	if l.px == nil {
+		return l.add(r), nil
+	}
+	l.batch = append(l.batch, pickaxeItem{rec: r, c: c, scope: scope})
+	if len(l.batch) < pickaxeBatchSize {
+		return false, nil
+	}
+	return l.flush(ctx)
+}
+
+// add adds a record that passed every filter to the page; it tells when the
+// page is full.
+func (l *logPage) add(r Record) bool {
+	if l.skip > 0 {
+		l.skip--
+		return false
+	}
+	l.out = append(l.out, r)
+	l.full = l.opts.Limit > 0 && len(l.out) >= l.opts.Limit
+	return l.full
+}
+
+// finish waits for the batch in flight and pages its hits; it tells when
+// the page is full.
+func (l *logPage) finish() (bool, error) {
+	run := l.inFlight
+	if run == nil {
+		return false, nil
+	}
+	l.inFlight = nil
+	<-run.done
+	if run.err != nil {
+		return false, run.err
+	}
+	for i, it := range run.items {
+		if run.hits[i] && l.add(it.rec) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// flush finishes the batch in flight, then sets the waiting one running; it
+// tells when the page is full.
+func (l *logPage) flush(ctx context.Context) (bool, error) {
+	if full, err := l.finish(); full || err != nil {
+		return full, err
+	}
+	run := &pickaxeRun{items: l.batch, done: make(chan struct{})}
+	l.batch = nil
+	px := *l.px
+	go func() {
+		defer close(run.done)
+		run.hits, run.err = l.v.pickaxeBatch(ctx, run.items, px)
+	}()
+	l.inFlight = run
+	return false, nil
+}
+
+// done runs the last batch once the walk is over (err is the walk's), and
+// checks the page's trailers against the trees.
+func (l *logPage) done(ctx context.Context, err error) ([]Record, error) {
+	if !l.full {
+		if err == nil && l.px != nil && len(l.batch) > 0 {
+			_, err = l.flush(ctx)
+		}
+		if _, ferr := l.finish(); err == nil { // also waits for a batch a full page left running
+			err = ferr
+		}
+	} // else the page filled: nothing is in flight, and what waits is not wanted
+	if err == nil {
+		err = l.v.checkRecords(l.out)
+	}
+	return l.out, err
 }
 
 // LogOldest returns the n oldest records of the whole-vault history, newest
