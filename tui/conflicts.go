@@ -150,14 +150,12 @@ func (m *Model) takeSide(p string, ours bool) tea.Cmd {
 	}
 	side := map[bool]string{true: "ours", false: "theirs"}[ours]
 	act := action{kind: actResolve, path: p, what: "taking " + side + " in " + relPath(p)}
-	v, meta := m.v, vault.Meta{Command: "resolve", Agent: m.opts.Agent}
+	meta := vault.Meta{Command: "resolve", Agent: m.opts.Agent}
 	return m.startWrite("take "+side+" in "+relPath(p), func(ctx context.Context, locked func()) tea.Msg {
 		what := "take " + side + " in " + p
-		parent := ""
 		n := 0
-		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
+		c, err := ev.UpdateCommit(ctx, meta, func(tx *vault.Tx) error {
 			locked()
-			parent = tx.Commit()
 			text, err := tx.ReadFile(ctx, p)
 			if err != nil {
 				return err
@@ -176,10 +174,6 @@ func (m *Model) takeSide(p string, ours bool) tea.Cmd {
 			return actionMsg{act: act, done: what, err: err}
 		case n == 0:
 			return actionMsg{act: act, done: what + ": no conflict marker left, nothing changed"}
-		}
-		c, err := commitAfter(ctx, v, parent, meta.Command, p)
-		if err != nil {
-			return actionMsg{act: act, done: what, err: err}
 		}
 		return actionMsg{act: act, done: fmt.Sprintf("%s: %s settled, as commit %s", what, plural(n, "conflict"), short(c)), commit: c}
 	})

@@ -20,10 +20,13 @@ import (
 )
 
 // editVault is what an edit in place needs; *vault.Vault has it. A Vault
-// without it cannot be edited from the interface.
+// without it cannot be edited from the interface. UpdateCommit names the
+// commit the write made, so the UI can show it and take it back.
 type editVault interface {
-	Update(ctx context.Context, meta vault.Meta, fn func(tx *vault.Tx) error) error
+	UpdateCommit(ctx context.Context, meta vault.Meta, fn func(tx *vault.Tx) error) (string, error)
 }
+
+var _ editVault = (*vault.Vault)(nil)
 
 // errChanged says the file an edit was made on changed underneath it.
 var errChanged = errors.New("changed since it was opened")
@@ -218,16 +221,14 @@ func (m *Model) save() tea.Cmd {
 // still holds what was opened.
 func (e *editor) saveRun(edited []byte) writeRun {
 	ev := e.v.(editVault)
-	v, p, base, create := e.v, e.path, e.base, e.create
+	p, base, create := e.path, e.base, e.create
 	meta := vault.Meta{Command: "edit", Agent: e.opts.Agent}
 	if create {
 		meta.Command = "create"
 	}
 	return func(ctx context.Context, locked func()) tea.Msg {
-		parent := ""
-		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
+		c, err := ev.UpdateCommit(ctx, meta, func(tx *vault.Tx) error {
 			locked()
-			parent = tx.Commit()
 			cur, err := tx.ReadFile(ctx, p)
 			switch {
 			case create && err == nil, create && errors.Is(err, vault.ErrIsDir):
@@ -249,28 +250,8 @@ func (e *editor) saveRun(edited []byte) writeRun {
 		if err != nil {
 			return editSavedMsg{path: p, err: err}
 		}
-		c, err := commitAfter(ctx, v, parent, meta.Command, p)
-		return editSavedMsg{path: p, commit: c, err: err}
+		return editSavedMsg{path: p, commit: c}
 	}
-}
-
-// commitAfter finds the commit of command on p made on parent among the
-// newest commits: the vault says only that it committed, and others may have
-// committed since.
-func commitAfter(ctx context.Context, v Vault, parent, command, p string) (string, error) {
-	recs, err := v.Log(ctx, vault.LogOptions{Limit: 100})
-	if err != nil {
-		return "", err
-	}
-	for _, r := range recs {
-		if r.Commit == parent {
-			return "", nil // nothing was committed: the text was the file's
-		}
-		if r.Command == command && r.Path == p && len(r.Parents) > 0 && r.Parents[0] == parent {
-			return r.Commit, nil
-		}
-	}
-	return "", fmt.Errorf("the %s's commit is not among the newest 100", command)
 }
 
 func (m *Model) onEditSaved(msg editSavedMsg) tea.Cmd {

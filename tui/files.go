@@ -155,7 +155,7 @@ func (m *Model) planDelete() tea.Cmd {
 }
 
 // changeRun deletes or moves a file or directory as one commit, as the memory
-// tool's delete and rename do, and finds that commit for z.
+// tool's delete and rename do, and names that commit for z.
 func changeRun(v Vault, meta vault.Meta, act action) writeRun {
 	ev := v.(editVault)
 	return func(ctx context.Context, locked func()) tea.Msg {
@@ -164,10 +164,8 @@ func changeRun(v Vault, meta vault.Meta, act action) writeRun {
 			what += " to " + act.to
 		}
 		meta.Command = map[actionKind]string{actDelete: "delete", actMove: "rename"}[act.kind]
-		parent := ""
-		err := ev.Update(ctx, meta, func(tx *vault.Tx) error {
+		c, err := ev.UpdateCommit(ctx, meta, func(tx *vault.Tx) error {
 			locked()
-			parent = tx.Commit()
 			if act.kind == actDelete {
 				return tx.Remove(act.path)
 			}
@@ -179,10 +177,6 @@ func changeRun(v Vault, meta vault.Meta, act action) writeRun {
 		case errors.Is(err, vault.ErrExist):
 			return actionMsg{act: act, done: what, err: fmt.Errorf("%s exists already", act.to)}
 		case err != nil:
-			return actionMsg{act: act, done: what, err: err}
-		}
-		c, err := commitAfter(ctx, v, parent, meta.Command, act.path)
-		if err != nil {
 			return actionMsg{act: act, done: what, err: err}
 		}
 		return actionMsg{act: act, done: fmt.Sprintf("%s: done as commit %s", what, short(c)), commit: c}

@@ -357,19 +357,13 @@ func restoreRenamed(ctx context.Context, v Vault, meta vault.Meta, act action) (
 	}
 	defer clear(old)
 	meta.Command, meta.Source = "restore", act.rev
-	parent := ""
-	err = ev.Update(ctx, meta, func(tx *vault.Tx) error {
-		parent = tx.Commit()
+	c, err := ev.UpdateCommit(ctx, meta, func(tx *vault.Tx) error {
 		cur, err := tx.ReadFile(ctx, act.path)
 		if err == nil && string(cur) == string(old) {
 			return nil
 		}
 		return tx.WriteFile(ctx, act.path, old)
 	})
-	if err != nil {
-		return nil, err
-	}
-	c, err := commitAfter(ctx, v, parent, "restore", act.path)
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,7 @@ func waitLock(ctx context.Context, v Vault, locked func()) error {
 		locked()
 		return nil
 	}
-	err := ev.Update(ctx, vault.Meta{}, func(*vault.Tx) error {
+	_, err := ev.UpdateCommit(ctx, vault.Meta{}, func(*vault.Tx) error {
 		locked()
 		return errProbe
 	})

@@ -222,7 +222,7 @@ func (v *Vault) Expire(ctx context.Context, unusedFor time.Duration, dryRun bool
 	cutoff := v.opts.Now().Add(-unusedFor)
 	var out []UnusedFile
 	meta := Meta{Command: "expire"}
-	err := v.updateWith(ctx, meta, func(tx *Tx) error {
+	_, err := v.updateWith(ctx, meta, func(tx *Tx) error {
 		// Paths only: the tree says what files there are, no blob is read.
 		var refs []fileRef
 		if e, err := v.repo.Lookup(tx.root, memDir); err == nil {

@@ -42,30 +42,43 @@ type writtenBlob struct {
 // nothing is committed and Update returns that error unchanged. Nothing staged
 // means no commit.
 func (v *Vault) Update(ctx context.Context, meta Meta, fn func(tx *Tx) error) error {
-	return v.updateWith(ctx, meta, fn, nil)
+	_, err := v.updateWith(ctx, meta, fn, nil)
+	return err
+}
+
+// UpdateCommit is Update that returns the commit it made (as Record.Commit
+// names it), "" when fn staged nothing: a caller that shows or undoes its
+// own write learns the commit from the write, however many others commit
+// after it.
+func (v *Vault) UpdateCommit(ctx context.Context, meta Meta, fn func(tx *Tx) error) (string, error) {
+	h, err := v.updateWith(ctx, meta, fn, nil)
+	if err != nil || h.IsZero() {
+		return "", err
+	}
+	return h.String(), nil
 }
 
 // messageFunc lets a command that changes many files write its own subject
 // and add trailers, once its change is known.
 type messageFunc func(subject *string, trailers *[]trailer)
 
-// updateWith is Update, with msg (when not nil) shaping the commit message.
-func (v *Vault) updateWith(ctx context.Context, meta Meta, fn func(tx *Tx) error, msg messageFunc) error {
+// updateWith is Update, with msg (when not nil) shaping the commit message;
+// it returns the commit it made, zero when fn staged nothing.
+func (v *Vault) updateWith(ctx context.Context, meta Meta, fn func(tx *Tx) error, msg messageFunc) (gitlog.Hash, error) {
 	w, err := v.repo.Lock(ctx)
 	if err != nil {
-		return fmt.Errorf("vault: %w", err)
+		return gitlog.Hash{}, fmt.Errorf("vault: %w", err)
 	}
 	defer w.Unlock()
 	snap, err := v.Snapshot(ctx)
 	if err != nil {
-		return err
+		return gitlog.Hash{}, err
 	}
 	tx, err := runTx(snap, fn)
 	if err != nil || tx == nil {
-		return err
+		return gitlog.Hash{}, err
 	}
-	_, err = v.commitTx(w, onMain, tx, meta, msg)
-	return err
+	return v.commitTx(w, onMain, tx, meta, msg)
 }
 
 // runTx runs fn on a Tx over snap; it returns nil when fn staged nothing.

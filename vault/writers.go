@@ -207,7 +207,7 @@ func (v *Vault) ChangeWriters(ctx context.Context, meta Meta, add []keys.Writer,
 		return nil, err
 	}
 	var out []keys.Writer
-	err = v.updateWith(ctx, meta, func(tx *Tx) error {
+	_, err = v.updateWith(ctx, meta, func(tx *Tx) error {
 		changes, ws, err := v.planWriters(tx.root, me, add, remove)
 		out = ws
 		tx.changes = append(tx.changes, changes...)
