@@ -116,7 +116,7 @@ func TestFetchEndlessAdvertisementSSH(t *testing.T) {
 	fctx, fcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer fcancel()
 	start := time.Now()
-	_, err = r.Fetch(fctx, "origin", TransferOptions{Auth: Auth{SSHKey: key, KnownHosts: known}})
+	_, err = r.Fetch(fctx, "origin", TransferOptions{SSHKey: key, KnownHosts: known})
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "ref advertisement is over 16 MiB") {
 		t.Fatalf("Fetch over ssh from a server whose advertisement never ends = %v (after %v), want ErrTooLarge: the advertisement is over 16 MiB", err, time.Since(start))
 	}

@@ -55,7 +55,7 @@ func commitB(b *testing.B, r *Repo, p string, data []byte) {
 	}
 	defer wl.Unlock()
 	head, _ := r.Head()
-	if _, err := wl.Commit(head, []Change{{Op: Put, Path: p, Data: data}}, CommitInfo{Message: "m\n"}); err != nil {
+	if _, err := wl.Commit(context.Background(), head, []Change{{Op: Put, Path: p, Data: data}}, CommitInfo{Message: "m\n"}); err != nil {
 		b.Fatal(err)
 	}
 }

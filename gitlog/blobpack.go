@@ -12,7 +12,7 @@ import (
 // BlobPack is a new pack of blobs written one at a time, each compressed and
 // written as it is added, so that a change too big to hold whole (an import of
 // thousands of large files) never has more than one blob of it in memory. A
-// commit then names the blobs with Link changes (CommitPacked). Until that
+// commit then names the blobs with Link changes (a Commit with CommitInfo.Packed). Until that
 // commit lands the blobs are unreferenced: a pack left by a commit that failed
 // holds only objects gc removes.
 type BlobPack struct {

@@ -2,6 +2,7 @@ package gitlog
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,12 +136,35 @@ func headerLine(data []byte, key string) (value, rest []byte, ok bool) {
 	return v[:n], v[n+1:], true
 }
 
-// CommitInfo is what a commit says besides its tree and parents.
+// CommitInfo is what a commit says besides its changes, and how it is made.
 type CommitInfo struct {
 	Message   string
 	Author    Signature
 	Committer Signature
-	Sign      Signer // signs the commit when set
+	// Sign, when set, signs the commit: it is given the commit as git verifies
+	// it, the object without its signature header, and returns the armored
+	// signature git keeps in that header (an SSH signature in the "git"
+	// namespace, as git's gpg.format=ssh makes). Without it the commit is
+	// unsigned.
+	Sign func(payload []byte) (armored string, err error)
+	// Parents, when set, are the commit's parents in place of the parent
+	// Commit is given, which the branch must still hold and whose tree the
+	// changes still apply to: {parent, theirs} merges theirs (its objects in
+	// the repository, after Fetch); {theirs} squashes parent's line onto
+	// theirs, moving the branch in one step, so parent's own commits since
+	// the two parted stay out of the history that is pushed (their content
+	// is in the result).
+	Parents []Hash
+	// Tree, when set, is the commit's tree, already in the repository, in
+	// place of parent's tree with changes applied; there are no changes then.
+	Tree Hash
+	// Packed puts the new blobs and trees in the repository as one pack,
+	// written and synced before the commit is journaled, and only the commit
+	// object in the journal: for a change of many files at once (an import of
+	// ten thousand files is one pack file to write and sync instead of ten
+	// thousand objects). A pack written for a commit that then fails holds
+	// only unreferenced objects, which gc removes.
+	Packed bool
 	// Ref, when set, is the ref the commit moves instead of Branch, and
 	// From the value Ref must hold (ZeroHash: Ref must not exist yet),
 	// whatever the commit's parents: a line of commits kept beside the
@@ -151,23 +175,54 @@ type CommitInfo struct {
 	From Hash
 }
 
-// Commit applies changes, in order, to the tree of parent and commits the result on
-// Branch with parent as its only parent (none for ZeroHash). Only the trees on the
-// changed paths are rewritten. It returns
-// an error wrapping ErrStale if Branch no longer points at parent, ErrNotFound if a
-// Delete or Move names nothing, and ErrNotDir if a path descends through a file;
-// nothing is written then. The commit is durable when Commit returns.
-func (w *Writer) Commit(parent Hash, changes []Change, info CommitInfo) (Hash, error) {
+// Commit applies changes, in order, to the tree of parent and commits the
+// result on Branch with parent as its only parent (none for ZeroHash), or with
+// info.Parents. Only the trees on the changed paths are rewritten. It returns
+// an error wrapping ErrStale if Branch no longer points at parent, ErrNotFound
+// if a Delete or Move names nothing, and ErrNotDir if a path descends through
+// a file; nothing is written then. The commit is durable when Commit returns.
+func (w *Writer) Commit(ctx context.Context, parent Hash, changes []Change, info CommitInfo) (Hash, error) {
 	r := w.r
-	root, tree, b, err := r.buildTree(parent, changes)
+	parents := info.Parents
+	if parents == nil && !parent.IsZero() {
+		parents = []Hash{parent}
+	}
+	for _, p := range parents {
+		if p.IsZero() {
+			return ZeroHash, fmt.Errorf("gitlog: commit: a parent is no commit")
+		}
+	}
+	// base is the tree the commit is a change from, for the history index:
+	// its first parent's.
+	base, err := r.RootTree(firstOf(parents))
 	if err != nil {
 		return ZeroHash, err
 	}
-	var parents []Hash
-	if !parent.IsZero() {
-		parents = []Hash{parent}
+	if !info.Tree.IsZero() {
+		if len(changes) > 0 {
+			return ZeroHash, fmt.Errorf("gitlog: commit: changes to a tree given whole")
+		}
+		return r.commitTree(parent, info.Tree, base, parents, info, nil, nil)
 	}
-	return r.commitTree(parent, tree, root, parents, info, b.objects, b.trees)
+	_, tree, b, err := r.buildTree(parent, changes)
+	if err != nil {
+		return ZeroHash, err
+	}
+	if info.Packed {
+		if err := r.packObjects(ctx, b.objects); err != nil {
+			return ZeroHash, err
+		}
+		b.objects = nil
+	}
+	return r.commitTree(parent, tree, base, parents, info, b.objects, b.trees)
+}
+
+// firstOf is the first of hs, or ZeroHash when there is none.
+func firstOf(hs []Hash) Hash {
+	if len(hs) == 0 {
+		return ZeroHash
+	}
+	return hs[0]
 }
 
 // buildTree applies changes to the tree of commit base and returns that root, the

@@ -369,7 +369,7 @@ func tryCommit(r *Repo, changes ...Change) (Hash, error) {
 	if err != nil {
 		return ZeroHash, err
 	}
-	return wl.Commit(head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	return wl.Commit(context.Background(), head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
 }
 
 func TestCrashExplorer(t *testing.T) {
@@ -443,7 +443,7 @@ func TestCrashExplorer(t *testing.T) {
 	}, nil)
 
 	// An import: its blobs streamed into a pack of their own (BlobPack), then
-	// one commit linking them, whose trees go into a second pack (CommitPacked).
+	// one commit linking them, whose trees go into a second pack (CommitInfo.Packed).
 	counts["import pack"] = explore(t, "import pack", baseRepo, func(t *testing.T, r *Repo, dir string, _ *disk.Disk) (Hash, Hash) {
 		acked, _ := r.Head()
 		wl, err := r.Lock(ctx)
@@ -467,7 +467,7 @@ func TestCrashExplorer(t *testing.T) {
 		if bp.Finish() != nil {
 			return acked, ZeroHash
 		}
-		h, err := wl.CommitPacked(ctx, acked, changes, CommitInfo{Message: "import\n", Author: sig(), Committer: sig()})
+		h, err := wl.Commit(ctx, acked, changes, CommitInfo{Message: "import\n", Author: sig(), Committer: sig(), Packed: true})
 		if err != nil {
 			return acked, acked // stopped inside the commit: its record may be whole
 		}
@@ -500,7 +500,7 @@ func TestCrashExplorer(t *testing.T) {
 		}
 	})
 
-	// A sync's merge committed on the remote's branch alone (CommitSquash):
+	// A sync's merge committed on the remote's branch alone (CommitInfo.Parents of theirs alone):
 	// one move of the branch from this clone's own commit to a commit whose
 	// parent is the fetched one.
 	counts["squash"] = explore(t, "squash", func(t *testing.T, dir string) {
@@ -521,8 +521,8 @@ func TestCrashExplorer(t *testing.T) {
 		if err != nil {
 			return acked, ZeroHash
 		}
-		h, err := wl.CommitSquash(acked, theirs, []Change{{Op: Put, Path: "m/theirs", Data: []byte("theirs")}},
-			CommitInfo{Message: "merge\n", Author: sig(), Committer: sig()})
+		h, err := wl.Commit(context.Background(), acked, []Change{{Op: Put, Path: "m/theirs", Data: []byte("theirs")}},
+			CommitInfo{Message: "merge\n", Author: sig(), Committer: sig(), Parents: []Hash{theirs}})
 		wl.Unlock()
 		if err != nil {
 			return acked, theirs // its record may have reached the journal whole
@@ -558,7 +558,7 @@ func TestCrashExplorer(t *testing.T) {
 			wl.Unlock()
 			return acked, ZeroHash
 		}
-		m, err := wl.CommitTree([]Hash{acked, theirs}, root, CommitInfo{Message: "merge\n", Author: sig(), Committer: sig()})
+		m, err := wl.Commit(context.Background(), acked, nil, CommitInfo{Message: "merge\n", Author: sig(), Committer: sig(), Parents: []Hash{acked, theirs}, Tree: root})
 		wl.Unlock()
 		if err != nil {
 			return acked, acked
@@ -677,9 +677,10 @@ func TestCrashExplorer(t *testing.T) {
 			ch := []Change{{Op: Put, Path: "m/pending", Data: []byte(data)}}
 			var h Hash
 			if merge.IsZero() {
-				h, err = wl.Commit(parent, ch, info)
+				h, err = wl.Commit(context.Background(), parent, ch, info)
 			} else {
-				h, err = wl.CommitMerge(parent, merge, ch, info)
+				info.Parents = []Hash{parent, merge}
+				h, err = wl.Commit(context.Background(), parent, ch, info)
 			}
 			if err != nil {
 				return err

@@ -20,7 +20,7 @@ import (
 
 // Credentials from git's credential helpers (credential.helper in git's config:
 // a keychain, libsecret, the store or cache helper, a forge's manager) are the
-// last source of https credentials, after Auth, the environment and the URL.
+// last source of https credentials, after TransferOptions, the environment and the URL.
 //
 // They are asked for lazily, as git itself does: only when the server answered
 // 401 to a request made without credentials, and then the transfer runs once
@@ -63,7 +63,7 @@ func (c *credential) GoString() string { return c.String() }
 //
 // Fetch and Push wrap their go-git call in it; retrying the whole call is safe
 // because go-git meets a 401 before any object or ref has moved.
-func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a Auth, auth *transport.AuthMethod, transfer func() error) error {
+func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a TransferOptions, auth *transport.AuthMethod, transfer func() error) error {
 	err := transfer()
 	if *auth != nil || !errors.Is(err, transport.ErrAuthenticationRequired) {
 		return err
@@ -89,7 +89,7 @@ func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a Auth, 
 
 // helperUser is the username to ask the helpers about: the one given in a or in
 // the URL, or "" to take whichever they hold.
-func helperUser(rawURL string, a Auth) string {
+func helperUser(rawURL string, a TransferOptions) string {
 	if a.Username != "" {
 		return a.Username
 	}

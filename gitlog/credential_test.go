@@ -207,7 +207,7 @@ func TestCredentialHelper(t *testing.T) {
 		url := gittest.HTTP(t, "alice", "right-pass")
 		logFile, _ := helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1))
 		r, h := newPushRepo(t, url)
-		err := r.Push(ctx, "origin", h, TransferOptions{Auth: Auth{Username: "alice", Password: "typo-pass"}})
+		err := r.Push(ctx, "origin", h, TransferOptions{Username: "alice", Password: "typo-pass"})
 		if !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), "typo-pass") {
 			t.Errorf("Push with a wrong --username/password = %v, want ErrAuth without the password", err)
 		}
@@ -221,7 +221,7 @@ func TestCredentialHelper(t *testing.T) {
 		helperSetup(t, strings.Replace(url, "http://", "http://alice:right-pass@", 1)+"\n"+
 			strings.Replace(url, "http://", "http://bob:bobs-pass@", 1))
 		r, h := newPushRepo(t, url)
-		if err := r.Push(ctx, "origin", h, TransferOptions{Auth: Auth{Username: "bob"}}); err != nil {
+		if err := r.Push(ctx, "origin", h, TransferOptions{Username: "bob"}); err != nil {
 			t.Errorf("Push as bob with the helper's credentials: %v", err)
 		}
 	})
@@ -287,15 +287,15 @@ func TestAuthMethodOrder(t *testing.T) {
 	const url = "https://urluser:urlpass@git.example/v.git"
 	tests := []struct {
 		name               string
-		auth               Auth
+		auth               TransferOptions
 		rawURL             string
 		wantUser, wantPass string
 		wantNone           bool
 	}{
-		{name: "Auth wins", auth: Auth{Username: "u", Password: "p"}, rawURL: url, wantUser: "u", wantPass: "p"},
-		{name: "a token alone", auth: Auth{Password: "et"}, rawURL: "https://git.example/v.git", wantUser: "x-access-token", wantPass: "et"},
+		{name: "Auth wins", auth: TransferOptions{Username: "u", Password: "p"}, rawURL: url, wantUser: "u", wantPass: "p"},
+		{name: "a token alone", auth: TransferOptions{Password: "et"}, rawURL: "https://git.example/v.git", wantUser: "x-access-token", wantPass: "et"},
 		{name: "the URL last", rawURL: url, wantUser: "urluser", wantPass: "urlpass"},
-		{name: "a user alone is no password", auth: Auth{Username: "u"}, rawURL: "https://git.example/v.git", wantNone: true},
+		{name: "a user alone is no password", auth: TransferOptions{Username: "u"}, rawURL: "https://git.example/v.git", wantNone: true},
 		{name: "none", rawURL: "https://git.example/v.git", wantNone: true},
 	}
 	for _, tt := range tests {

@@ -33,7 +33,7 @@ func commit(t testing.TB, r *Repo, changes ...Change) Hash {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := wl.Commit(head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	h, err := wl.Commit(context.Background(), head, changes, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
 	if err != nil {
 		t.Fatalf("Commit(%v): %v", changes, err)
 	}
@@ -86,7 +86,7 @@ func TestCommitChanges(t *testing.T) {
 		t.Errorf("emptied directory m/x still there: %v", err)
 	}
 	wl, _ := r.Lock(context.Background())
-	_, err = wl.Commit(head, []Change{{Op: Put, Path: "m/c.txt/d", Data: nil}}, CommitInfo{Author: sig(), Committer: sig()})
+	_, err = wl.Commit(context.Background(), head, []Change{{Op: Put, Path: "m/c.txt/d", Data: nil}}, CommitInfo{Author: sig(), Committer: sig()})
 	wl.Unlock()
 	if !errors.Is(err, ErrNotDir) {
 		t.Errorf("put under a file: err = %v, want ErrNotDir", err)
@@ -110,7 +110,7 @@ func TestStaleParent(t *testing.T) {
 	commit(t, r, Change{Op: Put, Path: "a", Data: []byte("1")})
 	wl, _ := r.Lock(context.Background())
 	defer wl.Unlock()
-	_, err := wl.Commit(ZeroHash, []Change{{Op: Put, Path: "b", Data: []byte("2")}}, CommitInfo{Author: sig(), Committer: sig()})
+	_, err := wl.Commit(context.Background(), ZeroHash, []Change{{Op: Put, Path: "b", Data: []byte("2")}}, CommitInfo{Author: sig(), Committer: sig()})
 	if !errors.Is(err, ErrStale) {
 		t.Errorf("Commit on an old parent: err = %v, want ErrStale", err)
 	}

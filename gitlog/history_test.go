@@ -50,7 +50,7 @@ func randomHistory(t *testing.T, r *Repo, n int, seed uint64) []string {
 			c = Change{Op: Link, Path: "m/old" + fmt.Sprint(rng.IntN(2)), Hash: e.Hash}
 		}
 		wl, _ := r.Lock(context.Background())
-		_, err := wl.Commit(head, []Change{c}, CommitInfo{Message: fmt.Sprintf("c%d\n", i), Author: sig(), Committer: sig()})
+		_, err := wl.Commit(context.Background(), head, []Change{c}, CommitInfo{Message: fmt.Sprintf("c%d\n", i), Author: sig(), Committer: sig()})
 		wl.Unlock()
 		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrNotDir) && !strings.Contains(err.Error(), "into itself") {
 			t.Fatalf("commit %d %+v: %v", i, c, err)
@@ -230,7 +230,7 @@ func TestLink(t *testing.T) {
 	wl, _ := r.Lock(context.Background())
 	defer wl.Unlock()
 	head, _ := r.Head()
-	_, err := wl.Commit(head, []Change{{Op: Link, Path: "m/z", Hash: fromGG(plumbing.NewHash(strings.Repeat("ab", 20)))}}, CommitInfo{Author: sig(), Committer: sig()})
+	_, err := wl.Commit(context.Background(), head, []Change{{Op: Link, Path: "m/z", Hash: fromGG(plumbing.NewHash(strings.Repeat("ab", 20)))}}, CommitInfo{Author: sig(), Committer: sig()})
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("Link of a missing object: err = %v, want ErrNotFound", err)
 	}
@@ -396,11 +396,11 @@ func TestWalkPathMerge(t *testing.T) {
 	if err := wl.UpdateRef(Branch, c2, c1); err != nil {
 		t.Fatal(err)
 	}
-	side := must(wl.Commit(c1, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
+	side := must(wl.Commit(context.Background(), c1, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
 	if err := wl.UpdateRef(Branch, side, c2); err != nil {
 		t.Fatal(err)
 	}
-	x := must(wl.Commit(c2, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
+	x := must(wl.Commit(context.Background(), c2, []Change{{Op: Put, Path: "a", Data: []byte("2")}}, info))
 	tree, _ := r.RootTree(x)
 	base, _ := r.RootTree(c2)
 	merge := must(r.commitTree(x, tree, base, []Hash{c2, side}, info, nil, nil))

@@ -2,25 +2,7 @@ package gitlog
 
 import (
 	"container/heap"
-	"fmt"
 )
-
-// CommitMerge applies changes to the tree of ours and commits the result on Branch
-// with parents ours and theirs, as Commit does for one parent. The caller holds
-// the lock and has the objects of theirs in the repository (after Fetch). The error
-// wraps ErrStale if Branch no longer points at ours, ErrNotFound and ErrNotDir as
-// for Commit; nothing is written then.
-func (w *Writer) CommitMerge(ours, theirs Hash, changes []Change, info CommitInfo) (Hash, error) {
-	r := w.r
-	if ours.IsZero() || theirs.IsZero() {
-		return ZeroHash, fmt.Errorf("gitlog: merge needs two commits")
-	}
-	root, tree, b, err := r.buildTree(ours, changes)
-	if err != nil {
-		return ZeroHash, err
-	}
-	return r.commitTree(ours, tree, root, []Hash{ours, theirs}, info, b.objects, b.trees)
-}
 
 // MergeBase returns the best common ancestor of commits a and b, or ZeroHash when
 // they share no history: one that is not an ancestor of another common one.
@@ -135,24 +117,4 @@ func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 		todo = append(todo, c.ParentHashes...)
 	}
 	return false, nil
-}
-
-// CommitSquash applies changes to the tree of ours, as CommitMerge does, but
-// commits the result with theirs as its only parent, moving Branch from ours
-// in one step: ours's own commits since the two parted stay out of the
-// history that is pushed (their content is in the result).
-func (w *Writer) CommitSquash(ours, theirs Hash, changes []Change, info CommitInfo) (Hash, error) {
-	r := w.r
-	if ours.IsZero() || theirs.IsZero() {
-		return ZeroHash, fmt.Errorf("gitlog: squash needs two commits")
-	}
-	_, tree, b, err := r.buildTree(ours, changes)
-	if err != nil {
-		return ZeroHash, err
-	}
-	base, err := r.RootTree(theirs)
-	if err != nil {
-		return ZeroHash, err
-	}
-	return r.commitTree(ours, tree, base, []Hash{theirs}, info, b.objects, b.trees)
 }

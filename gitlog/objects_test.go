@@ -101,9 +101,11 @@ func branchyHistory(t *testing.T, r *Repo, rng *rand.Rand, n int) []Hash {
 			if other == parent {
 				other = commits[0]
 			}
-			h, err = wl.CommitMerge(parent, other, changes, info)
+			info := info
+			info.Parents = []Hash{parent, other}
+			h, err = wl.Commit(context.Background(), parent, changes, info)
 		} else {
-			h, err = wl.Commit(parent, changes, info)
+			h, err = wl.Commit(context.Background(), parent, changes, info)
 		}
 		wl.Unlock()
 		if err != nil {
@@ -309,8 +311,9 @@ func TestLocalPushMovedWhileWaiting(t *testing.T) {
 	// Should it read later, it finds the branch moved and is refused all
 	// the same: the outcome does not depend on the timing.
 	time.Sleep(200 * time.Millisecond)
-	theirs, err := wl.Commit(c1, []Change{{Op: Put, Path: "m/b", Data: []byte("theirs")}},
+	theirs, err := wl.Commit(context.Background(), c1, []Change{{Op: Put, Path: "m/b", Data: []byte("theirs")}},
 		CommitInfo{Message: "theirs\n", Author: sig(), Committer: sig()})
+
 	wl.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -497,7 +500,7 @@ func TestPackedByAnotherOpener(t *testing.T) {
 	}
 	packByOther()
 	wl, _ := r.Lock(ctx)
-	_, err = wl.Commit(c1, []Change{{Op: Link, Path: "m/old", Hash: old.Hash}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+	_, err = wl.Commit(context.Background(), c1, []Change{{Op: Link, Path: "m/old", Hash: old.Hash}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
 	wl.Unlock()
 	if err != nil {
 		t.Errorf("a link to a blob another opener packed: %v", err)

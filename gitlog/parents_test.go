@@ -1,6 +1,7 @@
 package gitlog
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func TestParents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := wl.CommitMerge(hs[4], hs[1], nil, CommitInfo{Message: "merge\n", Author: sig(), Committer: sig()})
+	m, err := wl.Commit(context.Background(), hs[4], nil, CommitInfo{Message: "merge\n", Author: sig(), Committer: sig(), Parents: []Hash{hs[4], hs[1]}})
 	wl.Unlock()
 	if err != nil {
 		t.Fatal(err)

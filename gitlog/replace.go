@@ -90,17 +90,3 @@ func (r *Repo) replaceIn(tree Hash, repl []Replacement, objs *[]rawObject) (Hash
 	*objs = append(*objs, o)
 	return o.Hash, true, nil
 }
-
-// CommitTree commits tree, already in the repository, on parents, the first
-// of which Branch must hold, and moves Branch to it. It runs under the writer
-// lock w; the error wraps ErrStale when Branch moved.
-func (w *Writer) CommitTree(parents []Hash, tree Hash, info CommitInfo) (Hash, error) {
-	if len(parents) == 0 {
-		return ZeroHash, fmt.Errorf("gitlog: commit tree: no parent")
-	}
-	base, err := w.r.RootTree(parents[0])
-	if err != nil {
-		return ZeroHash, err
-	}
-	return w.r.commitTree(parents[0], tree, base, parents, info, nil, nil)
-}

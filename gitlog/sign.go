@@ -8,14 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Signer signs a commit: it is given the commit as git verifies it, the object
-// without its signature header, and returns the armored signature git keeps in
-// that header (an SSH signature in the "git" namespace, as git's
-// gpg.format=ssh makes). A commit whose CommitInfo has none is unsigned.
-type Signer func(payload []byte) (armored string, err error)
-
 // encodeCommit is a commit object's bytes, signed when sign is set.
-func encodeCommit(c *object.Commit, sign Signer) (*plumbing.MemoryObject, error) {
+func encodeCommit(c *object.Commit, sign func([]byte) (string, error)) (*plumbing.MemoryObject, error) {
 	mo := &plumbing.MemoryObject{}
 	if sign != nil {
 		if err := c.EncodeWithoutSignature(mo); err != nil {

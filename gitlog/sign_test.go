@@ -49,11 +49,11 @@ func TestSignedCommitsVerifyWithGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	who := Signature{Name: "agent", Email: "agent@memvault", When: time.Unix(1_800_000_000, 0).UTC()}
-	first, err := w.Commit(ZeroHash, []Change{{Op: Put, Path: "a", Data: []byte("a")}}, CommitInfo{Message: "one\n", Author: who, Committer: who, Sign: sign})
+	first, err := w.Commit(context.Background(), ZeroHash, []Change{{Op: Put, Path: "a", Data: []byte("a")}}, CommitInfo{Message: "one\n", Author: who, Committer: who, Sign: sign})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := w.Commit(first, []Change{{Op: Put, Path: "b", Data: []byte("b")}}, CommitInfo{Message: "two\n\nAgent: x\n", Author: who, Committer: who, Sign: sign})
+	second, err := w.Commit(context.Background(), first, []Change{{Op: Put, Path: "b", Data: []byte("b")}}, CommitInfo{Message: "two\n\nAgent: x\n", Author: who, Committer: who, Sign: sign})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func TestNewerJournalLeftAlone(t *testing.T) {
 				t.Fatal(err)
 			}
 			head, _ := o.Head()
-			_, err = wl.Commit(head, []Change{{Op: Put, Path: "m/b", Data: []byte("2")}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
+			_, err = wl.Commit(context.Background(), head, []Change{{Op: Put, Path: "m/b", Data: []byte("2")}}, CommitInfo{Message: "m\n", Author: sig(), Committer: sig()})
 			wl.Unlock()
 			if !errors.Is(err, ErrNewerFormat) {
 				t.Errorf("Commit over a newer journal = %v, want ErrNewerFormat", err)

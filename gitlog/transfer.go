@@ -22,23 +22,20 @@ import (
 	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
-// Auth holds credentials for a transfer. The zero value means: none for http and
-// git://, the SSH agent and ~/.ssh/known_hosts for ssh. gitlog reads no
-// environment variable for them; the caller fills them in.
-type Auth struct {
+// TransferOptions configure Fetch and Push: the credentials a transfer may
+// present, and where its progress goes. The zero value means: no credentials
+// for http and git://, the SSH agent and ~/.ssh/known_hosts for ssh, and no
+// progress. gitlog reads no environment variable for them; the caller fills
+// them in.
+type TransferOptions struct {
 	Username string // the http basic-auth user
 	Password string // http password or token; never shown in errors
 	SSHUser  string // the ssh user; "" means the URL's, else "git"
 	SSHKey   string // a private key file for ssh instead of the agent
 	// SSHKeyPassphrase unlocks SSHKey when it is encrypted.
 	SSHKeyPassphrase string
-	KnownHosts       string // a known_hosts file; "" means the default files
-}
-
-// TransferOptions configure Fetch and Push.
-type TransferOptions struct {
-	Auth     Auth
-	Progress io.Writer // objects and bytes sent or received, and the server's own progress; nil for none
+	KnownHosts       string    // a known_hosts file; "" means the default files
+	Progress         io.Writer // objects and bytes sent or received, and the server's own progress; nil for none
 }
 
 // Fetch fetches the main branch of remote name into RemoteRef(name), moving that
@@ -51,7 +48,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	if err != nil {
 		return ZeroHash, err
 	}
-	auth, err := authMethod(rc.URLs[0], opts.Auth)
+	auth, err := authMethod(rc.URLs[0], opts)
 	if err != nil {
 		return ZeroHash, err
 	}
@@ -63,7 +60,7 @@ func (r *Repo) Fetch(ctx context.Context, name string, opts TransferOptions) (Ha
 	lines := newProgressLines(opts.Progress)
 	defer lines.end()
 	var h Hash
-	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() (err error) {
+	err = r.withCredentialHelper(ctx, rc.URLs[0], opts, &auth, func() (err error) {
 		h, err = r.receive(ctx, rc.URLs[0], old, auth, lines)
 		return err
 	})
@@ -222,7 +219,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 	if err != nil {
 		return err
 	}
-	auth, err := authMethod(rc.URLs[0], opts.Auth)
+	auth, err := authMethod(rc.URLs[0], opts)
 	if err != nil {
 		return err
 	}
@@ -232,7 +229,7 @@ func (r *Repo) Push(ctx context.Context, name string, h Hash, opts TransferOptio
 		return err
 	}
 	lines := newProgressLines(opts.Progress)
-	err = r.withCredentialHelper(ctx, rc.URLs[0], opts.Auth, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, lines) })
+	err = r.withCredentialHelper(ctx, rc.URLs[0], opts, &auth, func() error { return r.send(ctx, rc.URLs[0], known, h, auth, lines) })
 	lines.end()
 	if err != nil {
 		return transferError("push", name, rc.URLs[0], sshError(err, auth), err)
@@ -402,7 +399,7 @@ func transferError(op, name, rawURL string, sshErr, err error) error {
 
 // authMethod builds go-git's auth for the URL's transport from a, falling back
 // for http(s) to a user and password written in the URL itself.
-func authMethod(rawURL string, a Auth) (transport.AuthMethod, error) {
+func authMethod(rawURL string, a TransferOptions) (transport.AuthMethod, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: remote URL %s: %w", Redact(rawURL), err)

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// ssh as git does it. Without a key file named (Auth.SSHKey), the keys the
+// ssh as git does it. Without a key file named (TransferOptions.SSHKey), the keys the
 // ssh agent holds are offered first, then the default key files of
 // ~/.ssh that need no passphrase, in the order OpenSSH tries them; the host
 // is checked against known_hosts. Each way this fails says what it is: no
@@ -36,7 +36,7 @@ type sshAuth struct {
 	*gitssh.PublicKeysCallback
 	host        string   // host:port, for messages
 	knownHosts  []string // the known_hosts files checked
-	named       string   // Auth.SSHKey, when given
+	named       string   // TransferOptions.SSHKey, when given
 	fromAgent   int      // keys the agent offered
 	agentWhy    string   // why there were none from an agent
 	files       []string // key files offered, as ~/.ssh/NAME
@@ -44,7 +44,7 @@ type sshAuth struct {
 	agentCloser interface{ Close() error }
 }
 
-func newSSHAuth(ep *transport.Endpoint, user string, a Auth) (*sshAuth, error) {
+func newSSHAuth(ep *transport.Endpoint, user string, a TransferOptions) (*sshAuth, error) {
 	port := ep.Port
 	if port <= 0 {
 		port = gitssh.DefaultPort

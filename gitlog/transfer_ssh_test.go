@@ -191,7 +191,7 @@ func startAgent(t *testing.T, dir string, keys ...ed25519.PrivateKey) {
 // files of ~/.ssh are offered, as git (through ssh) offers them: they were
 // not tried at all.
 func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
-	fetch := func(t *testing.T, d *sshd, a Auth) error {
+	fetch := func(t *testing.T, d *sshd, a TransferOptions) error {
 		t.Helper()
 		r, err := Init(t.TempDir())
 		if err != nil {
@@ -203,7 +203,7 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, err = r.Fetch(ctx, "origin", TransferOptions{Auth: a})
+		_, err = r.Fetch(ctx, "origin", a)
 		return err
 	}
 	// Each case has a home of its own and no agent unless it starts one.
@@ -230,21 +230,21 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		home := setup(t)
 		d := newSSHD(t)
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), d.addr, d.host)
-		check(t, fetch(t, d, Auth{}), ErrAuth, "no key to offer", "no ssh agent (SSH_AUTH_SOCK is not set)", "no key in ~/.ssh")
+		check(t, fetch(t, d, TransferOptions{}), ErrAuth, "no key to offer", "no ssh agent (SSH_AUTH_SOCK is not set)", "no key in ~/.ssh")
 	})
 	t.Run("a default key that needs its passphrase", func(t *testing.T) {
 		home := setup(t)
 		clientKey(t, filepath.Join(home, ".ssh", "id_ed25519"), "secret")
 		d := newSSHD(t)
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), d.addr, d.host)
-		check(t, fetch(t, d, Auth{}), ErrAuth, "no key to offer", "~/.ssh/id_ed25519 needs its passphrase")
+		check(t, fetch(t, d, TransferOptions{}), ErrAuth, "no key to offer", "~/.ssh/id_ed25519 needs its passphrase")
 	})
 	t.Run("the default key file, with no agent", func(t *testing.T) {
 		home := setup(t)
 		_, pub := clientKey(t, filepath.Join(home, ".ssh", "id_ed25519"), "")
 		d := newSSHD(t, pub)
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), d.addr, d.host)
-		if err := fetch(t, d, Auth{}); err != nil {
+		if err := fetch(t, d, TransferOptions{}); err != nil {
 			t.Fatalf("Fetch with ~/.ssh/id_ed25519 the server takes = %v, want the empty remote fetched", err)
 		}
 		if !d.offered(pub) {
@@ -258,7 +258,7 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		_, filePub := clientKey(t, filepath.Join(home, ".ssh", "id_rsa"), "")
 		d := newSSHD(t, filePub)
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), d.addr, d.host)
-		if err := fetch(t, d, Auth{}); err != nil {
+		if err := fetch(t, d, TransferOptions{}); err != nil {
 			t.Fatalf("Fetch with a key the agent holds and ~/.ssh/id_rsa = %v, want the empty remote fetched", err)
 		}
 		if !d.offered(agentPub) || !d.offered(filePub) {
@@ -270,14 +270,14 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		clientKey(t, filepath.Join(home, ".ssh", "id_ed25519"), "")
 		d := newSSHD(t)
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), d.addr, d.host)
-		check(t, fetch(t, d, Auth{}), ErrAuth, "refused the key(s) offered (~/.ssh/id_ed25519)")
+		check(t, fetch(t, d, TransferOptions{}), ErrAuth, "refused the key(s) offered (~/.ssh/id_ed25519)")
 	})
 	t.Run("a host known_hosts does not name", func(t *testing.T) {
 		home := setup(t)
 		_, pub := clientKey(t, filepath.Join(home, ".ssh", "id_ed25519"), "")
 		d := newSSHD(t, pub)
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), "192.0.2.1:22", d.host)
-		err := fetch(t, d, Auth{})
+		err := fetch(t, d, TransferOptions{})
 		check(t, err, ErrUnknownHost, "is not in known_hosts (~/.ssh/known_hosts", "nothing was sent")
 		if errors.Is(err, ErrAuth) || d.offered(pub) {
 			t.Errorf("Fetch from an unknown host = %v, offered the key: %v; want no key offered and no ErrAuth", err, d.offered(pub))
@@ -287,7 +287,7 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		home := setup(t)
 		clientKey(t, filepath.Join(home, ".ssh", "id_ed25519"), "")
 		t.Setenv("SSH_KNOWN_HOSTS", filepath.Join(home, ".ssh", "known_hosts"))
-		check(t, fetch(t, newSSHD(t), Auth{}), ErrUnknownHost, "no known_hosts file (~/.ssh/known_hosts)")
+		check(t, fetch(t, newSSHD(t), TransferOptions{}), ErrUnknownHost, "no known_hosts file (~/.ssh/known_hosts)")
 	})
 	t.Run("a host key that changed", func(t *testing.T) {
 		home := setup(t)
@@ -295,7 +295,7 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		d := newSSHD(t, pub)
 		_, other := clientKey(t, filepath.Join(t.TempDir(), "other"), "")
 		knownHostsFile(t, filepath.Join(home, ".ssh", "known_hosts"), d.addr, other)
-		err := fetch(t, d, Auth{})
+		err := fetch(t, d, TransferOptions{})
 		check(t, err, ErrHostKeyChanged, "WARNING: THE HOST KEY OF "+d.addr+" HAS CHANGED", "~/.ssh/known_hosts:1", "man in the middle")
 		if d.offered(pub) {
 			t.Error("the key was offered to a host whose key changed")
@@ -309,7 +309,7 @@ func TestSSHFailuresSayWhatTheyAre(t *testing.T) {
 		d := newSSHD(t)
 		known := filepath.Join(dir, "known")
 		knownHostsFile(t, known, d.addr, d.host)
-		check(t, fetch(t, d, Auth{SSHKey: key, KnownHosts: known}), ErrAuth, "refused the key(s) offered ("+key+")")
+		check(t, fetch(t, d, TransferOptions{SSHKey: key, KnownHosts: known}), ErrAuth, "refused the key(s) offered ("+key+")")
 		if !d.offered(pub) {
 			t.Error("the named key was not offered")
 		}

@@ -182,7 +182,7 @@ func cloneFetch(ctx context.Context, repo *gitlog.Repo, url string, opts Options
 	if err := repo.AddRemote(DefaultRemote, url); err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}
-	h, err := repo.Fetch(ctx, DefaultRemote, gitlog.TransferOptions{Auth: co.Auth.auth(), Progress: co.Progress})
+	h, err := repo.Fetch(ctx, DefaultRemote, co.Auth.transfer(co.Progress))
 	if err != nil {
 		return gitlog.ZeroHash, fmt.Errorf("vault: clone: %w", err)
 	}

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -112,12 +113,10 @@ func (v *Vault) writeCommitTo(w *gitlog.Writer, to target, parent gitlog.Hash, s
 		Ref:       to.ref,
 		From:      to.from,
 	}
-	var h gitlog.Hash
-	if to.merge.IsZero() {
-		h, err = w.Commit(parent, changes, info)
-	} else {
-		h, err = w.CommitMerge(parent, to.merge, changes, info)
+	if !to.merge.IsZero() {
+		info.Parents = []gitlog.Hash{parent, to.merge}
 	}
+	h, err := w.Commit(context.Background(), parent, changes, info)
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}

@@ -32,6 +32,6 @@ func PutForeignFileForTest(v *Vault, tp string) error {
 	}
 	defer w.Unlock()
 	sig := gitlog.Signature{Name: "x", Email: "x@x"}
-	_, err = w.Commit(head, []gitlog.Change{{Op: gitlog.Put, Path: tp, Data: ct}}, gitlog.CommitInfo{Message: "create /" + tp + "\n", Author: sig, Committer: sig})
+	_, err = w.Commit(context.Background(), head, []gitlog.Change{{Op: gitlog.Put, Path: tp, Data: ct}}, gitlog.CommitInfo{Message: "create /" + tp + "\n", Author: sig, Committer: sig})
 	return err
 }

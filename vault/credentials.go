@@ -1,6 +1,10 @@
 package vault
 
-import "github.com/memvault/memvault/gitlog"
+import (
+	"io"
+
+	"github.com/memvault/memvault/gitlog"
+)
 
 // Credentials are what a transfer (Sync, Clone) may present to a remote. The
 // zero value means: none for https and git:// (then a user and password written
@@ -25,9 +29,10 @@ func (c Credentials) String() string { return "credentials for " + c.Username }
 // GoString keeps %#v from printing the password too.
 func (c Credentials) GoString() string { return c.String() }
 
-func (c Credentials) auth() gitlog.Auth {
-	return gitlog.Auth{Username: c.Username, Password: c.Password, SSHUser: c.SSHUser, SSHKey: c.SSHKeyFile,
-		SSHKeyPassphrase: c.SSHKeyPassphrase, KnownHosts: c.KnownHostsFile}
+// transfer is what a Fetch or Push with c presents, and where its progress goes.
+func (c Credentials) transfer(progress io.Writer) gitlog.TransferOptions {
+	return gitlog.TransferOptions{Username: c.Username, Password: c.Password, SSHUser: c.SSHUser, SSHKey: c.SSHKeyFile,
+		SSHKeyPassphrase: c.SSHKeyPassphrase, KnownHosts: c.KnownHostsFile, Progress: progress}
 }
 
 // Remote is a remote a vault syncs with.

@@ -29,8 +29,9 @@ func TestFsckFindsPlaintext(t *testing.T) {
 	}
 	w, _ := v.repo.Lock(ctx)
 	head, _ := v.repo.Head()
-	_, err = w.Commit(head, []gitlog.Change{{Op: gitlog.Put, Path: "memories/leak.md", Data: []byte("secret in the clear")}},
+	_, err = w.Commit(context.Background(), head, []gitlog.Change{{Op: gitlog.Put, Path: "memories/leak.md", Data: []byte("secret in the clear")}},
 		gitlog.CommitInfo{Message: "leak\n", Sign: v.sign.sign})
+
 	w.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestFsckSealed(t *testing.T) {
 	} {
 		w, _ := v.repo.Lock(ctx)
 		head, _ := v.repo.Head()
-		_, err = w.Commit(head, []gitlog.Change{c.change}, gitlog.CommitInfo{Message: c.msg, Sign: v.sign.sign})
+		_, err = w.Commit(context.Background(), head, []gitlog.Change{c.change}, gitlog.CommitInfo{Message: c.msg, Sign: v.sign.sign})
 		w.Unlock()
 		if err != nil {
 			t.Fatal(err)

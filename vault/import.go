@@ -547,11 +547,12 @@ func (v *Vault) commitImport(ctx context.Context, w *gitlog.Writer, parent gitlo
 		Author:    gitlog.Signature{Name: signatureName(author), Email: "agent@memvault", When: when},
 		Committer: gitlog.Signature{Name: "memvault", Email: "memvault@localhost", When: now},
 		Sign:      sign,
+		Packed:    true,
 	}
 	if err := v.sealInfo(parent, changes, &info); err != nil {
 		return gitlog.ZeroHash, err
 	}
-	h, err := w.CommitPacked(ctx, parent, changes, info)
+	h, err := w.Commit(ctx, parent, changes, info)
 	if err != nil {
 		return h, fmt.Errorf("vault: commit %s: %w", subject, err)
 	}

@@ -31,7 +31,7 @@ func hostileCommit(t *testing.T, v *Vault, message string, changes ...gitlog.Cha
 	}
 	defer w.Unlock()
 	sig := gitlog.Signature{Name: "x", Email: "x@x"}
-	if _, err := w.Commit(head, changes, gitlog.CommitInfo{Message: message, Author: sig, Committer: sig}); err != nil {
+	if _, err := w.Commit(context.Background(), head, changes, gitlog.CommitInfo{Message: message, Author: sig, Committer: sig}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -76,7 +76,7 @@ func rotateByHand(t *testing.T, v *Vault) *seal.Key {
 		t.Fatal(err)
 	}
 	defer w.Unlock()
-	if _, err := w.Commit(head, changes, gitlog.CommitInfo{Message: msg, Sign: v.sign.sign}); err != nil {
+	if _, err := w.Commit(context.Background(), head, changes, gitlog.CommitInfo{Message: msg, Sign: v.sign.sign}); err != nil {
 		t.Fatal(err)
 	}
 	return k

@@ -27,7 +27,7 @@ type signingKey struct {
 	err    error
 }
 
-// sign signs a commit's payload with the writer's key; it is a gitlog.Signer.
+// sign signs a commit's payload with the writer's key; it is a gitlog.CommitInfo.Sign.
 func (s *signingKey) sign(payload []byte) (string, error) {
 	signer, err := s.get()
 	if err != nil {
@@ -99,7 +99,7 @@ var skipSigning atomic.Bool
 // others would refuse is not made. A vault without writers is signed when the
 // key can be had, and written unsigned when not (a protected key with no way
 // to ask for its passphrase).
-func (v *Vault) signerFor(parents ...gitlog.Hash) (gitlog.Signer, error) {
+func (v *Vault) signerFor(parents ...gitlog.Hash) (func([]byte) (string, error), error) {
 	if skipSigning.Load() {
 		return nil, nil
 	}

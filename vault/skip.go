@@ -213,11 +213,11 @@ func (v *Vault) LeaveOutRefused(ctx context.Context) ([]Refusal, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := gitlog.CommitInfo{Message: msg, Author: sig, Committer: sig, Sign: sign}
+	info := gitlog.CommitInfo{Message: msg, Author: sig, Committer: sig, Sign: sign, Tree: clean}
 	if err := v.sealInfo(head, nil, &info); err != nil { // a sealed vault's host reads no message
 		return nil, err
 	}
-	if _, err := w.CommitTree([]gitlog.Hash{head}, clean, info); err != nil {
+	if _, err := w.Commit(ctx, head, nil, info); err != nil {
 		return nil, fmt.Errorf("vault: repair: %w", err)
 	}
 	return rs, nil

@@ -80,7 +80,7 @@ func TestAheadBehindSameSecond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	merge, err := w.CommitTree([]gitlog.Hash{side, head}, tree, gitlog.CommitInfo{Message: "merge\n", Author: gitlog.Signature{Name: "t", Email: "t@t", When: now}, Committer: gitlog.Signature{Name: "t", Email: "t@t", When: now}})
+	merge, err := w.Commit(t.Context(), side, nil, gitlog.CommitInfo{Parents: []gitlog.Hash{side, head}, Tree: tree, Message: "merge\n", Author: gitlog.Signature{Name: "t", Email: "t@t", When: now}, Committer: gitlog.Signature{Name: "t", Email: "t@t", When: now}})
 	w.Unlock()
 	if err != nil {
 		t.Fatal(err)

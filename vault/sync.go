@@ -110,7 +110,7 @@ func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 	if opts.Remote == "" {
 		opts.Remote = DefaultRemote
 	}
-	topts := gitlog.TransferOptions{Auth: opts.Auth.auth(), Progress: opts.Progress}
+	topts := opts.Auth.transfer(opts.Progress)
 	var res SyncResult
 	// What this clone last pushed to or fetched from the remote: a remote
 	// that no longer holds it went backwards, which memvault never does (its
@@ -357,30 +357,31 @@ func (v *store) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 // clone's own commits are plain: pushed as a parent, they would show the host
 // the names and messages the conversion hides.
 func (v *store) commitIntegration(w *gitlog.Writer, base, ours, theirs gitlog.Hash, changes []gitlog.Change, info gitlog.CommitInfo) (gitlog.Hash, error) {
-	commit := w.CommitMerge
+	parents := []gitlog.Hash{ours, theirs}
 	if held, err := v.v.heldFromRemoved(context.Background(), base, ours, theirs); err != nil {
 		return ours, err
 	} else if held {
 		// Every clone that knows of the removal refuses those commits: their
 		// content goes on top of theirs, signed by this writer.
-		commit = w.CommitSquash
+		parents = []gitlog.Hash{theirs}
 		info.Message += trSquashed + ": local commits since " + base.String() + ", some by a writer the remote removed, taken up by this writer\n"
 	} else if removed, err := v.recipientRemoved(base, theirs); err != nil {
 		return ours, err
 	} else if removed {
-		commit = w.CommitSquash
+		parents = []gitlog.Hash{theirs}
 		info.Message += trSquashed + ": local commits since " + base.String() + ", re-encrypted without the removed recipients\n"
 	} else if converted, err := v.sealedSince(ours, theirs); err != nil {
 		return ours, err
 	} else if converted {
-		commit = w.CommitSquash
+		parents = []gitlog.Hash{theirs}
 		info.Message += trSquashed + ": local commits since " + base.String() + ", sealed after the vault's conversion to the sealed format\n"
 	}
 	// A sealed vault's merge seals its message with the key its tree holds.
 	if err := v.v.sealInfo(ours, changes, &info); err != nil {
 		return ours, err
 	}
-	h, err := commit(ours, theirs, changes, info)
+	info.Parents = parents
+	h, err := w.Commit(context.Background(), ours, changes, info)
 	if err != nil {
 		return ours, fmt.Errorf("vault: merge: %w", err)
 	}
