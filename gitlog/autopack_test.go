@@ -146,7 +146,7 @@ func TestAutoPack(t *testing.T) {
 	defer r.Close()
 	head, _ := r.Head()
 	n := 0
-	if err := r.Walk(head, func(*Commit) error { n++; return nil }); err != nil || n != commits {
+	if err := r.walkAll(head, func(*Commit) error { n++; return nil }); err != nil || n != commits {
 		t.Errorf("walk after packing: %d commits, %v; want %d", n, err, commits)
 	}
 }
@@ -222,7 +222,7 @@ func TestPackersAndReaders(t *testing.T) {
 				return
 			}
 			n := 0
-			if err := reader.Walk(head, func(*Commit) error { n++; return nil }); err != nil {
+			if err := reader.walkAll(head, func(*Commit) error { n++; return nil }); err != nil {
 				t.Errorf("reader: walk after %d reads: %v", reads, err)
 				return
 			}
@@ -256,7 +256,7 @@ func TestPackersAndReaders(t *testing.T) {
 		t.Fatalf("packers ran %v times and the reader %d times: the test proves little", packs, reads)
 	}
 	n := 0
-	if err := reader.Walk(last, func(*Commit) error { n++; return nil }); err != nil || n != commits {
+	if err := reader.walkAll(last, func(*Commit) error { n++; return nil }); err != nil || n != commits {
 		t.Errorf("reader sees %d commits (%v), want %d", n, err, commits)
 	}
 	if problems, err := w.Check(ctx, nil); err != nil || len(problems) != 0 {

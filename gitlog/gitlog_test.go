@@ -176,7 +176,7 @@ func TestLockSerialisesRepos(t *testing.T) {
 	wg.Wait()
 	n := 0
 	head, _ := r1.Head()
-	r1.Walk(head, func(*Commit) error { n++; return nil })
+	r1.walkAll(head, func(*Commit) error { n++; return nil })
 	if n != 100 {
 		t.Errorf("%d commits, want 100", n)
 	}

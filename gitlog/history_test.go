@@ -79,7 +79,7 @@ func randomHistory(t *testing.T, r *Repo, n int, seed uint64) []string {
 // something else at the path than their first parent's, as git itself sees it:
 // git rev-list for the commits and their parents, then one git cat-file
 // --batch-check for what each commit holds at each path. It shares no code
-// with WalkPath.
+// with walkPath.
 func gitPathLogs(t *testing.T, dir string, paths []string) map[string][]Hash {
 	t.Helper()
 	out, err := exec.Command("git", "--git-dir", dir, "rev-list", "--topo-order", "--parents", string(Branch)).Output()
@@ -144,12 +144,12 @@ func gitPathLogs(t *testing.T, dir string, paths []string) map[string][]Hash {
 func walkPath(t *testing.T, r *Repo, p string) []Hash {
 	var out []Hash
 	head, _ := r.Head()
-	err := r.WalkPath(context.Background(), head, p, func(c *Commit, q string) (string, error) {
+	err := r.walkPath(context.Background(), head, p, func(c *Commit, q string) (string, error) {
 		out = append(out, c.Hash)
 		return q, nil
 	})
 	if err != nil {
-		t.Fatalf("WalkPath(%q): %v", p, err)
+		t.Fatalf("walkPath(%q): %v", p, err)
 	}
 	return out
 }
@@ -170,7 +170,7 @@ func TestWalkPathMatchesBruteForce(t *testing.T) {
 		check := func(how string, r *Repo) {
 			for _, p := range paths {
 				if got := walkPath(t, r, p); !slices.Equal(got, want[p]) {
-					t.Errorf("seed %d, %s: WalkPath(%q) = %d commits, want %d", seed, how, p, len(got), len(want[p]))
+					t.Errorf("seed %d, %s: walkPath(%q) = %d commits, want %d", seed, how, p, len(got), len(want[p]))
 				}
 			}
 		}
@@ -200,7 +200,7 @@ func TestWalkPathFollows(t *testing.T) {
 	ed := commit(t, r, Change{Op: Put, Path: "m/b", Data: []byte("2")})
 	head, _ := r.Head()
 	var got []Hash
-	err := r.WalkPath(context.Background(), head, "m/b", func(c *Commit, p string) (string, error) {
+	err := r.walkPath(context.Background(), head, "m/b", func(c *Commit, p string) (string, error) {
 		got = append(got, c.Hash)
 		if c.Hash == mv {
 			return "m/a", nil
@@ -208,7 +208,7 @@ func TestWalkPathFollows(t *testing.T) {
 		return p, nil
 	})
 	if err != nil || !slices.Equal(got, []Hash{ed, mv, a}) {
-		t.Errorf("WalkPath(m/b) following the move = %v, %v; want %v", got, err, []Hash{ed, mv, a})
+		t.Errorf("walkPath(m/b) following the move = %v, %v; want %v", got, err, []Hash{ed, mv, a})
 	}
 }
 
@@ -411,7 +411,7 @@ func TestWalkPathMerge(t *testing.T) {
 	git := gitPathLogs(t, r.Dir(), []string{"a", "b", ""})
 	for p, want := range wants {
 		if got := walkPath(t, r, p); !slices.Equal(got, want) {
-			t.Errorf("WalkPath(%q) over a merge = %v, want %v", p, got, want)
+			t.Errorf("walkPath(%q) over a merge = %v, want %v", p, got, want)
 		}
 		// git lists the same commits, in its own order.
 		sorted := func(hs []Hash) []Hash {

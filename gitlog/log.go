@@ -6,12 +6,75 @@ import (
 	"fmt"
 )
 
+// WalkOptions choose the commits a Walk visits.
+type WalkOptions struct {
+	// Path, when set, limits the walk to the commits whose tree differs from
+	// their first parent's (a root commit's: from the empty tree) at this tree
+	// path: the file there, or anything under the directory. fn is given the
+	// path and returns the one to follow in older commits: the same, or
+	// another where the content came from elsewhere (a rename). The walk
+	// reads only the commits it hands to fn: it learns the others' parents and
+	// changed paths from the history index (see index.go), which it completes
+	// for commits made elsewhere on the way.
+	Path string
+	// FirstParent follows first parents only, newest first: the history a
+	// line-by-line attribution (blame) reads, where each commit's change is its
+	// diff against its first parent.
+	FirstParent bool
+}
+
 // Walk calls fn for from and each of its ancestors, each once, in pre-order,
 // first parent first (git's and go-git's pre-order walk): a commit comes before
 // the parents it leads to, but with merges a commit reached down one parent's
+// line may come before a child on another line. opts narrow the walk to first
+// parents, or to the commits that change a path, which fn is given (without a
+// path, fn is given "" and what it returns is not used). Walk goes on until fn
+// returns ErrStop or an error, which Walk returns unless it is ErrStop, or
+// until ctx ends, whose error it returns.
+func (r *Repo) Walk(ctx context.Context, from Hash, opts WalkOptions, fn func(c *Commit, p string) (string, error)) error {
+	switch {
+	case opts.Path != "" && opts.FirstParent:
+		return r.walkPathFirstParent(ctx, from, opts.Path, fn)
+	case opts.Path != "":
+		return r.walkPath(ctx, from, opts.Path, fn)
+	}
+	visit := func(c *Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_, err := fn(c, "")
+		return err
+	}
+	if opts.FirstParent {
+		return r.walkFirstParent(from, visit)
+	}
+	return r.walkAll(from, visit)
+}
+
+// walkFirstParent calls fn for from and its first parents, newest first,
+// as walkAll does for all its ancestors.
+func (r *Repo) walkFirstParent(from Hash, fn func(*Commit) error) error {
+	for h := from; !h.IsZero(); {
+		c, err := r.readCommit(h)
+		if err != nil {
+			return fmt.Errorf("gitlog: walk: %w", err)
+		}
+		if err := fn(c.clone()); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("gitlog: walk: %w", err)
+		}
+		h = firstOf(c.ParentHashes)
+	}
+	return nil
+}
+
+// walkAll calls fn for from and each of its ancestors, each once, in pre-order,
+// first parent first (git's and go-git's pre-order walk): a commit comes before
+// the parents it leads to, but with merges a commit reached down one parent's
 // line may come before a child on another line. It goes on until fn returns
-// ErrStop or an error, which Walk returns unless it is ErrStop.
-func (r *Repo) Walk(from Hash, fn func(*Commit) error) error {
+// ErrStop or an error, which walkAll returns unless it is ErrStop.
+func (r *Repo) walkAll(from Hash, fn func(*Commit) error) error {
 	if from.IsZero() {
 		return nil
 	}
@@ -54,17 +117,17 @@ func (r *Repo) Walk(from Hash, fn func(*Commit) error) error {
 	return nil
 }
 
-// WalkPath calls fn, in Walk's order, for each commit reachable from from whose
+// walkPath calls fn, in walkAll's order, for each commit reachable from from whose
 // tree differs from its first parent's (a root commit's: from the empty tree) at
 // tree path p: the file there, or anything under the directory. fn returns the
 // path to follow in the older commits: p itself, or another where the content came
 // from elsewhere (a rename). It returns fn's error unless that is ErrStop, and
 // ctx's error if ctx ends first.
 //
-// WalkPath reads only the commits it hands to fn: it learns the others' parents
+// walkPath reads only the commits it hands to fn: it learns the others' parents
 // and changed paths from the history index (see index.go), which it completes
 // for commits made elsewhere on the way.
-func (r *Repo) WalkPath(ctx context.Context, from Hash, p string, fn func(c *Commit, p string) (string, error)) error {
+func (r *Repo) walkPath(ctx context.Context, from Hash, p string, fn func(c *Commit, p string) (string, error)) error {
 	if from.IsZero() {
 		return nil
 	}

@@ -576,7 +576,7 @@ func TestPackWhileWriting(t *testing.T) {
 	}
 	head, _ := w.Head()
 	got := 0
-	if err := w.Walk(head, func(*Commit) error { got++; return nil }); err != nil || got != commits {
+	if err := w.walkAll(head, func(*Commit) error { got++; return nil }); err != nil || got != commits {
 		t.Errorf("%d commits reachable (%v), want %d", got, err, commits)
 	}
 	if problems, err := w.Check(ctx, nil); err != nil || len(problems) != 0 {

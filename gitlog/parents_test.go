@@ -193,7 +193,7 @@ func TestWalkOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got, want []Hash
-	if err := r.Walk(head, func(c *Commit) error { got = append(got, c.Hash); return nil }); err != nil {
+	if err := r.walkAll(head, func(c *Commit) error { got = append(got, c.Hash); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	gr, err := git.PlainOpen(dir)
@@ -212,7 +212,7 @@ func TestWalkOrder(t *testing.T) {
 		t.Errorf("Walk = %v\ngo-git's pre-order = %v", got, want)
 	}
 	var n int
-	if err := r.Walk(head, func(*Commit) error { n++; return ErrStop }); err != nil || n != 1 {
+	if err := r.walkAll(head, func(*Commit) error { n++; return ErrStop }); err != nil || n != 1 {
 		t.Errorf("Walk stopped at once: %d commits, %v", n, err)
 	}
 }

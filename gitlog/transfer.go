@@ -193,7 +193,7 @@ func (r *Repo) haves(remote storer.ReferenceStorer) []Hash {
 			continue
 		}
 		n := 0
-		r.Walk(h, func(c *Commit) error {
+		r.walkAll(h, func(c *Commit) error {
 			if seen[c.Hash] {
 				return nil
 			}

@@ -165,7 +165,7 @@ type blameVersion struct {
 func (b *blamer) blame(ctx context.Context, from gitlog.Hash, tp string, depth int) (*blameState, error) {
 	var vers []blameVersion
 	var base *blameState
-	err := b.v.repo.WalkPathFirstParent(ctx, from, tp, func(c *gitlog.Commit, p string) (string, error) {
+	err := b.v.repo.Walk(ctx, from, gitlog.WalkOptions{Path: tp, FirstParent: true}, func(c *gitlog.Commit, p string) (string, error) {
 		if st, ok := b.memo[memoKey{c.Hash, p}]; ok {
 			base = st
 			return p, gitlog.ErrStop

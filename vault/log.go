@@ -18,7 +18,7 @@ import (
 //
 // A path's history compares the path's entry from commit to parent, never a
 // whole tree diff, and reads only the commits that touched it (see
-// gitlog.Repo.WalkPath). The error is a *PathError for an invalid path, ctx's
+// gitlog.Repo.Walk with WalkOptions.Path). The error is a *PathError for an invalid path, ctx's
 // error if it ends, or an I/O error.
 func (v *Vault) Log(ctx context.Context, opts LogOptions) ([]Record, error) {
 	head, err := v.repo.Head()
@@ -61,7 +61,7 @@ func (v *Vault) logAll(ctx context.Context, head gitlog.Hash, l *logPage) error 
 // since a vault becomes sealed and never plain again, so its commits need no
 // look for a key.
 func (v *Vault) logPath(ctx context.Context, head gitlog.Hash, tp string, sealed bool, l *logPage) error {
-	return v.repo.WalkPath(ctx, head, tp, func(c *gitlog.Commit, p string) (string, error) {
+	return v.repo.Walk(ctx, head, gitlog.WalkOptions{Path: tp}, func(c *gitlog.Commit, p string) (string, error) {
 		r, err := v.record(c)
 		if err != nil {
 			return p, err

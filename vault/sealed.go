@@ -801,7 +801,7 @@ func (v *Vault) readHistoryKeys(ctx context.Context) {
 	if err != nil || head.IsZero() {
 		return
 	}
-	v.repo.WalkPath(ctx, head, keyPath, func(c *gitlog.Commit, p string) (string, error) {
+	v.repo.Walk(ctx, head, gitlog.WalkOptions{Path: keyPath}, func(c *gitlog.Commit, p string) (string, error) {
 		v.sealKeyAt(c.TreeHash)
 		return p, nil
 	})
@@ -838,7 +838,7 @@ func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string,
 	if head.IsZero() {
 		return nil, nil
 	}
-	err := v.repo.Walk(head, func(c *gitlog.Commit) error {
+	err := eachCommit(v.repo, head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

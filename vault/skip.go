@@ -118,7 +118,7 @@ func entryAt(repo *gitlog.Repo, root gitlog.Hash, names []string) (*gitlog.Entry
 // opens under its key, as memvault writes them.
 func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
 	keys := map[string]bool{}
-	err := v.repo.Walk(head, func(c *gitlog.Commit) error {
+	err := eachCommit(v.repo, head, func(c *gitlog.Commit) error {
 		msg, err := v.openedMessage(c)
 		if err != nil {
 			return err

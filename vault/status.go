@@ -415,7 +415,7 @@ func (v *Vault) identityStatus(ctx context.Context, head gitlog.Hash) identitySt
 			is.ReadsCurrent = holds(f, mine)
 		}
 	}
-	_ = v.repo.WalkPath(ctx, head, recipientsPath, func(c *gitlog.Commit, p string) (string, error) {
+	_ = v.repo.Walk(ctx, head, gitlog.WalkOptions{Path: recipientsPath}, func(c *gitlog.Commit, p string) (string, error) {
 		if f, err := v.keys.recipientsFileIn(c.TreeHash); err == nil && !holds(f, ours) {
 			is.Unreadable++
 		}

@@ -217,3 +217,12 @@ func (h *byDate) Pop() any {
 	*h = old[:len(old)-1]
 	return c
 }
+
+// eachCommit calls fn for head and each of its ancestors, each once, in
+// gitlog's pre-order (see gitlog.Repo.Walk), until fn returns gitlog.ErrStop or
+// an error, which it returns unless it is gitlog.ErrStop.
+func eachCommit(repo *gitlog.Repo, head gitlog.Hash, fn func(*gitlog.Commit) error) error {
+	return repo.Walk(context.Background(), head, gitlog.WalkOptions{}, func(c *gitlog.Commit, _ string) (string, error) {
+		return "", fn(c)
+	})
+}
