@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
+	gitsource "github.com/memvault/memvault/gitlog/source"
 )
 
 // maxSourceCommits bounds the history ImportHistory replays.
@@ -44,7 +45,7 @@ type HistoryOptions struct {
 // error wrapping ErrVaultFull (the commits before it stay).
 func (v *Vault) ImportHistory(ctx context.Context, source string, opts HistoryOptions) (HistoryImport, error) {
 	var total HistoryImport
-	src, err := gitlog.OpenSource(source)
+	src, err := gitsource.Open(source)
 	if err != nil {
 		return total, fmt.Errorf("vault: import: %w", err)
 	}
@@ -133,7 +134,7 @@ func deletedSince(prev, files []ImportFile) []string {
 }
 
 // sourceFiles reads the files of a source tree as files for the memory folder to.
-func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gitlog.Hash, to string) (files []ImportFile, skipped []ImportSkip, err error) {
+func (v *Vault) sourceFiles(ctx context.Context, src *gitsource.Repo, tree gitlog.Hash, to string) (files []ImportFile, skipped []ImportSkip, err error) {
 	limits := v.Limits()
 	max := limits.MaxFiles
 	if max <= 0 {
@@ -160,10 +161,10 @@ func (v *Vault) sourceFiles(ctx context.Context, src *gitlog.SourceRepo, tree gi
 		}
 		skip := func(reason string) { skipped = append(skipped, ImportSkip{Path: mp, Reason: reason}) }
 		switch {
-		case e.Mode == gitlog.ModeSymlink:
+		case e.Mode == modeSymlink:
 			skip("a symbolic link")
 			continue
-		case e.Mode == gitlog.ModeSubmodule:
+		case e.Mode == modeSubmodule:
 			skip("a submodule")
 			continue
 		case e.Size > limits.MaxFileSize:

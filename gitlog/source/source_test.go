@@ -1,4 +1,4 @@
-package gitlog
+package source
 
 import (
 	"bytes"
@@ -39,13 +39,13 @@ func TestSourceLooseBlobBomb(t *testing.T) {
 	if err := os.WriteFile(p, z.Bytes(), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	src, err := OpenSource(dir)
+	src, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	data, err := src.ReadFile(SourceFile{Path: "bomb.md", Hash: fromGG(h), Size: 5}, 1<<20)
+	data, err := src.ReadFile(File{Path: "bomb.md", Hash: hashOf(h), Size: 5}, 1<<20)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "inflates past the 5 bytes its header gives") {
 		t.Errorf("ReadFile of a loose blob that inflates past its header = %q, %v; want refused", data, err)
@@ -66,7 +66,7 @@ func TestSourceRefusesGitdirFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+other+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenSource(dir); err == nil || !strings.Contains(err.Error(), "gitdir:") {
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "gitdir:") {
 		t.Errorf("OpenSource of a folder whose .git names %s = %v, want refused", other, err)
 	}
 }
