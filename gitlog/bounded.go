@@ -43,9 +43,6 @@ func (l *blobLimit) get() int64 {
 // of it is inflated.
 func (r *Repo) SetBlobLimit(n int64) { r.maxBlob.n.Store(n) }
 
-// BlobLimit is the bound SetBlobLimit set.
-func (r *Repo) BlobLimit() int64 { return r.maxBlob.get() }
-
 // SizeError is the error of a read refused because the object is too large. It
 // wraps ErrTooLarge.
 type SizeError struct {

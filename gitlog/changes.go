@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	"strconv"
+
 	gitobject "github.com/memvault/memvault/gitlog/internal/object"
 
 	"bytes"
@@ -80,7 +82,7 @@ func (b *builder) dir(segs []string, create bool) (*mtree, error) {
 			return nil, nil
 		case !ok:
 			s = &mtree{entries: map[string]Entry{}, sub: map[string]*mtree{}}
-			t.entries[name] = Entry{Name: name, Mode: ModeDir}
+			t.entries[name] = Entry{Name: name, Mode: modeDir}
 		case !e.IsDir():
 			return nil, fmt.Errorf("gitlog: %s: %w", strings.Join(segs[:i+1], "/"), ErrNotDir)
 		default:
@@ -143,7 +145,7 @@ func (b *builder) apply(c Change) error {
 	case Put:
 		blob := newObject(plumbing.BlobObject, c.Data)
 		b.objects = append(b.objects, blob)
-		return b.put(c.Path, Entry{Hash: blob.Hash, Mode: ModeRegular}, nil)
+		return b.put(c.Path, Entry{Hash: blob.Hash, Mode: modeRegular}, nil)
 	case Delete:
 		_, _, err := b.take(c.Path)
 		return err
@@ -215,7 +217,7 @@ func (b *builder) lookup(p string) (Entry, bool) {
 // returns an error wrapping ErrNotFound if h is neither in the repository.
 func (r *Repo) entryFor(h Hash) (Entry, error) {
 	if _, ok := r.trees.get(h); ok {
-		return Entry{Hash: h, Mode: ModeDir}, nil
+		return Entry{Hash: h, Mode: modeDir}, nil
 	}
 	o, err := r.object(plumbing.AnyObject, h)
 	if err != nil {
@@ -223,9 +225,9 @@ func (r *Repo) entryFor(h Hash) (Entry, error) {
 	}
 	switch o.Type() {
 	case plumbing.TreeObject:
-		return Entry{Hash: h, Mode: ModeDir}, nil
+		return Entry{Hash: h, Mode: modeDir}, nil
 	case plumbing.BlobObject:
-		return Entry{Hash: h, Mode: ModeRegular}, nil
+		return Entry{Hash: h, Mode: modeRegular}, nil
 	}
 	return Entry{}, fmt.Errorf("object %s is a %s: %w", h, o.Type(), ErrNotFound)
 }
@@ -246,7 +248,7 @@ func encodeTree(m map[string]Entry) ([]byte, []Entry) {
 	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
 	var buf bytes.Buffer
 	for _, e := range es {
-		mode := strings.TrimLeft(e.Mode.String(), "0")
+		mode := strconv.FormatUint(uint64(e.Mode), 8)
 		buf.WriteString(mode)
 		buf.WriteByte(' ')
 		buf.WriteString(e.Name)

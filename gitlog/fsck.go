@@ -178,7 +178,7 @@ func (c *checker) tree(h Hash, path string, head bool) {
 			c.tree(e.Hash, p, head)
 			continue
 		}
-		if e.Mode == ModeSubmodule {
+		if e.Mode == modeSubmodule {
 			continue // names a commit of another repository, as git fsck has it
 		}
 		if !c.ok[e.Hash] {

@@ -41,5 +41,5 @@ func ref(name string) plumbing.ReferenceName { return plumbing.ReferenceName(nam
 func computeHash(t plumbing.ObjectType, data []byte) Hash { return gitobject.Compute(t, data) }
 
 func entryOf(te object.TreeEntry) Entry {
-	return Entry{Name: te.Name, Hash: Hash(te.Hash), Mode: Mode(te.Mode)}
+	return Entry{Name: te.Name, Hash: Hash(te.Hash), Mode: uint32(te.Mode)}
 }

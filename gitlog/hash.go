@@ -25,18 +25,13 @@ func ParseHash(s string) (Hash, error) {
 	return h, nil
 }
 
-// Mode is the mode of a tree entry: which kind of object it names. Only the
-// modes below are written by memvault; a tree from elsewhere may hold any.
-type Mode uint32
-
-// The modes of tree entries, as git writes them.
+// The modes git records for tree entries (Entry.Mode): which kind of object
+// an entry names. Only modeDir and modeRegular are written by memvault; a tree
+// from elsewhere may hold any.
 const (
-	ModeDir        Mode = 0o040000
-	ModeRegular    Mode = 0o100644
-	ModeExecutable Mode = 0o100755
-	ModeSymlink    Mode = 0o120000
-	ModeSubmodule  Mode = 0o160000
+	modeDir        uint32 = 0o040000
+	modeRegular    uint32 = 0o100644
+	modeExecutable uint32 = 0o100755
+	modeSymlink    uint32 = 0o120000
+	modeSubmodule  uint32 = 0o160000
 )
-
-// String returns the mode as git prints it in a tree: six octal digits.
-func (m Mode) String() string { return fmt.Sprintf("%06o", uint32(m)) }

@@ -28,7 +28,4 @@ func TestParseHash(t *testing.T) {
 	if !gitlog.ZeroHash.IsZero() || h.IsZero() {
 		t.Errorf("IsZero: ZeroHash %v, %s %v", gitlog.ZeroHash.IsZero(), h, h.IsZero())
 	}
-	if got := gitlog.ModeRegular.String(); got != "100644" {
-		t.Errorf("ModeRegular.String() = %q, want 100644", got)
-	}
 }

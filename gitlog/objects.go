@@ -246,7 +246,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 			i++
 			switch {
 			case had && o.Hash == e.Hash:
-			case e.Mode == ModeDir:
+			case e.Mode == modeDir:
 				var ob Hash
 				if had && o.IsDir() {
 					ob = o.Hash
@@ -254,7 +254,7 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 				if err := walk(e.Hash, ob); err != nil {
 					return err
 				}
-			case e.Mode == ModeSubmodule:
+			case e.Mode == modeSubmodule:
 			default:
 				add(e.Hash)
 			}

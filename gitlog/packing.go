@@ -45,19 +45,19 @@ func parseTree(content []byte) ([]Entry, bool) {
 }
 
 // canonicalMode is the mode go-git gives a tree entry's mode as written.
-func canonicalMode(m uint32) Mode {
+func canonicalMode(m uint32) uint32 {
 	switch m & 0o170000 {
 	case 0o040000:
-		return ModeDir
+		return modeDir
 	case 0o100000:
 		if m&0o111 != 0 {
-			return ModeExecutable
+			return modeExecutable
 		}
-		return ModeRegular
+		return modeRegular
 	case 0o120000:
-		return ModeSymlink
+		return modeSymlink
 	default:
-		return ModeSubmodule
+		return modeSubmodule
 	}
 }
 

@@ -337,11 +337,11 @@ func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
 type Entry struct {
 	Name string
 	Hash Hash
-	Mode Mode
+	Mode uint32 // as git records it: 0o040000 a tree, 0o100644 a file, 0o100755 an executable, 0o120000 a symlink, 0o160000 a submodule
 }
 
 // IsDir tells whether the entry is a tree.
-func (e Entry) IsDir() bool { return e.Mode == ModeDir }
+func (e Entry) IsDir() bool { return e.Mode == modeDir }
 
 // ReadTree returns the entries of tree h in git order. The slice is shared: do not
 // modify it. The zero hash reads as an empty tree.
@@ -400,7 +400,7 @@ func (r *Repo) storageTree(h Hash) ([]Entry, error) {
 // the root tree itself. It returns an error wrapping ErrNotFound when nothing is
 // there, and ErrNotDir when p descends through a file.
 func (r *Repo) Lookup(root Hash, p string) (Entry, error) {
-	e := Entry{Hash: root, Mode: ModeDir}
+	e := Entry{Hash: root, Mode: modeDir}
 	if p == "" {
 		return e, nil
 	}

@@ -277,7 +277,7 @@ func (a *admission) entry(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []g
 	case dir == "":
 		return a.top(c, p, e, subs)
 	case dir == ".memvault":
-		if e.Mode != gitlog.ModeRegular {
+		if e.Mode != modeRegular {
 			a.refuse(c, p, "not a regular file")
 			return nil
 		}
@@ -298,7 +298,7 @@ func (a *admission) top(c gitlog.Hash, p string, e gitlog.Entry, subs []gitlog.H
 			return err
 		}
 		return a.formatAndKey(c, e.Hash)
-	case p == ".gitattributes" && e.Mode == gitlog.ModeRegular:
+	case p == ".gitattributes" && e.Mode == modeRegular:
 		return a.meta(c, p, e)
 	case p == memDir || p == ".memvault":
 		a.refuse(c, p, "not a directory")
@@ -330,16 +330,16 @@ func (a *admission) memory(c gitlog.Hash, dir, p string, e gitlog.Entry, subs []
 		return nil
 	}
 	switch e.Mode {
-	case gitlog.ModeDir:
+	case modeDir:
 		return a.tree(c, p, a.names, e.Hash, subs)
-	case gitlog.ModeRegular:
-	case gitlog.ModeSymlink:
+	case modeRegular:
+	case modeSymlink:
 		a.refuse(c, p, "a symbolic link")
 		return nil
-	case gitlog.ModeSubmodule:
+	case modeSubmodule:
 		a.refuse(c, p, "a submodule (gitlink)")
 		return nil
-	case gitlog.ModeExecutable:
+	case modeExecutable:
 		a.refuse(c, p, "an executable file")
 		return nil
 	default:

@@ -74,7 +74,7 @@ func (a *admission) keyBlob(meta gitlog.Hash) gitlog.Hash {
 	var h gitlog.Hash
 	if es, err := a.repo.ReadTree(meta); err == nil {
 		for _, e := range es {
-			if e.Name == "key" && e.Mode == gitlog.ModeRegular {
+			if e.Name == "key" && e.Mode == modeRegular {
 				h = e.Hash
 			}
 		}

@@ -16,7 +16,7 @@ import (
 // before that check existed: a read meets each entry as it is. One bad entry
 // fails alone, with its own reason, never a whole listing; a listing reads a
 // blob's size from its header and at most its age header, never the whole
-// blob; and no read inflates a blob beyond the vault's limit (SetBlobLimit).
+// blob; and no read inflates a blob beyond the vault's limit (gitlog.Repo.SetBlobLimit).
 
 // EntryError is one bad entry: as an error (a *EntryError), it wraps
 // ErrBadEntry; as a value, it is how Status and GrepResult list the entries
@@ -66,13 +66,13 @@ func entryReason(dir string, e gitlog.Entry) string {
 		return "not a memory path"
 	}
 	switch e.Mode {
-	case gitlog.ModeDir, gitlog.ModeRegular:
+	case modeDir, modeRegular:
 		return ""
-	case gitlog.ModeSymlink:
+	case modeSymlink:
 		return "a symbolic link"
-	case gitlog.ModeSubmodule:
+	case modeSubmodule:
 		return "a submodule (gitlink)"
-	case gitlog.ModeExecutable:
+	case modeExecutable:
 		return "an executable file"
 	}
 	return fmt.Sprintf("unknown mode %o", uint32(e.Mode))
@@ -141,7 +141,7 @@ func (v *Vault) blobPlainSize(p string, h gitlog.Hash) (int64, error) {
 		if err != nil {
 			return 0, v.blobError(p, err)
 		}
-		if limit := v.repo.BlobLimit(); size > limit {
+		if limit := blobLimit(v.limits); size > limit {
 			return 0, v.blobError(p, &gitlog.SizeError{Object: h, Size: size, Limit: limit})
 		}
 		if !bytes.HasPrefix(head, []byte(ageMagic)) {

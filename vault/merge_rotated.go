@@ -109,7 +109,7 @@ func (m *merger) freshKey(ks [3]*seal.Key) error {
 	if err != nil {
 		return err
 	}
-	ke := gitlog.Entry{Name: "key", Mode: gitlog.ModeRegular, Hash: gitlog.BlobHash(kf)}
+	ke := gitlog.Entry{Name: "key", Mode: 0o100644 /* a file, as git records it */, Hash: gitlog.BlobHash(kf)}
 	m.rot = &rotation{keyEnt: ke, fresh: true, olds: ks}
 	for i, t := range []*gitlog.Hash{&m.baseT, &m.oursT, &m.theirsT} {
 		if *t, err = m.translate(*t, i == 1, ks[i]); err != nil {

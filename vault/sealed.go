@@ -341,7 +341,7 @@ func (v *Vault) sealedBlobSize(k *seal.Key, p string, h gitlog.Hash) (int64, err
 		if err != nil {
 			return 0, v.blobError(p, err)
 		}
-		if limit := v.repo.BlobLimit(); size > limit {
+		if limit := blobLimit(v.limits); size > limit {
 			return 0, v.blobError(p, &gitlog.SizeError{Object: h, Size: size, Limit: limit})
 		}
 		n, err := sealedPlainSize(k, p, head)
@@ -915,7 +915,7 @@ func (v *Vault) sealedBlobReason(k *seal.Key, p string, h gitlog.Hash) string {
 		if err != nil {
 			return err.Error()
 		}
-		if size > v.repo.BlobLimit() {
+		if size > blobLimit(v.limits) {
 			return "" // admission's check of the history names it
 		}
 		if reason = sealedFrameReason(k, p, head, size); reason == "" || int64(len(head)) >= size {

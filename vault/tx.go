@@ -11,7 +11,7 @@ import (
 	"github.com/memvault/memvault/gitlog"
 )
 
-const dirMode = gitlog.ModeDir
+const dirMode = modeDir
 
 // Tx is a change being made inside Update. Its reads see the state before the
 // change, not what it has staged; a memory command stages one mutation.

@@ -192,7 +192,7 @@ func buildPack(r *gitlog.Repo, commits, files int, key *seal.Key) (gitlog.Hash, 
 	for i := range files {
 		d := i % 10
 		blob := p.add(objBlob, fmt.Appendf(nil, "f%d v0\n", i))
-		dirs[d] = append(dirs[d], gitlog.Entry{Name: ns.name(fmt.Sprintf("/memories/d%d", d), fmt.Sprintf("f%04d.md", i)), Mode: gitlog.ModeRegular, Hash: blob})
+		dirs[d] = append(dirs[d], gitlog.Entry{Name: ns.name(fmt.Sprintf("/memories/d%d", d), fmt.Sprintf("f%04d.md", i)), Mode: 0o100644, Hash: blob})
 	}
 	// at[f] is where file f is in its folder's entries, once they are in git's order.
 	at := make([]int, files)
@@ -207,7 +207,7 @@ func buildPack(r *gitlog.Repo, commits, files int, key *seal.Key) (gitlog.Hash, 
 	// memAt[d] is where folder d is in memories/.
 	memAt := make([]int, 10)
 	for d := range mem {
-		mem[d] = gitlog.Entry{Name: ns.name("/memories", fmt.Sprintf("d%d", d)), Mode: gitlog.ModeDir, Hash: tree(dirs[d])}
+		mem[d] = gitlog.Entry{Name: ns.name("/memories", fmt.Sprintf("d%d", d)), Mode: 0o040000, Hash: tree(dirs[d])}
 	}
 	order := slices.Clone(mem)
 	sortTree(mem)
@@ -239,7 +239,7 @@ func buildPack(r *gitlog.Repo, commits, files int, key *seal.Key) (gitlog.Hash, 
 				rootEntries = append(rootEntries, gitlog.Entry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
 			}
 		}
-		rootEntries = append(rootEntries, gitlog.Entry{Name: "memories", Mode: gitlog.ModeDir, Hash: tree(mem)})
+		rootEntries = append(rootEntries, gitlog.Entry{Name: "memories", Mode: 0o040000, Hash: tree(mem)})
 		stamp := fmt.Sprintf(" %d +0000", when.Add(time.Duration(i)*time.Second).Unix())
 		data := fmt.Appendf(nil, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree(rootEntries), parent, author+stamp, "agent <agent@memvault>"+stamp, msg)
 		parent = p.add(objCommit, data)
