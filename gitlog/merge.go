@@ -2,6 +2,7 @@ package gitlog
 
 import (
 	"container/heap"
+	"context"
 )
 
 // MergeBase returns the best common ancestor of commits a and b, or ZeroHash when
@@ -11,7 +12,9 @@ import (
 // every commit left to walk lies below a common one found; so one side a commit
 // ahead costs a commit or two, not the whole history, which go-git's MergeBase
 // read on every sync. Equal commit times only change the order, not the answer.
-func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
+// Two long unrelated histories are walked whole: the walk stops with ctx's
+// error when ctx ends.
+func (r *Repo) MergeBase(ctx context.Context, a, b Hash) (Hash, error) {
 	if a == b {
 		return a, nil
 	}
@@ -56,7 +59,12 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 	if err := mark(b, fromB); err != nil {
 		return ZeroHash, err
 	}
-	for live > 0 {
+	for steps := 0; live > 0; steps++ {
+		if steps%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return ZeroHash, err
+			}
+		}
 		n := heap.Pop(&q).(*walkNode)
 		n.queued = false
 		if n.flags&below == 0 {

@@ -444,7 +444,7 @@ func TestMergeBase(t *testing.T) {
 					best[c] = true
 				}
 			}
-			got, err := r.MergeBase(a, b)
+			got, err := r.MergeBase(context.Background(), a, b)
 			if err != nil || !best[got] {
 				t.Fatalf("seed %d: MergeBase(%s, %s) = %s, %v; want one of %v", seed, a, b, got, err, best)
 			}
@@ -586,5 +586,42 @@ func TestPackWhileWriting(t *testing.T) {
 		if _, err := read(t, w, fmt.Sprintf("m/%d", i)); err != nil {
 			t.Errorf("m/%d: %v", i, err)
 		}
+	}
+}
+
+// TestMergeBaseStopsWithContext: two unrelated histories are walked whole, so
+// the walk ends with ctx's error once ctx is done, not after the whole history.
+func TestMergeBaseStopsWithContext(t *testing.T) {
+	r, err := Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var long Hash
+	for i := range 1500 {
+		ch := []Change{{Op: Put, Path: "a.md", Data: fmt.Appendf(nil, "%d", i)}}
+		if long, err = w.Commit(ctx, long, ch, CommitInfo{Message: "c"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.UpdateRef(Branch, long, ZeroHash); err != nil {
+		t.Fatal(err)
+	}
+	other, err := w.Commit(ctx, ZeroHash, []Change{{Op: Put, Path: "b.md", Data: []byte("b")}}, CommitInfo{Message: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	if base, err := r.MergeBase(ctx, long, other); err != nil || !base.IsZero() {
+		t.Fatalf("MergeBase of unrelated histories = %s, %v; want none", base, err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := r.MergeBase(done, long, other); !errors.Is(err, context.Canceled) {
+		t.Fatalf("MergeBase with a cancelled context = %v; want context.Canceled", err)
 	}
 }

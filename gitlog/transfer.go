@@ -336,7 +336,7 @@ func (r *Repo) toSend(ctx context.Context, theirs, known, h Hash) ([]Hash, error
 		// ErrForceNeeded reads as ErrRejected in transferError.
 		return nil, fmt.Errorf("the remote's main moved to %s since the last fetch (fetch first): %w", theirs, git.ErrForceNeeded)
 	case !theirs.IsZero():
-		if base, err := r.MergeBase(theirs, h); err != nil || base != theirs {
+		if base, err := r.MergeBase(ctx, theirs, h); err != nil || base != theirs {
 			return nil, fmt.Errorf("non-fast-forward: %s does not descend from the remote's main %s: %w", h, theirs, git.ErrForceNeeded)
 		}
 	}

@@ -31,7 +31,7 @@ func AdmitFetched(ctx context.Context, v *Vault, theirs gitlog.Hash) (int, error
 	if err != nil {
 		return 0, err
 	}
-	base, err := v.repo.MergeBase(ours, theirs)
+	base, err := v.repo.MergeBase(ctx, ours, theirs)
 	if err != nil {
 		return 0, err
 	}

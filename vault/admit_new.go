@@ -124,7 +124,7 @@ func newCommits(ctx context.Context, repo *gitlog.Repo, base, head gitlog.Hash) 
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			mb, err := repo.MergeBase(c.Hash, base)
+			mb, err := repo.MergeBase(ctx, c.Hash, base)
 			if err != nil {
 				return nil, err
 			}

@@ -131,7 +131,7 @@ func (v *store) sync(ctx context.Context, opts SyncOptions) (SyncResult, error) 
 		}
 		if !checked {
 			checked = true
-			if err := v.checkWentBack(seen, theirs, &res); err != nil {
+			if err := v.checkWentBack(ctx, seen, theirs, &res); err != nil {
 				return err
 			}
 			if err := v.refuseFork(ctx, opts, theirs, &res); err != nil {
@@ -175,7 +175,7 @@ func (v *store) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 	}
 	base := theirs
 	if !theirs.IsZero() && theirs != ours {
-		if base, err = v.repo.MergeBase(ours, theirs); err != nil {
+		if base, err = v.repo.MergeBase(ctx, ours, theirs); err != nil {
 			return true, fmt.Errorf("vault: sync: %w", err)
 		}
 		if base.IsZero() {
@@ -241,12 +241,12 @@ func (v *store) syncRound(ctx context.Context, opts SyncOptions, topts gitlog.Tr
 
 // checkWentBack says in res whether the remote, now at theirs, no longer
 // holds seen, what this clone last pushed to or fetched from it.
-func (v *store) checkWentBack(seen, theirs gitlog.Hash, res *SyncResult) error {
+func (v *store) checkWentBack(ctx context.Context, seen, theirs gitlog.Hash, res *SyncResult) error {
 	if seen.IsZero() || seen == theirs {
 		return nil
 	}
 	if !theirs.IsZero() {
-		mb, err := v.repo.MergeBase(seen, theirs)
+		mb, err := v.repo.MergeBase(ctx, seen, theirs)
 		if err != nil {
 			return fmt.Errorf("vault: sync: %w", err)
 		}
@@ -271,7 +271,7 @@ func (v *store) refuseFork(ctx context.Context, opts SyncOptions, theirs gitlog.
 	if err != nil {
 		return fmt.Errorf("vault: sync: %w", err)
 	}
-	mb, err := v.repo.MergeBase(theirs, ours)
+	mb, err := v.repo.MergeBase(ctx, theirs, ours)
 	if err != nil {
 		return fmt.Errorf("vault: sync: %w", err)
 	}
