@@ -316,7 +316,7 @@ func (v *Vault) lastChanges(ctx context.Context, cutoff time.Time, last map[stri
 	if err != nil {
 		return fmt.Errorf("vault: expire: %w", err)
 	}
-	return eachCommit(v.repo, head, func(c *gitlog.Commit) error {
+	return eachCommit(ctx, v.repo, head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -245,7 +245,7 @@ func (v *Vault) historyKeyFiles(ctx context.Context, c *seal.Keychain) error {
 		return err
 	}
 	seen := map[gitlog.Hash]bool{}
-	return eachCommit(v.repo, head, func(commit *gitlog.Commit) error {
+	return eachCommit(ctx, v.repo, head, func(commit *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -579,7 +579,7 @@ func (v *Vault) importedCommits(ctx context.Context) (map[string]bool, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	err = eachCommit(v.repo, head, func(c *gitlog.Commit) error {
+	err = eachCommit(ctx, v.repo, head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -291,7 +291,7 @@ func (v *Vault) renamesAfter(ctx context.Context, h gitlog.Hash) (renames, error
 		return nil, err
 	}
 	var rs renames
-	err = eachCommit(v.repo, head, func(c *gitlog.Commit) error {
+	err = eachCommit(ctx, v.repo, head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -838,7 +838,7 @@ func (v *Vault) sealedProblems(ctx context.Context, head gitlog.Hash) ([]string,
 	if head.IsZero() {
 		return nil, nil
 	}
-	err := eachCommit(v.repo, head, func(c *gitlog.Commit) error {
+	err := eachCommit(ctx, v.repo, head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -235,7 +235,7 @@ func (a *admission) verifyAll(cs []*gitlog.Commit) error {
 // no writer signed where writers were listed: one sentence each.
 func (v *Vault) unsignedCommits(ctx context.Context, head gitlog.Hash) ([]string, error) {
 	var out []string
-	err := eachCommit(v.repo, head, func(c *gitlog.Commit) error {
+	err := eachCommit(ctx, v.repo, head, func(c *gitlog.Commit) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -116,9 +116,9 @@ func entryAt(repo *gitlog.Repo, root gitlog.Hash, names []string) (*gitlog.Entry
 // leftOutKeys gathers the entries the Memory-Left-Out trailers of every
 // commit reachable from head name: in a sealed tree, those of a message that
 // opens under its key, as memvault writes them.
-func (v *Vault) leftOutKeys(head gitlog.Hash) (map[string]bool, error) {
+func (v *Vault) leftOutKeys(ctx context.Context, head gitlog.Hash) (map[string]bool, error) {
 	keys := map[string]bool{}
-	err := eachCommit(v.repo, head, func(c *gitlog.Commit) error {
+	err := eachCommit(ctx, v.repo, head, func(c *gitlog.Commit) error {
 		msg, err := v.openedMessage(c)
 		if err != nil {
 			return err
@@ -151,7 +151,7 @@ func (v *Vault) historyRefusals(ctx context.Context, head gitlog.Hash) ([]Refusa
 	if err != nil {
 		return nil, err
 	}
-	done, err := v.leftOutKeys(head)
+	done, err := v.leftOutKeys(ctx, head)
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}

@@ -220,9 +220,9 @@ func (h *byDate) Pop() any {
 
 // eachCommit calls fn for head and each of its ancestors, each once, in
 // gitlog's pre-order (see gitlog.Repo.Walk), until fn returns gitlog.ErrStop or
-// an error, which it returns unless it is gitlog.ErrStop.
-func eachCommit(repo *gitlog.Repo, head gitlog.Hash, fn func(*gitlog.Commit) error) error {
-	return repo.Walk(context.Background(), head, gitlog.WalkOptions{}, func(c *gitlog.Commit, _ string) (string, error) {
+// an error, which it returns unless it is gitlog.ErrStop, or until ctx ends.
+func eachCommit(ctx context.Context, repo *gitlog.Repo, head gitlog.Hash, fn func(*gitlog.Commit) error) error {
+	return repo.Walk(ctx, head, gitlog.WalkOptions{}, func(c *gitlog.Commit, _ string) (string, error) {
 		return "", fn(c)
 	})
 }
