@@ -121,38 +121,3 @@ func TestFetchEndlessAdvertisementSSH(t *testing.T) {
 		t.Fatalf("Fetch over ssh from a server whose advertisement never ends = %v (after %v), want ErrTooLarge: the advertisement is over 16 MiB", err, time.Since(start))
 	}
 }
-
-// TestCountedConn: the count stops a connection once the server has sent
-// its bound, and counts nothing once the advertisement is read.
-func TestCountedConn(t *testing.T) {
-	for _, done := range []bool{false, true} {
-		a, b := net.Pipe()
-		go func() {
-			chunk := make([]byte, 32<<10)
-			for {
-				if _, err := b.Write(chunk); err != nil {
-					return
-				}
-			}
-		}()
-		c := newAdvertCounter(1 << 20)
-		c.done.Store(done)
-		cc := countedConn{a, c}
-		var n int64
-		buf := make([]byte, 64<<10)
-		var err error
-		for n < 4<<20 && err == nil {
-			var k int
-			k, err = cc.Read(buf)
-			n += int64(k)
-		}
-		b.Close()
-		a.Close()
-		switch {
-		case !done && (!errors.Is(err, ErrTooLarge) || n > 1<<20+int64(len(buf))):
-			t.Errorf("reads counted against 1 MiB: %d bytes, then %v; want ErrTooLarge within a read of the bound", n, err)
-		case done && err != nil:
-			t.Errorf("reads after the advertisement: %v after %d bytes, want no bound", err, n)
-		}
-	}
-}

@@ -5,6 +5,7 @@ import (
 
 	gitobject "github.com/memvault/memvault/gitlog/internal/object"
 	"github.com/memvault/memvault/gitlog/internal/record"
+	"github.com/memvault/memvault/gitlog/internal/transport"
 )
 
 // The errors callers branch on (with errors.Is), in one place. Each operation's
@@ -48,22 +49,22 @@ var (
 	// ErrRemoteExists: a remote of that name is already configured.
 	ErrRemoteExists = errors.New("remote already exists")
 	// ErrUnreachable: the remote's host or repository could not be reached.
-	ErrUnreachable = errors.New("remote unreachable")
+	ErrUnreachable = transport.ErrUnreachable
 	// ErrAuth: the remote refused the credentials, or asked for some (over
 	// ssh: refused every key offered, or there was none to offer).
-	ErrAuth = errors.New("remote refused authentication")
+	ErrAuth = transport.ErrAuth
 	// ErrUnknownHost: the ssh host is in no known_hosts file, so who answers
 	// cannot be told from anyone else; nothing was sent.
-	ErrUnknownHost = errors.New("unknown ssh host")
+	ErrUnknownHost = transport.ErrUnknownHost
 	// ErrHostKeyChanged: the ssh host answered with another key than the one
 	// known_hosts records for it: someone may be between this machine and
 	// the host. Nothing was sent.
-	ErrHostKeyChanged = errors.New("the ssh host key changed")
+	ErrHostKeyChanged = transport.ErrHostKeyChanged
 	// ErrTimeout: the transfer ran out of time.
-	ErrTimeout = errors.New("timed out")
+	ErrTimeout = transport.ErrTimeout
 	// ErrRejected: the remote refused the push, its branch having moved
 	// (non-fast-forward).
-	ErrRejected = errors.New("push rejected: the remote branch moved")
+	ErrRejected = transport.ErrRejected
 
 	// Of watching.
 

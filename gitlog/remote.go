@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/config"
 	format "github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/memvault/memvault/gitlog/internal/transport"
 )
 
 // Remote is a configured remote: a name and the URL it stands for.
@@ -126,37 +126,7 @@ func (r *Repo) remote(name string) (*config.RemoteConfig, error) {
 }
 
 // Redact removes any password or token from a URL, for messages.
-func Redact(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return redactUnparsed(rawURL)
-	}
-	if u.User == nil {
-		return rawURL
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
-
-// redactUnparsed hides a password in a URL that does not parse (a password
-// holding '/' or '#' cuts the authority short, so "https://alice:Tok3n/ABC@host"
-// reads as a host with a bad port): whatever lies between the first ':' after
-// "://" and the last '@' of the rest is replaced.
-func redactUnparsed(raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
-	}
-	at := strings.LastIndex(rest, "@")
-	colon := strings.Index(rest, ":")
-	if at < 0 || colon < 0 || colon > at {
-		return raw
-	}
-	start := len(raw) - len(rest)
-	return raw[:start+colon+1] + "xxxxx" + raw[start+at:]
-}
+func Redact(rawURL string) string { return transport.Redact(rawURL) }
 
 // ConfigSection returns the options of section name in the repository's config
 // file: each key, lower-cased as git compares keys without case, with the last

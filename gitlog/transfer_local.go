@@ -1,79 +1,73 @@
 package gitlog
 
-// Local paths: file:// URLs and plain paths are served in process. A fetch goes
-// through go-git's server with memvault's own upload-pack (what to send, from
-// missingObjects), and transfer.go's client talks to it as to any other
-// server. A push is a write into the target repository (sendLocal): a
-// compare-and-swap of its branch under its writer lock, the pack written and
-// synced there by this repository's pack writer.
+// Local paths, the repository's side: the transport serves a fetch from a
+// path through go-git's server, and asks what to send of the repository
+// there, servedRepo (what to send from missingObjects, the pack of it from
+// its storage and its journal). A push is a write into the target repository
+// (sendLocal): a compare-and-swap of its branch under its writer lock, the
+// pack written and synced there by this repository's pack writer. Both read
+// or write another repository through gitlog's own storage, which is why
+// they stay here and not in the transport.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/memvault/memvault/gitlog/internal/disk"
 	"github.com/memvault/memvault/gitlog/internal/journal"
 	"github.com/memvault/memvault/gitlog/internal/pack"
-
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/server"
-	"github.com/go-git/go-git/v5/utils/ioutil"
+	"github.com/memvault/memvault/gitlog/internal/transport"
 )
 
-// localServer is go-git's in-process server, except that upload-pack chooses
-// what to send with missingObjects: go-git's own server reads every tree of the
-// client's history to know what to leave out, and fails with "object not found"
-// on a "have" it does not hold, which a client that diverged always has.
-type localServer struct{ transport.Transport }
-
-func (s localServer) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
-	sess, err := s.Transport.NewUploadPackSession(ep, auth)
-	if err != nil {
-		return nil, err
-	}
-	sto, err := loadLocal(ep, sess)
-	return &localUpload{UploadPackSession: sess, dir: ep.Path, sto: sto}, err
-}
-
-// NewReceivePackSession refuses: a push to a local path is written by the
-// pushing repository itself (see sendLocal), and go-git's receive-pack sets a
-// ref whatever it holds.
-func (s localServer) NewReceivePackSession(*transport.Endpoint, transport.AuthMethod) (transport.ReceivePackSession, error) {
-	return nil, errors.New("gitlog: a push to a local path is taken by Repo.Push, not by receive-pack")
-}
-
-// loadLocal opens the storage of the repository a session serves, closing the
-// session when it cannot. It keeps up to openPacks pack files open: a session
-// that reads many objects reopened a pack for each one without them (a
-// quarter of the time a fetch of 1,000 commits took), and must then close the
-// storage when it ends.
-func loadLocal(ep *transport.Endpoint, sess io.Closer) (journaled, error) {
-	if _, err := server.DefaultLoader.Load(ep); err != nil {
-		sess.Close()
-		return journaled{}, err
-	}
+// openServed opens the storage of the repository at dir, which a fetch from
+// its path reads. It keeps up to openPacks pack files open: a session that
+// reads many objects reopened a pack for each one without them (a quarter of
+// the time a fetch of 1,000 commits took), and must then close the storage
+// when it ends.
+func openServed(dir string) (transport.Served, error) {
 	// As go-git's loader, but large objects are streamed when served, never
 	// inflated whole: the remote may hold a zlib bomb. A vault that a memvault
 	// process has open may hold its newest objects in its journal only.
-	st := filesystem.NewStorageWithOptions(osfs.New(ep.Path), cache.NewObjectLRUDefault(),
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRUDefault(),
 		filesystem.Options{LargeObjectThreshold: largeObject, MaxOpenDescriptors: openPacks})
 	j := &journal.Index{MaxObject: largeObject}
-	if _, _, err := j.Refresh(filepath.Join(ep.Path, stateDir, journal.Name)); err != nil {
-		sess.Close()
-		return journaled{}, err
+	if _, _, err := j.Refresh(filepath.Join(dir, stateDir, journal.Name)); err != nil {
+		return nil, err
 	}
 	j.Close()
-	return journaled{st, j}, nil
+	return servedRepo{dir, journaled{st, j}}, nil
 }
+
+// servedRepo is a repository on this machine that a fetch from its path
+// reads; its pack files stay open until Close.
+type servedRepo struct {
+	dir string
+	sto journaled
+}
+
+// Missing implements transport.Served.
+func (s servedRepo) Missing(ctx context.Context, wants, haves []Hash) ([]Hash, error) {
+	packs := pack.NewSet(s.dir)
+	defer packs.Close()
+	return missingObjects(ctx, packSource{s.sto, packs}, wants, haves)
+}
+
+// WritePack implements transport.Served.
+func (s servedRepo) WritePack(ctx context.Context, w io.Writer, objs []Hash) error {
+	reuse := pack.OpenReuse(s.dir, objs)
+	defer reuse.Close()
+	return pack.WritePack(ctx, w, objs, storerReader(s.sto), reuse, pack.DefaultWindow, pack.DefaultDepth)
+}
+
+// Close implements transport.Served.
+func (s servedRepo) Close() error { return s.sto.Storage.Close() }
 
 // journaled is the storage of a local repository with the objects of its
 // journal (see journal.Index) read at the start of a session.
@@ -114,7 +108,7 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 // fetched pack's is: every object comes from this repository, whose packs were
 // indexed on arrival or written so, and an entry copied from them is checked
 // against their index's CRC-32. Nothing the target holds goes into the pack.
-func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *progressLines) (err error) {
+func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, m *transport.Meter) (err error) {
 	dst, err := openOn(localDisk, dir)
 	if err != nil {
 		return err
@@ -150,14 +144,13 @@ func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, lines *
 		return err
 	}
 	if cur != theirs {
-		// ErrForceNeeded reads as ErrRejected in transferError.
+		// ErrForceNeeded reads as ErrRejected in the transport's errors.
 		return fmt.Errorf("the remote's main moved to %s meanwhile (fetch first): %w", cur, git.ErrForceNeeded)
 	}
 	b, err := dst.newPackBuilder(ctx, len(objs))
 	if err != nil {
 		return err
 	}
-	m := newMeter(lines.source(), "Sending")
 	b.SetMeter(m)
 	if err := r.writeSent(ctx, b, objs); err != nil {
 		b.Abort()
@@ -182,55 +175,3 @@ var localDisk = disk.OS
 // local path holds before the pushes start merging them (geometrically, see
 // consolidate): under the ten a vault keeps at most.
 const receivedPacks = 8
-
-type localUpload struct {
-	transport.UploadPackSession
-	dir string
-	sto journaled // its pack files stay open until Close
-
-	pr   *io.PipeReader // the pack being sent
-	done chan struct{}  // closed when the pack is written
-}
-
-// Close ends the session: it stops a pack still being written, then closes
-// the pack files it read.
-func (u *localUpload) Close() error {
-	if u.pr != nil {
-		u.pr.CloseWithError(errors.New("gitlog: the upload-pack session was closed"))
-		<-u.done
-	}
-	err := u.UploadPackSession.Close()
-	if u.sto.Storage != nil {
-		if cerr := u.sto.Storage.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
-}
-
-func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
-	if req.IsEmpty() {
-		return nil, transport.ErrEmptyUploadPackRequest
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
-		return nil, errors.New("gitlog: shallow fetches are not served")
-	}
-	packs := pack.NewSet(u.dir)
-	objs, err := missingObjects(ctx, packSource{u.sto, packs}, fromGGHashes(req.Wants), fromGGHashes(req.Haves))
-	packs.Close()
-	if err != nil {
-		return nil, err
-	}
-	pr, pw := io.Pipe()
-	u.pr, u.done = pr, make(chan struct{})
-	go func() {
-		defer close(u.done)
-		reuse := pack.OpenReuse(u.dir, objs)
-		defer reuse.Close()
-		pw.CloseWithError(pack.WritePack(ctx, pw, objs, storerReader(u.sto), reuse, pack.DefaultWindow, pack.DefaultDepth))
-	}()
-	return packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr)), nil
-}

@@ -1,4 +1,4 @@
-package gitlog
+package transport
 
 import (
 	"encoding/binary"
@@ -76,11 +76,11 @@ func (l *progressLines) end() {
 	}
 }
 
-// meter counts the bytes of a pack going through it and, when w is not nil,
+// Meter counts the bytes of a pack going through it and, when w is not nil,
 // reports them with the pack's object count (read from its header) on one line
 // redrawn at most ten times a second, as git does: "Receiving 5000 objects:
 // 1.2 MiB". Done ends the line.
-type meter struct {
+type Meter struct {
 	w       io.Writer
 	verb    string
 	head    []byte // the first 12 bytes of the pack, until the count is known
@@ -90,10 +90,12 @@ type meter struct {
 	drawn   bool
 }
 
-func newMeter(w io.Writer, verb string) *meter { return &meter{w: w, verb: verb} }
+// NewMeter starts a meter reporting to w (nil: counting nothing) as verb:
+// "Receiving", "Sending".
+func NewMeter(w io.Writer, verb string) *Meter { return &Meter{w: w, verb: verb} }
 
-// count notes p, the next bytes of the pack.
-func (m *meter) Count(p []byte) {
+// Count notes p, the next bytes of the pack.
+func (m *Meter) Count(p []byte) {
 	if m == nil || m.w == nil || len(p) == 0 {
 		return
 	}
@@ -109,18 +111,18 @@ func (m *meter) Count(p []byte) {
 	}
 }
 
-func (m *meter) draw() { m.drawEnding("") }
+func (m *Meter) draw() { m.drawEnding("") }
 
 // drawEnding draws the line with end after it, in one write: another writer
 // of the same lines (see progressLines) cannot come between.
-func (m *meter) drawEnding(end string) {
+func (m *Meter) drawEnding(end string) {
 	m.last = time.Now()
 	fmt.Fprintf(m.w, "\r%s %d objects: %s%s", m.verb, m.objects, sizeString(m.n), end)
 	m.drawn = true
 }
 
-// done draws the final count and ends the line, if anything was counted.
-func (m *meter) Done() {
+// Done draws the final count and ends the line, if anything was counted.
+func (m *Meter) Done() {
 	if m == nil || m.w == nil || m.n == 0 {
 		return
 	}
@@ -140,7 +142,7 @@ func sizeString(n int64) string {
 // meteredWriter passes writes to w, counting them on m.
 type meteredWriter struct {
 	w io.Writer
-	m *meter
+	m *Meter
 }
 
 func (mw meteredWriter) Write(p []byte) (int, error) {

@@ -1,4 +1,4 @@
-package gitlog
+package transport
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	gittransport "github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 // go-git keeps git://'s connection to itself, so its advertisement's size is
@@ -25,9 +25,9 @@ import (
 // bytes as they are.
 
 // relayedGit is go-git's git:// transport through an advertisement relay.
-type relayedGit struct{ transport.Transport }
+type relayedGit struct{ gittransport.Transport }
 
-func (t relayedGit) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+func (t relayedGit) NewUploadPackSession(ep *gittransport.Endpoint, auth gittransport.AuthMethod) (gittransport.UploadPackSession, error) {
 	rel, rep, err := startRelay(ep)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (t relayedGit) NewUploadPackSession(ep *transport.Endpoint, auth transport.
 	return relayedUpload{s, rel}, nil
 }
 
-func (t relayedGit) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
+func (t relayedGit) NewReceivePackSession(ep *gittransport.Endpoint, auth gittransport.AuthMethod) (gittransport.ReceivePackSession, error) {
 	rel, rep, err := startRelay(ep)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (t relayedGit) NewReceivePackSession(ep *transport.Endpoint, auth transport
 }
 
 type relayedUpload struct {
-	transport.UploadPackSession
+	gittransport.UploadPackSession
 	rel *relay
 }
 
@@ -70,7 +70,7 @@ func (s relayedUpload) Close() error {
 }
 
 type relayedReceive struct {
-	transport.ReceivePackSession
+	gittransport.ReceivePackSession
 	rel *relay
 }
 
@@ -103,7 +103,7 @@ const relayDial = 30 * time.Second
 
 // startRelay connects to ep's server and listens on loopback for go-git's
 // connection, returning the endpoint to give go-git instead of ep.
-func startRelay(ep *transport.Endpoint) (*relay, *transport.Endpoint, error) {
+func startRelay(ep *gittransport.Endpoint) (*relay, *gittransport.Endpoint, error) {
 	port := ep.Port
 	if port <= 0 {
 		port = 9418

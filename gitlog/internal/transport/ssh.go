@@ -1,4 +1,4 @@
-package gitlog
+package transport
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	gittransport "github.com/go-git/go-git/v5/plumbing/transport"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// ssh as git does it. Without a key file named (TransferOptions.SSHKey), the keys the
+// ssh as git does it. Without a key file named (Options.SSHKey), the keys the
 // ssh agent holds are offered first, then the default key files of
 // ~/.ssh that need no passphrase, in the order OpenSSH tries them; the host
 // is checked against known_hosts. Each way this fails says what it is: no
@@ -36,7 +36,7 @@ type sshAuth struct {
 	*gitssh.PublicKeysCallback
 	host        string   // host:port, for messages
 	knownHosts  []string // the known_hosts files checked
-	named       string   // TransferOptions.SSHKey, when given
+	named       string   // Options.SSHKey, when given
 	fromAgent   int      // keys the agent offered
 	agentWhy    string   // why there were none from an agent
 	files       []string // key files offered, as ~/.ssh/NAME
@@ -44,7 +44,7 @@ type sshAuth struct {
 	agentCloser interface{ Close() error }
 }
 
-func newSSHAuth(ep *transport.Endpoint, user string, a TransferOptions) (*sshAuth, error) {
+func newSSHAuth(ep *gittransport.Endpoint, user string, a Options) (*sshAuth, error) {
 	port := ep.Port
 	if port <= 0 {
 		port = gitssh.DefaultPort
@@ -142,7 +142,7 @@ func (s *sshAuth) offered() string {
 
 // closeAuth lets go of what an auth holds open (the connection to the ssh
 // agent), once the transfer is over.
-func closeAuth(auth transport.AuthMethod) {
+func closeAuth(auth gittransport.AuthMethod) {
 	if s, ok := auth.(*sshAuth); ok && s.agentCloser != nil {
 		s.agentCloser.Close()
 	}
@@ -151,7 +151,7 @@ func closeAuth(auth transport.AuthMethod) {
 // sshError says what an ssh transfer's failure is, wrapping the sentinel a
 // caller branches on; nil when err is no failure of ssh's own (the remote's
 // git said no, the network failed), which transferError maps as before.
-func sshError(err error, auth transport.AuthMethod) error {
+func sshError(err error, auth gittransport.AuthMethod) error {
 	s, ok := auth.(*sshAuth)
 	if !ok || err == nil {
 		return nil

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package gitlog
+package transport
 
 // ownedByUser is true where this memvault cannot tell a folder's owner as
 // git does; git itself still applies its safe.directory rule there.

@@ -1,4 +1,4 @@
-package gitlog
+package transport
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	gittransport "github.com/go-git/go-git/v5/plumbing/transport"
 	"golang.org/x/net/proxy"
 )
 
@@ -92,12 +92,12 @@ func (d countDialer) DialContext(ctx context.Context, network, addr string) (net
 
 // countedSSH is go-git's ssh transport with the bytes before the end of the
 // advertisement counted.
-type countedSSH struct{ transport.Transport }
+type countedSSH struct{ gittransport.Transport }
 
 // counted returns the endpoint to give go-git instead of ep, and the counter
 // its connection will count with; release forgets the counter once dialed. An
 // endpoint that names a proxy of its own is left as it is.
-func counted(ep *transport.Endpoint) (rep *transport.Endpoint, c *advertCounter, release func()) {
+func counted(ep *gittransport.Endpoint) (rep *gittransport.Endpoint, c *advertCounter, release func()) {
 	c = newAdvertCounter(maxAdvertisement + sshHandshakeRoom)
 	if ep.Proxy.URL != "" {
 		return ep, c, func() {}
@@ -114,11 +114,11 @@ func counted(ep *transport.Endpoint) (rep *transport.Endpoint, c *advertCounter,
 	id := strconv.FormatUint(sshNextID.Add(1), 10)
 	sshCounters.Store(id, c)
 	e := *ep
-	e.Proxy = transport.ProxyOptions{URL: sshCountScheme + "://" + id}
+	e.Proxy = gittransport.ProxyOptions{URL: sshCountScheme + "://" + id}
 	return &e, c, func() { sshCounters.Delete(id) }
 }
 
-func (t countedSSH) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+func (t countedSSH) NewUploadPackSession(ep *gittransport.Endpoint, auth gittransport.AuthMethod) (gittransport.UploadPackSession, error) {
 	rep, c, release := counted(ep)
 	defer release()
 	s, err := t.Transport.NewUploadPackSession(rep, auth)
@@ -128,7 +128,7 @@ func (t countedSSH) NewUploadPackSession(ep *transport.Endpoint, auth transport.
 	return countedUpload{s, c}, nil
 }
 
-func (t countedSSH) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
+func (t countedSSH) NewReceivePackSession(ep *gittransport.Endpoint, auth gittransport.AuthMethod) (gittransport.ReceivePackSession, error) {
 	rep, c, release := counted(ep)
 	defer release()
 	s, err := t.Transport.NewReceivePackSession(rep, auth)
@@ -139,7 +139,7 @@ func (t countedSSH) NewReceivePackSession(ep *transport.Endpoint, auth transport
 }
 
 type countedUpload struct {
-	transport.UploadPackSession
+	gittransport.UploadPackSession
 	c *advertCounter
 }
 
@@ -150,7 +150,7 @@ func (s countedUpload) AdvertisedReferencesContext(ctx context.Context) (*packp.
 }
 
 type countedReceive struct {
-	transport.ReceivePackSession
+	gittransport.ReceivePackSession
 	c *advertCounter
 }
 

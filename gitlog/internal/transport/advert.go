@@ -1,4 +1,4 @@
-package gitlog
+package transport
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	gittransport "github.com/go-git/go-git/v5/plumbing/transport"
 	gitproto "github.com/go-git/go-git/v5/plumbing/transport/git"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
@@ -32,7 +32,7 @@ var advertTimeoutHook = advertTimeout
 
 // webClient is go-git's smart-HTTP client with the bounds on the
 // advertisement, shared by every http(s) transfer of the process.
-var webClient = sync.OnceValue(func() transport.Transport {
+var webClient = sync.OnceValue(func() gittransport.Transport {
 	return githttp.NewClient(&http.Client{Transport: advertRoundTripper{http.DefaultTransport}})
 })
 
@@ -41,11 +41,11 @@ var webClient = sync.OnceValue(func() transport.Transport {
 // over git:// on both through a relay (see relayedGit), over ssh, whose
 // connection go-git keeps to itself and encrypts, on its time and on the
 // bytes the server sends before it ends (see countedSSH), and a local path
-// served in process (see localServer). It is chosen here, never through
+// served in process from repo (see localServer). It is chosen here, never through
 // go-git's table of protocols (client.Protocols), which belongs to the whole
 // process: a program that embeds memvault beside its own use of go-git keeps
 // go-git's transports as they are.
-func transportFor(ep *transport.Endpoint) (transport.Transport, error) {
+func transportFor(ep *gittransport.Endpoint, repo Repo) (gittransport.Transport, error) {
 	switch ep.Protocol {
 	case "http", "https":
 		return timedAdvert{webClient()}, nil
@@ -54,7 +54,7 @@ func transportFor(ep *transport.Endpoint) (transport.Transport, error) {
 	case "ssh":
 		return timedAdvert{countedSSH{gitssh.DefaultClient}}, nil
 	case "file":
-		return localServer{server.DefaultServer}, nil
+		return localServer{server.DefaultServer, repo}, nil
 	}
 	return nil, fmt.Errorf("unsupported scheme %q", ep.Protocol)
 }
@@ -133,9 +133,9 @@ func advertTooSlow() error {
 }
 
 // timedAdvert bounds the time a session's advertisement may take.
-type timedAdvert struct{ transport.Transport }
+type timedAdvert struct{ gittransport.Transport }
 
-func (t timedAdvert) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+func (t timedAdvert) NewUploadPackSession(ep *gittransport.Endpoint, auth gittransport.AuthMethod) (gittransport.UploadPackSession, error) {
 	s, err := t.Transport.NewUploadPackSession(ep, auth)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func (t timedAdvert) NewUploadPackSession(ep *transport.Endpoint, auth transport
 	return timedUpload{s}, nil
 }
 
-func (t timedAdvert) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
+func (t timedAdvert) NewReceivePackSession(ep *gittransport.Endpoint, auth gittransport.AuthMethod) (gittransport.ReceivePackSession, error) {
 	s, err := t.Transport.NewReceivePackSession(ep, auth)
 	if err != nil {
 		return nil, err
@@ -151,13 +151,15 @@ func (t timedAdvert) NewReceivePackSession(ep *transport.Endpoint, auth transpor
 	return timedReceive{s}, nil
 }
 
-type timedUpload struct{ transport.UploadPackSession }
+type timedUpload struct{ gittransport.UploadPackSession }
 
 func (s timedUpload) AdvertisedReferencesContext(ctx context.Context) (*packp.AdvRefs, error) {
 	return timedRefs(ctx, s.UploadPackSession.AdvertisedReferencesContext)
 }
 
-type timedReceive struct{ transport.ReceivePackSession }
+type timedReceive struct {
+	gittransport.ReceivePackSession
+}
 
 func (s timedReceive) AdvertisedReferencesContext(ctx context.Context) (*packp.AdvRefs, error) {
 	return timedRefs(ctx, s.ReceivePackSession.AdvertisedReferencesContext)

@@ -1,4 +1,4 @@
-package gitlog
+package transport
 
 import (
 	"bufio"
@@ -14,13 +14,13 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/transport"
+	gittransport "github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // Credentials from git's credential helpers (credential.helper in git's config:
 // a keychain, libsecret, the store or cache helper, a forge's manager) are the
-// last source of https credentials, after TransferOptions, the environment and the URL.
+// last source of https credentials, after Options, the environment and the URL.
 //
 // They are asked for lazily, as git itself does: only when the server answered
 // 401 to a request made without credentials, and then the transfer runs once
@@ -53,22 +53,22 @@ func (c *credential) GoString() string { return c.String() }
 
 // withCredentialHelper runs transfer and, when it failed because the server
 // demanded credentials that none of the other sources gave (*auth is nil), asks
-// git's credential helpers (configured globally, system-wide or in r's own
-// config) for rawURL's, sets *auth to them and runs transfer once more. The
+// git's credential helpers (configured globally, system-wide or in the config of
+// the repository at dir) for rawURL's, sets *auth to them and runs transfer once more. The
 // helpers then learn the outcome, as with git: approve when the server took the
 // credentials, reject when it refused them (401).
 // a.Username, else the URL's user is passed to the helpers as the username
 // wanted. Without the git binary, or when no helper
 // answers, the first error is returned as it was.
 //
-// Fetch and Push wrap their go-git call in it; retrying the whole call is safe
+// Fetch and Push wrap their transfer in it; retrying the whole call is safe
 // because go-git meets a 401 before any object or ref has moved.
-func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a TransferOptions, auth *transport.AuthMethod, transfer func() error) error {
+func withCredentialHelper(ctx context.Context, dir, rawURL string, a Options, auth *gittransport.AuthMethod, transfer func() error) error {
 	err := transfer()
-	if *auth != nil || !errors.Is(err, transport.ErrAuthenticationRequired) {
+	if *auth != nil || !errors.Is(err, gittransport.ErrAuthenticationRequired) {
 		return err
 	}
-	c := fillCredential(ctx, r.dir, rawURL, helperUser(rawURL, a))
+	c := fillCredential(ctx, dir, rawURL, helperUser(rawURL, a))
 	if c == nil {
 		return err
 	}
@@ -76,20 +76,20 @@ func (r *Repo) withCredentialHelper(ctx context.Context, rawURL string, a Transf
 	err = transfer()
 	var noRef git.NoMatchingRefSpecError
 	switch {
-	case errors.Is(err, transport.ErrAuthenticationRequired):
-		c.tell(ctx, r.dir, "reject")
-	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository),
+	case errors.Is(err, gittransport.ErrAuthenticationRequired):
+		c.tell(ctx, dir, "reject")
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, gittransport.ErrEmptyRemoteRepository),
 		errors.As(err, &noRef), errors.Is(err, git.ErrForceNeeded):
 		// The server answered with its refs, so it took the credentials. Any
 		// other error (a 403, a cut connection) says nothing either way.
-		c.tell(ctx, r.dir, "approve")
+		c.tell(ctx, dir, "approve")
 	}
 	return err
 }
 
 // helperUser is the username to ask the helpers about: the one given in a or in
 // the URL, or "" to take whichever they hold.
-func helperUser(rawURL string, a TransferOptions) string {
+func helperUser(rawURL string, a Options) string {
 	if a.Username != "" {
 		return a.Username
 	}
