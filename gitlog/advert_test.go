@@ -33,8 +33,9 @@ func endlessAdvert(ctx context.Context, w func([]byte) error) {
 }
 
 // TestFetchEndlessAdvertisement: an HTTP server whose ref advertisement
-// never ends is refused once it passes maxAdvertisement, with an error that
-// says so, well before the transfer's own deadline.
+// never ends is refused once it passes its bound (the transport's
+// maxAdvertisement), with an error that says so, well before the transfer's
+// own deadline.
 func TestFetchEndlessAdvertisement(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -69,7 +70,7 @@ func TestFetchEndlessAdvertisement(t *testing.T) {
 
 // TestFetchEndlessAdvertisementGit: over git://, where go-git keeps the
 // connection to itself (0.65 GB in 20 s once), the relay cuts the
-// advertisement at maxAdvertisement.
+// advertisement at its bound.
 func TestFetchEndlessAdvertisementGit(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
