@@ -173,7 +173,7 @@ func (t transferRepo) WritePack(ctx context.Context, w io.Writer, objs []Hash) e
 }
 
 // PushLocal implements transport.Repo (see sendLocal).
-func (t transferRepo) PushLocal(ctx context.Context, dir string, known, h Hash, m *transport.Meter) error {
+func (t transferRepo) PushLocal(ctx context.Context, dir string, known, h Hash, m pack.Meter) error {
 	return t.r.sendLocal(ctx, dir, known, h, m)
 }
 

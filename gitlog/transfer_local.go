@@ -108,7 +108,7 @@ func (s journaled) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 // fetched pack's is: every object comes from this repository, whose packs were
 // indexed on arrival or written so, and an entry copied from them is checked
 // against their index's CRC-32. Nothing the target holds goes into the pack.
-func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, m *transport.Meter) (err error) {
+func (r *Repo) sendLocal(ctx context.Context, dir string, known, h Hash, m pack.Meter) (err error) {
 	dst, err := openOn(localDisk, dir)
 	if err != nil {
 		return err

@@ -76,11 +76,11 @@ func (l *progressLines) end() {
 	}
 }
 
-// Meter counts the bytes of a pack going through it and, when w is not nil,
+// meter counts the bytes of a pack going through it and, when w is not nil,
 // reports them with the pack's object count (read from its header) on one line
 // redrawn at most ten times a second, as git does: "Receiving 5000 objects:
 // 1.2 MiB". Done ends the line.
-type Meter struct {
+type meter struct {
 	w       io.Writer
 	verb    string
 	head    []byte // the first 12 bytes of the pack, until the count is known
@@ -90,12 +90,12 @@ type Meter struct {
 	drawn   bool
 }
 
-// NewMeter starts a meter reporting to w (nil: counting nothing) as verb:
+// newMeter starts a meter reporting to w (nil: counting nothing) as verb:
 // "Receiving", "Sending".
-func NewMeter(w io.Writer, verb string) *Meter { return &Meter{w: w, verb: verb} }
+func newMeter(w io.Writer, verb string) *meter { return &meter{w: w, verb: verb} }
 
-// Count notes p, the next bytes of the pack.
-func (m *Meter) Count(p []byte) {
+// Count implements pack.Meter: it notes p, the next bytes of the pack.
+func (m *meter) Count(p []byte) {
 	if m == nil || m.w == nil || len(p) == 0 {
 		return
 	}
@@ -111,18 +111,19 @@ func (m *Meter) Count(p []byte) {
 	}
 }
 
-func (m *Meter) draw() { m.drawEnding("") }
+func (m *meter) draw() { m.drawEnding("") }
 
 // drawEnding draws the line with end after it, in one write: another writer
 // of the same lines (see progressLines) cannot come between.
-func (m *Meter) drawEnding(end string) {
+func (m *meter) drawEnding(end string) {
 	m.last = time.Now()
 	fmt.Fprintf(m.w, "\r%s %d objects: %s%s", m.verb, m.objects, sizeString(m.n), end)
 	m.drawn = true
 }
 
-// Done draws the final count and ends the line, if anything was counted.
-func (m *Meter) Done() {
+// Done implements pack.Meter: it draws the final count and ends the line,
+// if anything was counted.
+func (m *meter) Done() {
 	if m == nil || m.w == nil || m.n == 0 {
 		return
 	}
@@ -142,7 +143,7 @@ func sizeString(n int64) string {
 // meteredWriter passes writes to w, counting them on m.
 type meteredWriter struct {
 	w io.Writer
-	m *Meter
+	m *meter
 }
 
 func (mw meteredWriter) Write(p []byte) (int, error) {

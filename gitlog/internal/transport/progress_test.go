@@ -20,7 +20,7 @@ func TestProgressLines(t *testing.T) {
 	binary.BigEndian.PutUint32(head[4:], 2)
 	binary.BigEndian.PutUint32(head[8:], 3)
 
-	recv := NewMeter(lines.source(), "Receiving")
+	recv := newMeter(lines.source(), "Receiving")
 	server := lines.source()
 	recv.Count(head[:])
 	server.Write([]byte("Total 3 (delta 0), reused 0 (delta 0)\n"))
@@ -29,7 +29,7 @@ func TestProgressLines(t *testing.T) {
 
 	// A push stopped before a byte went out: its write failed, and the
 	// transfer's end closes what was drawn.
-	send := NewMeter(lines.source(), "Sending")
+	send := newMeter(lines.source(), "Sending")
 	server.Write([]byte("Counting objects: 50%\r"))
 	meteredWriter{failingWriter{}, send}.Write(head[:])
 	lines.end()

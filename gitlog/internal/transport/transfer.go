@@ -120,7 +120,7 @@ type Repo interface {
 	// PushLocal pushes h into the repository at dir, on this machine, as a
 	// write of the repository's own, whose main must still be known; m counts
 	// the pack's bytes. Its errors are sorted as any push's.
-	PushLocal(ctx context.Context, dir string, known, h Hash, m *Meter) error
+	PushLocal(ctx context.Context, dir string, known, h Hash, m pack.Meter) error
 	// ServeLocal opens the repository at dir for a fetch from its path.
 	ServeLocal(dir string) (Served, error)
 }
@@ -242,7 +242,7 @@ func receive(ctx context.Context, repo Repo, rawURL string, known Hash, auth git
 		d.Progress = lines.source()
 		rd = d
 	}
-	if err := repo.ReceivePack(ctx, rd, NewMeter(lines.source(), "Receiving")); err != nil {
+	if err := repo.ReceivePack(ctx, rd, newMeter(lines.source(), "Receiving")); err != nil {
 		return Hash{}, err
 	}
 	if err := repo.ReadCommit(h); err != nil {
@@ -260,7 +260,7 @@ func send(ctx context.Context, repo Repo, rawURL string, known, h Hash, auth git
 		return err
 	}
 	if ep.Protocol == "file" {
-		return repo.PushLocal(ctx, ep.Path, known, h, NewMeter(lines.source(), "Sending"))
+		return repo.PushLocal(ctx, ep.Path, known, h, newMeter(lines.source(), "Sending"))
 	}
 	cli, err := transportFor(ep, repo)
 	if err != nil {
@@ -307,7 +307,7 @@ func send(ctx context.Context, repo Repo, rawURL string, known, h Hash, auth git
 	pr, pw := io.Pipe()
 	req.Packfile = pr
 	encoded := make(chan error, 1)
-	m := NewMeter(lines.source(), "Sending")
+	m := newMeter(lines.source(), "Sending")
 	go func() {
 		err := repo.WritePack(ctx, meteredWriter{pw, m}, objs)
 		pw.CloseWithError(err)
