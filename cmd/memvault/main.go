@@ -198,6 +198,7 @@ var packageNames = map[string]bool{
 	"keys": true, "memstore": true, "contract": true, "jsonl": true, "autosync": true,
 	"seal": true, "memstoreapi": true, "plainexport": true, "clonetrust": true,
 	"disk": true, "record": true, "object": true, "durable": true, "pack": true, "journal": true,
+	"source": true, "transport": true,
 }
 
 // userMessage is err's message as a person reads it: escaped as safeError
