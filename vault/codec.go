@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/memvault/memvault/gitlog"
@@ -9,9 +10,10 @@ import (
 
 // A codec is how one tree stores memory: memory paths as tree paths and back,
 // a memory file's bytes as a blob, the size of a file without decrypting it,
-// the longest name the tree takes, and the format the tree says it is in.
-// Each tree has one, chosen from the tree itself when it is first read
-// (Snapshot, namesAt, namesOfRoot): plainCodec for the plain format,
+// a commit's message and author, the longest name the tree takes, and the
+// format the tree says it is in. Each tree has one, chosen from the tree
+// itself when it is first read (Snapshot, namesAt, namesOfRoot), and a commit
+// is written and read with its tree's: plainCodec for the plain format,
 // sealedCodec under the tree's vault key for the sealed one. The rest of the
 // store asks its codec and not which format it holds; what manages keys
 // (rotation, keychains, a merge across keys) asks for the key itself.
@@ -39,6 +41,13 @@ type codec interface {
 	plainSize(v *Vault, p string, h gitlog.Hash) (int64, error)
 	// maxName is the longest file or folder name, in bytes, the tree stores.
 	maxName() int
+	// sealMessage turns info's message and author into what a commit whose
+	// tree has this codec records.
+	sealMessage(info *gitlog.CommitInfo) error
+	// message is commit c's message as memvault wrote it, c's tree having
+	// this codec: "" for a sealed one that does not open (see record: such a
+	// message is not believed).
+	message(c *gitlog.Commit) string
 	// format is the version .memvault/format says for a tree of this codec.
 	format() string
 	// foldersBindNames reports whether a stored name is bound to the path of
@@ -74,6 +83,9 @@ func (plainCodec) foldersBindNames() bool                               { return
 func (plainCodec) key() *seal.Key                                       { return nil }
 func (plainCodec) blob(plain []byte, rs []ageRecipient) ([]byte, error) { return encrypt(plain, rs) }
 
+func (plainCodec) sealMessage(*gitlog.CommitInfo) error { return nil }
+func (plainCodec) message(c *gitlog.Commit) string      { return c.Message }
+
 func (plainCodec) plainSize(v *Vault, p string, h gitlog.Hash) (int64, error) {
 	return v.blobPlainSize(p, h)
 }
@@ -99,6 +111,24 @@ func (n sealedCodec) format() string {
 
 func (n sealedCodec) blob(plain []byte, rs []ageRecipient) ([]byte, error) {
 	return sealBlob(n.k, plain, rs)
+}
+
+func (n sealedCodec) sealMessage(info *gitlog.CommitInfo) error {
+	msg, err := n.k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
+	if err != nil {
+		return fmt.Errorf("vault: commit: %w", err)
+	}
+	info.Message = msg
+	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
+	return nil
+}
+
+func (n sealedCodec) message(c *gitlog.Commit) string {
+	m, err := openMessageIn(n.cache, n.k, c)
+	if err != nil {
+		return ""
+	}
+	return m.Text
 }
 
 func (n sealedCodec) plainSize(v *Vault, p string, h gitlog.Hash) (int64, error) {

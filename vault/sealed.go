@@ -465,16 +465,10 @@ func (v *Vault) resealed(ctx context.Context, old, next *seal.Key, root gitlog.H
 // commitKey); a commit of the plain format is left as it is.
 func (v *Vault) sealInfo(parent gitlog.Hash, changes []gitlog.Change, info *gitlog.CommitInfo) error {
 	k, err := v.commitKey(parent, changes)
-	if err != nil || k == nil {
+	if err != nil {
 		return err
 	}
-	msg, err := k.SealMessage(seal.Message{Text: info.Message, AuthorName: info.Author.Name, AuthorEmail: info.Author.Email})
-	if err != nil {
-		return fmt.Errorf("vault: commit: %w", err)
-	}
-	info.Message = msg
-	info.Author.Name, info.Author.Email = seal.Author, seal.AuthorEmail
-	return nil
+	return v.codec(k).sealMessage(info)
 }
 
 // openedMessage returns commit c's message as memvault wrote it: opened with
@@ -485,26 +479,27 @@ func (v *Vault) openedMessage(c *gitlog.Commit) (string, error) {
 		return c.Message, nil
 	}
 	k, err := v.sealKeyAt(c.TreeHash)
-	if err != nil || k == nil {
+	if err != nil {
 		return c.Message, err
 	}
-	m, err := v.openMessage(k, c)
-	if err != nil {
-		return "", nil
-	}
-	return m.Text, nil
+	return v.codec(k).message(c), nil
 }
 
 // openMessage opens the sealed message of commit c under k, the key of c's
 // tree, once per commit: a message opened before comes from the cache. The
 // error wraps seal.ErrBadMessage.
 func (v *Vault) openMessage(k *seal.Key, c *gitlog.Commit) (seal.Message, error) {
-	if c.Hash.IsZero() { // not read from the repository: nothing to cache it by
+	return openMessageIn(&v.seals, k, c)
+}
+
+// openMessageIn is openMessage with cache as the cache (nil: none).
+func openMessageIn(cache *sealKeys, k *seal.Key, c *gitlog.Commit) (seal.Message, error) {
+	if c.Hash.IsZero() || cache == nil { // not read from the repository: nothing to cache it by
 		return k.OpenMessage(c.Message)
 	}
-	v.seals.mu.Lock()
-	m, ok := v.seals.msgs[c.Hash]
-	v.seals.mu.Unlock()
+	cache.mu.Lock()
+	m, ok := cache.msgs[c.Hash]
+	cache.mu.Unlock()
 	if ok {
 		return m, nil
 	}
@@ -512,12 +507,12 @@ func (v *Vault) openMessage(k *seal.Key, c *gitlog.Commit) (seal.Message, error)
 	if err != nil {
 		return m, err
 	}
-	v.seals.mu.Lock()
-	if v.seals.msgs == nil || len(v.seals.msgs) >= maxOpenedMsgs {
-		v.seals.msgs = map[gitlog.Hash]seal.Message{}
+	cache.mu.Lock()
+	if cache.msgs == nil || len(cache.msgs) >= maxOpenedMsgs {
+		cache.msgs = map[gitlog.Hash]seal.Message{}
 	}
-	v.seals.msgs[c.Hash] = m
-	v.seals.mu.Unlock()
+	cache.msgs[c.Hash] = m
+	cache.mu.Unlock()
 	return m, nil
 }
 
