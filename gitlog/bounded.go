@@ -11,13 +11,13 @@ import (
 
 // Reads that never trust the repository. An object's header tells its size
 // before anything is inflated, and a zlib stream of a megabyte can inflate to
-// a gigabyte: so go-git hands over objects above largeObject as lazy streams
-// (see Open), and every read here inflates at most what its limit allows, a
+// a gigabyte: so an object above largeObject is opened as a stream (see
+// openObject), and every read here inflates at most what its limit allows, a
 // blob's from the caller (SetBlobLimit), a tree's or a commit's from maxStruct.
 // A history with one such object in it stays readable around it.
 
-// largeObject is the size above which go-git reads an object lazily, as a
-// stream, instead of inflating it whole into memory when it is looked up.
+// largeObject is the size above which an object is read as a stream, not
+// inflated whole into memory.
 const largeObject = pack.LargeObject
 
 // maxStruct bounds a tree or a commit memvault decodes: 50,000 entries of
@@ -57,15 +57,6 @@ func (e *SizeError) Error() string {
 
 func (e *SizeError) Unwrap() error { return ErrTooLarge }
 
-// readAllMax reads o whole when it holds at most limit bytes, and never
-// inflates more than its header's size, whatever the stream holds.
-func readAllMax(o plumbing.EncodedObject, limit int64) ([]byte, error) {
-	if n := o.Size(); n > limit || n < 0 {
-		return nil, fmt.Errorf("gitlog: read %s %s: %w", o.Type(), o.Hash(), &SizeError{Object: fromGG(o.Hash()), Size: n, Limit: limit})
-	}
-	return readAll(o)
-}
-
 // BlobPrefix returns the first n bytes of blob h (fewer if it is shorter) and
 // its size from its header, inflating no more than n bytes.
 func (r *Repo) BlobPrefix(h Hash, n int) ([]byte, int64, error) {
@@ -94,19 +85,4 @@ func (r *Repo) BlobPrefix(h Hash, n int) ([]byte, int64, error) {
 		return nil, 0, fmt.Errorf("gitlog: read blob %s: %w", h, err)
 	}
 	return buf, size, nil
-}
-
-// typed reads object h, which must be of type t and at most limit bytes.
-func (r *Repo) typed(t plumbing.ObjectType, h Hash, limit int64) (plumbing.EncodedObject, error) {
-	o, err := r.object(plumbing.AnyObject, h)
-	if err != nil {
-		return nil, err
-	}
-	if o.Type() != t {
-		return nil, fmt.Errorf("a %s, not a %s: %w", o.Type(), t, ErrWrongType)
-	}
-	if n := o.Size(); n > limit {
-		return nil, &SizeError{Object: h, Size: n, Limit: limit}
-	}
-	return o, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -286,55 +285,42 @@ func missingObjects(ctx context.Context, src objectSource, wants, haves []Hash) 
 type objectReader = pack.OpenFunc
 
 // readObject reads object h of type t (or plumbing.AnyObject) whole, through
-// r's caches and read lock; a blob within r's blob limit, anything else within
+// the lookup (see look); a blob within r's blob limit, anything else within
 // maxStruct.
 func (r *Repo) readObject(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, []byte, error) {
-	o, err := r.object(t, h)
+	typ, n, err := r.statObject(h)
+	if err == nil && t != plumbing.AnyObject && typ != t {
+		err = fmt.Errorf("a %s, not a %s: %w", typ, t, plumbing.ErrObjectNotFound)
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 	}
 	limit := int64(maxStruct)
-	if o.Type() == plumbing.BlobObject {
+	if typ == plumbing.BlobObject {
 		limit = max(limit, r.maxBlob.get())
 	}
-	r.readMu.Lock()
-	defer r.readMu.Unlock()
-	data, err := readAllMax(o, limit)
-	return o.Type(), data, err
+	if n > limit {
+		return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typ, h, &SizeError{Object: h, Size: n, Limit: limit})
+	}
+	typ, data, err := r.readWhole(typ, h, limit)
+	if err != nil {
+		return 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
+	}
+	return typ, data, nil
 }
 
 // openObject opens object h of type t (or plumbing.AnyObject) as a stream,
-// whatever its size: each read of the stream takes r's read lock.
+// whatever its size (see look).
 func (r *Repo) openObject(t plumbing.ObjectType, h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
-	o, err := r.object(t, h)
+	typ, n, rd, err := r.openStream(h)
+	if err == nil && t != plumbing.AnyObject && typ != t {
+		rd.Close()
+		err = fmt.Errorf("a %s, not a %s: %w", typ, t, plumbing.ErrObjectNotFound)
+	}
 	if err != nil {
 		return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
 	}
-	r.readMu.Lock()
-	defer r.readMu.Unlock()
-	rd, err := o.Reader()
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("gitlog: read %s %s: %w", typeName(t), h, err)
-	}
-	return o.Type(), o.Size(), lockedReader{rd, &r.readMu}, nil
-}
-
-// lockedReader reads under a lock.
-type lockedReader struct {
-	rd io.ReadCloser
-	mu *sync.Mutex
-}
-
-func (l lockedReader) Read(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rd.Read(p)
-}
-
-func (l lockedReader) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rd.Close()
+	return typ, n, rd, nil
 }
 
 // typeName names t in errors: "blob", or "object" for plumbing.AnyObject.

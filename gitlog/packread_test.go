@@ -165,8 +165,8 @@ func TestPackSetReads(t *testing.T) {
 }
 
 // TestPackSetLeavesDamage: a pack whose entry cannot be inflated is left to
-// go-git's storage, which fails the read as before, and a big blob asked for
-// as a tree is never inflated.
+// the lookup, which fails the read, and a big blob asked for as a tree is
+// never inflated.
 func TestPackSetLeavesDamage(t *testing.T) {
 	_, gits := packedTwice(t)
 	typ, delta := gitObjects(t, gits)
@@ -336,8 +336,9 @@ func FuzzParseTree(f *testing.F) {
 
 // BenchmarkReadTrees reads every tree of a packed history of a folder of 100
 // names (memvault's packs: trees as deltas), straight from the packs
-// (packSet) and through go-git's storage, as admission and the local-path
-// server read them, with no cache of decoded trees.
+// (pack.Set.Read) and through the whole lookup (journal, packs, loose), as
+// admission and the local-path server read them, with no cache of decoded
+// trees.
 //
 //	go test ./gitlog -run '^$' -bench BenchmarkReadTrees -count 5
 func BenchmarkReadTrees(b *testing.B) {
@@ -389,10 +390,10 @@ func BenchmarkReadTrees(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(trees)), "µs/tree")
 	})
-	b.Run("go-git", func(b *testing.B) {
+	b.Run("lookup", func(b *testing.B) {
 		for range b.N {
 			for _, h := range trees {
-				if _, err := r.storageTree(h); err != nil {
+				if _, err := r.lookTree(h); err != nil {
 					b.Fatal(err)
 				}
 			}

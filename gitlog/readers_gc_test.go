@@ -135,7 +135,9 @@ func TestOpenReaderAcrossPackMerges(t *testing.T) {
 // TestLostPackIsNotMissingFile: an object whose pack is lost after it was
 // found (a damaged repository: the pack removed by hand, a disk that fails)
 // is a storage failure, never an error that reads as "no such file", which
-// the memory tool would answer as "the path does not exist".
+// the memory tool would answer as "the path does not exist". A reader that
+// holds the pack open reads on through its descriptor, as across a merge; a
+// pack damaged under it, or gone before a reader opened it, fails the read.
 func TestLostPackIsNotMissingFile(t *testing.T) {
 	dir := t.TempDir()
 	r, err := Init(dir)
@@ -150,7 +152,7 @@ func TestLostPackIsNotMissingFile(t *testing.T) {
 	other := append([]byte("other"), data...)
 	commit(t, r, Change{Op: Put, Path: "m/a.md", Data: data}, Change{Op: Put, Path: "m/b.md", Data: other})
 	flush(t, r)
-	// Reading b opens the pack; a is found through it and read by path.
+	// Reading b opens the pack; a is found through it.
 	if got, err := read(t, r, "m/b.md"); err != nil || len(got) != len(other) {
 		t.Fatalf("read before the pack is lost: %d bytes, %v", len(got), err)
 	}
@@ -158,18 +160,71 @@ func TestLostPackIsNotMissingFile(t *testing.T) {
 	if err != nil || len(packs) == 0 {
 		t.Fatalf("no pack to lose: %v", err)
 	}
+	notMissing := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("read of a blob whose pack is %s: no error", what)
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound) {
+			t.Errorf("read of a blob whose pack is %s = %v, which reads as a missing file", what, err)
+		}
+	}
 	for _, p := range packs {
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = read(t, r, "m/a.md")
-	if err == nil {
-		t.Fatal("read of a blob whose pack is lost: no error")
+	if got, err := read(t, r, "m/a.md"); err != nil || got != string(data) {
+		t.Fatalf("read through the pack held open after it was removed = %d bytes, %v; want the blob", len(got), err)
 	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound) {
-		t.Errorf("read of a blob whose pack is lost = %v, which reads as a missing file", err)
+
+	// Gone before a reader opened it.
+	fresh, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer fresh.Close()
+	e, err := r.Lookup(mustRoot(t, r), "m/a.md") // r holds the trees read
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fresh.ReadBlob(e.Hash)
+	notMissing("removed", err)
+
+	// Damaged under the reader that holds it: the file cut short.
+	r2dir := t.TempDir()
+	r2, err := Init(r2dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	commit(t, r2, Change{Op: Put, Path: "m/a.md", Data: data}, Change{Op: Put, Path: "m/b.md", Data: other})
+	flush(t, r2)
+	if got, err := read(t, r2, "m/b.md"); err != nil || len(got) != len(other) {
+		t.Fatalf("read before the pack is damaged: %d bytes, %v", len(got), err)
+	}
+	packs, _ = filepath.Glob(filepath.Join(r2dir, "objects", "pack", "pack-*.pack"))
+	for _, p := range packs {
+		os.Chmod(p, 0o644)
+		if err := os.Truncate(p, 12); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = read(t, r2, "m/a.md")
+	notMissing("cut short", err)
+}
+
+func mustRoot(t *testing.T, r *Repo) Hash {
+	t.Helper()
+	head, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := r.RootTree(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // clear empties the cache, for a test that reads an object's bytes again.

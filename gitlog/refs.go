@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // tagPrefix is where tags live among the refs.
@@ -237,7 +238,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 	r.jobjs.Refresh(r.journalPath())
 	r.readMu.Lock()
 	hs, err := r.st.HashesWithPrefix(even[:len(prefix)/2])
-	if err == nil && len(hs) == 0 || lookAgain(err) {
+	if err == nil && len(hs) == 0 || errors.Is(err, fs.ErrNotExist) || errors.Is(err, dotgit.ErrPackfileNotFound) {
 		r.st.Reindex()
 		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
 	}

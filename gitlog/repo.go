@@ -49,12 +49,12 @@ type Repo struct {
 	dir     string
 	st      *filesystem.Storage
 	trees   *treeCache
-	packs   *pack.Set          // commits and trees read straight from the packs, see pack.Set
+	packs   *pack.Set          // every packed object is read through it, see look
 	commits *objCache[*Commit] // decoded commits: a walk reads each twice, as child and as parent
 	index   *historyIndex
 	maxBlob blobLimit // see SetBlobLimit
 
-	readMu   sync.Mutex    // guards go-git's object storage, see object
+	readMu   sync.Mutex    // guards go-git's storage, left for refs, config, prefixes and Repair (see look)
 	mu       ctxMutex      // serialises writers inside this process; lockFile does across processes
 	lockFile *os.File      // flocked by Lock; nil in a read-only repository without one
 	readOnly bool          // the repository cannot be written: Lock fails
@@ -142,10 +142,10 @@ func openOn(d *disk.Disk, dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: open: %w", err)
 	}
-	// Opening a pack file for every object read was half the cost of indexing
-	// a cloned history (billy resolves each path component with lstat): keep
-	// up to openPacks open. A pack merged away stays readable through its open
-	// file until it is rotated out.
+	// go-git's storage reads refs and config, lists hashes by prefix and
+	// walks every commit for Repair; no object is read through it (see look).
+	// Where it reads packs it keeps up to openPacks open (billy resolves each
+	// path component with lstat).
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{MaxOpenDescriptors: openPacks, LargeObjectThreshold: largeObject})
 	r := &Repo{dir: dir, st: st, trees: newTreeCache(4096), packs: pack.NewSet(dir), commits: newObjCache[*Commit](1024), index: newHistoryIndex(d, filepath.Join(dir, stateDir, indexName)), lockFile: lf, readOnly: readOnly, mu: make(ctxMutex, 1), disk: d, journal: journal.Open(d, filepath.Join(dir, stateDir, journal.Name))}
 	r.autoPack = r.autoPackLimit()
@@ -248,19 +248,6 @@ func isHex(s string) bool {
 	return true
 }
 
-// object reads object h of type t. go-git loads the list of packs and their
-// indexes once, lazily and without a lock; reads go through readMu so concurrent
-// first reads cannot see a half-built index, and an object that is not found is
-// looked for again after a reindex, since a fetch, gc or another process may have
-// packed it since.
-//
-// The journal's objects, in no pack yet, are looked for first (see
-// journal.Index), and on a miss the journal is read again before the packs are
-// listed again.
-func (r *Repo) object(t plumbing.ObjectType, h Hash) (plumbing.EncodedObject, error) {
-	return find(r, t, h, memoryObject, func() (plumbing.EncodedObject, error) { return r.storageObject(t, h) })
-}
-
 // ReadCommit reads the commit h.
 func (r *Repo) ReadCommit(h Hash) (*Commit, error) {
 	c, err := r.readCommit(h)
@@ -289,18 +276,12 @@ func (r *Repo) readCommit(h Hash) (c *Commit, err error) {
 }
 
 // commitBytes returns the content of commit h: from the pack reader, whose
-// cache it may be (read it, never change it), or else through the storage.
+// cache it may be (read it, never change it), or else through the lookup.
 func (r *Repo) commitBytes(h Hash) ([]byte, error) {
 	if data, ok := r.packed(h, plumbing.CommitObject); ok {
 		return data, nil
 	}
-	o, err := r.typed(plumbing.CommitObject, h, maxStruct)
-	if err != nil {
-		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
-	}
-	r.readMu.Lock()
-	data, err := readAll(o)
-	r.readMu.Unlock()
+	_, data, err := r.readWhole(plumbing.CommitObject, h, maxStruct)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read commit %s: %w", h, err)
 	}
@@ -324,13 +305,11 @@ func (r *Repo) RootTree(h Hash) (Hash, error) {
 // wrapping ErrTooLarge (a *SizeError); an object that is no blob, with one
 // wrapping ErrWrongType.
 func (r *Repo) ReadBlob(h Hash) ([]byte, error) {
-	o, err := r.typed(plumbing.BlobObject, h, r.maxBlob.get())
+	_, data, err := r.readWhole(plumbing.BlobObject, h, r.maxBlob.get())
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read blob %s: %w", h, err)
 	}
-	r.readMu.Lock()
-	defer r.readMu.Unlock()
-	return readAll(o)
+	return data, nil
 }
 
 // Entry is what a tree holds at a path.
@@ -358,7 +337,7 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	}
 	if !ok {
 		var err error
-		if es, err = r.storageTree(h); err != nil {
+		if es, err = r.lookTree(h); err != nil {
 			return nil, err
 		}
 	}
@@ -366,9 +345,9 @@ func (r *Repo) ReadTree(h Hash) ([]Entry, error) {
 	return es, nil
 }
 
-// packed reads commit or tree h straight from its pack (see packSet); false
-// leaves it to find, which also looks in the journal, where a commit just
-// written is, and which a miss in packSet would list the packs again for.
+// packed reads commit or tree h straight from its pack (see pack.Set); false
+// leaves it to the lookup (see look), which also looks in the journal, where
+// a commit just written is, and says why a read failed.
 func (r *Repo) packed(h Hash, t plumbing.ObjectType) ([]byte, bool) {
 	if _, ok := r.jobjs.Get(h); ok {
 		return nil, false
@@ -376,17 +355,18 @@ func (r *Repo) packed(h Hash, t plumbing.ObjectType) ([]byte, bool) {
 	return r.packs.Read(h, t, maxStruct)
 }
 
-// storageTree reads tree h through go-git's storage.
-func (r *Repo) storageTree(h Hash) ([]Entry, error) {
-	o, err := r.typed(plumbing.TreeObject, h, maxStruct)
+// lookTree reads tree h through the lookup (see look), and decodes it as
+// go-git does what parseTree leaves.
+func (r *Repo) lookTree(h Hash) ([]Entry, error) {
+	_, data, err := r.readWhole(plumbing.TreeObject, h, maxStruct)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: read tree %s: %w", h, err)
 	}
+	if es, ok := parseTree(data); ok {
+		return es, nil
+	}
 	var t object.Tree
-	r.readMu.Lock()
-	err = t.Decode(o)
-	r.readMu.Unlock()
-	if err != nil {
+	if err := t.Decode(memoryObject(rawObject{Type: plumbing.TreeObject, Hash: h, Data: data})); err != nil {
 		return nil, fmt.Errorf("gitlog: decode tree %s: %w", h, err)
 	}
 	es := make([]Entry, len(t.Entries))

@@ -1,7 +1,8 @@
 // Package pack is gitlog's work on git's pack files: writing them (Builder,
 // from objects, from deltas, or copying entries of other packs, its index
-// built on the way), reading them (Set: commits, trees and blobs straight from
-// the packs' bytes, delta chains resolved within a bounded cache), scanning
+// built on the way), reading them (Set: every object straight from the packs'
+// bytes, through pack files held open, delta chains resolved within a bounded
+// cache), scanning
 // and indexing a pack that arrives (Index, as git index-pack does), the search
 // for deltas (as git pack-objects does), merging packs (Merge), and taking a
 // received pack in (Sink).
@@ -12,7 +13,8 @@
 // index (CRC-32) and never inflated; a pack opened is read through the file
 // held open, so a pack merged away meanwhile stays readable to whoever holds
 // it; anything unusual (a damaged entry, another type, over a limit) is
-// refused as absent, never guessed.
+// refused, never guessed, and never as absent: an object no pack holds is the
+// only one ErrNotInPacks names.
 package pack
 
 import (
@@ -34,9 +36,6 @@ const MaxStruct = 32 << 20
 // LargeObject is the size past which an object is streamed rather than held
 // whole.
 const LargeObject = 2 << 20
-
-// openPacks is how many pack files a repository's readers keep open.
-const openPacks = 32
 
 func gg(h Hash) plumbing.Hash { return plumbing.Hash(h) }
 

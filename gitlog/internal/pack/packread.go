@@ -1,8 +1,14 @@
 package pack
 
 import (
+	"bufio"
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +18,20 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/memvault/memvault/gitlog/internal/object"
 )
 
+// Set is gitlog's one reader of packed objects, of every type: the lookup of
+// an object (gitlog's journal, then Set, then the loose objects) reads
+// nothing through go-git's storage. Set holds each pack it lists open, and
+// reads only through the file it holds: a pack that a packer merged away, or
+// a gc removed, stays readable through its descriptor until Set lists the
+// packs again, which it does only when an object is in none of them; and a
+// stream of an object keeps its pack open until the stream is closed. So
+// whatever a reader found stays readable across merges by construction, not
+// by looking again.
+//
 // A walk over history (admission of what a fetch brought, the local-path
 // server choosing what to send) reads thousands of commits and trees. Through
 // go-git's object storage each read looked the object up pack by pack (and
@@ -21,26 +39,30 @@ import (
 // SHA-1, collision-detecting, was computed again to put it in go-git's cache,
 // though the index had just named it, and decoded a tree entry by entry
 // through a buffered reader: most of what a fast-forward over a large merge
-// cost. Set reads commits and trees straight from the packs' bytes.
+// cost. Set reads straight from the packs' bytes.
 //
-// It only ever takes the ordinary path: an object in no pack it lists, of
-// another type, larger than asked, stored in a form it does not expect, or
-// whose bytes fail to inflate or apply, is left to go-git's storage (the
-// caller's fallback), which then fails or refuses it exactly as before. So a
-// damaged or hostile pack is refused the same way, and what Set returns
-// is what go-git would have read. Its memory is bounded: nothing above the
-// caller's limit (or, for a delta, its base or its instructions above
-// maxDeltaObject) is inflated, and resolved contents are kept up to
-// packReadCache bytes.
+// What Set cannot read (an entry that does not parse or inflate, a delta that
+// does not apply, a chain deeper than git's or resolving past maxDeltaObject,
+// a base by name outside its pack) is an error that says so, never one that
+// reads as a missing object: the object was named. Its memory is bounded:
+// nothing above the caller's limit (or, for a delta, its base or its
+// instructions above maxDeltaObject) is inflated, and resolved commits and
+// trees are kept up to packReadCache bytes. Blobs are never kept: vault keeps
+// their plaintext, and one large blob would push out every delta base.
 
 // packReadCache bounds the contents Set keeps, whole objects and delta
 // bases, so that a chain of deltas is not resolved again from its root for
 // each of its objects.
 const packReadCache = 16 << 20
 
-// maxReadPacks bounds the packs a Set keeps open: a vault holds ten at
-// most (see consolidate).
-const maxReadPacks = 2 * openPacks
+// ErrNotInPacks marks an object that no listed pack holds.
+var ErrNotInPacks = errors.New("in no pack")
+
+// errClosed marks a read after Close.
+var errClosed = errors.New("the pack reader is closed")
+
+// errOtherType marks an object of another type than asked.
+var errOtherType = errors.New("of another type")
 
 // Set reads objects from the packs of one repository.
 type Set struct {
@@ -59,9 +81,19 @@ type Set struct {
 
 // readPack is one pack that Set reads.
 type readPack struct {
-	f   *os.File
-	idx *idxfile.MemoryIndex
-	end int64 // where the entries end: the pack's checksum follows
+	f       *os.File
+	idx     *idxfile.MemoryIndex
+	end     int64 // where the entries end: the pack's checksum follows
+	streams int   // streams open on it (see Open)
+	dropped bool  // no longer listed: closed when its last stream is
+}
+
+// drop closes p, or, while streams read it, leaves that to the last of them.
+func (p *readPack) drop() {
+	p.dropped = true
+	if p.streams == 0 {
+		p.f.Close()
+	}
 }
 
 type cacheKey struct {
@@ -81,7 +113,7 @@ func (s *Set) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.packs {
-		p.f.Close()
+		p.drop()
 	}
 	s.packs, s.closed = nil, true
 	s.clearCache()
@@ -94,8 +126,8 @@ func (s *Set) clearCache() {
 }
 
 // Read returns the content of object h when a pack holds it as an object of
-// type t of at most limit bytes; false leaves the Read to the caller's
-// ordinary path (see above).
+// type t of at most limit bytes, for a walk's commits and trees; false leaves
+// the read to the caller's lookup, which says why (see Get).
 func (s *Set) Read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool) {
 	if s == nil {
 		return nil, false
@@ -106,8 +138,70 @@ func (s *Set) Read(h Hash, t plumbing.ObjectType, limit int64) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	return s.resolve(p, off, t, limit)
+	_, data, err := s.resolve(p, off, t, limit)
+	return data, err == nil
 }
+
+// Get reads object h whole when a pack holds it as an object of type t (or
+// of any type, for plumbing.AnyObject) of at most limit bytes: its type and
+// content. The error wraps ErrNotInPacks when no pack holds h, and
+// object.ErrTooLarge when it is larger than limit (nothing of it inflated);
+// an object of another type is refused with its type, before anything of it
+// is inflated. Any other error is damage (see Set): it wraps neither.
+func (s *Set) Get(h Hash, t plumbing.ObjectType, limit int64) (plumbing.ObjectType, []byte, error) {
+	if s == nil {
+		return 0, nil, ErrNotInPacks
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, off, err := s.where(h)
+	if err != nil {
+		return 0, nil, err
+	}
+	typ, data, err := s.resolve(p, off, t, limit)
+	return typ, data, s.describe(h, err)
+}
+
+// Stat returns the type and size of object h, inflating at most the first
+// bytes of a delta's instructions. Its error is Get's.
+func (s *Set) Stat(h Hash) (plumbing.ObjectType, int64, error) {
+	if s == nil {
+		return 0, 0, ErrNotInPacks
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, off, err := s.where(h)
+	if err != nil {
+		return 0, 0, err
+	}
+	typ, size, err := s.stat(p, off)
+	return typ, size, s.describe(h, err)
+}
+
+// where is locate's answer as an error.
+func (s *Set) where(h Hash) (*readPack, int64, error) {
+	if s.closed {
+		return nil, 0, errClosed
+	}
+	p, off, ok := s.locate(h)
+	if !ok {
+		return nil, 0, ErrNotInPacks
+	}
+	return p, off, nil
+}
+
+// describe names object h in a damage error of resolve or stat; the
+// refusals its caller branches on (over the limit, another type) are kept.
+func (s *Set) describe(h Hash, err error) error {
+	if err == nil || errors.Is(err, object.ErrTooLarge) || errors.Is(err, errOtherType) {
+		return err
+	}
+	return fmt.Errorf("object %s in a pack cannot be read: %v", h, err)
+}
+
+// IsOtherType tells whether err is Get's refusal of an object of another
+// type than asked.
+func IsOtherType(err error) bool { return errors.Is(err, errOtherType) }
 
 // locate finds the entry of h in the packs.
 func (s *Set) locate(h Hash) (*readPack, int64, bool) {
@@ -138,12 +232,12 @@ func (s *Set) BlobPrefix(h Hash, n int) ([]byte, int64, bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	e, ok := s.head(p, off)
-	if !ok || e.typ != plumbing.BlobObject {
+	e, err := s.head(p, off)
+	if err != nil || e.typ != plumbing.BlobObject {
 		return nil, 0, false
 	}
-	data, ok := s.inflate(e, min(int64(n), e.size))
-	if !ok {
+	data, err := s.inflate(e, min(int64(n), e.size))
+	if err != nil {
 		return nil, 0, false
 	}
 	return data, e.size, true
@@ -211,12 +305,6 @@ func (s *Set) relist() bool {
 	if err != nil {
 		return false
 	}
-	if len(names) > maxReadPacks {
-		// Many packs (a repository git packed now and then, never
-		// merged): Set keeps every pack it reads open, so this is
-		// left to go-git's storage, which keeps openPacks open.
-		names = nil
-	}
 	s.tried, s.listed = true, fi.ModTime()
 	old := map[string]*readPack{}
 	for _, p := range s.packs {
@@ -235,7 +323,7 @@ func (s *Set) relist() bool {
 		}
 	}
 	for _, p := range old {
-		p.f.Close() // merged away: its cached contents go with it
+		p.drop() // merged away: its cached contents go with it
 	}
 	if len(old) > 0 {
 		s.clearCache()
@@ -278,96 +366,171 @@ type cached struct {
 	t    plumbing.ObjectType
 }
 
-// resolve reads the object at off in p, which must be of type want and at
-// most limit bytes: its content, or false when it is left to the ordinary
-// path.
-func (s *Set) resolve(p *readPack, off int64, want plumbing.ObjectType, limit int64) ([]byte, bool) {
+// resolve reads the object at off in p, which must be of type want (or any,
+// for plumbing.AnyObject) and at most limit bytes: its type and content.
+// Commits and trees it resolves are cached, blobs never (see Set).
+func (s *Set) resolve(p *readPack, off int64, want plumbing.ObjectType, limit int64) (plumbing.ObjectType, []byte, error) {
 	var chain []chainLink
 	var base []byte
+	var typ plumbing.ObjectType
 	for {
 		if c, ok := s.cache[cacheKey{p, off}]; ok {
-			if c.t != want || len(chain) == 0 && int64(len(c.data)) > limit {
-				return nil, false
+			typ = c.t
+			if want != plumbing.AnyObject && typ != want {
+				return typ, nil, errOtherType
+			}
+			if len(chain) == 0 && int64(len(c.data)) > limit {
+				return typ, nil, object.ErrTooLarge
 			}
 			base = c.data
 			break
 		}
-		h, ok := s.head(p, off)
-		if !ok {
-			return nil, false
+		h, err := s.head(p, off)
+		if err != nil {
+			return 0, nil, err
 		}
 		if h.typ == plumbing.OFSDeltaObject || h.typ == plumbing.REFDeltaObject {
-			if h.size > maxDeltaObject || len(chain) >= MaxDeltaDepth {
-				return nil, false
+			if h.size > maxDeltaObject {
+				return 0, nil, fmt.Errorf("entry at %d: delta instructions of %d bytes, past %d", off, h.size, maxDeltaObject)
+			}
+			if len(chain) >= MaxDeltaDepth {
+				return 0, nil, fmt.Errorf("entry at %d: a chain of deltas deeper than %d", off, MaxDeltaDepth)
 			}
 			chain = append(chain, chainLink{off: off, size: h.size})
-			if h.typ == plumbing.OFSDeltaObject {
-				off = h.baseOfs
-				continue
-			}
-			// A base named by hash: in a pack git wrote or gitlog
-			// indexed, the same pack.
-			if off, ok = indexOffset(p.idx, h.baseRef); !ok {
-				return nil, false
+			if off, err = s.base(p, h); err != nil {
+				return 0, nil, err
 			}
 			continue
 		}
-		if h.typ != want || h.size > limit || len(chain) > 0 && h.size > maxDeltaObject {
-			return nil, false
+		typ = h.typ
+		if want != plumbing.AnyObject && typ != want {
+			return typ, nil, errOtherType
 		}
-		data, ok := s.inflate(h, h.size)
-		if !ok {
-			return nil, false
+		if len(chain) == 0 && h.size > limit {
+			return typ, nil, object.ErrTooLarge
 		}
-		s.keep(cacheKey{p, off}, cached{data, h.typ})
+		if len(chain) > 0 && h.size > maxDeltaObject {
+			return 0, nil, fmt.Errorf("entry at %d: a delta base of %d bytes, past %d", off, h.size, maxDeltaObject)
+		}
+		data, err := s.inflate(h, h.size)
+		if err != nil {
+			return 0, nil, err
+		}
+		s.keep(cacheKey{p, off}, cached{data, typ})
 		base = data
 		break
 	}
 	// Apply the deltas, from the one nearest the root up to the object.
 	for i := len(chain) - 1; i >= 0; i-- {
 		l := chain[i]
-		h, ok := s.head(p, l.off)
-		if !ok {
-			return nil, false
+		h, err := s.head(p, l.off)
+		if err != nil {
+			return 0, nil, err
 		}
-		delta, ok := s.inflate(h, l.size)
-		if !ok {
-			return nil, false
+		delta, err := s.inflate(h, l.size)
+		if err != nil {
+			return 0, nil, err
 		}
-		if n := deltaTargetSize(delta); n > maxDeltaObject || i == 0 && n > limit {
-			return nil, false
+		n := deltaTargetSize(delta)
+		if i == 0 && n > limit {
+			return typ, nil, object.ErrTooLarge
+		}
+		if n > maxDeltaObject {
+			return 0, nil, fmt.Errorf("entry at %d: a delta resolving to %d bytes, past %d", l.off, n, maxDeltaObject)
 		}
 		out, err := packfile.PatchDelta(base, delta)
 		if err != nil {
-			return nil, false
+			return 0, nil, fmt.Errorf("entry at %d: %v", l.off, err)
 		}
-		s.keep(cacheKey{p, l.off}, cached{out, want})
+		s.keep(cacheKey{p, l.off}, cached{out, typ})
 		base = out
 	}
-	return base, true
+	return typ, base, nil
+}
+
+// base finds the entry of the base of the delta whose header is h.
+func (s *Set) base(p *readPack, h EntryHead) (int64, error) {
+	if h.typ == plumbing.OFSDeltaObject {
+		return h.baseOfs, nil
+	}
+	// A base named by hash: in a pack git wrote or gitlog indexed, the
+	// same pack.
+	off, ok := indexOffset(p.idx, h.baseRef)
+	if !ok {
+		return 0, fmt.Errorf("entry at %d: a delta on %s, which its pack does not hold", h.offset, h.baseRef)
+	}
+	return off, nil
+}
+
+// stat reads the type and size of the object at off in p: a delta's type is
+// its chain's root's, its size what its instructions say it makes.
+func (s *Set) stat(p *readPack, off int64) (plumbing.ObjectType, int64, error) {
+	if c, ok := s.cache[cacheKey{p, off}]; ok {
+		return c.t, int64(len(c.data)), nil
+	}
+	top, err := s.head(p, off)
+	if err != nil {
+		return 0, 0, err
+	}
+	if top.typ != plumbing.OFSDeltaObject && top.typ != plumbing.REFDeltaObject {
+		return top.typ, top.size, nil
+	}
+	// Two sizes of at most ten bytes each open the instructions.
+	ins, err := s.inflate(top, min(top.size, 20))
+	if err != nil {
+		return 0, 0, err
+	}
+	size := deltaTargetSize(ins)
+	h := top
+	for depth := 0; ; depth++ {
+		if depth >= MaxDeltaDepth {
+			return 0, 0, fmt.Errorf("entry at %d: a chain of deltas deeper than %d", off, MaxDeltaDepth)
+		}
+		at, err := s.base(p, h)
+		if err != nil {
+			return 0, 0, err
+		}
+		if c, ok := s.cache[cacheKey{p, at}]; ok {
+			return c.t, size, nil
+		}
+		if h, err = s.head(p, at); err != nil {
+			return 0, 0, err
+		}
+		if h.typ != plumbing.OFSDeltaObject && h.typ != plumbing.REFDeltaObject {
+			return h.typ, size, nil
+		}
+	}
 }
 
 // head reads the header of the entry at off in p, to inflate its content
 // next.
-func (s *Set) head(p *readPack, off int64) (EntryHead, bool) {
+func (s *Set) head(p *readPack, off int64) (EntryHead, error) {
 	if off < 12 || off >= p.end {
-		return EntryHead{}, false
+		return EntryHead{}, fmt.Errorf("an entry at %d, outside the pack's entries", off)
 	}
 	if s.sc == nil {
 		s.sc = NewScanner(nil)
 	}
 	h, err := s.sc.At(p.f, off)
-	return h, err == nil
+	if err != nil {
+		return h, fmt.Errorf("%v", err) // a read of the held file: never "no such file"
+	}
+	switch h.typ {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject,
+		plumbing.OFSDeltaObject, plumbing.REFDeltaObject:
+		return h, nil
+	}
+	return h, fmt.Errorf("entry at %d: of type %d, which git does not write", off, h.typ)
 }
 
 // inflate reads the first n bytes of the content of the entry whose header
 // head just read: no more, whatever the stream holds.
-func (s *Set) inflate(h EntryHead, n int64) ([]byte, bool) {
+func (s *Set) inflate(h EntryHead, n int64) ([]byte, error) {
 	data := make([]byte, n)
 	if err := s.sc.readPrefix(data, h); err != nil {
-		return nil, false
+		return nil, fmt.Errorf("%v", err)
 	}
-	return data, true
+	return data, nil
 }
 
 // Packed is the content of a commit or tree at off in a pack of this
@@ -406,10 +569,11 @@ func (s *Set) Seed(base string, objs []Packed) {
 	}
 }
 
-// keep caches a resolved content, dropping the oldest past packReadCache.
+// keep caches a resolved content, dropping the oldest past packReadCache; a
+// blob is not kept (see Set).
 func (s *Set) keep(k cacheKey, c cached) {
 	n := int64(len(c.data))
-	if n > packReadCache/8 {
+	if n > packReadCache/8 || c.t == plumbing.BlobObject {
 		return
 	}
 	if _, ok := s.cache[k]; ok {
@@ -438,4 +602,84 @@ func (s *Set) Cached(h Hash) (plumbing.ObjectType, []byte, bool) {
 	}
 	c, ok := s.cache[cacheKey{p, off}]
 	return c.t, c.data, ok
+}
+
+// Open opens object h as a stream, whatever its size: its type, its size and
+// its content. A whole entry above LargeObject is inflated as it is read,
+// through the pack's file, which stays open until the stream is closed even
+// if the pack is merged away meanwhile; anything else is read whole first (a
+// blob without being cached). Its error is Get's.
+func (s *Set) Open(h Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
+	if s == nil {
+		return 0, 0, nil, ErrNotInPacks
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, off, err := s.where(h)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	e, err := s.head(p, off)
+	if err != nil {
+		return 0, 0, nil, s.describe(h, err)
+	}
+	if (e.typ == plumbing.OFSDeltaObject || e.typ == plumbing.REFDeltaObject) || e.size <= LargeObject {
+		typ, data, err := s.resolve(p, off, plumbing.AnyObject, math.MaxInt64)
+		if err != nil {
+			return 0, 0, nil, s.describe(h, err)
+		}
+		return typ, int64(len(data)), io.NopCloser(bytes.NewReader(data)), nil
+	}
+	at := s.sc.Offset() // where the entry's zlib stream starts
+	zr, err := zlib.NewReader(bufio.NewReaderSize(io.NewSectionReader(p.f, at, p.end-at), 32<<10))
+	if err != nil {
+		return 0, 0, nil, s.describe(h, err)
+	}
+	p.streams++
+	return e.typ, e.size, &packStream{s: s, p: p, h: h, zr: zr, left: e.size}, nil
+}
+
+// packStream is the content of one whole entry, inflated as it is read, no
+// further than its size (see Open).
+type packStream struct {
+	s    *Set
+	p    *readPack
+	h    Hash
+	zr   io.ReadCloser
+	left int64
+	done bool
+}
+
+func (r *packStream) Read(b []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(b)) > r.left {
+		b = b[:r.left]
+	}
+	n, err := r.zr.Read(b)
+	r.left -= int64(n)
+	if err == io.EOF && r.left > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("object %s in a pack cannot be read: %v", r.h, err)
+	}
+	return n, err
+}
+
+// Close releases the stream's hold on its pack.
+func (r *packStream) Close() error {
+	if r.done {
+		return nil
+	}
+	r.done = true
+	r.zr.Close()
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	r.p.streams--
+	if r.p.dropped && r.p.streams == 0 {
+		r.p.f.Close()
+	}
+	return nil
 }
