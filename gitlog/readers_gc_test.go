@@ -1,6 +1,8 @@
 package gitlog
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/memvault/memvault/gitlog/internal/pack"
 )
 
 // TestOpenReaderAcrossPackMerges: a repository kept open (a long-lived MCP
@@ -232,4 +236,138 @@ func (c *objCache[T]) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.m)
+}
+
+// TestStreamHoldsItsPack: a stream of a large blob opened before another
+// handle merged its pack away, and read after the reader listed the packs
+// again (which closes the packs no longer listed), reads to its end: the
+// stream holds its pack open until it is closed.
+func TestStreamHoldsItsPack(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	reader, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	data := make([]byte, largeObject+4096)
+	for i := range data {
+		data[i] = byte(i * 7919 >> 5)
+	}
+	h := computeHash(plumbing.BlobObject, data)
+	commit(t, reader, Change{Op: Put, Path: "m/large.md", Data: data})
+	flush(t, reader)
+	_, n, rd, err := reader.openObject(plumbing.BlobObject, h)
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("openObject(%s) = %d bytes, %v; want %d", h, n, err, len(data))
+	}
+	defer rd.Close()
+	head := make([]byte, 1000)
+	if _, err := io.ReadFull(rd, head); err != nil {
+		t.Fatal(err)
+	}
+
+	packer, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer packer.Close()
+	commit(t, packer, Change{Op: Put, Path: "m/other.md", Data: []byte("other")})
+	if _, err := packer.Pack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A miss lists the packs again: the merged-away pack is no longer listed.
+	if _, _, err := reader.packs.Stat(Hash{1}); !errors.Is(err, pack.ErrNotInPacks) {
+		t.Fatalf("Stat of an absent object = %v, want ErrNotInPacks", err)
+	}
+	rest, err := io.ReadAll(rd)
+	if err != nil {
+		t.Fatalf("reading the stream after its pack was merged away: %v", err)
+	}
+	if got := append(head, rest...); !bytes.Equal(got, data) {
+		t.Errorf("stream read %d bytes across the merge, not the blob's %d", len(got), len(data))
+	}
+}
+
+// TestLooseObjects: objects git left loose are read by gitlog itself, whole,
+// as streams and by size, within the same limits as packed ones; a loose
+// file that does not inflate is damage, never a missing object; an object
+// in neither packs nor loose files is absent.
+func TestLooseObjects(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	loose := func(typ string, data []byte) Hash {
+		t.Helper()
+		pt, _ := plumbing.ParseObjectType(typ)
+		h := computeHash(pt, data)
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
+		zw.Write(data)
+		zw.Close()
+		p := filepath.Join(dir, "objects", h.String()[:2], h.String()[2:])
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, z.Bytes(), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	blob := bytes.Repeat([]byte("a loose blob\n"), 100)
+	h := loose("blob", blob)
+	if got, err := r.ReadBlob(h); err != nil || !bytes.Equal(got, blob) {
+		t.Errorf("ReadBlob(loose) = %d bytes, %v; want %d", len(got), err, len(blob))
+	}
+	if n, err := r.ObjectSize(h); err != nil || n != int64(len(blob)) {
+		t.Errorf("ObjectSize(loose) = %d, %v; want %d", n, err, len(blob))
+	}
+	if _, n, rd, err := r.openObject(plumbing.AnyObject, h); err != nil || n != int64(len(blob)) {
+		t.Errorf("openObject(loose) = %d, %v; want %d", n, err, len(blob))
+	} else {
+		got, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil || !bytes.Equal(got, blob) {
+			t.Errorf("stream of a loose blob = %d bytes, %v; want %d", len(got), err, len(blob))
+		}
+	}
+	if data, prefixSize, err := r.BlobPrefix(h, 5); err != nil || string(data) != "a loo" || prefixSize != int64(len(blob)) {
+		t.Errorf("BlobPrefix(loose, 5) = %q, %d, %v", data, prefixSize, err)
+	}
+
+	r.SetBlobLimit(100)
+	var se *SizeError
+	if _, err := r.ReadBlob(h); !errors.As(err, &se) || se.Size != int64(len(blob)) {
+		t.Errorf("ReadBlob(loose) over the limit = %v, want a *SizeError of %d bytes", err, len(blob))
+	}
+	r.SetBlobLimit(0)
+	tree := loose("tree", nil)
+	if _, err := r.ReadBlob(tree); !errors.Is(err, ErrWrongType) {
+		t.Errorf("ReadBlob(a loose tree) = %v, want ErrWrongType", err)
+	}
+	if es, err := r.ReadTree(tree); err != nil || len(es) != 0 {
+		t.Errorf("ReadTree(an empty loose tree) = %v, %v", es, err)
+	}
+
+	damaged := Hash{0xab, 1}
+	p := filepath.Join(dir, "objects", "ab", damaged.String()[2:])
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte("not zlib at all"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"ReadBlob":   func() error { _, err := r.ReadBlob(damaged); return err }(),
+		"ObjectSize": func() error { _, err := r.ObjectSize(damaged); return err }(),
+	} {
+		if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+			t.Errorf("%s(a damaged loose file) = %v, want an error that is no missing object", name, err)
+		}
+	}
+	if _, err := r.ReadBlob(Hash{0xcd, 2}); !errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadBlob(absent) = %v, want plumbing.ErrObjectNotFound", err)
+	}
 }
