@@ -263,6 +263,14 @@ func TestPackSetLeavesDamage(t *testing.T) {
 	if got, ok := b.Read(h, plumbing.BlobObject, 2<<20); !ok || !bytes.Equal(got, big) {
 		t.Errorf("read(blob) within 2 MiB = %d bytes, %v; want the blob", len(got), ok)
 	}
+	// A blob read is never kept: vault keeps its plaintext, and a large
+	// one would push every delta base out of the cache.
+	if b.Held != 0 {
+		t.Errorf("%d bytes held after reading a blob, want 0", b.Held)
+	}
+	if typ, got, err := b.Get(h, plumbing.AnyObject, 2<<20); err != nil || typ != plumbing.BlobObject || !bytes.Equal(got, big) || b.Held != 0 {
+		t.Errorf("Get(blob) = %s, %d bytes, %v, %d held; want the blob, none held", typ, len(got), err, b.Held)
+	}
 }
 
 // TestPackSetNewPacks: a pack added after the listing is found.
