@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -45,7 +47,7 @@ type Commit struct {
 
 func commitRecord(c *object.Commit) *Commit {
 	return &Commit{
-		Hash: fromGG(c.Hash), TreeHash: fromGG(c.TreeHash), ParentHashes: fromGGHashes(c.ParentHashes),
+		Hash: fromGG(c.Hash), TreeHash: fromGG(c.TreeHash), ParentHashes: gitobject.FromGoGit(c.ParentHashes),
 		Author: signature(c.Author), Committer: signature(c.Committer), Message: c.Message, Signed: c.PGPSignature,
 	}
 }
@@ -262,7 +264,7 @@ func (r *Repo) commitTree(old, tree, base Hash, parents []Hash, info CommitInfo,
 		Committer:    info.Committer.git(),
 		Message:      info.Message,
 		TreeHash:     gg(tree),
-		ParentHashes: ggHashes(parents),
+		ParentHashes: gitobject.ToGoGit(parents),
 	}
 	mo, err := encodeCommit(c, info.Sign)
 	if err != nil {

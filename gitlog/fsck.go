@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	gitobject "github.com/memvault/memvault/gitlog/internal/object"
+
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -71,7 +73,7 @@ func (r *Repo) checkFrom(ctx context.Context, head Hash, visit visitFunc) ([]Pro
 			continue
 		}
 		c.tree(fromGG(commit.TreeHash), "", h == head)
-		queue = append(queue, fromGGHashes(commit.ParentHashes)...)
+		queue = append(queue, gitobject.FromGoGit(commit.ParentHashes)...)
 	}
 	return c.problems, nil
 }

@@ -14,28 +14,6 @@ func gg(h Hash) plumbing.Hash { return plumbing.Hash(h) }
 
 func fromGG(h plumbing.Hash) Hash { return Hash(h) }
 
-func ggHashes(hs []Hash) []plumbing.Hash {
-	if hs == nil {
-		return nil
-	}
-	out := make([]plumbing.Hash, len(hs))
-	for i, h := range hs {
-		out[i] = plumbing.Hash(h)
-	}
-	return out
-}
-
-func fromGGHashes(hs []plumbing.Hash) []Hash {
-	if hs == nil {
-		return nil
-	}
-	out := make([]Hash, len(hs))
-	for i, h := range hs {
-		out[i] = Hash(h)
-	}
-	return out
-}
-
 func ref(name string) plumbing.ReferenceName { return plumbing.ReferenceName(name) }
 
 func computeHash(t plumbing.ObjectType, data []byte) Hash { return gitobject.Compute(t, data) }

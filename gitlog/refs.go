@@ -243,7 +243,7 @@ func (r *Repo) CommitsWithPrefix(prefix string) ([]Hash, error) {
 		hs, err = r.st.HashesWithPrefix(even[:len(prefix)/2])
 	}
 	r.readMu.Unlock()
-	hs = append(hs, ggHashes(r.jobjs.WithPrefix(even[:len(prefix)/2]))...)
+	hs = append(hs, gitobject.ToGoGit(r.jobjs.WithPrefix(even[:len(prefix)/2]))...)
 	if err != nil {
 		return nil, fmt.Errorf("gitlog: find %s: %w", prefix, err)
 	}

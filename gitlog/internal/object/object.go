@@ -170,3 +170,27 @@ func CheckRefName(name string) string {
 	}
 	return ""
 }
+
+// ToGoGit converts hashes to the git library's type (nil stays nil).
+func ToGoGit(hs []Hash) []plumbing.Hash {
+	if hs == nil {
+		return nil
+	}
+	out := make([]plumbing.Hash, len(hs))
+	for i, h := range hs {
+		out[i] = plumbing.Hash(h)
+	}
+	return out
+}
+
+// FromGoGit converts hashes from the git library's type (nil stays nil).
+func FromGoGit(hs []plumbing.Hash) []Hash {
+	if hs == nil {
+		return nil
+	}
+	out := make([]Hash, len(hs))
+	for i, h := range hs {
+		out[i] = Hash(h)
+	}
+	return out
+}

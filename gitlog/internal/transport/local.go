@@ -11,6 +11,8 @@ import (
 	"errors"
 	"io"
 
+	"github.com/memvault/memvault/gitlog/internal/object"
+
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	gittransport "github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
@@ -82,7 +84,7 @@ func (u *localUpload) UploadPack(ctx context.Context, req *packp.UploadPackReque
 	if len(req.Shallows) > 0 || req.Depth != nil && !req.Depth.IsZero() {
 		return nil, errors.New("gitlog: shallow fetches are not served")
 	}
-	objs, err := u.src.Missing(ctx, fromGGHashes(req.Wants), fromGGHashes(req.Haves))
+	objs, err := u.src.Missing(ctx, object.FromGoGit(req.Wants), object.FromGoGit(req.Haves))
 	if err != nil {
 		return nil, err
 	}

@@ -225,7 +225,7 @@ func receive(ctx context.Context, repo Repo, rawURL string, known Hash, auth git
 		_ = req.Capabilities.Set(capability.NoProgress)
 	}
 	req.Wants = []plumbing.Hash{main.Hash()}
-	req.Haves = ggHashes(repo.Haves(theirs))
+	req.Haves = object.ToGoGit(repo.Haves(theirs))
 	resp, err := sess.UploadPack(ctx, req)
 	if err != nil {
 		return Hash{}, err
@@ -326,28 +326,6 @@ func send(ctx context.Context, repo Repo, rawURL string, known, h Hash, auth git
 		return rs.Error()
 	}
 	return nil
-}
-
-func ggHashes(hs []Hash) []plumbing.Hash {
-	if hs == nil {
-		return nil
-	}
-	out := make([]plumbing.Hash, len(hs))
-	for i, h := range hs {
-		out[i] = plumbing.Hash(h)
-	}
-	return out
-}
-
-func fromGGHashes(hs []plumbing.Hash) []Hash {
-	if hs == nil {
-		return nil
-	}
-	out := make([]Hash, len(hs))
-	for i, h := range hs {
-		out[i] = Hash(h)
-	}
-	return out
 }
 
 // transferError wraps a go-git error in the sentinel that says what happened,
