@@ -163,21 +163,7 @@ func (u *undoer) revertFile(f gitlog.TreeChange) (where string, err error) {
 	// The file changed since, or was re-encrypted, or its content must be
 	// encrypted anew (when it is the commit's still, and the commit changed
 	// no plaintext, there is nothing to take back): compare plaintexts.
-	text := func(h gitlog.Hash) ([]byte, error) {
-		if h.IsZero() {
-			return nil, nil
-		}
-		return u.v.readBlob(p, h)
-	}
-	base, err := text(f.To)
-	if err != nil {
-		return "", err
-	}
-	ours, err := text(now)
-	if err != nil {
-		return "", err
-	}
-	theirs, err := text(f.From)
+	base, ours, theirs, err := u.texts(p, f.To, now, f.From)
 	if err != nil {
 		return "", err
 	}

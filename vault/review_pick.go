@@ -92,21 +92,7 @@ func (u *undoer) pickFile(p string, tc gitlog.TreeChange, labels textdiff.Labels
 	case now == tc.From && u.reuse:
 		return "", take()
 	}
-	text := func(h gitlog.Hash) ([]byte, error) {
-		if h.IsZero() {
-			return nil, nil
-		}
-		return u.v.readBlob(p, h)
-	}
-	base, err := text(tc.From)
-	if err != nil {
-		return "", err
-	}
-	ours, err := text(now)
-	if err != nil {
-		return "", err
-	}
-	theirs, err := text(tc.To)
+	base, ours, theirs, err := u.texts(p, tc.From, now, tc.To)
 	if err != nil {
 		return "", err
 	}

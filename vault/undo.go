@@ -404,3 +404,18 @@ func (u *undoer) reconcileOpened(cp string, notThere error) error {
 	}
 	return nil
 }
+
+// texts reads the plaintexts of memory file p at the blobs base, ours and
+// theirs of a three-way comparison (nil for a zero hash: no file there).
+func (u *undoer) texts(p string, base, ours, theirs gitlog.Hash) (b, o, t []byte, err error) {
+	out := [3][]byte{}
+	for i, h := range [3]gitlog.Hash{base, ours, theirs} {
+		if h.IsZero() {
+			continue
+		}
+		if out[i], err = u.v.readBlob(p, h); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return out[0], out[1], out[2], nil
+}
