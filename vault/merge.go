@@ -46,14 +46,10 @@ type side struct{ b, o, t gitlog.Hash }
 
 // planMerge returns the change set that turns ours's tree into the merge of ours
 // and theirs from base, the memory paths named as conflicts, and those of them
-// that are files moved aside from a directory.
-func (v *store) planMerge(ctx context.Context, base, ours, theirs gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
-	return v.planMergeAs(ctx, base, ours, theirs, gitlog.ZeroHash, labels)
-}
-
-// planMergeAs is planMerge with theirs's tree taken to be theirsT, unless that
-// is ZeroHash (see skip.go).
-func (v *store) planMergeAs(ctx context.Context, base, ours, theirs, theirsT gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
+// that are files moved aside from a directory. Theirs's tree is taken to be
+// theirsT unless that is ZeroHash (a sync that leaves refused entries out:
+// see sync_skip.go).
+func (v *store) planMerge(ctx context.Context, base, ours, theirs, theirsT gitlog.Hash, labels textdiff.Labels) (changes []gitlog.Change, conflicts, movedAside []string, err error) {
 	m := &merger{v: v, ctx: ctx, base: base, ours: ours, theirs: theirs, labels: labels, renames: map[gitlog.Hash][][2]string{}}
 	for _, p := range []struct {
 		c gitlog.Hash

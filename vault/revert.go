@@ -225,21 +225,7 @@ func conflictLines(merged []byte) string {
 }
 
 // takeBack stages the file's content from before the commit.
-func (u *undoer) takeBack(f gitlog.TreeChange) error {
-	if f.From.IsZero() {
-		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: f.Path})
-		return nil
-	}
-	if u.reuse {
-		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Link, Path: f.Path, Hash: f.From})
-		return nil
-	}
-	plain, err := u.v.readBlob(u.memPath(f.Path), f.From)
-	if err != nil {
-		return err
-	}
-	return u.put(f.Path, plain)
-}
+func (u *undoer) takeBack(f gitlog.TreeChange) error { return u.setFile(f.Path, f.From) }
 
 // fileAt returns the blob at tree path tp now (ZeroHash for none); blocked is
 // true when a directory is there, or a file above it, so no file can go there.

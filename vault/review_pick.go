@@ -132,21 +132,7 @@ func (u *undoer) ifMarkers(markers bool, stage func() error) error {
 
 // takeTo stages f's To side at f.Path: nothing there for none, its blob
 // linked as it is when the source may be, or its plaintext encrypted anew.
-func (u *undoer) takeTo(f gitlog.TreeChange) error {
-	switch {
-	case f.To.IsZero():
-		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: f.Path})
-		return nil
-	case u.reuse:
-		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Link, Path: f.Path, Hash: f.To})
-		return nil
-	}
-	plain, err := u.v.readBlob(u.memPath(f.Path), f.To)
-	if err != nil {
-		return err
-	}
-	return u.put(f.Path, plain)
-}
+func (u *undoer) takeTo(f gitlog.TreeChange) error { return u.setFile(f.Path, f.To) }
 
 // freedAbove tells whether a file above tree path tp is deleted by what u
 // staged, so that tp is free once the changes apply.

@@ -323,11 +323,18 @@ func (v *store) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 		res.Action = "fast-forward"
 		return theirs, nil
 	}
+	return v.merge(ctx, opts, base, ours, theirs, gitlog.ZeroHash, nil, res)
+}
+
+// merge commits the merge of theirs into ours, theirs's tree taken to be
+// theirsT unless that is ZeroHash, the entries left out of it (refused) named
+// in the message, and returns the new head.
+func (v *store) merge(ctx context.Context, opts SyncOptions, base, ours, theirs, theirsT gitlog.Hash, refused []Refusal, res *SyncResult) (gitlog.Hash, error) {
 	labels, err := v.mergeLabels(opts, ours, theirs)
 	if err != nil {
 		return ours, err
 	}
-	changes, conflicts, aside, err := v.planMerge(ctx, base, ours, theirs, labels)
+	changes, conflicts, aside, err := v.planMerge(ctx, base, ours, theirs, theirsT, labels)
 	if err != nil {
 		return ours, err
 	}
@@ -340,11 +347,12 @@ func (v *store) integrate(ctx context.Context, opts SyncOptions, base, ours, the
 	if err != nil {
 		return ours, err
 	}
+	info.Message = withLeftOut(info.Message, refused)
 	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
 	if err != nil {
 		return ours, err
 	}
-	res.Action, res.Conflicts, res.MovedAside = "merge", conflicts, aside
+	res.Action, res.Conflicts, res.MovedAside, res.LeftOut = "merge", conflicts, aside, refused
 	return h, nil
 }
 

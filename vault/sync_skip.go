@@ -27,28 +27,5 @@ func (v *store) integrateSkipping(ctx context.Context, opts SyncOptions, base, o
 	if err != nil {
 		return ours, err
 	}
-	labels, err := v.mergeLabels(opts, ours, theirs)
-	if err != nil {
-		return ours, err
-	}
-	changes, conflicts, aside, err := v.planMergeAs(ctx, base, ours, theirs, clean, labels)
-	if err != nil {
-		return ours, err
-	}
-	w, err := v.repo.Lock(ctx)
-	if err != nil {
-		return ours, fmt.Errorf("vault: %w", err)
-	}
-	defer w.Unlock()
-	info, err := v.mergeInfo(opts.Remote, conflicts, ours, theirs)
-	if err != nil {
-		return ours, err
-	}
-	info.Message = withLeftOut(info.Message, refused)
-	h, err := v.commitIntegration(w, base, ours, theirs, changes, info)
-	if err != nil {
-		return ours, err
-	}
-	res.Action, res.Conflicts, res.MovedAside, res.LeftOut = "merge", conflicts, aside, refused
-	return h, nil
+	return v.merge(ctx, opts, base, ours, theirs, clean, refused, res)
 }

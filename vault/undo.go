@@ -419,3 +419,21 @@ func (u *undoer) texts(p string, base, ours, theirs gitlog.Hash) (b, o, t []byte
 	}
 	return out[0], out[1], out[2], nil
 }
+
+// setFile stages tree path tp to hold blob h's file (none for ZeroHash): the
+// blob itself when it can be reused, else its plaintext encrypted anew.
+func (u *undoer) setFile(tp string, h gitlog.Hash) error {
+	switch {
+	case h.IsZero():
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Delete, Path: tp})
+		return nil
+	case u.reuse:
+		u.changes = append(u.changes, gitlog.Change{Op: gitlog.Link, Path: tp, Hash: h})
+		return nil
+	}
+	plain, err := u.v.readBlob(u.memPath(tp), h)
+	if err != nil {
+		return err
+	}
+	return u.put(tp, plain)
+}
